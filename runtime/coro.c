@@ -1,0 +1,103 @@
+/* coro.c: the life cycle of an instance, the same for both backends.
+ *
+ * An instance is created by the code coroc generates (coro_frame_new for a
+ * stackless frame), resumed by coro_next, and released by coro_free. The
+ * checks here follow Lua's lua_resume: validate the state first, and refuse
+ * cleanly, leaving the instance intact, when it cannot be resumed.
+ */
+#include "coro_internal.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_names[] = {
+  [CORO_CREATED] = "created",
+  [CORO_SUSPENDED] = "suspended",
+  [CORO_RUNNING] = "running",
+  [CORO_DONE] = "done",
+};
+
+const char *coro_status_name(int status) {
+  if (status < 0 || status > CORO_DONE)
+    return "invalid";
+  return status_names[status];
+}
+
+void coro_fatal(const char *func, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "coro: %s: ", func);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  abort();
+}
+
+/* {==================================================================
+ * Creating and releasing
+ * =================================================================== */
+
+/* Why calloc: a fresh frame reads as zeros, so a bug that reads a local
+   before the body set it is repeatable rather than random. Over-aligned
+   frames (a local with _Alignas(64)) need aligned_alloc, whose size must be
+   a multiple of the alignment. */
+static void *alloc_zeroed(size_t size, size_t align) {
+  if (align <= _Alignof(max_align_t))
+    return calloc(1, size);
+  size_t rounded = (size + align - 1) / align * align;
+  void *p = aligned_alloc(align, rounded);
+  if (p)
+    memset(p, 0, rounded);
+  return p;
+}
+
+static void release_frame(coro_t *c) {
+  free(c);
+}
+
+coro_t *coro_frame_new(size_t size, size_t align, void (*resume)(coro_t *c)) {
+  coro_t *c = alloc_zeroed(size, align);
+  if (!c)
+    coro_fatal("coro_frame_new", "out of memory for a frame of %zu bytes", size);
+  c->resume = resume;
+  c->release = release_frame;
+  c->status = CORO_CREATED;
+  return c;
+}
+
+void coro_free(coro_t *c) {
+  if (!c)
+    return;
+  if (c->status == CORO_RUNNING)
+    coro_fatal("coro_free", "instance %p is running; it cannot free itself", (void *)c);
+  c->release(c);
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Resuming a generator
+ * =================================================================== */
+
+/* The resume path: one check, one store, one indirect call. The body sets
+   the status itself when it suspends (CORO_SUSPEND) or ends (CORO_FINISH). */
+bool coro_next(coro_t *gen, void *out) {
+  if (gen->status == CORO_DONE)
+    return false;
+  if (gen->status == CORO_RUNNING)
+    coro_fatal("coro_next", "instance %p is already running (a generator cannot resume itself)",
+               (void *)gen);
+  gen->out = out;
+  gen->status = CORO_RUNNING;
+  gen->resume(gen);
+  return gen->status != CORO_DONE;
+}
+
+bool coro_done(const coro_t *c) {
+  return c->status == CORO_DONE;
+}
+
+/* }================================================================== */

@@ -1,0 +1,207 @@
+"""The installed coroc, used from outside.
+
+`cmake --install BUILD --prefix P` into a temporary prefix; check what lands in
+P; then build one tiny consumer project two ways, each in its own temporary
+directory, with nothing from the source or build tree:
+
+    cmake       find_package(coroc) + coroc_generate(), found through CMAKE_PREFIX_PATH
+    pkg-config  a Makefile running P/bin/coroc, then cc with `pkg-config --cflags --libs coro`
+
+The consumer's generator yields 1..LIMIT and main prints each value and the
+sum; the test computes the expected output itself. LIMIT comes from a -D, so
+that the compile definitions are seen to reach coroc and the compiler.
+"""
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import BUILD_DIR, SOURCE_DIR
+
+LIMIT = 5
+CMAKE = os.environ.get("CMAKE_COMMAND") or shutil.which("cmake") or "cmake"
+
+GEN_COC = """\
+/* The consumer's generator: 1, 2, ..., LIMIT (LIMIT is given with -D). */
+#include <coro.h>
+#include <stdio.h>
+
+coroutine int upto(int n) {
+  for (int i = 1; i <= n; i++)
+    yield i;
+}
+
+int main(void) {
+  coro_t *g = upto(LIMIT);
+  int v, sum = 0;
+  while (coro_next(g, &v)) {
+    printf("%d\\n", v);
+    sum += v;
+  }
+  coro_free(g);
+  printf("sum %d\\n", sum);
+  return 0;
+}
+"""
+
+CONSUMER_CMAKE = """\
+cmake_minimum_required(VERSION 3.16)
+project(consumer LANGUAGES C)
+find_package(coroc {version} REQUIRED)
+add_executable(app)
+target_link_libraries(app PRIVATE coroc::coro)
+target_compile_definitions(app PRIVATE LIMIT={limit})
+coroc_generate(TARGET app BACKEND stackless SOURCES gen.coc)
+"""
+
+# Recipe lines must start with a tab.
+CONSUMER_MAKEFILE = """\
+COROC ?= coroc
+PKG_CONFIG ?= pkg-config
+CPPFLAGS = -DLIMIT={limit}
+CFLAGS = -std=gnu11 -Wall -Wextra -Werror
+
+app: gen.stackless.c
+\t$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ gen.stackless.c $$($(PKG_CONFIG) --cflags --libs coro)
+
+gen.stackless.c: gen.coc
+\t$(COROC) --backend=stackless $(CPPFLAGS) -o $@ gen.coc
+"""
+
+
+def expected_output():
+    values = list(range(1, LIMIT + 1))
+    return "".join(f"{v}\n" for v in values) + f"sum {sum(values)}\n"
+
+
+def sh(cmd, cwd=None, env=None, timeout=300):
+    """Run cmd; fail the test with its whole output unless it succeeds."""
+    cmd = [str(c) for c in cmd]
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, (
+        f"{' '.join(cmd)} exited with {proc.returncode}\n"
+        f"--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}")
+    return proc
+
+
+def project_version():
+    text = (SOURCE_DIR / "CMakeLists.txt").read_text()
+    m = re.search(r"project\(\s*coroc\s+VERSION\s+([0-9.]+)", text)
+    assert m, "no project(coroc VERSION ...) in the top-level CMakeLists.txt"
+    return m.group(1)
+
+
+def cache_value(cache, name, default):
+    m = re.search(rf"^{name}:[A-Z]+=(.*)$", cache, re.M)
+    return m.group(1) if m else default
+
+
+class Install:
+    """Where things landed under the prefix (GNUInstallDirs, as configured)."""
+
+    def __init__(self, prefix, build_dir):
+        cache = (build_dir / "CMakeCache.txt").read_text()
+        self.prefix = prefix
+        self.bindir = prefix / cache_value(cache, "CMAKE_INSTALL_BINDIR", "bin")
+        self.libdir = prefix / cache_value(cache, "CMAKE_INSTALL_LIBDIR", "lib")
+        self.includedir = prefix / cache_value(cache, "CMAKE_INSTALL_INCLUDEDIR", "include")
+        self.coroc = self.bindir / "coroc"
+        self.cmakedir = self.libdir / "cmake" / "coroc"
+        self.pkgconfigdir = self.libdir / "pkgconfig"
+
+
+@pytest.fixture(scope="session")
+def installed(coroc, tmp_path_factory):
+    assert (BUILD_DIR / "cmake_install.cmake").exists(), f"no configured build at {BUILD_DIR}"
+    prefix = tmp_path_factory.mktemp("prefix")
+    env = {k: v for k, v in os.environ.items() if k != "DESTDIR"}   # straight into the prefix
+    sh([CMAKE, "--install", BUILD_DIR, "--prefix", prefix], env=env)
+    return Install(prefix, BUILD_DIR)
+
+
+def test_installed_files(installed):
+    inst = installed
+    assert inst.coroc.is_file() and os.access(inst.coroc, os.X_OK)
+    assert (inst.includedir / "coro.h").read_text() == \
+        (SOURCE_DIR / "runtime" / "include" / "coro.h").read_text()
+    assert (inst.libdir / "libcoro.a").is_file()
+    assert (inst.pkgconfigdir / "coro.pc").is_file()
+    for name in ["corocConfig.cmake", "corocConfigVersion.cmake", "corocTargets.cmake",
+                 "coroc_generate.cmake"]:
+        assert (inst.cmakedir / name).is_file(), f"{name} not installed in {inst.cmakedir}"
+    res = subprocess.run([inst.coroc, "--version"], capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+
+
+def test_pkg_config_points_into_prefix(installed):
+    env = dict(os.environ, PKG_CONFIG_PATH=str(installed.pkgconfigdir))
+    assert sh(["pkg-config", "--modversion", "coro"], env=env).stdout.strip() == project_version()
+    flags = sh(["pkg-config", "--cflags", "--libs", "coro"], env=env).stdout.split()
+    incs = [pathlib.Path(f[2:]).resolve() for f in flags if f.startswith("-I")]
+    libs = [pathlib.Path(f[2:]).resolve() for f in flags if f.startswith("-L")]
+    assert installed.includedir.resolve() in incs, flags
+    assert installed.libdir.resolve() in libs, flags
+    assert "-lcoro" in flags
+
+
+def test_cmake_consumer(installed, tmp_path):
+    src, build = tmp_path / "src", tmp_path / "build"
+    src.mkdir()
+    major, minor = project_version().split(".")[:2]
+    (src / "CMakeLists.txt").write_text(CONSUMER_CMAKE.format(version=f"{major}.{minor}", limit=LIMIT))
+    (src / "gen.coc").write_text(GEN_COC)
+
+    sh([CMAKE, "-S", src, "-B", build, f"-DCMAKE_PREFIX_PATH={installed.prefix}"])
+    cache = (build / "CMakeCache.txt").read_text()
+    found = pathlib.Path(cache_value(cache, "coroc_DIR", ""))
+    assert found.resolve() == installed.cmakedir.resolve(), "found a coroc other than the installed one"
+
+    log = sh([CMAKE, "--build", build, "-j2", "--verbose"]).stdout
+    # coroc_generate ran the installed coroc with the target's -D and the .coc's directory as -I.
+    assert str(installed.coroc) in log, log
+    assert f"-DLIMIT={LIMIT}" in log and f"-I{src}" in log, log
+    assert (build / "gen.stackless.c").is_file()
+
+    res = subprocess.run([build / "app"], capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == expected_output()
+
+
+def test_pkg_config_consumer(installed, tmp_path):
+    (tmp_path / "Makefile").write_text(CONSUMER_MAKEFILE.format(limit=LIMIT))
+    (tmp_path / "gen.coc").write_text(GEN_COC)
+    env = dict(os.environ, PKG_CONFIG_PATH=str(installed.pkgconfigdir))
+    env.pop("MAKEFLAGS", None)
+    sh(["make", f"COROC={installed.coroc}"], cwd=tmp_path, env=env)
+
+    res = subprocess.run([tmp_path / "app"], capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == expected_output()
+
+
+@pytest.mark.parametrize("call, message", [
+    ("coroc_generate(BACKEND stackless SOURCES gen.coc)", "TARGET <target> is required"),
+    ("coroc_generate(TARGET nosuch SOURCES gen.coc)", "nosuch is not a target"),
+    ("coroc_generate(TARGET app BACKEND stackfull SOURCES gen.coc)", "unknown BACKEND 'stackfull'"),
+    ("coroc_generate(TARGET app BACKEND stackless)", "no SOURCES"),
+    ("coroc_generate(app BACKEND stackless SOURCES gen.coc)", "unknown arguments: app"),
+])
+def test_coroc_generate_misuse(installed, tmp_path, call, message):
+    """Misuse is a configure error (SEND_ERROR) that names the problem."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\n"
+        "project(consumer LANGUAGES C)\n"
+        "find_package(coroc REQUIRED)\n"
+        "add_executable(app)\n"
+        f"{call}\n")
+    (src / "gen.coc").write_text(GEN_COC)
+    proc = subprocess.run([CMAKE, "-S", src, "-B", tmp_path / "build",
+                           f"-DCMAKE_PREFIX_PATH={installed.prefix}"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    assert "coroc_generate: " in proc.stderr and message in proc.stderr, proc.stderr

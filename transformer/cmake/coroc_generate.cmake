@@ -1,0 +1,130 @@
+# coroc_generate.cmake: run coroc on the .coc sources of a target.
+#
+# The same file serves coroc's own build (examples/) and projects that use an
+# installed coroc through find_package(coroc): corocConfig.cmake includes it
+# after it has imported coroc::coroc. Which coroc runs is the target named by
+# COROC_EXECUTABLE_TARGET when this file is included (coroc's own build sets
+# it to `coroc`); otherwise it is the imported coroc::coroc.
+#
+#   coroc_generate(TARGET <target>
+#                  [BACKEND stackless|stackful]
+#                  [SOURCES <file.coc>...]
+#                  [OUTPUT_DIR <dir>]
+#                  [OPTIONS <coroc option>...]
+#                  [DEPENDS <file>...])
+#
+# Arguments:
+#   TARGET      the target whose sources the generated C joins (required). It
+#               must already exist, made in the directory that calls
+#               coroc_generate.
+#   BACKEND     stackless (the default) or stackful; passed as --backend=.
+#   SOURCES     the .coc files, relative to the current source directory or
+#               absolute (at least one).
+#   OUTPUT_DIR  where the C goes; default: the current binary directory. Each
+#               <name>.coc becomes <OUTPUT_DIR>/<name>.<backend>.c, so one .coc
+#               can be built with both backends in one project.
+#   OPTIONS     more command-line options for coroc, such as --no-line.
+#   DEPENDS     more files whose change must re-run coroc: coroc reads the
+#               headers a .coc includes, but the build cannot see them.
+#
+# coroc is given the target's include directories and compile definitions as
+# -I/-D (it must know the type names that headers declare, and evaluate #if
+# inside coroutine bodies as the compiler will), and -I the .coc's own
+# directory. The generated C is compiled with that directory on its include
+# path too, so `#include "local.h"` beside the .coc works in both.
+#
+# coroc_generate does not link the runtime: link the target with coroc::coro
+# (or `coro` inside coroc's own build).
+#
+# Example:
+#   find_package(coroc 0.1 REQUIRED)
+#   add_executable(app main.c)
+#   target_link_libraries(app PRIVATE coroc::coro)
+#   coroc_generate(TARGET app BACKEND stackless SOURCES gen.coc)
+#   # builds ${CMAKE_CURRENT_BINARY_DIR}/gen.stackless.c into app
+include_guard(GLOBAL)
+
+if(NOT DEFINED COROC_EXECUTABLE_TARGET)
+  set(COROC_EXECUTABLE_TARGET coroc::coroc)
+endif()
+# A global property, not a variable: coroc_generate may be called from
+# directories that do not see the variable the including directory set.
+set_property(GLOBAL PROPERTY COROC_EXECUTABLE_TARGET "${COROC_EXECUTABLE_TARGET}")
+
+function(coroc_generate)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "TARGET;BACKEND;OUTPUT_DIR" "SOURCES;OPTIONS;DEPENDS")
+
+  if(arg_UNPARSED_ARGUMENTS)
+    message(SEND_ERROR "coroc_generate: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
+    return()
+  endif()
+  if(NOT arg_TARGET)
+    message(SEND_ERROR "coroc_generate: TARGET <target> is required")
+    return()
+  endif()
+  if(NOT TARGET ${arg_TARGET})
+    message(SEND_ERROR "coroc_generate: TARGET ${arg_TARGET} is not a target: create it first (add_executable/add_library)")
+    return()
+  endif()
+  if(NOT arg_BACKEND)
+    set(arg_BACKEND stackless)
+  endif()
+  if(NOT arg_BACKEND MATCHES "^(stackless|stackful)$")
+    message(SEND_ERROR "coroc_generate: unknown BACKEND '${arg_BACKEND}' (expected stackless or stackful)")
+    return()
+  endif()
+  if(NOT arg_SOURCES)
+    message(SEND_ERROR "coroc_generate: no SOURCES given for target ${arg_TARGET}")
+    return()
+  endif()
+  if(NOT arg_OUTPUT_DIR)
+    set(arg_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  endif()
+  get_filename_component(out_dir "${arg_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+
+  get_property(coroc GLOBAL PROPERTY COROC_EXECUTABLE_TARGET)
+  if(NOT TARGET ${coroc})
+    message(SEND_ERROR "coroc_generate: the coroc executable target '${coroc}' does not exist "
+                       "(use find_package(coroc) before calling coroc_generate)")
+    return()
+  endif()
+
+  # The target's -I and -D, evaluated at generation time so that what is added
+  # later (and what linked targets such as coroc::coro bring) counts too.
+  # An empty list gives no argument at all, thanks to COMMAND_EXPAND_LISTS.
+  set(incs "$<TARGET_PROPERTY:${arg_TARGET},INCLUDE_DIRECTORIES>")
+  set(defs "$<TARGET_PROPERTY:${arg_TARGET},COMPILE_DEFINITIONS>")
+  set(inc_args "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>")
+  set(def_args "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>")
+
+  foreach(src IN LISTS arg_SOURCES)
+    get_filename_component(src "${src}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    get_filename_component(src_dir "${src}" DIRECTORY)
+    get_filename_component(name "${src}" NAME_WLE)
+    set(out "${out_dir}/${name}.${arg_BACKEND}.c")
+
+    # Two .coc files of the same name (or two calls for one file and backend)
+    # would write the same output: refuse rather than let one overwrite the other.
+    get_property(owner GLOBAL PROPERTY "COROC_GENERATED_${out}")
+    if(owner)
+      message(SEND_ERROR "coroc_generate: ${out} is already generated for ${owner}; "
+                         "use OUTPUT_DIR to keep ${src} apart")
+      continue()
+    endif()
+    set_property(GLOBAL PROPERTY "COROC_GENERATED_${out}" "${arg_TARGET} from ${src}")
+
+    file(RELATIVE_PATH out_rel "${CMAKE_BINARY_DIR}" "${out}")
+    add_custom_command(
+      OUTPUT "${out}"
+      COMMAND "$<TARGET_FILE:${coroc}>" "--backend=${arg_BACKEND}" ${arg_OPTIONS}
+              "-I${src_dir}" "${inc_args}" "${def_args}"
+              -o "${out}" "${src}"
+      DEPENDS "${src}" ${coroc} ${arg_DEPENDS}
+      COMMENT "coroc (${arg_BACKEND}): ${out_rel}"
+      VERBATIM
+      COMMAND_EXPAND_LISTS)
+    target_sources(${arg_TARGET} PRIVATE "${out}")
+    # `#include "x.h"` in the .coc means beside the .coc, for the compiler too.
+    set_property(SOURCE "${out}" APPEND PROPERTY INCLUDE_DIRECTORIES "${src_dir}")
+  endforeach()
+endfunction()

@@ -1,0 +1,315 @@
+/* coroc.h: the one internal header of the transformer.
+ *
+ * The pipeline (docs/design.md):
+ *   source.c  read the .coc, run the system preprocessor on it, tokenize both
+ *             the preprocessed text (what the compiler sees) and the original
+ *             text (what the user wrote, macros unexpanded)
+ *   parser.y  parse the preprocessed text whole (headers included), so that
+ *             every typedef name is known and every syntax error reported;
+ *             then parse each coroutine definition again from the original
+ *             tokens, which is what the output is made of
+ *   scope.c   the scoped symbol tables behind the typedef-name feedback
+ *   lower.c   check the coroutine rules; lay out frames; number resume points
+ *   emit.c    print the output: the user's text verbatim outside coroutines,
+ *             the lowered coroutines in their place
+ */
+#ifndef COROC_H
+#define COROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct Token Token;
+typedef struct Node Node;
+typedef struct Sym Sym;
+typedef struct Coroutine Coroutine;
+
+/* {=====================================================================
+ * diag.c: the one diagnostic format
+ * ====================================================================== */
+
+/* A source position as the user sees it. */
+typedef struct {
+  const char *file;  /* the name to print (the input's name, or a header's) */
+  int line;          /* 1-based */
+  int col;           /* 1-based, in bytes */
+} Pos;
+
+/* Print "FILE:LINE:COL: error: MSG", the source line and a caret, remove any
+   partial output, and exit with status 1. */
+_Noreturn void error_at(Pos pos, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void error_tok(const Token *tok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same for failures that have no source position (a preprocessor that would not run). */
+_Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A bug in coroc itself: "internal error at FILE:LINE". */
+#define internal_error(...) internal_error_at(__FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void internal_error_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Register the text of a file so that diagnostics can print its lines. */
+void diag_add_file(const char *name, const char *text, size_t len);
+/* A file to delete if coroc stops with an error (the temporary output). */
+void diag_remove_on_error(const char *path);
+/* Allocation that cannot fail quietly. */
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrndup(const char *s, size_t n);
+char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* {=====================================================================
+ * source.c + lexer.l: tokens
+ * ====================================================================== */
+
+/* What the scanner saw. Punctuators and keywords carry the parser's token
+   code in Token.code; TK_* says which family a token belongs to. */
+typedef enum {
+  TK_IDENT,      /* identifier or keyword (keywords are told apart by the parser's lexer hook) */
+  TK_NUMBER,     /* a preprocessing number */
+  TK_CHAR,       /* a character constant, any prefix */
+  TK_STRING,     /* a string literal, any prefix */
+  TK_PUNCT,      /* a punctuator */
+  TK_DIRECTIVE,  /* a whole preprocessor line of the original text (kept, never parsed) */
+  TK_EOF,        /* the end of the input */
+} TokenKind;
+
+struct Token {
+  TokenKind kind;   /* family */
+  int code;         /* the parser's token code (punctuators); 0 until the parser classifies it */
+  const char *text; /* the spelling, NUL-terminated copy */
+  int len;          /* strlen(text) */
+  Pos pos;          /* where it stands */
+  size_t offset;    /* byte offset in the original .coc (original tokens only) */
+  size_t end;       /* byte offset just past it (original tokens only) */
+  bool space;       /* whitespace (or a comment) came before it on its line */
+  bool bol;         /* it is the first token on its line */
+  bool in_main;     /* it comes from the .coc itself, not from a header */
+  bool dead;        /* original tokens: in a conditional group the preprocessor skipped */
+  Sym *sym;         /* the declaration an identifier refers to (original tokens, after parsing) */
+  Node *hoisted;    /* lower.c: the struct/union/enum definition this keyword starts moved to file scope */
+};
+
+/* A growable array of tokens; the parser pulls from it in order. */
+typedef struct {
+  Token *v;   /* the tokens, v[n] is TK_EOF */
+  int n;      /* count, not counting the TK_EOF */
+  int cap;    /* allocated */
+} TokenList;
+
+/* lexer.l: scan len bytes of text into toks. With `preprocessed`, the text
+   is the output of the C preprocessor: linemarkers set the file and line,
+   other directive lines are dropped. Without it, the text is the user's
+   .coc: each directive line becomes one TK_DIRECTIVE token. */
+void tokenize(const char *file, const char *text, size_t len, bool preprocessed,
+              const char *main_file, TokenList *toks);
+
+/* The input, read and prepared by source.c. */
+typedef struct {
+  const char *name;     /* the name diagnostics and #line use ("<stdin>" for -) */
+  char *text;           /* the whole original text, NUL-terminated */
+  size_t len;           /* its length */
+  TokenList expanded;   /* the preprocessed translation unit */
+  TokenList original;   /* the .coc's own tokens, macros unexpanded */
+  bool *line_live;      /* [line] the preprocessed text has tokens from this line */
+  bool *directive_live; /* [line] the preprocessor kept the directive on this line (-dD) */
+  int nlines;           /* lines in the original */
+} Source;
+
+/* Options that reach the preprocessor. */
+typedef struct {
+  const char **args;    /* -I DIR, -D NAME=VALUE, ... as separate argv words */
+  int nargs;
+} CppArgs;
+
+void source_load(Source *src, const char *path, const CppArgs *cpp);
+/* Where the preprocessed token `index` stands in the user's text. */
+Pos source_original_pos(Source *src, int index);
+/* The index of the original token that the preprocessed token `index` comes
+   from, or -1 when a macro made it. */
+int source_find_original(Source *src, int index);
+
+/* {=====================================================================
+ * ast.c: the syntax tree
+ * ====================================================================== */
+
+typedef enum {
+  /* statements */
+  ND_BLOCK,       /* { items }: kids */
+  ND_DECL,        /* a declaration: specs in a, init-declarators in kids */
+  ND_EXPR_STMT,   /* a: expression; NULL for the empty statement */
+  ND_IF,          /* if (a) b else c */
+  ND_SWITCH,      /* switch (a) b */
+  ND_WHILE,       /* while (a) b */
+  ND_DO,          /* do b while (a); */
+  ND_FOR,         /* for (init; a; c) b: init in d (ND_DECL or ND_EXPR_STMT) */
+  ND_GOTO,        /* goto label (tok) or goto *a */
+  ND_CONTINUE,    /* continue; */
+  ND_BREAK,       /* break; */
+  ND_RETURN,      /* return a; */
+  ND_LABEL,       /* tok: b */
+  ND_CASE,        /* case a [... c]: b */
+  ND_DEFAULT,     /* default: b */
+  ND_YIELD,       /* yield a; (a NULL: bare yield;) */
+  ND_ASM_STMT,    /* __asm__ (...); kept as written */
+  ND_LABEL_DECL,  /* __label__ a, b; kept as written */
+  ND_STATIC_ASSERT, /* _Static_assert(...); kept as written */
+  ND_DIRECTIVE,   /* a preprocessor line inside a body, kept in place */
+  /* declarations */
+  ND_SPECS,       /* declaration specifiers: flags, the type specifier nodes in kids */
+  ND_INIT_DECL,   /* a: declarator, b: initializer or NULL, c: the declaration's specifiers, sym: what it declares */
+  ND_DECLARATOR,  /* tok: the name (NULL if abstract); kids: derivations, innermost last */
+  ND_POINTER,     /* a derivation: * qualifiers */
+  ND_ARRAY,       /* a derivation: [a]; tok: the '[' */
+  ND_FUNC,        /* a derivation: (params in kids) */
+  ND_PARAM,       /* a: specs, b: declarator */
+  ND_TAGGED,      /* struct/union/enum specifier: tok is the tag (or NULL), has_body */
+  ND_ENUMERATOR,  /* tok: name, a: value or NULL */
+  ND_TYPENAME,    /* a: specs, b: abstract declarator */
+  ND_INIT_LIST,   /* { ... } initializer */
+  /* expressions: only what lowering needs to see is told apart */
+  ND_IDENT,       /* tok: identifier; tok->sym says what it names */
+  ND_AWAIT,       /* await a */
+  ND_STMT_EXPR,   /* ({ a }) */
+  ND_SIZEOF,      /* sizeof/_Alignof/typeof operand that C does not evaluate: a */
+  ND_EXPR,        /* any other expression: kids are its operands */
+  /* the file */
+  ND_FUNCDEF,     /* a: specs, b: declarator, c: body */
+  ND_TRANSLATION_UNIT, /* kids: external declarations */
+} NodeKind;
+
+/* Storage classes and other specifier flags of ND_SPECS. */
+enum {
+  SP_TYPEDEF = 1 << 0,
+  SP_EXTERN = 1 << 1,
+  SP_STATIC = 1 << 2,
+  SP_AUTO = 1 << 3,
+  SP_REGISTER = 1 << 4,
+  SP_THREAD = 1 << 5,
+  SP_COROUTINE = 1 << 6,  /* the word `coroutine` */
+  SP_CONST = 1 << 7,
+  SP_VOID = 1 << 8,       /* the type specifier is exactly void */
+  SP_TYPE = 1 << 9,       /* some type specifier was given */
+};
+
+/* A list of nodes. */
+typedef struct {
+  Node **v;  /* the nodes */
+  int n;     /* count */
+  int cap;   /* allocated */
+} NodeList;
+
+struct Node {
+  NodeKind kind;   /* what it is */
+  int first;       /* index of its first token (in the token list it was parsed from) */
+  int last;        /* index of its last token; last < first for an empty node */
+  Token *tok;      /* the representative token: for diagnostics and names */
+  Node *a, *b, *c, *d; /* children, by kind (see NodeKind) */
+  NodeList kids;   /* children in order, by kind */
+  int flags;       /* ND_SPECS: SP_*; ND_TAGGED: token code of struct/union/enum */
+  bool has_body;   /* ND_TAGGED: has a { member list } */
+  Sym *sym;        /* ND_INIT_DECL, ND_TAGGED, ND_ENUMERATOR, ND_PARAM: the symbol declared */
+  int resume_point;/* ND_YIELD, ND_AWAIT: its number */
+  const char *name;/* ND_TAGGED: the generated tag of an anonymous hoisted type */
+};
+
+Node *new_node(NodeKind kind, int first, int last);
+void list_push(NodeList *l, Node *n);
+Node *node_list(NodeKind kind, int first, int last, Node *item);
+Node *node_append(Node *list, Node *item, int last);
+/* The declarator's name token, looking through parentheses; NULL if abstract. */
+Token *declarator_name(const Node *decl);
+void ast_dump(FILE *out, const Node *n, int depth);
+
+/* ND_EXPR operators that are not a single token's code (the others are). */
+enum {
+  OP_CALL = 1000, /* f(args): a is f, kids the arguments */
+  OP_NUMBER,      /* a number */
+  OP_CHAR,        /* a character constant */
+  OP_STRING,      /* string literals, concatenated */
+  OP_GENERIC,     /* _Generic(a, ...) */
+  OP_VA_ARG,      /* __builtin_va_arg(a, type) */
+  OP_REAL,        /* __real__ a */
+  OP_IMAG,        /* __imag__ a */
+  OP_EXTENSION,   /* __extension__ a */
+  OP_LABEL_ADDR,  /* &&label */
+};
+
+/* {=====================================================================
+ * scope.c: symbols and scopes (the typedef-name feedback, and name resolution)
+ * ====================================================================== */
+
+typedef enum {
+  SYM_OBJECT,    /* a variable or parameter */
+  SYM_FUNCTION,  /* a function */
+  SYM_TYPEDEF,   /* a typedef name */
+  SYM_ENUMCONST, /* an enumeration constant */
+  SYM_TAG,       /* a struct, union or enum tag */
+} SymKind;
+
+struct Sym {
+  SymKind kind;    /* what it names */
+  const char *name;/* its spelling */
+  Node *decl;      /* the node that declared it */
+  int depth;       /* scope depth: 0 file scope, 1 a function's outermost block, ... */
+  int specs;       /* SP_* flags of its declaration */
+  Token *tok;      /* the token that named it */
+  Coroutine *owner;/* lower.c: the coroutine whose frame or types hold it, or NULL */
+  const char *field; /* lower.c: its name in the frame, or the renamed type/constant */
+  bool in_stmt_expr; /* declared inside a statement expression (stays a real local) */
+  Sym *chain;      /* scope.c: the next older symbol in the same hash chain */
+};
+
+void scope_reset(void);
+void scope_push(void);
+void scope_pop(void);
+int scope_depth(void);
+Sym *scope_declare(SymKind kind, Token *tok, Node *decl, int specs);
+Sym *scope_lookup(const char *name);      /* ordinary identifiers */
+Sym *scope_lookup_tag(const char *name);  /* struct/union/enum tags */
+
+/* {=====================================================================
+ * parser.y: the two parses
+ * ====================================================================== */
+
+/* A coroutine definition or prototype found by the whole-file parse. */
+struct Coroutine {
+  const char *name;   /* its name */
+  Node *def;          /* the definition parsed from the original tokens (NULL for a prototype) */
+  Node *decl;         /* the definition, or the prototype's declaration */
+  Node *specs;        /* its declaration specifiers */
+  Node *declarator;   /* its declarator (the name and the parameter list) */
+  int first, last;    /* its range in the original tokens */
+  bool is_prototype;  /* a declaration without a body */
+  bool is_static;     /* declared static */
+  bool is_generator;  /* it has a `yield EXPR;` */
+  bool returns_void;  /* its declared type is void */
+  int nresume;        /* resume points numbered 1..nresume */
+  bool has_bare_yield;      /* it has a `yield;` */
+  Token *first_bare_yield;  /* ... this one, for the message */
+  Token *first_await;       /* its first await, for messages */
+  Node *first_return_value; /* its first `return EXPR;`, for messages */
+  NodeList locals;    /* ND_INIT_DECL / ND_PARAM nodes whose objects live in the frame */
+  NodeList types;     /* ND_DECL nodes of types declared in the body, hoisted to file scope */
+  Coroutine *next;    /* the next one in the file */
+};
+
+/* Parse the whole preprocessed unit, then each coroutine again from the
+   original tokens. Returns the coroutines in file order. */
+Coroutine *parse_source(Source *src);
+
+/* {=====================================================================
+ * lower.c and emit.c
+ * ====================================================================== */
+
+typedef enum { BACKEND_STACKLESS, BACKEND_STACKFUL } Backend;
+
+typedef struct {
+  Backend backend;   /* --backend */
+  bool line_directives; /* not --no-line */
+  bool dot;          /* --dot: print Graphviz instead of C */
+  bool stats;        /* --stats: print frame sizes instead of C */
+} Options;
+
+void lower(Source *src, Coroutine *cos, const Options *opt);
+void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
+
+#endif

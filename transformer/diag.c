@@ -1,0 +1,138 @@
+/* diag.c: the one diagnostic format, and allocation that cannot fail quietly.
+ *
+ *   gen.coc:12:5: error: `yield` outside a coroutine
+ *      12 |     yield i;
+ *         |     ^
+ *
+ * Every pass reports through error_at/error_tok. Before exiting, coroc
+ * removes the temporary file its output was being written to, so a failed
+ * run never leaves a partial file behind.
+ */
+#define _GNU_SOURCE
+#include "coroc.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The texts diagnostics can quote lines from. */
+typedef struct {
+  const char *name;
+  const char *text;
+  size_t len;
+} KnownFile;
+
+static KnownFile known[16];
+static int nknown;
+static const char *remove_path;
+
+void diag_add_file(const char *name, const char *text, size_t len) {
+  if (nknown < (int)(sizeof known / sizeof known[0]))
+    known[nknown++] = (KnownFile){name, text, len};
+}
+
+void diag_remove_on_error(const char *path) {
+  remove_path = path;
+}
+
+static _Noreturn void die(void) {
+  if (remove_path)
+    unlink(remove_path);
+  exit(1);
+}
+
+/* Print the line `line` of `f` and a caret under byte column `col`. Tabs in
+   the line are kept in the caret line, so the caret stays aligned in a
+   terminal however wide it shows a tab. */
+static void show_line(const KnownFile *f, int line, int col) {
+  const char *p = f->text, *end = f->text + f->len;
+  for (int l = 1; l < line && p < end; p++)
+    if (*p == '\n')
+      l++;
+  const char *eol = memchr(p, '\n', end - p);
+  if (!eol)
+    eol = end;
+  int width = fprintf(stderr, " %4d | ", line) - 2;
+  fprintf(stderr, "%.*s\n%*s| ", (int)(eol - p), p, width, "");
+  for (int i = 1; i < col && p + i - 1 < eol; i++)
+    fputc(p[i - 1] == '\t' ? '\t' : ' ', stderr);
+  fputs("^\n", stderr);
+}
+
+static void vreport(Pos pos, const char *fmt, va_list ap) {
+  fprintf(stderr, "%s:%d:%d: error: ", pos.file, pos.line, pos.col);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  for (int i = 0; i < nknown; i++)
+    if (pos.file && strcmp(known[i].name, pos.file) == 0) {
+      show_line(&known[i], pos.line, pos.col);
+      break;
+    }
+}
+
+void error_at(Pos pos, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport(pos, fmt, ap);
+  va_end(ap);
+  die();
+}
+
+void error_tok(const Token *tok, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport(tok->pos, fmt, ap);
+  va_end(ap);
+  die();
+}
+
+void fatal(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("coroc: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  die();
+}
+
+void internal_error_at(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "coroc: internal error at %s:%d: ", file, line);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  die();
+}
+
+void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p)
+    fatal("out of memory");
+  return p;
+}
+
+void *xrealloc(void *p, size_t size) {
+  p = realloc(p, size ? size : 1);
+  if (!p)
+    fatal("out of memory");
+  return p;
+}
+
+char *xstrndup(const char *s, size_t n) {
+  char *p = xcalloc(1, n + 1);
+  memcpy(p, s, n);
+  return p;
+}
+
+char *format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s;
+  if (vasprintf(&s, fmt, ap) < 0)
+    fatal("out of memory");
+  va_end(ap);
+  return s;
+}

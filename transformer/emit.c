@@ -1,0 +1,578 @@
+/* emit.c: printing the output.
+ *
+ * The user's text outside coroutines is copied byte for byte. Each coroutine
+ * prototype becomes the prototype of its creation function, and each
+ * coroutine definition becomes, in its place:
+ *
+ *   typedef int coro_value_fib;                  the type it yields
+ *   struct coro_frame_fib {                      its parameters and locals
+ *     coro_t coro_base;
+ *     int n;
+ *     int a;
+ *   };
+ *   static void coro_resume_fib(coro_t *coro_c)  the body as a state machine:
+ *   {                                            a switch jumps to where the
+ *     ...                                        last yield left off
+ *   }
+ *   coro_t *fib(int n)                           creation: allocate, store
+ *   { ... }                                      the arguments, run nothing
+ *
+ * Statements are printed one per line, indented, each preceded by a #line
+ * directive when the compiler would otherwise count a different .coc line,
+ * so that compiler messages and gdb point into the .coc.
+ */
+#define _GNU_SOURCE
+#include "coroc.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  FILE *out;          /* where the output goes */
+  Source *src;        /* the input */
+  const Options *opt; /* the command line */
+  TokenList *toks;    /* the original tokens */
+  Coroutine *co;      /* the coroutine being printed */
+  int indent;         /* current indentation, in levels of two spaces */
+  int mapped;         /* the .coc line the compiler will give the next output line; 0: unknown */
+} Emitter;
+
+/* {==================================================================
+ * Lines and #line
+ * =================================================================== */
+
+/* Print one line of output that stands for `line` of the .coc (0: a line of
+   coroc's own that stands for nothing in particular). */
+static void put_line(Emitter *e, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put_line(Emitter *e, int line, const char *fmt, ...) {
+  if (line > 0 && line != e->mapped && e->opt->line_directives)
+    fprintf(e->out, "#line %d \"%s\"\n", line, e->src->name);
+  if (line > 0)
+    e->mapped = line;
+  fprintf(e->out, "%*s", e->indent * 2, "");
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(e->out, fmt, ap);
+  va_end(ap);
+  fputc('\n', e->out);
+  if (e->mapped)
+    e->mapped++;
+}
+
+static int line_of(Emitter *e, const Node *n) {
+  return e->toks->v[n->first].pos.line;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Printing token ranges, with the renames of lower.c
+ * =================================================================== */
+
+/* How a range of tokens is printed. */
+typedef struct {
+  const Token *name;       /* a declarator's name token ... */
+  const char *name_text;   /* ... is printed as this ("" for nothing) */
+  const Node *omit;        /* a node whose tokens are left out */
+  const Node *sized;       /* an ND_ARRAY printed with ... */
+  const char *size;        /* ... this size between its brackets */
+  bool collapse;           /* print hoisted struct/union/enum definitions as `struct NAME` */
+  bool raw;                /* print names as written (the creation function's parameters) */
+} Style;
+
+/* What a token stands for in the output. */
+static const char *token_text(const Token *t) {
+  Sym *s = t->sym;
+  if (s && s->owner && s->field) {
+    if (s->kind == SYM_OBJECT)
+      return format("coro_f->%s", s->field);
+    return s->field;
+  }
+  return t->text;
+}
+
+/* #if, #ifdef, #ifndef, #elif, #else, #endif */
+static bool is_conditional_directive(const Token *t) {
+  const char *q = strchr(t->text, '#') + 1;
+  q += strspn(q, " \t");
+  return strncmp(q, "if", 2) == 0 || strncmp(q, "el", 2) == 0 || strncmp(q, "endif", 5) == 0;
+}
+
+static const char *tagged_name(const Node *tagged) {
+  if (tagged->tok->sym && tagged->tok->sym->field && tagged->tok->sym->owner)
+    return tagged->tok->sym->field;
+  return tagged->name;
+}
+
+static void print_range(FILE *out, Emitter *e, int first, int last, const Style *st);
+
+/* `struct coro_gen_node` for a hoisted definition; the keyword is its first token. */
+static bool print_collapsed(FILE *out, Emitter *e, const Node *tagged) {
+  const char *name = tagged_name(tagged);
+  if (!name)
+    return false;
+  fprintf(out, "%s %s", e->toks->v[tagged->first].text, name);
+  return true;
+}
+
+static void print_range(FILE *out, Emitter *e, int first, int last, const Style *st) {
+  bool started = false;
+  for (int i = first; i <= last; i++) {
+    const Token *t = &e->toks->v[i];
+    if (t->dead || t->kind == TK_DIRECTIVE)
+      continue;
+    if (started && (t->space || t->bol))
+      fputc(' ', out);
+    started = true;
+    if (st && st->omit && i == st->omit->first) {
+      i = st->omit->last;
+      continue;
+    }
+    if (st && st->sized && i == st->sized->first) {
+      fprintf(out, "[%s]", st->size);
+      i = st->sized->last;
+      continue;
+    }
+    if (st && st->name && t == st->name) {
+      fputs(st->name_text, out);
+      continue;
+    }
+    if (t->hoisted && st && st->collapse && print_collapsed(out, e, t->hoisted)) {
+      i = t->hoisted->last;
+      continue;
+    }
+    if (t->hoisted && !t->hoisted->tok->sym && t->hoisted->name) {
+      /* an anonymous hoisted type gets its generated tag after the keyword */
+      fprintf(out, "%s %s", t->text, t->hoisted->name);
+      continue;
+    }
+    fputs(st && st->raw ? t->text : token_text(t), out);
+  }
+}
+
+/* print_range into a new string */
+static char *range_str(Emitter *e, int first, int last, const Style *st) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  print_range(f, e, first, last, st);
+  fclose(f);
+  return buf;
+}
+
+static char *node_str(Emitter *e, const Node *n) {
+  return range_str(e, n->first, n->last, &(Style){.collapse = true});
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Types of frame fields
+ * =================================================================== */
+
+/* The specifiers of a field: no storage class, no `coroutine`, and no
+   top-level const (the frame is written by assignment); a hoisted struct
+   is named, not defined again. */
+static char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  bool first = true;
+  for (int i = 0; i < specs->kids.n; i++) {
+    Node *k = specs->kids.v[i];
+    int drop = SP_TYPEDEF | SP_EXTERN | SP_STATIC | SP_AUTO | SP_REGISTER | SP_THREAD | SP_COROUTINE;
+    if (k->kind == ND_EXPR && (k->flags & drop))
+      continue;
+    if (drop_const && k->kind == ND_EXPR && k->flags == SP_CONST)
+      continue;
+    if (!first)
+      fputc(' ', f);
+    first = false;
+    print_range(f, e, k->first, k->last, &(Style){.collapse = true});
+  }
+  fclose(f);
+  return buf;
+}
+
+/* The size of `T a[] = init;`: counted from the initializer. */
+static const char *array_size_from(Emitter *e, const Node *init) {
+  if (!init)
+    return NULL;
+  if (init->kind != ND_INIT_LIST)
+    return format("sizeof %s", node_str(e, init));  /* char s[] = "text" */
+  for (int i = 0; i < init->kids.n; i++)
+    if (init->kids.v[i]->d)
+      error_tok(&e->toks->v[init->first], "an array in a coroutine with designated initializers "
+                "needs an explicit size");
+  if (init->kids.n == 1 && init->kids.v[0]->kind == ND_EXPR && init->kids.v[0]->flags == OP_STRING)
+    return format("sizeof %s", node_str(e, init->kids.v[0]));
+  return format("%d", init->kids.n);
+}
+
+/* The declaration of a field: `int coro_x_2[4]`, or with name "" the type
+   name `int[4]`. Array parameters are pointers. */
+static char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
+                        const char *name, bool is_param) {
+  const Node *outer = declarator->kids.n ? declarator->kids.v[0] : NULL;
+  bool has_pointer = false;
+  for (int i = 0; i < declarator->kids.n; i++)
+    has_pointer |= declarator->kids.v[i]->kind == ND_POINTER;
+  Style st = {.name = declarator->tok, .name_text = name, .collapse = true};
+  if (is_param && outer && outer->kind == ND_ARRAY) {
+    st.name_text = format("(*%s)", name);
+    st.omit = outer;
+  } else if (is_param && outer && outer->kind == ND_FUNC) {
+    st.name_text = format("(*%s)", name);
+  } else if (outer && outer->kind == ND_ARRAY && !outer->a && init) {
+    st.sized = outer;
+    st.size = array_size_from(e, init);
+  }
+  char *type = specs_str(e, specs, !has_pointer);
+  char *decl = range_str(e, declarator->first, declarator->last, &st);
+  if (!declarator->tok && *decl == '\0')
+    return type;
+  return format("%s %s", type, decl);
+}
+
+static bool is_array(const Node *declarator) {
+  return declarator->kids.n && declarator->kids.v[0]->kind == ND_ARRAY;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Statements of a coroutine body
+ * =================================================================== */
+
+static void emit_stmt(Emitter *e, Node *n);
+
+/* Preprocessor lines kept inside a body: #define, #undef, #pragma... (the
+   #if family was already decided by the preprocessor). */
+static void emit_directives(Emitter *e, int from, int to) {
+  for (int i = from; i < to && i < e->toks->n; i++) {
+    Token *t = &e->toks->v[i];
+    if (t->kind != TK_DIRECTIVE || is_conditional_directive(t) || !e->src->directive_live[t->pos.line])
+      continue;
+    const char *text = t->text + strspn(t->text, " \t");
+    if (e->opt->line_directives && e->mapped != t->pos.line)
+      fprintf(e->out, "#line %d \"%s\"\n", t->pos.line, e->src->name);
+    fprintf(e->out, "%s\n", text);
+    e->mapped = t->pos.line + 1;
+    for (const char *p = text; *p; p++)
+      e->mapped += *p == '\n';
+  }
+}
+
+/* `int a = 1, b[2] = {3, 4};` in a body: the objects live in the frame, so
+   only the initializations remain, where the declaration stood. */
+static char *init_str(Emitter *e, Node *specs, Node *init_decl) {
+  Node *d = init_decl->a;
+  Sym *s = init_decl->sym;
+  const char *lhs = format("coro_f->%s", s->field);
+  if (is_array(d)) {
+    char *type = field_decl(e, specs, d, init_decl->b, "", false);
+    const char *lit = init_decl->b->kind == ND_INIT_LIST ? node_str(e, init_decl->b)
+                                                          : format("{%s}", node_str(e, init_decl->b));
+    return format("memcpy(%s, (%s)%s, sizeof %s)", lhs, type, lit, lhs);
+  }
+  if (init_decl->b->kind == ND_INIT_LIST)
+    return format("%s = (%s)%s", lhs, field_decl(e, specs, d, NULL, "", false),
+                  node_str(e, init_decl->b));
+  return format("%s = %s", lhs, node_str(e, init_decl->b));
+}
+
+/* The initializations of a declaration joined by `sep`; NULL if none. */
+static char *decl_inits(Emitter *e, Node *decl, const char *sep) {
+  char *all = NULL;
+  for (int i = 0; i < decl->kids.n; i++) {
+    Node *id = decl->kids.v[i];
+    if (!id->b || !id->sym || id->sym->owner != e->co || id->sym->kind != SYM_OBJECT)
+      continue;
+    char *one = init_str(e, decl->a, id);
+    all = all ? format("%s%s%s", all, sep, one) : one;
+  }
+  return all;
+}
+
+static bool stays_in_place(Emitter *e, Node *decl) {
+  for (int i = 0; i < decl->kids.n; i++) {
+    Sym *s = decl->kids.v[i]->sym;
+    if (s && (!s->owner || s->owner != e->co))
+      return true;  /* static, extern, a function declaration */
+  }
+  return false;
+}
+
+static void emit_decl(Emitter *e, Node *decl) {
+  if (decl->a->flags & SP_TYPEDEF)
+    return;  /* hoisted */
+  if (stays_in_place(e, decl)) {
+    put_line(e, line_of(e, decl), "%s", node_str(e, decl));
+    return;
+  }
+  char *inits = decl_inits(e, decl, "; ");
+  if (inits)
+    put_line(e, line_of(e, decl), "%s;", inits);
+}
+
+static void emit_yield(Emitter *e, Node *n) {
+  int line = line_of(e, n);
+  put_line(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
+  put_line(e, line, "CORO_YIELD(coro_c, %d, coro_value_%s, %s);", n->resume_point, e->co->name,
+           node_str(e, n->a));
+  e->indent--;
+  put_line(e, 0, "coro_resume_%d:;", n->resume_point);
+  e->indent++;
+}
+
+/* The body of if/while/for/do/switch: a block, or one statement indented.
+   A yield prints as several statements, so it gets braces of its own. */
+static void emit_substmt(Emitter *e, int line, const char *header, Node *body) {
+  if (body->kind == ND_BLOCK || body->kind == ND_YIELD) {
+    put_line(e, line, "%s {", header);
+    e->indent++;
+    if (body->kind == ND_BLOCK) {
+      int prev = body->first + 1;
+      for (int i = 0; i < body->kids.n; i++) {
+        emit_directives(e, prev, body->kids.v[i]->first);
+        emit_stmt(e, body->kids.v[i]);
+        prev = body->kids.v[i]->last + 1;
+      }
+      emit_directives(e, prev, body->last);
+    } else {
+      emit_stmt(e, body);
+    }
+    e->indent--;
+    put_line(e, 0, "}");
+    return;
+  }
+  put_line(e, line, "%s", header);
+  e->indent++;
+  emit_stmt(e, body);
+  e->indent--;
+}
+
+static void emit_for(Emitter *e, Node *n) {
+  char *init = "";
+  if (n->d->kind == ND_DECL) {
+    char *inits = decl_inits(e, n->d, ", ");
+    init = inits ? inits : "";
+  } else if (n->d->a) {
+    init = node_str(e, n->d->a);
+  }
+  char *header = format("for (%s;%s%s;%s%s)", init, n->a ? " " : "", n->a ? node_str(e, n->a) : "",
+                  n->c ? " " : "", n->c ? node_str(e, n->c) : "");
+  emit_substmt(e, line_of(e, n), header, n->b);
+}
+
+static void emit_stmt(Emitter *e, Node *n) {
+  int line = line_of(e, n);
+  switch (n->kind) {
+  case ND_BLOCK:
+    emit_substmt(e, line, "", n);
+    return;
+  case ND_DECL:
+    emit_decl(e, n);
+    return;
+  case ND_EXPR_STMT:
+  case ND_GOTO:
+  case ND_CONTINUE:
+  case ND_BREAK:
+  case ND_ASM_STMT:
+  case ND_LABEL_DECL:
+  case ND_STATIC_ASSERT:
+    put_line(e, line, "%s", node_str(e, n));
+    return;
+  case ND_IF:
+    emit_substmt(e, line, format("if (%s)", node_str(e, n->a)), n->b);
+    if (n->c) {
+      int else_line = n->c->first > 0 ? e->toks->v[n->c->first - 1].pos.line : line;
+      emit_substmt(e, else_line, "else", n->c);
+    }
+    return;
+  case ND_SWITCH:
+    emit_substmt(e, line, format("switch (%s)", node_str(e, n->a)), n->b);
+    return;
+  case ND_WHILE:
+    emit_substmt(e, line, format("while (%s)", node_str(e, n->a)), n->b);
+    return;
+  case ND_DO:
+    emit_substmt(e, line, "do", n->b);
+    put_line(e, e->toks->v[n->last].pos.line, "while (%s);", node_str(e, n->a));
+    return;
+  case ND_FOR:
+    emit_for(e, n);
+    return;
+  case ND_RETURN:
+    put_line(e, line, "CORO_FINISH(coro_c);");
+    return;
+  case ND_YIELD:
+    emit_yield(e, n);
+    return;
+  case ND_LABEL:
+    e->indent--;
+    put_line(e, line, "%s:;", n->tok->text);
+    e->indent++;
+    emit_stmt(e, n->b);
+    return;
+  case ND_CASE:
+    e->indent--;
+    if (n->c)
+      put_line(e, line, "case %s ... %s:;", node_str(e, n->a), node_str(e, n->c));
+    else
+      put_line(e, line, "case %s:;", node_str(e, n->a));
+    e->indent++;
+    emit_stmt(e, n->b);
+    return;
+  case ND_DEFAULT:
+    e->indent--;
+    put_line(e, line, "default:;");
+    e->indent++;
+    emit_stmt(e, n->b);
+    return;
+  default:
+    internal_error("unexpected statement kind %d", n->kind);
+  }
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * A coroutine's pieces
+ * =================================================================== */
+
+/* `int n` of `coroutine int fib(int n)` -> the creation function's header. */
+static char *creation_header(Emitter *e, Coroutine *co) {
+  Node *f = co->declarator->kids.v[0];
+  return format("%scoro_t *%s%s", co->is_static ? "static " : "", co->name,
+                range_str(e, f->first, f->last, &(Style){.raw = true}));
+}
+
+/* `typedef int coro_value_fib;`: the declared type without the function part. */
+static void emit_value_type(Emitter *e, Coroutine *co) {
+  Node *d = co->declarator;
+  Style st = {.name = d->tok, .name_text = format("coro_value_%s", co->name),
+              .omit = d->kids.v[0], .collapse = true};
+  put_line(e, line_of(e, co->decl), "typedef %s %s;", specs_str(e, co->specs, false),
+           range_str(e, d->first, d->last, &st));
+}
+
+static void emit_hoisted_types(Emitter *e, Coroutine *co) {
+  for (int i = 0; i < co->types.n; i++) {
+    Node *t = co->types.v[i];
+    if (t->kind == ND_TAGGED)
+      put_line(e, line_of(e, t), "%s;", range_str(e, t->first, t->last, NULL));
+    else
+      put_line(e, line_of(e, t), "%s", node_str(e, t));
+  }
+}
+
+static void emit_frame(Emitter *e, Coroutine *co) {
+  put_line(e, 0, "/* the frame of %s: its parameters and locals, kept across suspensions */",
+           co->name);
+  put_line(e, 0, "struct coro_frame_%s {", co->name);
+  e->indent++;
+  put_line(e, 0, "coro_t coro_base;  /* the runtime's header; must come first */");
+  for (int i = 0; i < co->locals.n; i++) {
+    Node *n = co->locals.v[i];
+    Node *specs = n->kind == ND_PARAM ? n->a : n->c;
+    Node *d = n->kind == ND_PARAM ? n->b : n->a;
+    char *decl = field_decl(e, specs, d, n->kind == ND_PARAM ? NULL : n->b, n->sym->field,
+                            n->kind == ND_PARAM);
+    put_line(e, 0, "%s;  /* %s:%d%s */", decl, e->src->name, line_of(e, n),
+             n->kind == ND_PARAM ? ", parameter" : "");
+  }
+  e->indent--;
+  put_line(e, 0, "};");
+}
+
+static void emit_resume(Emitter *e, Coroutine *co) {
+  Node *body = co->def->c;
+  put_line(e, 0, "/* the body of %s, resumed at resume_point */", co->name);
+  put_line(e, 0, "static void coro_resume_%s(coro_t *coro_c)", co->name);
+  put_line(e, 0, "{");
+  e->indent++;
+  put_line(e, 0, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_c;", co->name,
+           co->name);
+  put_line(e, 0, "(void)coro_f;");
+  put_line(e, 0, "switch (coro_c->resume_point) {");
+  put_line(e, 0, "case 0: break;");
+  for (int i = 1; i <= co->nresume; i++)
+    put_line(e, 0, "case %d: goto coro_resume_%d;", i, i);
+  put_line(e, 0, "}");
+  int prev = body->first + 1;
+  for (int i = 0; i < body->kids.n; i++) {
+    emit_directives(e, prev, body->kids.v[i]->first);
+    emit_stmt(e, body->kids.v[i]);
+    prev = body->kids.v[i]->last + 1;
+  }
+  emit_directives(e, prev, body->last);
+  put_line(e, e->toks->v[body->last].pos.line, "CORO_FINISH(coro_c);");
+  e->indent--;
+  put_line(e, 0, "}");
+}
+
+static void emit_creation(Emitter *e, Coroutine *co) {
+  put_line(e, 0, "/* %s(...) makes an instance and runs nothing yet (lazy start) */", co->name);
+  put_line(e, line_of(e, co->decl), "%s", creation_header(e, co));
+  put_line(e, 0, "{");
+  e->indent++;
+  put_line(e, 0, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_frame_new(",
+           co->name, co->name);
+  put_line(e, 0, "    sizeof(struct coro_frame_%s), _Alignof(struct coro_frame_%s), coro_resume_%s);",
+           co->name, co->name, co->name);
+  for (int i = 0; i < co->locals.n; i++) {
+    Node *n = co->locals.v[i];
+    if (n->kind == ND_PARAM)
+      put_line(e, 0, "coro_f->%s = %s;", n->sym->field, n->sym->name);
+  }
+  put_line(e, 0, "return &coro_f->coro_base;");
+  e->indent--;
+  put_line(e, 0, "}");
+}
+
+static void emit_coroutine(Emitter *e, Coroutine *co) {
+  e->co = co;
+  if (co->is_prototype) {
+    put_line(e, line_of(e, co->decl), "%s;", creation_header(e, co));
+    return;
+  }
+  put_line(e, 0, "/* coroutine %s (%s:%d), lowered by coroc into a state machine */", co->name,
+           e->src->name, line_of(e, co->decl));
+  emit_value_type(e, co);
+  emit_hoisted_types(e, co);
+  emit_frame(e, co);
+  emit_resume(e, co);
+  emit_creation(e, co);
+}
+
+/* }================================================================== */
+
+/* Copy the user's text between coroutines verbatim, and print each
+   coroutine in its place. */
+void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
+  Emitter e = {.out = out, .src = src, .opt = opt, .toks = &src->original, .mapped = 1};
+  size_t at = 0;
+  bool included = false;
+  for (Coroutine *co = cos; co; co = co->next) {
+    Token *first = &src->original.v[co->first], *last = &src->original.v[co->last];
+    fwrite(src->text + at, 1, first->offset - at, out);
+    for (size_t i = at; i < first->offset; i++)
+      e.mapped += src->text[i] == '\n';
+    if (first->offset > 0 && src->text[first->offset - 1] != '\n') {
+      fputc('\n', out);
+      e.mapped = 0;
+    }
+    if (!included) {
+      put_line(&e, 0, "#include <coro.h>  /* added by coroc: the runtime of the coroutines below */");
+      included = true;
+    }
+    emit_coroutine(&e, co);
+    at = last->end;
+    if (opt->line_directives && at < src->len)
+      fprintf(out, "#line %d \"%s\"\n", last->pos.line, src->name);
+    e.mapped = last->pos.line;
+  }
+  fwrite(src->text + at, 1, src->len - at, out);
+}

@@ -1,0 +1,293 @@
+/* lower.c: what a coroutine needs before it can be printed as a state machine.
+ *
+ * For each coroutine definition, one walk over its body:
+ *  - checks the coroutine rules (docs/limitations.md): a generator may not
+ *    await or use a bare `yield;`, nor `return EXPR;`; nothing may suspend
+ *    where C does not evaluate (sizeof) or inside a statement expression;
+ *    a variable-length array cannot live in a frame;
+ *  - numbers the resume points (each yield) 1, 2, 3... in source order;
+ *  - gives every parameter and local a field of the frame. A local that
+ *    shadows another name of the same coroutine gets the field coro_NAME_N;
+ *    `static` and `extern` locals stay where they are;
+ *  - renames the types (struct/union/enum tags, typedef names, enumeration
+ *    constants) declared in the body, because they move to file scope in
+ *    front of the frame: `struct node` becomes `struct coro_gen_node`.
+ *
+ * The identifier tokens of the body point at their symbols (the parser
+ * resolved them), so renaming a symbol renames every use: emit.c prints
+ * sym->field instead of the spelling.
+ */
+#include "coroc.h"
+
+#include <string.h>
+
+typedef struct {
+  Coroutine *co;      /* the coroutine being lowered */
+  Source *src;        /* its input */
+  int stmt_expr;      /* > 0 inside ({ ... }) */
+  int unevaluated;    /* > 0 inside sizeof, _Alignof, typeof */
+  const char **names; /* field and type names taken so far */
+  int nnames, capnames;
+} Lowering;
+
+static bool name_taken(Lowering *l, const char *name) {
+  for (int i = 0; i < l->nnames; i++)
+    if (strcmp(l->names[i], name) == 0)
+      return true;
+  return false;
+}
+
+static const char *take_name(Lowering *l, const char *name) {
+  if (l->nnames == l->capnames) {
+    l->capnames = l->capnames ? l->capnames * 2 : 32;
+    l->names = xrealloc(l->names, sizeof(char *) * l->capnames);
+  }
+  return l->names[l->nnames++] = name;
+}
+
+/* A field name for a local: its own name the first time, then coro_NAME_2... */
+static const char *field_name(Lowering *l, const char *name) {
+  if (!name_taken(l, name))
+    return take_name(l, name);
+  for (int i = 2;; i++) {
+    char *alt = format("coro_%s_%d", name, i);
+    if (!name_taken(l, alt))
+      return take_name(l, alt);
+  }
+}
+
+/* A file-scope name for a type or constant declared in the body. */
+static const char *hoisted_name(Lowering *l, const char *name) {
+  char *base = format("coro_%s_%s", l->co->name, name);
+  if (!name_taken(l, base))
+    return take_name(l, base);
+  for (int i = 2;; i++) {
+    char *alt = format("%s_%d", base, i);
+    if (!name_taken(l, alt))
+      return take_name(l, alt);
+  }
+}
+
+/* {==================================================================
+ * Declarations: frame fields and hoisted types
+ * =================================================================== */
+
+/* Is this array size a constant? Only names of objects make it variable:
+   enumeration constants, macros (unknown names) and sizeof are constant. */
+static bool is_variable_size(const Node *n) {
+  if (!n || n->kind == ND_SIZEOF)
+    return false;
+  if (n->kind == ND_IDENT) {
+    Sym *s = n->tok->sym;
+    return s && s->kind == SYM_OBJECT;
+  }
+  if (is_variable_size(n->a) || is_variable_size(n->b) || is_variable_size(n->c))
+    return true;
+  for (int i = 0; i < n->kids.n; i++)
+    if (is_variable_size(n->kids.v[i]))
+      return true;
+  return false;
+}
+
+static void check_no_vla(Lowering *l, const Node *declarator, const char *what) {
+  for (int i = 0; i < declarator->kids.n; i++) {
+    Node *d = declarator->kids.v[i];
+    if (d->kind == ND_ARRAY && is_variable_size(d->a))
+      error_tok(d->tok, "variable-length array %s in a coroutine: a frame needs sizes known "
+                "at compile time", what);
+  }
+  (void)l;
+}
+
+static void hoist_tagged(Lowering *l, Node *tagged) {
+  Token *t = tagged->tok;
+  Sym *s = t->sym;
+  if (s && s->kind == SYM_TAG && s->depth > 0 && !s->owner) {
+    s->owner = l->co;
+    s->field = hoisted_name(l, s->name);
+  }
+  if (tagged->has_body) {
+    list_push(&l->co->types, tagged);
+    l->src->original.v[tagged->first].hoisted = tagged;
+    if (!s)
+      tagged->name = hoisted_name(l, "anon");
+    for (int i = 0; i < tagged->kids.n; i++) {
+      Node *e = tagged->kids.v[i];
+      if (e->kind == ND_ENUMERATOR && e->sym) {
+        e->sym->owner = l->co;
+        e->sym->field = hoisted_name(l, e->sym->name);
+      }
+    }
+  }
+}
+
+/* An object declared in the body: a frame field, unless static or extern. */
+static void lower_local(Lowering *l, Node *init_decl, int specs) {
+  Sym *s = init_decl->sym;
+  if (!s || s->in_stmt_expr)
+    return;
+  if (s->kind == SYM_TYPEDEF) {
+    s->owner = l->co;
+    s->field = hoisted_name(l, s->name);
+    return;
+  }
+  if (s->kind != SYM_OBJECT || (specs & (SP_STATIC | SP_EXTERN | SP_THREAD)))
+    return;
+  check_no_vla(l, init_decl->a, format("'%s'", s->name));
+  s->owner = l->co;
+  s->field = field_name(l, s->name);
+  list_push(&l->co->locals, init_decl);
+}
+
+static void lower_decl(Lowering *l, Node *decl) {
+  Node *specs = decl->a;
+  if (l->stmt_expr)
+    return;
+  for (int i = 0; i < specs->kids.n; i++)
+    if (specs->kids.v[i]->kind == ND_TAGGED)
+      hoist_tagged(l, specs->kids.v[i]);
+  for (int i = 0; i < decl->kids.n; i++)
+    lower_local(l, decl->kids.v[i], specs->flags);
+  if (specs->flags & SP_TYPEDEF)
+    list_push(&l->co->types, decl);
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * The walk
+ * =================================================================== */
+
+static void walk(Lowering *l, Node *n);
+
+static void walk_yield(Lowering *l, Node *n) {
+  Coroutine *co = l->co;
+  if (l->stmt_expr)
+    error_tok(n->tok, "'yield' inside a statement expression: its value could not be kept "
+              "while the coroutine is suspended");
+  if (n->a) {
+    if (co->returns_void)
+      error_tok(n->tok, "'yield' with a value in coroutine '%s', whose type is void", co->name);
+    co->is_generator = true;
+  } else {
+    co->has_bare_yield = true;
+    if (!co->first_bare_yield)
+      co->first_bare_yield = n->tok;
+  }
+  n->resume_point = ++co->nresume;
+  walk(l, n->a);
+}
+
+static void walk_await(Lowering *l, Node *n) {
+  if (l->unevaluated)
+    error_tok(n->tok, "'await' in an operand that C does not evaluate (sizeof, _Alignof, typeof)");
+  if (l->stmt_expr)
+    error_tok(n->tok, "'await' inside a statement expression is not supported");
+  if (!l->co->first_await)
+    l->co->first_await = n->tok;
+  n->resume_point = ++l->co->nresume;
+  walk(l, n->a);
+}
+
+/* Children in source order, so that fields and resume points are numbered
+   as they appear (a for loop's init comes before its condition and body). */
+static void walk_kids(Lowering *l, Node *n) {
+  if (n->kind == ND_FOR) {
+    walk(l, n->d);
+    walk(l, n->a);
+    walk(l, n->c);
+    walk(l, n->b);
+    return;
+  }
+  if (n->kind == ND_DO) {
+    walk(l, n->b);
+    walk(l, n->a);
+    return;
+  }
+  walk(l, n->a);
+  walk(l, n->b);
+  walk(l, n->c);
+  walk(l, n->d);
+  for (int i = 0; i < n->kids.n; i++)
+    walk(l, n->kids.v[i]);
+}
+
+static void walk(Lowering *l, Node *n) {
+  if (!n)
+    return;
+  switch (n->kind) {
+  case ND_YIELD:
+    walk_yield(l, n);
+    return;
+  case ND_AWAIT:
+    walk_await(l, n);
+    return;
+  case ND_RETURN:
+    if (n->a && !l->co->first_return_value)
+      l->co->first_return_value = n;
+    walk(l, n->a);
+    return;
+  case ND_DECL:
+    lower_decl(l, n);
+    walk_kids(l, n);
+    return;
+  case ND_STMT_EXPR:
+    l->stmt_expr++;
+    walk(l, n->a);
+    l->stmt_expr--;
+    return;
+  case ND_SIZEOF:
+    l->unevaluated++;
+    walk_kids(l, n);
+    l->unevaluated--;
+    return;
+  default:
+    walk_kids(l, n);
+    return;
+  }
+}
+
+/* The rules that depend on the whole body: what kind of coroutine it is. */
+static void check_kind(Coroutine *co) {
+  if (!co->is_generator)
+    return;
+  if (co->has_bare_yield)
+    error_tok(co->first_bare_yield, "a generator cannot use a bare 'yield;' (it yields values "
+              "to its consumer, not turns to a scheduler)");
+  if (co->first_await)
+    error_tok(co->first_await, "a generator cannot 'await': only tasks (coroutines without "
+              "'yield EXPR') await");
+  if (co->first_return_value)
+    error_tok(co->first_return_value->tok, "'return' with a value in generator '%s': use "
+              "'return;' to end the sequence", co->name);
+}
+
+/* The parameters come first in the frame, under their own names. */
+static void lower_params(Lowering *l) {
+  Node *f = l->co->declarator->kids.v[0];
+  for (int i = 0; i < f->kids.n; i++) {
+    Node *param = f->kids.v[i];
+    if (!param->sym)
+      continue;
+    param->sym->owner = l->co;
+    param->sym->field = take_name(l, param->sym->name);
+    list_push(&l->co->locals, param);
+  }
+}
+
+/* }================================================================== */
+
+void lower(Source *src, Coroutine *cos, const Options *opt) {
+  (void)opt;
+  for (Coroutine *co = cos; co; co = co->next) {
+    if (!co->def)
+      continue;
+    Lowering l = {.co = co, .src = src};
+    lower_params(&l);
+    walk(&l, co->def->c);
+    check_kind(co);
+    if (!co->is_generator)
+      error_tok(co->declarator->tok, "coroutine '%s' is a task (it has no 'yield EXPR'): tasks "
+                "need the scheduler, which is not part of this version of coroc yet", co->name);
+  }
+}

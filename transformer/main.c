@@ -1,0 +1,152 @@
+/* main.c: the command line (docs/cli.md).
+ *
+ *   coroc [--backend=stackless|stackful] [-o OUT.c] [-I DIR]... [-D NAME[=VALUE]]...
+ *         [--no-line] [--dot] [--stats] IN.coc
+ *
+ * The output is built in memory and written only once everything succeeded:
+ * to a temporary file beside OUT.c that is then renamed over it, so a failed
+ * run leaves no partial file and leaves an existing OUT.c as it was.
+ * Exit status: 0 success, 1 an error in the input, 2 a usage error.
+ */
+#define _GNU_SOURCE
+#include "coroc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+  "usage: coroc [--backend=stackless|stackful] [-o OUT.c] [-I DIR]... [-D NAME[=VALUE]]...\n"
+  "             [--no-line] [--dot] [--stats] IN.coc\n"
+  "       coroc --help | --version\n";
+
+static const char help_text[] =
+  "\n"
+  "Turn the coroutines of a .coc file (C with `coroutine`, `yield` and `await`)\n"
+  "into plain C. IN.coc may be - for standard input.\n"
+  "\n"
+  "  --backend=stackless  each coroutine becomes a switch-based state machine whose\n"
+  "                       locals live in a heap frame (the default)\n"
+  "  --backend=stackful   each coroutine stays a function that runs on its own stack\n"
+  "  -o OUT.c             write the C here (whole, or not at all); default: stdout\n"
+  "  -I DIR, -D NAME[=V]  as for the C compiler: coroc preprocesses the input to learn\n"
+  "                       the type names of headers and which #if groups are in effect\n"
+  "  --no-line            no #line directives (they point compiler errors and gdb\n"
+  "                       into the .coc)\n"
+  "  --dot                print each coroutine's state machine as a Graphviz graph\n"
+  "  --stats              print each coroutine's frame size\n"
+  "  --help, --version    print this, or the version, and exit\n"
+  "\n"
+  "The preprocessor is `cc -E` unless $COROC_CPP names another.\n"
+  "Exit status: 0 success, 1 an error in the input, 2 a usage error.\n";
+
+static _Noreturn void usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "coroc: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n%s", usage_text);
+  exit(2);
+}
+
+typedef struct {
+  Options opt;
+  CppArgs cpp;
+  const char *in;
+  const char *out;
+} Command;
+
+/* The value of an option given as "-o X" or "-oX". */
+static const char *option_value(int argc, char **argv, int *i, const char *name) {
+  const char *arg = argv[*i];
+  if (arg[strlen(name)])
+    return arg + strlen(name);
+  if (*i + 1 >= argc)
+    usage_error("option '%s' needs a value", name);
+  return argv[++*i];
+}
+
+static void parse_args(int argc, char **argv, Command *cmd) {
+  cmd->opt.line_directives = true;
+  cmd->cpp.args = xcalloc(2 * argc + 1, sizeof(char *));
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0) {
+      printf("%s%s", usage_text, help_text);
+      exit(0);
+    } else if (strcmp(a, "--version") == 0) {
+      printf("coroc %s\n", COROC_VERSION);
+      exit(0);
+    } else if (strncmp(a, "--backend=", 10) == 0) {
+      if (strcmp(a + 10, "stackless") == 0)
+        cmd->opt.backend = BACKEND_STACKLESS;
+      else if (strcmp(a + 10, "stackful") == 0)
+        cmd->opt.backend = BACKEND_STACKFUL;
+      else
+        usage_error("unknown backend '%s' (stackless or stackful)", a + 10);
+    } else if (strcmp(a, "--no-line") == 0) {
+      cmd->opt.line_directives = false;
+    } else if (strcmp(a, "--dot") == 0) {
+      cmd->opt.dot = true;
+    } else if (strcmp(a, "--stats") == 0) {
+      cmd->opt.stats = true;
+    } else if (strncmp(a, "-o", 2) == 0) {
+      if (cmd->out)
+        usage_error("%s", "more than one -o");
+      cmd->out = option_value(argc, argv, &i, "-o");
+    } else if (strncmp(a, "-I", 2) == 0 || strncmp(a, "-D", 2) == 0) {
+      char flag[3] = {a[0], a[1], 0};
+      cmd->cpp.args[cmd->cpp.nargs++] = flag[1] == 'I' ? "-I" : "-D";
+      cmd->cpp.args[cmd->cpp.nargs++] = option_value(argc, argv, &i, flag);
+    } else if (a[0] == '-' && a[1] != '\0') {
+      usage_error("unknown option '%s'", a);
+    } else {
+      if (cmd->in)
+        usage_error("more than one input file ('%s')", a);
+      cmd->in = a;
+    }
+  }
+  if (!cmd->in)
+    usage_error("%s", "no input file");
+  if (cmd->opt.dot && cmd->opt.stats)
+    usage_error("%s", "--dot and --stats cannot be combined");
+}
+
+/* Write the whole output at once: to OUT via a temporary file and rename,
+   or to standard output. */
+static void write_output(const char *out, const char *buf, size_t len) {
+  if (!out) {
+    if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0)
+      fatal("cannot write the output: %s", strerror(errno));
+    return;
+  }
+  char *tmp = format("%s.tmp.XXXXXX", out);
+  int fd = mkstemp(tmp);
+  if (fd < 0)
+    fatal("cannot create %s: %s", out, strerror(errno));
+  diag_remove_on_error(tmp);
+  FILE *f = fdopen(fd, "w");
+  if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0)
+    fatal("cannot write %s: %s", out, strerror(errno));
+  if (rename(tmp, out) != 0)
+    fatal("cannot write %s: %s", out, strerror(errno));
+}
+
+int main(int argc, char **argv) {
+  Command cmd = {0};
+  parse_args(argc, argv, &cmd);
+
+  Source src = {0};
+  source_load(&src, cmd.in, &cmd.cpp);
+  Coroutine *cos = parse_source(&src);
+  lower(&src, cos, &cmd.opt);
+
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  if (!mem)
+    fatal("out of memory");
+  emit(mem, &src, cos, &cmd.opt);
+  fclose(mem);
+  write_output(cmd.out, buf, len);
+  return 0;
+}

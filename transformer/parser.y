@@ -1,0 +1,1155 @@
+/* parser.y: a bison grammar for C11, the GNU C found in real code and system
+ * headers, and the three words coroutine, yield and await.
+ *
+ * How it is used (docs/design.md):
+ *  1. The whole translation unit, as the preprocessor expanded it, is parsed
+ *     once. That is what the compiler will see, so every typedef name from
+ *     every header is known and every syntax error is found.
+ *  2. Each coroutine is parsed a second time, from the user's own tokens with
+ *     macros unexpanded, because the output is made of those. That parse
+ *     runs nested, at the moment the first one reaches the coroutine, so the
+ *     scopes (and the typedef names in them) are exactly those of its place.
+ *
+ * Telling `T * x;` (a declaration) from `a * b;` (a product) is the classic
+ * "lexer hack": next_token() asks scope.c what an identifier names. A typedef
+ * name can still be declared again as an ordinary name (`int T;` in an inner
+ * scope): specifiers are split into those that already have a type (after
+ * which a TYPEDEF_NAME can only be the name being declared) and those that
+ * do not yet.
+ *
+ * Actions are short: they call ast.c constructors with the token range @$.
+ */
+%code requires {
+#include "coroc.h"
+
+/* A location is a range of token indices; every node keeps it. */
+typedef struct { int first, last; } Loc;
+typedef struct Parser Parser;
+}
+
+%code provides {
+struct Parser {
+  Source *src;            /* the input */
+  TokenList *toks;        /* the tokens being parsed */
+  int pos;                /* the index of the next token */
+  bool original;          /* parsing one coroutine from the original tokens */
+  bool started;           /* original: the START_COROUTINE token was sent */
+  bool done;              /* original: the coroutine has been reduced */
+  int prev_code;          /* the code of the token returned last */
+  NodeList specs;         /* the specifiers of the declarations being parsed, innermost last */
+  Node *unit;             /* the result: translation unit, or the coroutine's node */
+  Coroutine *cos;         /* the coroutines found, in file order */
+  Coroutine **cos_tail;   /* where the next one goes */
+  int stmt_expr_depth;    /* > 0 inside a statement expression ({ ... }) */
+  bool in_coroutine;      /* the file parse is inside a coroutine's body */
+};
+}
+
+%code {
+#include <stdlib.h>
+#include <string.h>
+
+static int yylex(YYSTYPE *lval, Loc *lloc, Parser *p);
+static void yyerror(Loc *loc, Parser *p, const char *msg);
+
+/* The range of a rule: from its first symbol to its last; an empty rule is
+   an empty range just after what came before. */
+#define YYLLOC_DEFAULT(Cur, Rhs, N)                      \
+  do {                                                   \
+    if (N) {                                             \
+      (Cur).first = YYRHSLOC(Rhs, 1).first;              \
+      (Cur).last = YYRHSLOC(Rhs, N).last;                \
+    } else {                                             \
+      (Cur).first = YYRHSLOC(Rhs, 0).last + 1;           \
+      (Cur).last = YYRHSLOC(Rhs, 0).last;                \
+    }                                                    \
+  } while (0)
+
+#define TOK(i) (&p->toks->v[(i)])
+#define NEW(kind, loc) new_node(kind, (loc).first, (loc).last)
+#define EXPR(loc, op) expr_node((loc), (op), NULL, NULL, NULL)
+
+static Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c);
+static Node *ident(Parser *p, Token *t, Loc loc);
+static Node *specs_add(Node *specs, Node *item, int flags, Loc loc);
+static Node *declarator_new(Token *name, Loc loc);
+static Node *declarator_derive(Node *d, Node *deriv, Loc loc);
+static Node *declarator_paren(Node *inner, Loc loc);
+static void declare(Parser *p, Node *init_decl);
+static void declare_params(Parser *p, Node *declarator);
+static void begin_decl(Parser *p, Node *specs);
+static void end_decl(Parser *p);
+static void declare_tag(Parser *p, Node *tagged, bool defines);
+static void coroutine_found(Parser *p, Node *specs, Node *decl_or_def, bool is_def, Loc loc);
+/* yield and await belong to coroutine bodies (the file parse sees them all). */
+static void outside_check(Parser *p, const char *word, Loc loc) {
+  if (!p->original && !p->in_coroutine)
+    error_at(source_original_pos(p->src, loc.first), "'%s' outside a coroutine", word);
+}
+
+static Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, Loc loc);
+static void outside_check(Parser *p, const char *word, Loc loc);
+}
+
+/* Every %define with its reason: */
+%define api.pure full              /* no globals: the coroutine parse runs nested in the file parse */
+%define api.value.type union       /* each symbol's C type is declared with it */
+%define api.token.prefix {T_}      /* token codes T_IDENTIFIER... do not clash with our names */
+%define api.location.type {Loc}    /* a location is a range of token indices */
+%define parse.error custom         /* "expected ';' before 'x'", in the project's one format */
+%define parse.trace                /* COROC_TRACE=1 in the environment turns tracing on */
+%locations
+%param {Parser *p}
+%expect 0                          /* the dangling else is settled by %precedence IFX < ELSE */
+
+%token <Token *> IDENTIFIER TYPEDEF_NAME NUMBER CHAR STRING
+%token <Token *> ATTRIBUTE "__attribute__" ASM "__asm__"
+%token START_COROUTINE
+%token ARROW "->" INC "++" DEC "--" SHL "<<" SHR ">>" LE "<=" GE ">=" EQ "==" NE "!="
+%token ANDAND "&&" OROR "||" ELLIPSIS "..."
+%token MUL_ASSIGN "*=" DIV_ASSIGN "/=" MOD_ASSIGN "%=" ADD_ASSIGN "+=" SUB_ASSIGN "-="
+%token SHL_ASSIGN "<<=" SHR_ASSIGN ">>=" AND_ASSIGN "&=" XOR_ASSIGN "^=" OR_ASSIGN "|="
+%token STRAY "stray character"
+%token <Token *> TYPEDEF "typedef" EXTERN "extern" STATIC "static" AUTO "auto" REGISTER "register"
+%token <Token *> THREAD_LOCAL "_Thread_local" INLINE "inline" NORETURN "_Noreturn"
+%token <Token *> CONST "const" VOLATILE "volatile" RESTRICT "restrict" ATOMIC "_Atomic"
+%token <Token *> NULLABILITY "_Nonnull"
+%token <Token *> VOID "void" CHAR_KW "char" SHORT "short" INT "int" LONG "long" FLOAT "float"
+%token <Token *> DOUBLE "double" SIGNED "signed" UNSIGNED "unsigned" BOOL "_Bool"
+%token <Token *> COMPLEX "_Complex" IMAGINARY "_Imaginary" INT128 "__int128" FLOATN "_Float128"
+%token <Token *> BUILTIN_VA_LIST "__builtin_va_list" AUTO_TYPE "__auto_type"
+%token <Token *> STRUCT "struct" UNION "union" ENUM "enum"
+%token <Token *> ALIGNAS "_Alignas" ALIGNOF "_Alignof" SIZEOF "sizeof" TYPEOF "typeof"
+%token <Token *> STATIC_ASSERT "_Static_assert" GENERIC "_Generic" EXTENSION "__extension__"
+%token <Token *> LABEL "__label__" REAL "__real__" IMAG "__imag__"
+%token <Token *> OFFSETOF "__builtin_offsetof" VA_ARG "__builtin_va_arg"
+%token <Token *> TYPES_COMPATIBLE "__builtin_types_compatible_p"
+%token <Token *> IF "if" ELSE "else" SWITCH "switch" WHILE "while" DO "do" FOR "for"
+%token <Token *> GOTO "goto" CONTINUE "continue" BREAK "break" RETURN "return"
+%token <Token *> CASE "case" DEFAULT "default"
+%token <Token *> COROUTINE "coroutine" YIELD "yield" AWAIT "await"
+
+%nterm <Node *> translation_unit external_declaration function_definition declaration
+%nterm <Node *> decl_specs specs_b specs_t nts nt bt ct storage_class qualifier qualifiers
+%nterm <Node *> struct_or_union_spec enum_spec struct_decls struct_decl struct_declarators
+%nterm <Node *> struct_declarator enumerators enumerator alignment_spec typeof_spec
+%nterm <Node *> init_declarators init_declarator declarator_reg declarator direct_declarator
+%nterm <Node *> pdeclarator pdirect_declarator decl_suffix
+%nterm <Node *> pointer abstract_declarator direct_abstract params param_list param_decl
+%nterm <Node *> type_name initializer init_list designation designators designator
+%nterm <Node *> statement compound_statement block_items block_item labeled_statement
+%nterm <Node *> expression_statement selection_statement iteration_statement jump_statement
+%nterm <Node *> yield_statement asm_statement label_decl for_init static_assert
+%nterm <Node *> expr expr_opt assign_expr cond_expr const_expr lor_expr land_expr or_expr xor_expr
+%nterm <Node *> and_expr eq_expr rel_expr shift_expr add_expr mul_expr cast_expr unary_expr
+%nterm <Node *> postfix_expr primary_expr args generic_assocs generic_assoc strings
+%nterm <Node *> attrs attrs_opt asm_attrs offsetof_member
+%nterm <int> assign_op unary_op
+%nterm <Node *> body_start
+
+%precedence IFX
+%precedence ELSE
+
+%start start
+
+%%
+
+start
+  : translation_unit                 { p->unit = $1; }
+  | %empty                           { p->unit = NEW(ND_TRANSLATION_UNIT, @$); }
+  | START_COROUTINE function_definition { p->unit = $2; }
+  | START_COROUTINE declaration      { p->unit = $2; }
+  ;
+
+translation_unit
+  : external_declaration             { $$ = node_list(ND_TRANSLATION_UNIT, @$.first, @$.last, $1); }
+  | translation_unit external_declaration { $$ = node_append($1, $2, @2.last); }
+  ;
+
+external_declaration
+  : function_definition
+  | declaration
+  | ';'                              { $$ = NEW(ND_EXPR_STMT, @$); }
+  | ASM ';'                          { $$ = NEW(ND_ASM_STMT, @$); }
+  ;
+
+/* {==================================================================
+ * Declarations
+ * =================================================================== */
+
+/* The specifiers are remembered while their declarators are parsed, so that
+   each declarator knows whether it declares a typedef name. */
+declaration
+  : decl_specs ';'                             { $$ = NEW(ND_DECL, @$); $$->a = $1; end_decl(p);
+                                                 coroutine_found(p, $1, $$, false, @$); }
+  | decl_specs init_declarators ';'            { $$ = $2; $$->kind = ND_DECL; $$->a = $1;
+                                                 $$->first = @$.first; $$->last = @$.last; end_decl(p);
+                                                 coroutine_found(p, $1, $$, false, @$); }
+  | static_assert
+  ;
+
+static_assert
+  : STATIC_ASSERT '(' const_expr ',' strings ')' ';' { $$ = NEW(ND_STATIC_ASSERT, @$); }
+  | STATIC_ASSERT '(' const_expr ')' ';'       { $$ = NEW(ND_STATIC_ASSERT, @$); }
+  ;
+
+function_definition
+  : decl_specs declarator_reg body_start compound_statement
+                                               { $$ = funcdef_end(p, $1, $2, $4, @$); }
+  ;
+
+/* Entering a function body: its parameters come into scope. When this is a
+   coroutine of the file parse, its second parse runs here. */
+body_start
+  : %empty                                     { Node *specs = p->specs.v[p->specs.n - 1];
+                                                 Node *d = $<Node *>0;
+                                                 coroutine_found(p, specs, d, true, (Loc){@-1.first, @0.last});
+                                                 p->in_coroutine = specs->flags & SP_COROUTINE;
+                                                 scope_push(); declare_params(p, d); $$ = NULL; }
+  ;
+
+/* Declaration specifiers: exactly one type at the core (built-in words like
+   `unsigned long`, or one struct/union/enum, typedef name or typeof), with
+   storage classes, qualifiers and attributes around it. */
+decl_specs
+  : specs_b                                    { begin_decl(p, $1); }
+  | specs_t                                    { begin_decl(p, $1); }
+  ;
+
+specs_b
+  : bt                                         { $$ = specs_add(NULL, $1, $1->flags, @$); }
+  | nts bt                                     { $$ = specs_add($1, $2, $2->flags, @$); }
+  | specs_b bt                                 { $$ = specs_add($1, $2, $2->flags, @$); }
+  | specs_b nt                                 { $$ = specs_add($1, $2, $2->flags, @$); }
+  ;
+
+specs_t
+  : ct                                         { $$ = specs_add(NULL, $1, $1->flags, @$); }
+  | nts ct                                     { $$ = specs_add($1, $2, $2->flags, @$); }
+  | specs_t nt                                 { $$ = specs_add($1, $2, $2->flags, @$); }
+  ;
+
+nts
+  : nt                                         { $$ = specs_add(NULL, $1, $1->flags, @$); }
+  | nts nt                                     { $$ = specs_add($1, $2, $2->flags, @$); }
+  ;
+
+/* a specifier that is not a type */
+nt
+  : storage_class
+  | qualifier
+  | INLINE                                     { $$ = NEW(ND_EXPR, @$); }
+  | NORETURN                                   { $$ = NEW(ND_EXPR, @$); }
+  | alignment_spec
+  | ATTRIBUTE                                  { $$ = NEW(ND_EXPR, @$); }
+  | COROUTINE                                  { $$ = NEW(ND_EXPR, @$); $$->flags = SP_COROUTINE; $$->tok = $1; }
+  ;
+
+storage_class
+  : TYPEDEF                                    { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPEDEF; }
+  | EXTERN                                     { $$ = NEW(ND_EXPR, @$); $$->flags = SP_EXTERN; }
+  | STATIC                                     { $$ = NEW(ND_EXPR, @$); $$->flags = SP_STATIC; }
+  | AUTO                                       { $$ = NEW(ND_EXPR, @$); $$->flags = SP_AUTO; }
+  | REGISTER                                   { $$ = NEW(ND_EXPR, @$); $$->flags = SP_REGISTER; }
+  | THREAD_LOCAL                               { $$ = NEW(ND_EXPR, @$); $$->flags = SP_THREAD; }
+  ;
+
+qualifier
+  : CONST                                      { $$ = NEW(ND_EXPR, @$); $$->flags = SP_CONST; }
+  | VOLATILE                                   { $$ = NEW(ND_EXPR, @$); }
+  | RESTRICT                                   { $$ = NEW(ND_EXPR, @$); }
+  | ATOMIC                                     { $$ = NEW(ND_EXPR, @$); }
+  | NULLABILITY                                { $$ = NEW(ND_EXPR, @$); }
+  ;
+
+/* built-in type words, which combine: unsigned long long int */
+bt
+  : VOID                                       { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE | SP_VOID; }
+  | CHAR_KW                                    { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | SHORT                                      { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | INT                                        { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | LONG                                       { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | FLOAT                                      { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | DOUBLE                                     { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | SIGNED                                     { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | UNSIGNED                                   { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | BOOL                                       { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | COMPLEX                                    { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | IMAGINARY                                  { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | INT128                                     { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | FLOATN                                     { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  ;
+
+/* a type that stands alone */
+ct
+  : struct_or_union_spec
+  | enum_spec
+  | TYPEDEF_NAME                               { $$ = ident(p, $1, @$); $$->flags = SP_TYPE; }
+  | BUILTIN_VA_LIST                            { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | AUTO_TYPE                                  { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | typeof_spec
+  | ATOMIC '(' type_name ')'                   { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  ;
+
+typeof_spec
+  : TYPEOF '(' expr ')'                        { $$ = NEW(ND_SIZEOF, @$); $$->a = $3; $$->flags = SP_TYPE; $$->tok = $1; }
+  | TYPEOF '(' type_name ')'                   { $$ = NEW(ND_SIZEOF, @$); $$->a = $3; $$->flags = SP_TYPE; $$->tok = $1; }
+  ;
+
+alignment_spec
+  : ALIGNAS '(' type_name ')'                  { $$ = NEW(ND_EXPR, @$); }
+  | ALIGNAS '(' const_expr ')'                 { $$ = NEW(ND_SIZEOF, @$); $$->a = $3; $$->tok = $1; }
+  ;
+
+struct_or_union_spec
+  : STRUCT attrs_opt '{' struct_decls_opt '}'  { $$ = NEW(ND_TAGGED, @$); $$->has_body = true; $$->tok = $1; declare_tag(p, $$, true); }
+  | UNION attrs_opt '{' struct_decls_opt '}'   { $$ = NEW(ND_TAGGED, @$); $$->has_body = true; $$->tok = $1; declare_tag(p, $$, true); }
+  | STRUCT attrs_opt tag '{' struct_decls_opt '}' { $$ = NEW(ND_TAGGED, @$); $$->has_body = true; $$->tok = TOK(@3.first); declare_tag(p, $$, true); }
+  | UNION attrs_opt tag '{' struct_decls_opt '}' { $$ = NEW(ND_TAGGED, @$); $$->has_body = true; $$->tok = TOK(@3.first); declare_tag(p, $$, true); }
+  | STRUCT attrs_opt tag                       { $$ = NEW(ND_TAGGED, @$); $$->tok = TOK(@3.first); declare_tag(p, $$, false); }
+  | UNION attrs_opt tag                        { $$ = NEW(ND_TAGGED, @$); $$->tok = TOK(@3.first); declare_tag(p, $$, false); }
+  ;
+
+tag : IDENTIFIER | TYPEDEF_NAME ;
+
+struct_decls_opt : %empty | struct_decls ;
+
+struct_decls
+  : struct_decl                                { $$ = NULL; }
+  | struct_decls struct_decl                   { $$ = NULL; }
+  ;
+
+/* Members are not declared in any scope: they live in their struct. */
+struct_decl
+  : member_specs struct_declarators ';'        { $$ = NULL; }
+  | member_specs ';'                           { $$ = NULL; }
+  | static_assert                              { $$ = NULL; }
+  | ';'                                        { $$ = NULL; }
+  ;
+
+member_specs : specs_b | specs_t ;
+
+struct_declarators
+  : struct_declarator                          { $$ = NULL; }
+  | struct_declarators ',' struct_declarator   { $$ = NULL; }
+  ;
+
+struct_declarator
+  : declarator attrs_opt                       { $$ = $1; }
+  | declarator attrs_opt ':' const_expr attrs_opt { $$ = $1; }
+  | ':' const_expr attrs_opt                   { $$ = NULL; }
+  ;
+
+enum_spec
+  : ENUM attrs_opt '{' enumerators comma_opt '}' { $$ = NEW(ND_TAGGED, @$); $$->has_body = true; $$->tok = $1; $$->kids = $4->kids; declare_tag(p, $$, true); }
+  | ENUM attrs_opt tag '{' enumerators comma_opt '}' { $$ = NEW(ND_TAGGED, @$); $$->has_body = true; $$->tok = TOK(@3.first); $$->kids = $5->kids; declare_tag(p, $$, true); }
+  | ENUM attrs_opt tag                         { $$ = NEW(ND_TAGGED, @$); $$->tok = TOK(@3.first); declare_tag(p, $$, false); }
+  ;
+
+comma_opt : %empty | ',' ;
+
+enumerators
+  : enumerator                                 { $$ = node_list(ND_EXPR, @$.first, @$.last, $1); }
+  | enumerators ',' enumerator                 { $$ = node_append($1, $3, @3.last); }
+  ;
+
+enumerator
+  : enum_name attrs_opt                        { $$ = NEW(ND_ENUMERATOR, @$); $$->tok = TOK(@1.first);
+                                                 $$->sym = scope_declare(SYM_ENUMCONST, $$->tok, $$, 0);
+                                                 if (p->original) $$->tok->sym = $$->sym; }
+  | enum_name attrs_opt '=' const_expr         { $$ = NEW(ND_ENUMERATOR, @$); $$->tok = TOK(@1.first); $$->a = $4;
+                                                 $$->sym = scope_declare(SYM_ENUMCONST, $$->tok, $$, 0);
+                                                 if (p->original) $$->tok->sym = $$->sym; }
+  ;
+
+enum_name : IDENTIFIER | TYPEDEF_NAME ;
+
+init_declarators
+  : init_declarator                            { $$ = node_list(ND_DECL, @$.first, @$.last, $1); }
+  | init_declarators ',' init_declarator       { $$ = node_append($1, $3, @3.last); }
+  ;
+
+init_declarator
+  : declarator_reg asm_attrs                   { $$ = $1; }
+  | declarator_reg asm_attrs '=' initializer   { $$ = $1; $$->b = $4; $$->last = @$.last; }
+  ;
+
+/* The name is in scope from the end of its declarator, before its
+   initializer: `int x = sizeof x;` refers to the new x. */
+declarator_reg
+  : declarator                                 { $$ = NEW(ND_INIT_DECL, @$); $$->a = $1; $$->tok = $1->tok; declare(p, $$); }
+  ;
+
+asm_attrs
+  : %empty                                     { $$ = NULL; }
+  | asm_attrs ASM                              { $$ = NULL; }
+  | asm_attrs ATTRIBUTE                        { $$ = NULL; }
+  ;
+
+declarator
+  : direct_declarator
+  | pointer direct_declarator                  { $$ = declarator_derive($2, $1, @$); }
+  ;
+
+/* Inside parentheses a declarator's name cannot be a typedef name: there,
+   `(T)` is a parameter list (C11 6.7.6.3p11). */
+pdeclarator
+  : pdirect_declarator
+  | pointer pdirect_declarator                 { $$ = declarator_derive($2, $1, @$); }
+  ;
+
+direct_declarator
+  : IDENTIFIER                                 { $$ = declarator_new($1, @$); }
+  | TYPEDEF_NAME                               { $$ = declarator_new($1, @$); }
+  | '(' pdeclarator ')'                        { $$ = declarator_paren($2, @$); }
+  | direct_declarator decl_suffix              { $$ = declarator_derive($1, $2, @$); }
+  ;
+
+pdirect_declarator
+  : IDENTIFIER                                 { $$ = declarator_new($1, @$); }
+  | '(' pdeclarator ')'                        { $$ = declarator_paren($2, @$); }
+  | pdirect_declarator decl_suffix             { $$ = declarator_derive($1, $2, @$); }
+  ;
+
+decl_suffix
+  : '[' array_size ']'                         { $$ = NEW(ND_ARRAY, @$); $$->tok = TOK(@1.first); $$->a = $<Node *>2; }
+  | '(' scope_open params ')'                  { scope_pop(); $$ = NEW(ND_FUNC, @$); $$->kids = $3->kids; }
+  | '(' scope_open ident_list ')'              { scope_pop(); $$ = NEW(ND_FUNC, @$); }
+  ;
+
+scope_open : %empty                            { scope_push(); } ;
+
+/* K&R identifier lists appear only in prototypes of old code here:
+   definitions with separate parameter declarations are not supported. */
+ident_list : IDENTIFIER | ident_list ',' IDENTIFIER ;
+
+array_size
+  : %empty                                     { $<Node *>$ = NULL; }
+  | '*'                                        { $<Node *>$ = NULL; }
+  | array_quals_or_static assign_expr          { $<Node *>$ = $2; }
+  | assign_expr                                { $<Node *>$ = $1; }
+  | array_quals_or_static                      { $<Node *>$ = NULL; }
+  ;
+
+array_quals_or_static
+  : qualifier | STATIC | array_quals_or_static qualifier | array_quals_or_static STATIC ;
+
+pointer
+  : '*' qualifiers                             { $$ = NEW(ND_POINTER, @$); }
+  | '*'                                        { $$ = NEW(ND_POINTER, @$); }
+  | pointer '*' qualifiers                     { $$ = NEW(ND_POINTER, @$); }
+  | pointer '*'                                { $$ = NEW(ND_POINTER, @$); }
+  ;
+
+qualifiers
+  : qualifier
+  | ATTRIBUTE                                  { $$ = NULL; }
+  | qualifiers qualifier
+  | qualifiers ATTRIBUTE                       { $$ = $1; }
+  ;
+
+params
+  : %empty                                     { $$ = NEW(ND_EXPR, @$); }
+  | param_list
+  | param_list ',' ELLIPSIS
+  ;
+
+param_list
+  : param_decl                                 { $$ = node_list(ND_EXPR, @$.first, @$.last, $1); }
+  | param_list ',' param_decl                  { $$ = node_append($1, $3, @3.last); }
+  ;
+
+param_decl
+  : param_specs declarator attrs_opt           { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; $$->b = $2; $$->tok = $2->tok;
+                                                 if ($2->tok) $$->sym = scope_declare(SYM_OBJECT, $2->tok, $$, $<Node *>1->flags); }
+  | param_specs abstract_declarator            { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; $$->b = $2; }
+  | param_specs                                { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; }
+  ;
+
+param_specs : specs_b { $<Node *>$ = $1; } | specs_t { $<Node *>$ = $1; } ;
+
+type_name
+  : type_specs                                 { $$ = NEW(ND_TYPENAME, @$); $$->a = $<Node *>1; }
+  | type_specs abstract_declarator             { $$ = NEW(ND_TYPENAME, @$); $$->a = $<Node *>1; $$->b = $2; }
+  ;
+
+type_specs : specs_b { $<Node *>$ = $1; } | specs_t { $<Node *>$ = $1; } ;
+
+abstract_declarator
+  : pointer                                    { $$ = declarator_derive(declarator_new(NULL, @$), $1, @$); }
+  | direct_abstract
+  | pointer direct_abstract                    { $$ = declarator_derive($2, $1, @$); }
+  ;
+
+direct_abstract
+  : '(' abstract_declarator ')'                { $$ = declarator_paren($2, @$); }
+  | '[' array_size ']'                         { Node *a = NEW(ND_ARRAY, @$); a->tok = TOK(@1.first); a->a = $<Node *>2;
+                                                 $$ = declarator_derive(declarator_new(NULL, @$), a, @$); }
+  | direct_abstract '[' array_size ']'         { Node *a = NEW(ND_ARRAY, @2); a->tok = TOK(@2.first); a->a = $<Node *>3;
+                                                 a->last = @4.last; $$ = declarator_derive($1, a, @$); }
+  | '(' scope_open params ')'                  { scope_pop(); Node *f = NEW(ND_FUNC, @$); f->kids = $3->kids;
+                                                 $$ = declarator_derive(declarator_new(NULL, @$), f, @$); }
+  | direct_abstract '(' scope_open params ')'  { scope_pop(); Node *f = NEW(ND_FUNC, @2); f->kids = $4->kids;
+                                                 f->last = @5.last; $$ = declarator_derive($1, f, @$); }
+  ;
+
+initializer
+  : assign_expr
+  | '{' init_list comma_opt '}'                { $$ = NEW(ND_INIT_LIST, @$); $$->kids = $2->kids; }
+  | '{' '}'                                    { $$ = NEW(ND_INIT_LIST, @$); }
+  ;
+
+init_list
+  : initializer                                { $$ = node_list(ND_EXPR, @$.first, @$.last, $1); }
+  | designation initializer                    { $$ = node_list(ND_EXPR, @$.first, @$.last, $2); $2->d = $1; }
+  | init_list ',' initializer                  { $$ = node_append($1, $3, @3.last); }
+  | init_list ',' designation initializer      { $$ = node_append($1, $4, @4.last); $4->d = $3; }
+  ;
+
+designation
+  : designators '='                            { $$ = NEW(ND_EXPR, @$); }
+  | IDENTIFIER ':'                             { $$ = NEW(ND_EXPR, @$); }
+  ;
+
+designators : designator | designators designator ;
+
+designator
+  : '[' const_expr ']'                         { $$ = NULL; }
+  | '[' const_expr ELLIPSIS const_expr ']'     { $$ = NULL; }
+  | '.' IDENTIFIER                             { $$ = NULL; }
+  ;
+
+attrs : ATTRIBUTE { $$ = NULL; } | attrs ATTRIBUTE { $$ = NULL; } ;
+attrs_opt : %empty { $$ = NULL; } | attrs ;
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Statements
+ * =================================================================== */
+
+statement
+  : labeled_statement
+  | compound_statement
+  | expression_statement
+  | selection_statement
+  | iteration_statement
+  | jump_statement
+  | yield_statement
+  | asm_statement
+  ;
+
+labeled_statement
+  : IDENTIFIER ':' statement                   { $$ = NEW(ND_LABEL, @$); $$->tok = $1; $$->b = $3; }
+  | CASE const_expr ':' statement              { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->a = $2; $$->b = $4; }
+  | CASE const_expr ELLIPSIS const_expr ':' statement { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->a = $2; $$->c = $4; $$->b = $6; }
+  | DEFAULT ':' statement                      { $$ = NEW(ND_DEFAULT, @$); $$->tok = $1; $$->b = $3; }
+  ;
+
+compound_statement
+  : '{' scope_open block_items '}'             { scope_pop(); $$ = $3; $$->first = @$.first; $$->last = @$.last; }
+  | '{' '}'                                    { $$ = NEW(ND_BLOCK, @$); }
+  ;
+
+block_items
+  : block_item                                 { $$ = node_list(ND_BLOCK, @$.first, @$.last, $1); }
+  | block_items block_item                     { $$ = node_append($1, $2, @2.last); }
+  ;
+
+block_item
+  : declaration
+  | statement
+  | label_decl
+  ;
+
+label_decl
+  : LABEL ident_list ';'                       { $$ = NEW(ND_LABEL_DECL, @$); }
+  ;
+
+expression_statement
+  : ';'                                        { $$ = NEW(ND_EXPR_STMT, @$); }
+  | expr ';'                                   { $$ = NEW(ND_EXPR_STMT, @$); $$->a = $1; }
+  | nts ';'                                    { $$ = NEW(ND_EXPR_STMT, @$); }  /* __attribute__((fallthrough)); */
+  ;
+
+selection_statement
+  : IF '(' expr ')' statement %prec IFX        { $$ = NEW(ND_IF, @$); $$->tok = $1; $$->a = $3; $$->b = $5; }
+  | IF '(' expr ')' statement ELSE statement   { $$ = NEW(ND_IF, @$); $$->tok = $1; $$->a = $3; $$->b = $5; $$->c = $7; }
+  | SWITCH '(' expr ')' statement              { $$ = NEW(ND_SWITCH, @$); $$->tok = $1; $$->a = $3; $$->b = $5; }
+  ;
+
+iteration_statement
+  : WHILE '(' expr ')' statement               { $$ = NEW(ND_WHILE, @$); $$->tok = $1; $$->a = $3; $$->b = $5; }
+  | DO statement WHILE '(' expr ')' ';'        { $$ = NEW(ND_DO, @$); $$->tok = $1; $$->b = $2; $$->a = $5; }
+  | FOR '(' scope_open for_init expr_opt ';' expr_opt ')' statement
+                                               { scope_pop(); $$ = NEW(ND_FOR, @$); $$->tok = $1; $$->d = $4;
+                                                 $$->a = $5; $$->c = $7; $$->b = $9; }
+  ;
+
+for_init
+  : expr_opt ';'                               { $$ = NEW(ND_EXPR_STMT, @$); $$->a = $1; }
+  | declaration
+  ;
+
+jump_statement
+  : GOTO IDENTIFIER ';'                        { $$ = NEW(ND_GOTO, @$); $$->tok = $1; }
+  | GOTO TYPEDEF_NAME ';'                      { $$ = NEW(ND_GOTO, @$); $$->tok = $1; }
+  | GOTO '*' expr ';'                          { $$ = NEW(ND_GOTO, @$); $$->tok = $1; $$->a = $3; }
+  | CONTINUE ';'                               { $$ = NEW(ND_CONTINUE, @$); $$->tok = $1; }
+  | BREAK ';'                                  { $$ = NEW(ND_BREAK, @$); $$->tok = $1; }
+  | RETURN expr_opt ';'                        { $$ = NEW(ND_RETURN, @$); $$->tok = $1; $$->a = $2; }
+  ;
+
+yield_statement
+  : YIELD expr ';'                             { $$ = NEW(ND_YIELD, @$); $$->tok = $1; $$->a = $2; outside_check(p, "yield", @1); }
+  | YIELD ';'                                  { $$ = NEW(ND_YIELD, @$); $$->tok = $1; outside_check(p, "yield", @1); }
+  ;
+
+asm_statement
+  : ASM ';'                                    { $$ = NEW(ND_ASM_STMT, @$); }
+  ;
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Expressions, by precedence from lowest to highest
+ * =================================================================== */
+
+expr_opt : %empty { $$ = NULL; } | expr ;
+
+expr
+  : assign_expr
+  | expr ',' assign_expr                       { $$ = expr_node(@$, ',', $1, $3, NULL); }
+  ;
+
+assign_expr
+  : cond_expr
+  | unary_expr assign_op assign_expr           { $$ = expr_node(@$, $2, $1, $3, NULL); }
+  ;
+
+assign_op
+  : '=' { $$ = '='; } | MUL_ASSIGN { $$ = T_MUL_ASSIGN; } | DIV_ASSIGN { $$ = T_DIV_ASSIGN; }
+  | MOD_ASSIGN { $$ = T_MOD_ASSIGN; } | ADD_ASSIGN { $$ = T_ADD_ASSIGN; } | SUB_ASSIGN { $$ = T_SUB_ASSIGN; }
+  | SHL_ASSIGN { $$ = T_SHL_ASSIGN; } | SHR_ASSIGN { $$ = T_SHR_ASSIGN; } | AND_ASSIGN { $$ = T_AND_ASSIGN; }
+  | XOR_ASSIGN { $$ = T_XOR_ASSIGN; } | OR_ASSIGN { $$ = T_OR_ASSIGN; }
+  ;
+
+const_expr : cond_expr ;
+
+cond_expr
+  : lor_expr
+  | lor_expr '?' expr ':' cond_expr            { $$ = expr_node(@$, '?', $1, $3, $5); }
+  | lor_expr '?' ':' cond_expr                 { $$ = expr_node(@$, '?', $1, NULL, $4); }
+  ;
+
+lor_expr : land_expr | lor_expr OROR land_expr { $$ = expr_node(@$, T_OROR, $1, $3, NULL); } ;
+land_expr : or_expr | land_expr ANDAND or_expr { $$ = expr_node(@$, T_ANDAND, $1, $3, NULL); } ;
+or_expr : xor_expr | or_expr '|' xor_expr { $$ = expr_node(@$, '|', $1, $3, NULL); } ;
+xor_expr : and_expr | xor_expr '^' and_expr { $$ = expr_node(@$, '^', $1, $3, NULL); } ;
+and_expr : eq_expr | and_expr '&' eq_expr { $$ = expr_node(@$, '&', $1, $3, NULL); } ;
+
+eq_expr
+  : rel_expr
+  | eq_expr EQ rel_expr                        { $$ = expr_node(@$, T_EQ, $1, $3, NULL); }
+  | eq_expr NE rel_expr                        { $$ = expr_node(@$, T_NE, $1, $3, NULL); }
+  ;
+
+rel_expr
+  : shift_expr
+  | rel_expr '<' shift_expr                    { $$ = expr_node(@$, '<', $1, $3, NULL); }
+  | rel_expr '>' shift_expr                    { $$ = expr_node(@$, '>', $1, $3, NULL); }
+  | rel_expr LE shift_expr                     { $$ = expr_node(@$, T_LE, $1, $3, NULL); }
+  | rel_expr GE shift_expr                     { $$ = expr_node(@$, T_GE, $1, $3, NULL); }
+  ;
+
+shift_expr
+  : add_expr
+  | shift_expr SHL add_expr                    { $$ = expr_node(@$, T_SHL, $1, $3, NULL); }
+  | shift_expr SHR add_expr                    { $$ = expr_node(@$, T_SHR, $1, $3, NULL); }
+  ;
+
+add_expr
+  : mul_expr
+  | add_expr '+' mul_expr                      { $$ = expr_node(@$, '+', $1, $3, NULL); }
+  | add_expr '-' mul_expr                      { $$ = expr_node(@$, '-', $1, $3, NULL); }
+  ;
+
+mul_expr
+  : cast_expr
+  | mul_expr '*' cast_expr                     { $$ = expr_node(@$, '*', $1, $3, NULL); }
+  | mul_expr '/' cast_expr                     { $$ = expr_node(@$, '/', $1, $3, NULL); }
+  | mul_expr '%' cast_expr                     { $$ = expr_node(@$, '%', $1, $3, NULL); }
+  ;
+
+cast_expr
+  : unary_expr
+  | '(' type_name ')' cast_expr                { $$ = expr_node(@$, '(', $2, $4, NULL); }
+  ;
+
+unary_expr
+  : postfix_expr
+  | INC unary_expr                             { $$ = expr_node(@$, T_INC, $2, NULL, NULL); }
+  | DEC unary_expr                             { $$ = expr_node(@$, T_DEC, $2, NULL, NULL); }
+  | unary_op cast_expr                         { $$ = expr_node(@$, $1, $2, NULL, NULL); }
+  | SIZEOF unary_expr                          { $$ = NEW(ND_SIZEOF, @$); $$->a = $2; $$->tok = $1; }
+  | SIZEOF '(' type_name ')'                   { $$ = NEW(ND_SIZEOF, @$); $$->a = $3; $$->tok = $1; }
+  | ALIGNOF '(' type_name ')'                  { $$ = NEW(ND_SIZEOF, @$); $$->a = $3; $$->tok = $1; }
+  | ALIGNOF unary_expr                         { $$ = NEW(ND_SIZEOF, @$); $$->a = $2; $$->tok = $1; }
+  | ANDAND IDENTIFIER                          { $$ = EXPR(@$, OP_LABEL_ADDR); }
+  | REAL cast_expr                             { $$ = expr_node(@$, OP_REAL, $2, NULL, NULL); }
+  | IMAG cast_expr                             { $$ = expr_node(@$, OP_IMAG, $2, NULL, NULL); }
+  | AWAIT cast_expr                            { $$ = NEW(ND_AWAIT, @$); $$->a = $2; $$->tok = $1; outside_check(p, "await", @1); }
+  ;
+
+unary_op
+  : '&' { $$ = '&'; } | '*' { $$ = '*'; } | '+' { $$ = '+'; }
+  | '-' { $$ = '-'; } | '~' { $$ = '~'; } | '!' { $$ = '!'; }
+  ;
+
+postfix_expr
+  : primary_expr
+  | postfix_expr '[' expr ']'                  { $$ = expr_node(@$, '[', $1, $3, NULL); }
+  | postfix_expr '(' ')'                       { $$ = expr_node(@$, OP_CALL, $1, NULL, NULL); }
+  | postfix_expr '(' args ')'                  { $$ = expr_node(@$, OP_CALL, $1, NULL, NULL); $$->kids = $3->kids; }
+  | postfix_expr '.' member                    { $$ = expr_node(@$, '.', $1, NULL, NULL); }
+  | postfix_expr ARROW member                  { $$ = expr_node(@$, T_ARROW, $1, NULL, NULL); }
+  | postfix_expr INC                           { $$ = expr_node(@$, T_INC, $1, NULL, NULL); }
+  | postfix_expr DEC                           { $$ = expr_node(@$, T_DEC, $1, NULL, NULL); }
+  | '(' type_name ')' '{' init_list comma_opt '}' { $$ = expr_node(@$, '{', $2, NULL, NULL); $$->kids = $5->kids; }
+  | '(' type_name ')' '{' '}'                  { $$ = expr_node(@$, '{', $2, NULL, NULL); }
+  ;
+
+member : IDENTIFIER | TYPEDEF_NAME ;
+
+args
+  : assign_expr                                { $$ = node_list(ND_EXPR, @$.first, @$.last, $1); }
+  | args ',' assign_expr                       { $$ = node_append($1, $3, @3.last); }
+  ;
+
+primary_expr
+  : IDENTIFIER                                 { $$ = ident(p, $1, @$); }
+  | NUMBER                                     { $$ = EXPR(@$, OP_NUMBER); }
+  | CHAR                                       { $$ = EXPR(@$, OP_CHAR); }
+  | strings
+  | '(' expr ')'                               { $$ = expr_node(@$, ')', $2, NULL, NULL); }
+  | '(' { p->stmt_expr_depth++; } compound_statement ')'
+                                               { p->stmt_expr_depth--; $$ = NEW(ND_STMT_EXPR, @$); $$->a = $3; }
+  | GENERIC '(' assign_expr ',' generic_assocs ')' { $$ = expr_node(@$, OP_GENERIC, $3, NULL, NULL); $$->kids = $5->kids; }
+  | OFFSETOF '(' type_name ',' offsetof_member ')' { $$ = NEW(ND_SIZEOF, @$); $$->a = $3; $$->tok = $1; }
+  | VA_ARG '(' assign_expr ',' type_name ')'   { $$ = expr_node(@$, OP_VA_ARG, $3, NULL, NULL); }
+  | TYPES_COMPATIBLE '(' type_name ',' type_name ')' { $$ = NEW(ND_SIZEOF, @$); $$->a = $3; $$->tok = $1; }
+  ;
+
+offsetof_member
+  : member                                     { $$ = NULL; }
+  | offsetof_member '.' member                 { $$ = NULL; }
+  | offsetof_member '[' expr ']'               { $$ = NULL; }
+  ;
+
+strings
+  : STRING                                     { $$ = EXPR(@$, OP_STRING); }
+  | strings STRING                             { $$ = EXPR(@$, OP_STRING); }
+  ;
+
+generic_assocs
+  : generic_assoc                              { $$ = node_list(ND_EXPR, @$.first, @$.last, $1); }
+  | generic_assocs ',' generic_assoc           { $$ = node_append($1, $3, @3.last); }
+  ;
+
+generic_assoc
+  : type_name ':' assign_expr                  { $$ = $3; }
+  | DEFAULT ':' assign_expr                    { $$ = $3; }
+  ;
+
+/* }================================================================== */
+
+%%
+
+/* {==================================================================
+ * The lexer hook: keywords, typedef names, opaque GNU groups
+ * =================================================================== */
+
+typedef struct { const char *name; int code; } Keyword;
+
+/* Sorted by name for bsearch. The GNU spellings map to the standard word. */
+static const Keyword keywords[] = {
+  {"_Alignas", T_ALIGNAS}, {"_Alignof", T_ALIGNOF}, {"_Atomic", T_ATOMIC}, {"_Bool", T_BOOL},
+  {"_Complex", T_COMPLEX}, {"_Float128", T_FLOATN}, {"_Float128x", T_FLOATN}, {"_Float16", T_FLOATN},
+  {"_Float32", T_FLOATN}, {"_Float32x", T_FLOATN}, {"_Float64", T_FLOATN}, {"_Float64x", T_FLOATN},
+  {"_Generic", T_GENERIC}, {"_Imaginary", T_IMAGINARY}, {"_Noreturn", T_NORETURN},
+  {"_Nonnull", T_NULLABILITY}, {"_Null_unspecified", T_NULLABILITY}, {"_Nullable", T_NULLABILITY},
+  {"_Static_assert", T_STATIC_ASSERT}, {"_Thread_local", T_THREAD_LOCAL},
+  {"__alignof", T_ALIGNOF}, {"__alignof__", T_ALIGNOF}, {"__asm", T_ASM}, {"__asm__", T_ASM},
+  {"__attribute", T_ATTRIBUTE}, {"__attribute__", T_ATTRIBUTE}, {"__auto_type", T_AUTO_TYPE},
+  {"__bf16", T_FLOATN}, {"__builtin_offsetof", T_OFFSETOF},
+  {"__builtin_types_compatible_p", T_TYPES_COMPATIBLE}, {"__builtin_va_arg", T_VA_ARG},
+  {"__builtin_va_list", T_BUILTIN_VA_LIST}, {"__complex", T_COMPLEX}, {"__complex__", T_COMPLEX},
+  {"__const", T_CONST}, {"__const__", T_CONST}, {"__extension__", T_EXTENSION},
+  {"__float128", T_FLOATN}, {"__fp16", T_FLOATN}, {"__ibm128", T_FLOATN},
+  {"__imag", T_IMAG}, {"__imag__", T_IMAG}, {"__inline", T_INLINE}, {"__inline__", T_INLINE},
+  {"__int128", T_INT128}, {"__label__", T_LABEL}, {"__real", T_REAL}, {"__real__", T_REAL},
+  {"__restrict", T_RESTRICT}, {"__restrict__", T_RESTRICT}, {"__signed", T_SIGNED},
+  {"__signed__", T_SIGNED}, {"__thread", T_THREAD_LOCAL}, {"__typeof", T_TYPEOF},
+  {"__typeof__", T_TYPEOF}, {"__volatile", T_VOLATILE}, {"__volatile__", T_VOLATILE},
+  {"asm", T_ASM}, {"auto", T_AUTO}, {"await", T_AWAIT}, {"break", T_BREAK}, {"case", T_CASE},
+  {"char", T_CHAR_KW}, {"const", T_CONST}, {"continue", T_CONTINUE}, {"coroutine", T_COROUTINE},
+  {"default", T_DEFAULT}, {"do", T_DO}, {"double", T_DOUBLE}, {"else", T_ELSE}, {"enum", T_ENUM},
+  {"extern", T_EXTERN}, {"float", T_FLOAT}, {"for", T_FOR}, {"goto", T_GOTO}, {"if", T_IF},
+  {"inline", T_INLINE}, {"int", T_INT}, {"long", T_LONG}, {"register", T_REGISTER},
+  {"restrict", T_RESTRICT}, {"return", T_RETURN}, {"short", T_SHORT}, {"signed", T_SIGNED},
+  {"sizeof", T_SIZEOF}, {"static", T_STATIC}, {"struct", T_STRUCT}, {"switch", T_SWITCH},
+  {"typedef", T_TYPEDEF}, {"typeof", T_TYPEOF}, {"union", T_UNION}, {"unsigned", T_UNSIGNED},
+  {"void", T_VOID}, {"volatile", T_VOLATILE}, {"while", T_WHILE}, {"yield", T_YIELD},
+};
+
+static int keyword_cmp(const void *key, const void *elem) {
+  return strcmp(key, ((const Keyword *)elem)->name);
+}
+
+static int keyword_code(const Token *t) {
+  const Keyword *k = bsearch(t->text, keywords, sizeof keywords / sizeof keywords[0],
+                             sizeof keywords[0], keyword_cmp);
+  if (!k)
+    return 0;
+  /* The three words are keywords of the .coc only: a header may use them as names. */
+  if ((k->code == T_COROUTINE || k->code == T_YIELD || k->code == T_AWAIT) && !t->in_main)
+    return 0;
+  return k->code;
+}
+
+/* `__extension__` only silences pedantic warnings: the parser never sees
+   it, and it stays in the output with the tokens around it. */
+static bool is_extension(const Token *t) {
+  return t->kind == TK_IDENT && strcmp(t->text, "__extension__") == 0;
+}
+
+/* The index of the next token the parser should see at or after i: the
+   original text's directive lines and skipped conditional groups are not C. */
+static int live_index(Parser *p, int i) {
+  while (i < p->toks->n && (p->toks->v[i].kind == TK_DIRECTIVE || p->toks->v[i].dead ||
+                            is_extension(&p->toks->v[i])))
+    i++;
+  return i;
+}
+
+/* `__attribute__((...))` and `__asm__ volatile (...)`: coroc never needs
+   what is inside, so the hook returns each as one token covering its
+   balanced parentheses. Returns the index of the last token of the group. */
+static int skip_group(Parser *p, int i, bool is_asm) {
+  i = live_index(p, i + 1);
+  while (is_asm && i < p->toks->n && p->toks->v[i].kind == TK_IDENT) /* volatile, goto, inline */
+    i = live_index(p, i + 1);
+  if (i >= p->toks->n || p->toks->v[i].code != '(')
+    error_tok(&p->toks->v[i], "expected '(' after '%s'", is_asm ? "__asm__" : "__attribute__");
+  int depth = 0;
+  for (; i < p->toks->n; i = live_index(p, i + 1)) {
+    int c = p->toks->v[i].code;
+    if (c == '(')
+      depth++;
+    else if (c == ')' && --depth == 0)
+      return i;
+  }
+  error_tok(&p->toks->v[p->toks->n], "unbalanced parentheses at the end of the input");
+}
+
+static int classify(Parser *p, Token *t, int *index) {
+  switch (t->kind) {
+  case TK_NUMBER: return T_NUMBER;
+  case TK_CHAR: return T_CHAR;
+  case TK_STRING: return T_STRING;
+  case TK_PUNCT: return t->code;
+  case TK_EOF: return T_YYEOF;
+  case TK_DIRECTIVE: internal_error("directive reached the parser");
+  case TK_IDENT: break;
+  }
+  int code = keyword_code(t);
+  if (code == T_ATTRIBUTE || code == T_ASM) {
+    *index = skip_group(p, *index, code == T_ASM);
+    return code;
+  }
+  if (code)
+    return code;
+  /* a member name after . or -> is never a type */
+  if (p->prev_code == '.' || p->prev_code == T_ARROW)
+    return T_IDENTIFIER;
+  Sym *sym = scope_lookup(t->text);
+  return sym && sym->kind == SYM_TYPEDEF ? T_TYPEDEF_NAME : T_IDENTIFIER;
+}
+
+static int yylex(YYSTYPE *lval, Loc *lloc, Parser *p) {
+  if (p->original && !p->started) {
+    p->started = true;
+    *lloc = (Loc){p->pos, p->pos - 1};
+    return T_START_COROUTINE;
+  }
+  if (p->original && p->done) {
+    *lloc = (Loc){p->pos, p->pos - 1};
+    return T_YYEOF;
+  }
+  int i = live_index(p, p->pos);
+  Token *t = &p->toks->v[i];
+  int last = i;
+  int code = classify(p, t, &last);
+  lval->T_IDENTIFIER = t;
+  *lloc = (Loc){i, last};
+  p->pos = t->kind == TK_EOF ? i : last + 1;
+  p->prev_code = code;
+  return code;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Syntax errors
+ * =================================================================== */
+
+/* Where a token stands, as the user wrote it (columns of the preprocessed
+   text are not the user's). */
+static Pos token_pos(Parser *p, int index) {
+  Token *t = &p->toks->v[index];
+  if (!p->original && t->in_main)
+    return source_original_pos(p->src, index);
+  return t->pos;
+}
+
+/* A token's name for a message: 'x' for punctuators and words, else its kind. */
+static const char *symbol_text(yysymbol_kind_t sym) {
+  const char *name = yysymbol_name(sym);
+  if (name[0] == '"') {
+    static char buf[64];
+    snprintf(buf, sizeof buf, "'%.*s'", (int)strlen(name) - 2, name + 1);
+    return buf;
+  }
+  if (strcmp(name, "IDENTIFIER") == 0) return "an identifier";
+  if (strcmp(name, "TYPEDEF_NAME") == 0) return "a type name";
+  if (strcmp(name, "NUMBER") == 0) return "a number";
+  if (strcmp(name, "STRING") == 0) return "a string";
+  if (strcmp(name, "CHAR") == 0) return "a character constant";
+  if (strcmp(name, "end of file") == 0) return "the end of the input";
+  return name;
+}
+
+/* Is the token named `name` among those the parser could have accepted? */
+static bool expects(yysymbol_kind_t *expected, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(yysymbol_name(expected[i]), name) == 0)
+      return true;
+  return false;
+}
+
+/* The message says what was wanted where that is clear: a missing ';' or
+   an expression; otherwise what was found. */
+static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
+  const Loc *loc = yypcontext_location(ctx);
+  Token *t = &p->toks->v[loc->first];
+  Pos pos = token_pos(p, loc->first);
+  const char *found = t->kind == TK_EOF ? "the end of the input" : format("'%s'", t->text);
+  yysymbol_kind_t expected[YYNTOKENS];
+  int n = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
+  if (t->kind == TK_PUNCT && t->code == T_STRAY)
+    error_at(pos, "stray '%s' in program", t->text);
+  if (n == 1)
+    error_at(pos, "expected %s before %s", symbol_text(expected[0]), found);
+  bool want_semi = expects(expected, n, "';'");
+  bool want_expr = expects(expected, n, "IDENTIFIER") && expects(expected, n, "NUMBER");
+  if (want_semi && (t->bol || t->kind == TK_EOF || t->code == '}'))
+    error_at(pos, "expected ';' before %s", found);
+  if (want_expr && !expects(expected, n, "TYPEDEF_NAME"))
+    error_at(pos, "expected an expression before %s", found);
+  if (yypcontext_token(ctx) == YYSYMBOL_TYPEDEF_NAME)
+    error_at(pos, "unexpected type name %s here", found);
+  error_at(pos, "syntax error before %s", found);
+}
+
+static void yyerror(Loc *loc, Parser *p, const char *msg) {
+  error_at(token_pos(p, loc->first), "%s", msg);
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Building nodes and declaring names
+ * =================================================================== */
+
+static Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c) {
+  Node *n = new_node(ND_EXPR, loc.first, loc.last);
+  n->flags = op;
+  n->a = a;
+  n->b = b;
+  n->c = c;
+  return n;
+}
+
+/* An identifier in an expression (or a typedef name as a type) knows at
+   once which declaration it names: the scopes are exact only now. */
+static Node *ident(Parser *p, Token *t, Loc loc) {
+  Node *n = new_node(ND_IDENT, loc.first, loc.last);
+  n->tok = t;
+  if (p->original)
+    t->sym = scope_lookup(t->text);
+  return n;
+}
+
+static Node *specs_add(Node *specs, Node *item, int flags, Loc loc) {
+  if (!specs)
+    specs = new_node(ND_SPECS, loc.first, loc.last);
+  if (item)
+    list_push(&specs->kids, item);
+  specs->flags |= flags;
+  specs->last = loc.last;
+  return specs;
+}
+
+static Node *declarator_new(Token *name, Loc loc) {
+  Node *d = new_node(ND_DECLARATOR, loc.first, loc.last);
+  d->tok = name;
+  return d;
+}
+
+static Node *declarator_derive(Node *d, Node *deriv, Loc loc) {
+  list_push(&d->kids, deriv);
+  d->first = loc.first;
+  d->last = loc.last;
+  return d;
+}
+
+static Node *declarator_paren(Node *inner, Loc loc) {
+  inner->first = loc.first;
+  inner->last = loc.last;
+  return inner;
+}
+
+static void begin_decl(Parser *p, Node *specs) {
+  list_push(&p->specs, specs);
+}
+
+static void end_decl(Parser *p) {
+  p->specs.n--;
+}
+
+/* What a declarator declares: a typedef name, a function or an object. */
+static void declare(Parser *p, Node *init_decl) {
+  Node *specs = p->specs.v[p->specs.n - 1];
+  Node *d = init_decl->a;
+  if (!d->tok)
+    return;
+  SymKind kind = SYM_OBJECT;
+  if (specs->flags & SP_TYPEDEF)
+    kind = SYM_TYPEDEF;
+  else if (d->kids.n > 0 && d->kids.v[0]->kind == ND_FUNC)
+    kind = SYM_FUNCTION;
+  init_decl->c = specs;
+  init_decl->sym = scope_declare(kind, d->tok, init_decl, specs->flags);
+  init_decl->sym->in_stmt_expr = p->stmt_expr_depth > 0;
+  if (p->original)
+    d->tok->sym = init_decl->sym;
+}
+
+/* A function body sees its parameters: those of the derivation nearest the
+   name (`int (*f(int a))(char b)` takes a, not b). */
+static void declare_params(Parser *p, Node *init_decl) {
+  Node *d = init_decl->a;
+  if (d->kids.n == 0 || d->kids.v[0]->kind != ND_FUNC)
+    return;
+  Node *f = d->kids.v[0];
+  for (int i = 0; i < f->kids.n; i++) {
+    Node *param = f->kids.v[i];
+    if (param->b && param->b->tok) {
+      param->sym = scope_declare(SYM_OBJECT, param->b->tok, param, param->a->flags);
+      if (p->original)
+        param->b->tok->sym = param->sym;
+    }
+  }
+}
+
+/* `struct s {...}` declares s here; a bare `struct s` names the visible one,
+   or, when there is none, declares an incomplete one in this scope (C11 6.7.2.3). */
+static void declare_tag(Parser *p, Node *tagged, bool defines) {
+  Token *t = tagged->tok;
+  tagged->flags = SP_TYPE;
+  if (t->kind != TK_IDENT || keyword_code(t))
+    return;  /* anonymous */
+  Sym *sym = defines ? NULL : scope_lookup_tag(t->text);
+  if (defines) {
+    Sym *here = scope_lookup_tag(t->text);
+    if (here && here->depth == scope_depth())
+      sym = here;  /* completing a forward declaration of this scope */
+  }
+  if (!sym)
+    sym = scope_declare(SYM_TAG, t, tagged, 0);
+  if (defines)
+    sym->decl = tagged;
+  if (p->original)
+    t->sym = sym;
+}
+
+static Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, Loc loc) {
+  scope_pop();
+  p->in_coroutine = false;
+  end_decl(p);
+  Node *n = new_node(ND_FUNCDEF, loc.first, loc.last);
+  n->a = specs;
+  n->b = declarator->a;  /* declarator_reg made an ND_INIT_DECL around it */
+  n->c = body;
+  n->tok = declarator->tok;
+  if (p->original && scope_depth() == 0)
+    p->done = true;
+  return n;
+}
+
+/* The file parse met a declaration or definition. If it is a coroutine,
+   parse it again from the original tokens, here, in these scopes. */
+static void coroutine_found(Parser *p, Node *specs, Node *n, bool is_def, Loc loc) {
+  if (p->original) {
+    if (!is_def && scope_depth() == 0)
+      p->done = true;
+    return;
+  }
+  if (!(specs->flags & SP_COROUTINE))
+    return;
+  Token *kw = NULL;
+  for (int i = 0; i < specs->kids.n; i++)
+    if (specs->kids.v[i]->flags == SP_COROUTINE)
+      kw = specs->kids.v[i]->tok;
+  if (scope_depth() != 0)
+    error_at(source_original_pos(p->src, kw - p->toks->v), "a coroutine must be declared at file scope");
+  if (is_def ? false : (n->kids.n != 1 || n->kids.v[0]->a->kids.n == 0 ||
+                        n->kids.v[0]->a->kids.v[0]->kind != ND_FUNC))
+    error_at(source_original_pos(p->src, kw - p->toks->v),
+             "'coroutine' declares a function: give one function declarator");
+  int start = source_find_original(p->src, loc.first);
+  if (start < 0)
+    error_at(source_original_pos(p->src, loc.first),
+             "cannot find this coroutine in the source text (is it produced by a macro?)");
+  Parser q = {.src = p->src, .toks = &p->src->original, .pos = start, .original = true};
+  yydebug = getenv("COROC_TRACE") != NULL;
+  if (yyparse(&q) != 0)
+    internal_error("coroutine parse failed without a diagnostic");
+  Coroutine *co = xcalloc(1, sizeof *co);
+  co->def = q.unit->kind == ND_FUNCDEF ? q.unit : NULL;
+  co->is_prototype = !co->def;
+  co->decl = q.unit;
+  co->first = q.unit->first;
+  co->last = q.unit->last;
+  Node *qspecs = q.unit->a;
+  co->specs = qspecs;
+  co->declarator = co->def ? q.unit->b : q.unit->kids.v[0]->a;
+  co->name = co->declarator->tok->text;
+  co->is_static = qspecs->flags & SP_STATIC;
+  co->returns_void = (qspecs->flags & SP_VOID) && co->declarator->kids.n == 1;
+  *p->cos_tail = co;
+  p->cos_tail = &co->next;
+  (void)n;
+}
+
+/* }================================================================== */
+
+Coroutine *parse_source(Source *src) {
+  scope_reset();
+  Parser p = {.src = src, .toks = &src->expanded};
+  p.cos_tail = &p.cos;
+  yydebug = getenv("COROC_TRACE") != NULL;
+  if (yyparse(&p) != 0)
+    internal_error("parse failed without a diagnostic");
+  return p.cos;
+}

@@ -1,0 +1,300 @@
+/* source.c: the input, as the user wrote it and as the compiler will see it.
+ *
+ * coroc must know what every header declares (`uint64_t *p = q;` is a
+ * declaration only if uint64_t is a type) and which `#if` groups are in
+ * effect, exactly as the compiler will. So it asks the compiler: the input
+ * goes through the system preprocessor (`cc -E`, or $COROC_CPP) with the
+ * user's -I and -D options, and the parser reads the result.
+ *
+ * The output, though, is made of the user's own text, macros unexpanded. So
+ * the input is also tokenized as written. Tying the two together:
+ *  - a line of the .coc is live when the preprocessed text has tokens from
+ *    it; a run of tokens between two directive lines that has no live line
+ *    was skipped by #if (or expands to nothing) and is marked dead;
+ *  - a preprocessed token from the .coc is matched to the original token on
+ *    the same line with the same spelling, counting repeats.
+ */
+#define _GNU_SOURCE
+#include "coroc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* {==================================================================
+ * Reading
+ * =================================================================== */
+
+static char *read_fd(int fd, size_t *len) {
+  size_t cap = 65536, n = 0;
+  char *buf = xcalloc(1, cap + 1);
+  for (;;) {
+    if (n == cap) {
+      cap *= 2;
+      buf = xrealloc(buf, cap + 1);
+    }
+    ssize_t r = read(fd, buf + n, cap - n);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0)
+      return NULL;
+    if (r == 0)
+      break;
+    n += r;
+  }
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+static char *read_input(const char *path, size_t *len) {
+  if (strcmp(path, "-") == 0)
+    return read_fd(0, len);
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    fatal("%s: is a directory", path);
+  int fd = open(path, O_RDONLY);
+  if (fd < 0)
+    fatal("cannot open %s: %s", path, strerror(errno));
+  char *text = read_fd(fd, len);
+  close(fd);
+  if (!text)
+    fatal("cannot read %s: %s", path, strerror(errno));
+  if (memchr(text, '\0', *len))
+    fatal("%s: contains a NUL byte; is it a C source file?", path);
+  return text;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Running the preprocessor
+ * =================================================================== */
+
+/* Where coro.h is, so that a .coc that includes it preprocesses without an
+   -I: beside an installed coroc (PREFIX/bin/../include), else in the source
+   tree this coroc was built from. */
+static const char *runtime_include_dir(void) {
+  static char dir[PATH_MAX + 16];
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+      *slash = '\0';
+      snprintf(dir, sizeof dir, "%s/../include", exe);
+      char probe[PATH_MAX + 32];
+      snprintf(probe, sizeof probe, "%s/coro.h", dir);
+      if (access(probe, R_OK) == 0)
+        return dir;
+    }
+  }
+#ifdef COROC_RUNTIME_INCLUDE
+  return COROC_RUNTIME_INCLUDE;
+#else
+  return NULL;
+#endif
+}
+
+static char *dir_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash)
+    return xstrndup(".", 1);
+  return xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+/* Split $COROC_CPP (default "cc -E") into words. */
+static int cpp_command(const char **argv, int max) {
+  const char *env = getenv("COROC_CPP");
+  char *cmd = xstrndup(env && *env ? env : "cc -E", env && *env ? strlen(env) : 5);
+  int n = 0;
+  for (char *w = strtok(cmd, " \t"); w && n < max; w = strtok(NULL, " \t"))
+    argv[n++] = w;
+  return n;
+}
+
+/* Run the preprocessor on the input and return what it printed. The input
+   is fed through a pipe by a child process, so a large file cannot
+   deadlock us between writing its input and reading its output. Its
+   diagnostics go straight to our stderr: they already are in the one format. */
+static char *preprocess(const char *path, const char *text, size_t len, const CppArgs *args,
+                        size_t *out_len) {
+  const char **argv = xcalloc(args->nargs + 32, sizeof *argv);
+  int n = cpp_command(argv, 8);
+  argv[n++] = "-dD";  /* keep #define/#undef lines: they say which directives were in effect */
+  argv[n++] = "-x";
+  argv[n++] = "c";
+  argv[n++] = "-iquote";
+  argv[n++] = strcmp(path, "-") == 0 ? "." : dir_of(path);
+  const char *rt = runtime_include_dir();
+  if (rt) {
+    argv[n++] = "-idirafter";
+    argv[n++] = rt;
+  }
+  for (int i = 0; i < args->nargs; i++)
+    argv[n++] = args->args[i];
+  argv[n++] = strcmp(path, "-") == 0 ? "-" : path;
+  argv[n] = NULL;
+
+  int in[2], out[2];
+  if (pipe(in) < 0 || pipe(out) < 0)
+    fatal("pipe: %s", strerror(errno));
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_addclose(&fa, in[1]);
+  posix_spawn_file_actions_addclose(&fa, out[0]);
+  pid_t pid;
+  int err = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (err)
+    fatal("cannot run the preprocessor '%s': %s (set COROC_CPP to a command like \"cc -E\")",
+          argv[0], strerror(err));
+  close(in[0]);
+  close(out[1]);
+
+  pid_t writer = fork();
+  if (writer == 0) {
+    close(out[0]);
+    for (size_t done = 0; done < len;) {
+      ssize_t w = write(in[1], text + done, len - done);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        _exit(1);
+      done += w;
+    }
+    _exit(0);
+  }
+  close(in[1]);
+  char *result = read_fd(out[0], out_len);
+  close(out[0]);
+  int status;
+  waitpid(pid, &status, 0);
+  if (writer > 0)
+    waitpid(writer, NULL, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !result)
+    fatal("the preprocessor failed on %s (see its message above)", path);
+  return result;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Tying the two token lists together
+ * =================================================================== */
+
+/* A run of tokens between directive lines with no live line in it was
+   skipped by the preprocessor: the nested parse must not see it. */
+static void mark_dead(Source *src) {
+  TokenList *o = &src->original;
+  for (int i = 0; i < o->n;) {
+    if (o->v[i].kind == TK_DIRECTIVE) {
+      i++;
+      continue;
+    }
+    int j = i;
+    bool live = false;
+    for (; j < o->n && o->v[j].kind != TK_DIRECTIVE; j++) {
+      int line = o->v[j].pos.line;
+      if (line < src->nlines && src->line_live[line])
+        live = true;
+    }
+    for (int k = i; k < j; k++)
+      o->v[k].dead = !live;
+    i = j;
+  }
+}
+
+static void mark_live_lines(Source *src) {
+  src->nlines = 2;
+  for (size_t i = 0; i < src->len; i++)
+    if (src->text[i] == '\n')
+      src->nlines++;
+  src->line_live = xcalloc(src->nlines + 1, sizeof(bool));
+  src->directive_live = xcalloc(src->nlines + 1, sizeof(bool));
+  for (int i = 0; i < src->expanded.n; i++) {
+    Token *t = &src->expanded.v[i];
+    if (!t->in_main || t->pos.line <= 0 || t->pos.line >= src->nlines)
+      continue;
+    if (t->kind == TK_DIRECTIVE)
+      src->directive_live[t->pos.line] = true;
+    else
+      src->line_live[t->pos.line] = true;
+  }
+}
+
+/* The first original token on `line`, by binary search (tokens are in order). */
+static int first_on_line(Source *src, int line) {
+  int lo = 0, hi = src->original.n;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (src->original.v[mid].pos.line < line)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+int source_find_original(Source *src, int index) {
+  Token *t = &src->expanded.v[index];
+  if (!t->in_main)
+    return -1;
+  int repeat = 0;
+  for (int j = index - 1; j >= 0; j--) {
+    Token *u = &src->expanded.v[j];
+    if (!u->in_main || u->pos.line != t->pos.line)
+      break;
+    if (strcmp(u->text, t->text) == 0)
+      repeat++;
+  }
+  for (int i = first_on_line(src, t->pos.line); i < src->original.n; i++) {
+    Token *o = &src->original.v[i];
+    if (o->pos.line != t->pos.line)
+      break;
+    if (o->kind != TK_DIRECTIVE && !o->dead && strcmp(o->text, t->text) == 0 && repeat-- == 0)
+      return i;
+  }
+  return -1;
+}
+
+Pos source_original_pos(Source *src, int index) {
+  int i = source_find_original(src, index);
+  if (i >= 0)
+    return src->original.v[i].pos;
+  Token *t = &src->expanded.v[index];
+  if (t->kind == TK_EOF)
+    return src->original.v[src->original.n].pos;
+  if (!t->in_main)
+    return t->pos;
+  /* made by a macro: point at the start of the line it stands on */
+  i = first_on_line(src, t->pos.line);
+  if (i < src->original.n && src->original.v[i].pos.line == t->pos.line)
+    return src->original.v[i].pos;
+  return (Pos){src->name, t->pos.line, 1};
+}
+
+/* }================================================================== */
+
+void source_load(Source *src, const char *path, const CppArgs *cpp) {
+  src->name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+  src->text = read_input(path, &src->len);
+  diag_add_file(src->name, src->text, src->len);
+  tokenize(src->name, src->text, src->len, false, NULL, &src->original);
+  size_t plen;
+  char *pp = preprocess(path, src->text, src->len, cpp, &plen);
+  tokenize(src->name, pp, plen, true, src->name, &src->expanded);
+  mark_live_lines(src);
+  mark_dead(src);
+}
