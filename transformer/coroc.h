@@ -283,6 +283,7 @@ struct Coroutine {
   bool is_generator;  /* it has a `yield EXPR;` */
   bool returns_void;  /* its declared type is void */
   int nresume;        /* resume points numbered 1..nresume */
+  int *resume_lines;  /* [n]: the .coc line of resume point n */
   bool has_bare_yield;      /* it has a `yield;` */
   Token *first_bare_yield;  /* ... this one, for the message */
   Token *first_await;       /* its first await, for messages */

@@ -4,6 +4,9 @@
  *      12 |     yield i;
  *         |     ^
  *
+ * The caret is aligned by characters, not bytes (UTF-8), and tabs in the
+ * line are repeated in the caret line so a terminal lines them up.
+ *
  * Every pass reports through error_at/error_tok. Before exiting, coroc
  * removes the temporary file its output was being written to, so a failed
  * run never leaves a partial file behind.
@@ -55,8 +58,12 @@ static void show_line(const KnownFile *f, int line, int col) {
     eol = end;
   int width = fprintf(stderr, " %4d | ", line) - 2;
   fprintf(stderr, "%.*s\n%*s| ", (int)(eol - p), p, width, "");
-  for (int i = 1; i < col && p + i - 1 < eol; i++)
-    fputc(p[i - 1] == '\t' ? '\t' : ' ', stderr);
+  for (int i = 1; i < col && p + i - 1 < eol; i++) {
+    unsigned char c = p[i - 1];
+    if ((c & 0xC0) == 0x80)
+      continue;  /* a UTF-8 continuation byte: the character took one column */
+    fputc(c == '\t' ? '\t' : ' ', stderr);
+  }
   fputs("^\n", stderr);
 }
 

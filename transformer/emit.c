@@ -122,6 +122,8 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
     const Token *t = &e->toks->v[i];
     if (t->dead || t->kind == TK_DIRECTIVE)
       continue;
+    if (st && st->name && t == st->name && !*st->name_text)
+      continue;  /* an abstract declarator: the name and its space go */
     if (started && (t->space || t->bol))
       fputc(' ', out);
     started = true;
@@ -230,7 +232,7 @@ static char *field_decl(Emitter *e, const Node *specs, const Node *declarator, c
   }
   char *type = specs_str(e, specs, !has_pointer);
   char *decl = range_str(e, declarator->first, declarator->last, &st);
-  if (!declarator->tok && *decl == '\0')
+  if (*decl == '\0')
     return type;
   return format("%s %s", type, decl);
 }
@@ -330,7 +332,7 @@ static void emit_yield(Emitter *e, Node *n) {
    A yield prints as several statements, so it gets braces of its own. */
 static void emit_substmt(Emitter *e, int line, const char *header, Node *body) {
   if (body->kind == ND_BLOCK || body->kind == ND_YIELD) {
-    put_line(e, line, "%s {", header);
+    put_line(e, line, "%s%s{", header, *header ? " " : "");
     e->indent++;
     if (body->kind == ND_BLOCK) {
       int prev = body->first + 1;
@@ -412,22 +414,22 @@ static void emit_stmt(Emitter *e, Node *n) {
     return;
   case ND_LABEL:
     e->indent--;
-    put_line(e, line, "%s:;", n->tok->text);
+    put_line(e, line, "%s:", n->tok->text);
     e->indent++;
     emit_stmt(e, n->b);
     return;
   case ND_CASE:
     e->indent--;
     if (n->c)
-      put_line(e, line, "case %s ... %s:;", node_str(e, n->a), node_str(e, n->c));
+      put_line(e, line, "case %s ... %s:", node_str(e, n->a), node_str(e, n->c));
     else
-      put_line(e, line, "case %s:;", node_str(e, n->a));
+      put_line(e, line, "case %s:", node_str(e, n->a));
     e->indent++;
     emit_stmt(e, n->b);
     return;
   case ND_DEFAULT:
     e->indent--;
-    put_line(e, line, "default:;");
+    put_line(e, line, "default:");
     e->indent++;
     emit_stmt(e, n->b);
     return;
@@ -499,7 +501,8 @@ static void emit_resume(Emitter *e, Coroutine *co) {
   put_line(e, 0, "switch (coro_c->resume_point) {");
   put_line(e, 0, "case 0: break;");
   for (int i = 1; i <= co->nresume; i++)
-    put_line(e, 0, "case %d: goto coro_resume_%d;", i, i);
+    put_line(e, 0, "case %d: goto coro_resume_%d;  /* %s:%d */", i, i, e->src->name,
+             co->resume_lines[i]);
   put_line(e, 0, "}");
   int prev = body->first + 1;
   for (int i = 0; i < body->kids.n; i++) {

@@ -93,8 +93,8 @@ static void check_no_vla(Lowering *l, const Node *declarator, const char *what) 
   for (int i = 0; i < declarator->kids.n; i++) {
     Node *d = declarator->kids.v[i];
     if (d->kind == ND_ARRAY && is_variable_size(d->a))
-      error_tok(d->tok, "variable-length array %s in a coroutine: a frame needs sizes known "
-                "at compile time", what);
+      error_tok(declarator->tok ? declarator->tok : d->tok, "variable-length array %s in a "
+                "coroutine: a frame needs sizes known at compile time", what);
   }
   (void)l;
 }
@@ -160,11 +160,21 @@ static void lower_decl(Lowering *l, Node *decl) {
 
 static void walk(Lowering *l, Node *n);
 
+/* Resume points are numbered in source order; each remembers its line for
+   the comment in the dispatch switch. */
+static int new_resume_point(Lowering *l, const Token *where) {
+  Coroutine *co = l->co;
+  co->nresume++;
+  co->resume_lines = xrealloc(co->resume_lines, sizeof(int) * (co->nresume + 1));
+  co->resume_lines[co->nresume] = where->pos.line;
+  return co->nresume;
+}
+
 static void walk_yield(Lowering *l, Node *n) {
   Coroutine *co = l->co;
   if (l->stmt_expr)
-    error_tok(n->tok, "'yield' inside a statement expression: its value could not be kept "
-              "while the coroutine is suspended");
+    error_tok(n->tok, "'yield' inside a statement expression is not supported: the "
+              "expression's unfinished value would be lost while the coroutine is suspended");
   if (n->a) {
     if (co->returns_void)
       error_tok(n->tok, "'yield' with a value in coroutine '%s', whose type is void", co->name);
@@ -174,7 +184,7 @@ static void walk_yield(Lowering *l, Node *n) {
     if (!co->first_bare_yield)
       co->first_bare_yield = n->tok;
   }
-  n->resume_point = ++co->nresume;
+  n->resume_point = new_resume_point(l, n->tok);
   walk(l, n->a);
 }
 
@@ -185,7 +195,7 @@ static void walk_await(Lowering *l, Node *n) {
     error_tok(n->tok, "'await' inside a statement expression is not supported");
   if (!l->co->first_await)
     l->co->first_await = n->tok;
-  n->resume_point = ++l->co->nresume;
+  n->resume_point = new_resume_point(l, n->tok);
   walk(l, n->a);
 }
 
@@ -252,14 +262,29 @@ static void check_kind(Coroutine *co) {
   if (!co->is_generator)
     return;
   if (co->has_bare_yield)
-    error_tok(co->first_bare_yield, "a generator cannot use a bare 'yield;' (it yields values "
-              "to its consumer, not turns to a scheduler)");
+    error_tok(co->first_bare_yield, "a generator cannot use a bare 'yield;': it hands values to "
+              "its consumer, and only tasks yield to the scheduler");
   if (co->first_await)
     error_tok(co->first_await, "a generator cannot 'await': only tasks (coroutines without "
               "'yield EXPR') await");
   if (co->first_return_value)
     error_tok(co->first_return_value->tok, "'return' with a value in generator '%s': use "
               "'return;' to end the sequence", co->name);
+}
+
+/* Types declared in the body move to file scope, in front of the frame, where
+   the coroutine's locals do not exist. */
+static void check_hoisted_types(Lowering *l) {
+  for (int i = 0; i < l->co->types.n; i++) {
+    Node *t = l->co->types.v[i];
+    for (int j = t->first; j <= t->last; j++) {
+      Token *tok = &l->src->original.v[j];
+      if (tok->sym && tok->sym->kind == SYM_OBJECT && tok->sym->owner == l->co &&
+          tok->sym->tok != tok)
+        error_tok(tok, "a type declared in coroutine '%s' cannot depend on its local '%s': "
+                  "coroc moves the type to file scope", l->co->name, tok->text);
+    }
+  }
 }
 
 /* The parameters come first in the frame, under their own names. */
@@ -286,6 +311,7 @@ void lower(Source *src, Coroutine *cos, const Options *opt) {
     lower_params(&l);
     walk(&l, co->def->c);
     check_kind(co);
+    check_hoisted_types(&l);
     if (!co->is_generator)
       error_tok(co->declarator->tok, "coroutine '%s' is a task (it has no 'yield EXPR'): tasks "
                 "need the scheduler, which is not part of this version of coroc yet", co->name);

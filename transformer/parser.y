@@ -89,6 +89,7 @@ static void outside_check(Parser *p, const char *word, Loc loc) {
 
 static Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, Loc loc);
 static void outside_check(Parser *p, const char *word, Loc loc);
+static Pos token_pos(Parser *p, int index);
 }
 
 /* Every %define with its reason: */
@@ -145,7 +146,7 @@ static void outside_check(Parser *p, const char *word, Loc loc);
 %nterm <Node *> postfix_expr primary_expr args generic_assocs generic_assoc strings
 %nterm <Node *> attrs attrs_opt asm_attrs offsetof_member
 %nterm <int> assign_op unary_op
-%nterm <Node *> body_start
+%nterm <Node *> body_start kr_declaration kr_specs kr_specs_b kr_specs_t kr_nts nt_plain
 
 %precedence IFX
 %precedence ELSE
@@ -196,6 +197,48 @@ static_assert
 function_definition
   : decl_specs declarator_reg body_start compound_statement
                                                { $$ = funcdef_end(p, $1, $2, $4, @$); }
+  | decl_specs declarator_reg kr_start kr_decls compound_statement
+                                               { $$ = funcdef_end(p, $1, $2, $5, @$); }
+  ;
+
+/* An old-style definition, `int add(a, b) int a, b; { ... }`: the parameter
+   declarations come into the body's scope. A coroutine cannot be one. */
+kr_start
+  : %empty                                     { Node *specs = p->specs.v[p->specs.n - 1];
+                                                 if (specs->flags & SP_COROUTINE)
+                                                   error_at(token_pos(p, @0.first), "a coroutine needs a prototype-style parameter list");
+                                                 scope_push(); }
+  ;
+
+kr_decls : kr_declaration | kr_decls kr_declaration ;
+
+/* Its specifiers cannot begin with an attribute: one there belongs to the
+   declarator before (`int f(void) __attribute__((x));`). */
+kr_declaration
+  : kr_specs init_declarators ';'              { $$ = NULL; end_decl(p); }
+  ;
+
+kr_specs
+  : kr_specs_b                                 { begin_decl(p, $1); }
+  | kr_specs_t                                 { begin_decl(p, $1); }
+  ;
+
+kr_specs_b
+  : bt                                         { $$ = specs_add(NULL, $1, $1->flags, @$); }
+  | kr_nts bt                                  { $$ = specs_add($1, $2, $2->flags, @$); }
+  | kr_specs_b bt                              { $$ = specs_add($1, $2, $2->flags, @$); }
+  | kr_specs_b nt                              { $$ = specs_add($1, $2, $2->flags, @$); }
+  ;
+
+kr_specs_t
+  : ct                                         { $$ = specs_add(NULL, $1, $1->flags, @$); }
+  | kr_nts ct                                  { $$ = specs_add($1, $2, $2->flags, @$); }
+  | kr_specs_t nt                              { $$ = specs_add($1, $2, $2->flags, @$); }
+  ;
+
+kr_nts
+  : nt_plain                                   { $$ = specs_add(NULL, $1, $1->flags, @$); }
+  | kr_nts nt                                  { $$ = specs_add($1, $2, $2->flags, @$); }
   ;
 
 /* Entering a function body: its parameters come into scope. When this is a
@@ -236,12 +279,16 @@ nts
 
 /* a specifier that is not a type */
 nt
+  : nt_plain
+  | ATTRIBUTE                                  { $$ = NEW(ND_EXPR, @$); }
+  ;
+
+nt_plain
   : storage_class
   | qualifier
   | INLINE                                     { $$ = NEW(ND_EXPR, @$); }
   | NORETURN                                   { $$ = NEW(ND_EXPR, @$); }
   | alignment_spec
-  | ATTRIBUTE                                  { $$ = NEW(ND_EXPR, @$); }
   | COROUTINE                                  { $$ = NEW(ND_EXPR, @$); $$->flags = SP_COROUTINE; $$->tok = $1; }
   ;
 
@@ -391,11 +438,12 @@ declarator
   | pointer direct_declarator                  { $$ = declarator_derive($2, $1, @$); }
   ;
 
-/* Inside parentheses a declarator's name cannot be a typedef name: there,
-   `(T)` is a parameter list (C11 6.7.6.3p11). */
+/* Right inside parentheses a declarator's name cannot be a typedef name:
+   there, `(T)` is a parameter list (C11 6.7.6.3p11). After a `*` it can:
+   `int (*T)(int);` declares T. */
 pdeclarator
   : pdirect_declarator
-  | pointer pdirect_declarator                 { $$ = declarator_derive($2, $1, @$); }
+  | pointer direct_declarator                  { $$ = declarator_derive($2, $1, @$); }
   ;
 
 direct_declarator
@@ -541,6 +589,7 @@ statement
 
 labeled_statement
   : IDENTIFIER ':' statement                   { $$ = NEW(ND_LABEL, @$); $$->tok = $1; $$->b = $3; }
+  | TYPEDEF_NAME ':' statement                 { $$ = NEW(ND_LABEL, @$); $$->tok = $1; $$->b = $3; }
   | CASE const_expr ':' statement              { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->a = $2; $$->b = $4; }
   | CASE const_expr ELLIPSIS const_expr ':' statement { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->a = $2; $$->c = $4; $$->b = $6; }
   | DEFAULT ':' statement                      { $$ = NEW(ND_DEFAULT, @$); $$->tok = $1; $$->b = $3; }
@@ -771,7 +820,7 @@ generic_assoc
 
 typedef struct { const char *name; int code; } Keyword;
 
-/* Sorted by name for bsearch. The GNU spellings map to the standard word. */
+/* The GNU spellings map to the standard word. */
 static const Keyword keywords[] = {
   {"_Alignas", T_ALIGNAS}, {"_Alignof", T_ALIGNOF}, {"_Atomic", T_ATOMIC}, {"_Bool", T_BOOL},
   {"_Complex", T_COMPLEX}, {"_Float128", T_FLOATN}, {"_Float128x", T_FLOATN}, {"_Float16", T_FLOATN},
@@ -806,9 +855,20 @@ static int keyword_cmp(const void *key, const void *elem) {
   return strcmp(key, ((const Keyword *)elem)->name);
 }
 
+static int keyword_order(const void *a, const void *b) {
+  return strcmp(((const Keyword *)a)->name, ((const Keyword *)b)->name);
+}
+
 static int keyword_code(const Token *t) {
-  const Keyword *k = bsearch(t->text, keywords, sizeof keywords / sizeof keywords[0],
-                             sizeof keywords[0], keyword_cmp);
+  static Keyword sorted[sizeof keywords / sizeof keywords[0]];
+  static bool ready;
+  if (!ready) {  /* bsearch needs strcmp order, which is easy to get wrong by hand */
+    memcpy(sorted, keywords, sizeof keywords);
+    qsort(sorted, sizeof sorted / sizeof sorted[0], sizeof sorted[0], keyword_order);
+    ready = true;
+  }
+  const Keyword *k = bsearch(t->text, sorted, sizeof sorted / sizeof sorted[0],
+                             sizeof sorted[0], keyword_cmp);
   if (!k)
     return 0;
   /* The three words are keywords of the .coc only: a header may use them as names. */
@@ -950,6 +1010,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
     error_at(pos, "stray '%s' in program", t->text);
   if (n == 1)
     error_at(pos, "expected %s before %s", symbol_text(expected[0]), found);
+  if (t->kind == TK_EOF && expects(expected, n, "'}'"))
+    error_at(pos, "expected '}' before the end of the input (an unclosed '{')");
   bool want_semi = expects(expected, n, "';'");
   bool want_expr = expects(expected, n, "IDENTIFIER") && expects(expected, n, "NUMBER");
   if (want_semi && (t->bol || t->kind == TK_EOF || t->code == '}'))

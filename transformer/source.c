@@ -135,10 +135,15 @@ static char *preprocess(const char *path, const char *text, size_t len, const Cp
   argv[n++] = "c";
   argv[n++] = "-iquote";
   argv[n++] = strcmp(path, "-") == 0 ? "." : dir_of(path);
+  /* A .coc may call coroutines and coro_next without including coro.h
+     itself: the output includes it before the first coroutine, so coroc
+     reads the input as if it did, and knows coro_t is a type. */
   const char *rt = runtime_include_dir();
   if (rt) {
     argv[n++] = "-idirafter";
     argv[n++] = rt;
+    argv[n++] = "-include";
+    argv[n++] = format("%s/coro.h", rt);
   }
   for (int i = 0; i < args->nargs; i++)
     argv[n++] = args->args[i];

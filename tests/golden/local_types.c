@@ -1,0 +1,71 @@
+/* Types declared inside a coroutine move to file scope, renamed; arrays and
+   structs are initialized where their declarations stood. */
+#include <stdio.h>
+
+struct point { int x, y; };
+
+#include <coro.h>  /* added by coroc: the runtime of the coroutines below */
+/* coroutine walk (local_types.coc:7), lowered by coroc into a state machine */
+#line 7 "local_types.coc"
+typedef int coro_value_walk;
+struct coro_walk_point { long x, y; };
+enum coro_walk_dir { coro_walk_LEFT = -1, coro_walk_RIGHT = 1 };
+typedef struct coro_walk_point coro_walk_point_t;
+/* the frame of walk: its parameters and locals, kept across suspensions */
+struct coro_frame_walk {
+  coro_t coro_base;  /* the runtime's header; must come first */
+  struct coro_walk_point p;  /* local_types.coc:8 */
+  enum coro_walk_dir d;  /* local_types.coc:9 */
+  coro_walk_point_t path[2];  /* local_types.coc:11 */
+  char name[8];  /* local_types.coc:12 */
+  int i;  /* local_types.coc:13 */
+};
+/* the body of walk, resumed at resume_point */
+static void coro_resume_walk(coro_t *coro_c)
+{
+  struct coro_frame_walk *coro_f = (struct coro_frame_walk *)coro_c;
+  (void)coro_f;
+  switch (coro_c->resume_point) {
+  case 0: break;
+  case 1: goto coro_resume_1;  /* local_types.coc:15 */
+  case 2: goto coro_resume_2;  /* local_types.coc:17 */
+  }
+#line 8 "local_types.coc"
+  coro_f->p = (struct coro_walk_point){1, 2};
+  coro_f->d = coro_walk_RIGHT;
+#line 11 "local_types.coc"
+  memcpy(coro_f->path, (coro_walk_point_t [2]){{0, 0}, {3, 4}}, sizeof coro_f->path);
+  memcpy(coro_f->name, (char [8]){"walk"}, sizeof coro_f->name);
+  for (coro_f->i = 0; coro_f->i < 2; coro_f->i++) {
+    coro_f->p.x += coro_f->path[coro_f->i].x * coro_f->d;
+    /* resume point 1: local_types.coc:15 */
+#line 15 "local_types.coc"
+    CORO_YIELD(coro_c, 1, coro_value_walk, (int)coro_f->p.x);
+  coro_resume_1:;
+  }
+  /* resume point 2: local_types.coc:17 */
+#line 17 "local_types.coc"
+  CORO_YIELD(coro_c, 2, coro_value_walk, (int)sizeof(struct coro_walk_point) + coro_f->name[0]);
+coro_resume_2:;
+#line 18 "local_types.coc"
+  CORO_FINISH(coro_c);
+}
+/* walk(...) makes an instance and runs nothing yet (lazy start) */
+#line 7 "local_types.coc"
+coro_t *walk(void)
+{
+  struct coro_frame_walk *coro_f = (struct coro_frame_walk *)coro_frame_new(
+      sizeof(struct coro_frame_walk), _Alignof(struct coro_frame_walk), coro_resume_walk);
+  return &coro_f->coro_base;
+}
+#line 18 "local_types.coc"
+
+
+int main(void) {
+  coro_t *w = walk();
+  int v;
+  while (coro_next(w, &v))
+    printf("%d\n", v);
+  coro_free(w);
+  return 0;
+}

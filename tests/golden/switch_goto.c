@@ -1,0 +1,67 @@
+/* A yield inside the user's own switch, and a goto across yields: the
+   dispatch jumps to labels, so both still work. */
+#include <stdio.h>
+
+#include <coro.h>  /* added by coroc: the runtime of the coroutines below */
+/* coroutine tokens (switch_goto.coc:5), lowered by coroc into a state machine */
+#line 5 "switch_goto.coc"
+typedef int coro_value_tokens;
+/* the frame of tokens: its parameters and locals, kept across suspensions */
+struct coro_frame_tokens {
+  coro_t coro_base;  /* the runtime's header; must come first */
+  const char *s;  /* switch_goto.coc:5, parameter */
+  int count;  /* switch_goto.coc:6 */
+};
+/* the body of tokens, resumed at resume_point */
+static void coro_resume_tokens(coro_t *coro_c)
+{
+  struct coro_frame_tokens *coro_f = (struct coro_frame_tokens *)coro_c;
+  (void)coro_f;
+  switch (coro_c->resume_point) {
+  case 0: break;
+  case 1: goto coro_resume_1;  /* switch_goto.coc:16 */
+  }
+#line 6 "switch_goto.coc"
+  coro_f->count = 0;
+again:
+  switch (*coro_f->s) {
+  case '\0':
+    CORO_FINISH(coro_c);
+  case ' ':
+    coro_f->s++;
+    goto again;
+  default:
+    coro_f->count++;
+    /* resume point 1: switch_goto.coc:16 */
+#line 16 "switch_goto.coc"
+    CORO_YIELD(coro_c, 1, coro_value_tokens, *coro_f->s++);
+  coro_resume_1:;
+#line 17 "switch_goto.coc"
+    break;
+  }
+  if (coro_f->count < 10)
+    goto again;
+  CORO_FINISH(coro_c);
+}
+/* tokens(...) makes an instance and runs nothing yet (lazy start) */
+#line 5 "switch_goto.coc"
+coro_t *tokens(const char *s)
+{
+  struct coro_frame_tokens *coro_f = (struct coro_frame_tokens *)coro_frame_new(
+      sizeof(struct coro_frame_tokens), _Alignof(struct coro_frame_tokens), coro_resume_tokens);
+  coro_f->s = s;
+  return &coro_f->coro_base;
+}
+#line 21 "switch_goto.coc"
+
+
+int main(void) {
+  coro_t *t = tokens("a b  c");
+  char c;
+  int n = 0;
+  while (coro_next(t, &n) && (c = (char)n))
+    putchar(c);
+  putchar('\n');
+  coro_free(t);
+  return 0;
+}

@@ -1,0 +1,535 @@
+"""The command line of coroc (CONTRACT.md section 2, docs/cli.md).
+
+    coroc [--backend=stackless|stackful] [-o OUT.c] [-I DIR]... [-D NAME[=VALUE]]...
+          [--no-line] [--dot] [--stats] IN.coc
+    coroc --help | --version
+
+What is checked here, each test in its own temporary directory (the cwd of coroc):
+  * --help and --version exit 0 and print to standard output;
+  * usage errors (no input, two inputs, an unknown option or backend, an option
+    without its value) exit 2 with a usage message on standard error and nothing
+    on standard output;
+  * `-` reads standard input: the same output, and the same diagnostics, as for
+    the file, except that the file is called `<stdin>`;
+  * `-o OUT.c` is all-or-nothing: a failed run leaves an existing OUT.c with its
+    exact bytes and mtime and leaves no temporary file; a successful one writes
+    what standard output would have shown;
+  * a missing input file or a directory as input: exit 1 with a message naming it;
+  * `-I DIR`, `-IDIR`, `-D NAME`, `-DNAME=VALUE` reach the preprocessor;
+  * #line directives point at the .coc (and --no-line removes them all);
+  * the output begins with the user's own first lines (`#define _GNU_SOURCE`).
+The output of --dot and --stats is not checked here.
+"""
+import os
+import re
+
+import pytest
+
+from conftest import COROC_INCLUDE, COROC_LIB, WARNINGS, run
+
+# A generator whose yield stands on a line of its own (YIELD_LINE), so that the
+# #line directive in front of the yield can be checked.
+GEN = """\
+#include <stdio.h>
+#include <coro.h>
+
+coroutine int count(int n) {
+  for (int i = 0; i < n; i++)
+    yield i;
+}
+
+int main(void) {
+  coro_t *g = count(3);
+  int v;
+  while (coro_next(g, &v))
+    printf("%d\\n", v);
+  coro_free(g);
+  return 0;
+}
+"""
+YIELD_LINE = 6
+
+# Inputs that must fail with exit 1, each for a different reason.
+BAD = {
+    # the parser: a missing ';'
+    "syntax-error": "coroutine int f(void) {\n  yield 1\n}\n",
+    # a coroutine rule, found after parsing
+    "yield-outside-coroutine": "int f(void) {\n  yield 1;\n  return 0;\n}\n",
+    # a variable-length array in a coroutine cannot live in a frame
+    "vla-in-coroutine": "coroutine int f(int n) {\n  int a[n];\n  yield a[0];\n}\n",
+    # the preprocessor fails
+    "preprocessor-error": "int x;\n#error stop here\ncoroutine int f(void) { yield 1; }\n",
+}
+
+USAGE = "usage: coroc"
+
+
+def coroc_in(coroc, cwd, *args, input=None):
+    return run([coroc, *args], input=input, timeout=30, cwd=cwd)
+
+
+@pytest.fixture
+def gen(tmp_path):
+    p = tmp_path / "gen.coc"
+    p.write_text(GEN)
+    return p
+
+
+def listing(d):
+    return sorted(os.listdir(d))
+
+
+# --------------------------------------------------------------------------
+# --help, --version
+# --------------------------------------------------------------------------
+
+def test_help(coroc, tmp_path):
+    res = coroc_in(coroc, tmp_path, "--help")
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == ""
+    out = res.stdout
+    for word in ["--backend", "stackless", "stackful", "-o", "-I", "-D", "--no-line", "--dot",
+                 "--stats", "--help", "--version", "IN.coc"]:
+        assert re.search(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", out), f"--help does not mention {word}:\n{out}"
+    assert "-" in out and "standard input" in out, f"--help does not say that - reads standard input:\n{out}"
+
+
+def test_version(coroc, tmp_path):
+    res = coroc_in(coroc, tmp_path, "--version")
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == ""
+    assert re.fullmatch(r"coroc \d+\.\d+\.\d+\n", res.stdout), f"--version printed {res.stdout!r}"
+
+
+# --------------------------------------------------------------------------
+# usage errors: exit 2, usage on stderr, nothing on stdout
+# --------------------------------------------------------------------------
+
+USAGE_ERRORS = {
+    "no-input": [],
+    "only-options": ["--no-line", "-DX"],
+    "two-inputs": ["gen.coc", "gen.coc"],
+    "two-inputs-one-stdin": ["gen.coc", "-"],
+    "unknown-option": ["--bogus", "gen.coc"],
+    "unknown-short-option": ["-x", "gen.coc"],
+    "unknown-backend": ["--backend=stackfull", "gen.coc"],
+    "empty-backend": ["--backend=", "gen.coc"],
+    "o-without-value-last": ["gen.coc", "-o"],
+    "o-without-value-alone": ["-o"],
+    "I-without-value": ["gen.coc", "-I"],
+    "D-without-value": ["gen.coc", "-D"],
+}
+
+
+@pytest.mark.parametrize("args", USAGE_ERRORS.values(), ids=USAGE_ERRORS.keys())
+def test_usage_error(coroc, tmp_path, gen, args):
+    before = listing(tmp_path)
+    res = coroc_in(coroc, tmp_path, *args, input=GEN)
+    assert res.returncode == 2, f"coroc {' '.join(args)}: exit {res.returncode}, want 2\n{res.stderr}"
+    assert res.stdout == "", f"a usage error printed to standard output:\n{res.stdout[:500]}"
+    assert USAGE in res.stderr, f"no usage message on standard error:\n{res.stderr}"
+    assert res.stderr.startswith("coroc: "), f"the message does not say who speaks:\n{res.stderr}"
+    assert listing(tmp_path) == before, "a usage error created files"
+
+
+# --------------------------------------------------------------------------
+# the default backend, and stdout
+# --------------------------------------------------------------------------
+
+def test_output_on_stdout_without_o(coroc, tmp_path, gen):
+    before = listing(tmp_path)
+    res = coroc_in(coroc, tmp_path, "gen.coc")
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == ""
+    assert "coro_t *count(int n)" in res.stdout, res.stdout
+    assert listing(tmp_path) == before, "without -o coroc created files"
+
+
+def test_backend_stackless_is_the_default(coroc, tmp_path, gen):
+    default = coroc_in(coroc, tmp_path, "gen.coc")
+    explicit = coroc_in(coroc, tmp_path, "--backend=stackless", "gen.coc")
+    assert default.returncode == explicit.returncode == 0, default.stderr + explicit.stderr
+    assert default.stdout == explicit.stdout
+
+
+# --------------------------------------------------------------------------
+# - reads standard input
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [[], ["--no-line"]], ids=["default", "no-line"])
+def test_stdin_same_output_as_file(coroc, tmp_path, gen, args):
+    from_file = coroc_in(coroc, tmp_path, *args, "gen.coc")
+    from_stdin = coroc_in(coroc, tmp_path, *args, "-", input=GEN)
+    assert from_file.returncode == 0, from_file.stderr
+    assert from_stdin.returncode == 0, from_stdin.stderr
+    assert from_stdin.stderr == ""
+    assert from_stdin.stdout == from_file.stdout.replace("gen.coc", "<stdin>")
+    if not args:
+        assert '"<stdin>"' in from_stdin.stdout, "the #line directives of standard input do not say <stdin>"
+
+
+def test_stdin_finds_local_headers_in_cwd(coroc, tmp_path):
+    """The directory of standard input is the current directory: #include "x.h" is found there."""
+    (tmp_path / "local.h").write_text("typedef long my_long;\n")
+    src = '#include "local.h"\ncoroutine my_long g(void) {\n  my_long v = 1;\n  yield v;\n}\n'
+    res = coroc_in(coroc, tmp_path, "-", input=src)
+    assert res.returncode == 0, res.stderr
+
+
+@pytest.mark.parametrize("name", BAD.keys())
+def test_stdin_same_diagnostics_as_file(coroc, tmp_path, name):
+    (tmp_path / "bad.coc").write_text(BAD[name])
+    from_file = coroc_in(coroc, tmp_path, "bad.coc")
+    from_stdin = coroc_in(coroc, tmp_path, "-", input=BAD[name])
+    assert from_file.returncode == 1, from_file.stderr
+    assert from_stdin.returncode == 1, from_stdin.stderr
+    assert from_stdin.stdout == from_file.stdout == ""
+    assert from_stdin.stderr.startswith("<stdin>:"), f"diagnostics of standard input:\n{from_stdin.stderr}"
+    assert from_stdin.stderr == from_file.stderr.replace("bad.coc", "<stdin>"), (
+        f"from the file:\n{from_file.stderr}\nfrom standard input:\n{from_stdin.stderr}")
+
+
+# --------------------------------------------------------------------------
+# -o OUT.c: all or nothing
+# --------------------------------------------------------------------------
+
+OLD_BYTES = b"/* an older OUT.c that a failed run must leave alone */\n"
+OLD_TIME = (1_000_000_000, 1_000_000_000)   # 2001: any rewrite would show
+
+
+def old_out(d):
+    out = d / "OUT.c"
+    out.write_bytes(OLD_BYTES)
+    os.utime(out, OLD_TIME)
+    return out
+
+
+def leftovers(d):
+    return [n for n in os.listdir(d) if n.startswith("OUT.c") and n != "OUT.c"]
+
+
+@pytest.mark.parametrize("name", BAD.keys())
+def test_o_failed_run_leaves_existing_output(coroc, tmp_path, name):
+    (tmp_path / "bad.coc").write_text(BAD[name])
+    out = old_out(tmp_path)
+    before = os.stat(out)
+    res = coroc_in(coroc, tmp_path, "-o", "OUT.c", "bad.coc")
+    assert res.returncode == 1, res.stderr
+    assert res.stdout == ""
+    assert out.read_bytes() == OLD_BYTES, "a failed run changed OUT.c"
+    after = os.stat(out)
+    assert after.st_mtime_ns == before.st_mtime_ns, "a failed run touched OUT.c"
+    assert after.st_ino == before.st_ino, "a failed run replaced OUT.c"
+    assert leftovers(tmp_path) == [], f"a failed run left {leftovers(tmp_path)}"
+
+
+@pytest.mark.parametrize("name", BAD.keys())
+def test_o_failed_run_creates_no_output(coroc, tmp_path, name):
+    (tmp_path / "bad.coc").write_text(BAD[name])
+    before = listing(tmp_path)
+    res = coroc_in(coroc, tmp_path, "-o", "OUT.c", "bad.coc")
+    assert res.returncode == 1, res.stderr
+    assert listing(tmp_path) == before, "a failed run created files"
+
+
+@pytest.mark.parametrize("what", ["missing-input", "directory-input"])
+def test_o_unreadable_input_leaves_existing_output(coroc, tmp_path, what):
+    if what == "directory-input":
+        (tmp_path / "in.coc").mkdir()
+    out = old_out(tmp_path)
+    res = coroc_in(coroc, tmp_path, "-o", "OUT.c", "in.coc")
+    assert res.returncode == 1, res.stderr
+    assert out.read_bytes() == OLD_BYTES
+    assert os.stat(out).st_mtime_ns == OLD_TIME[1] * 1_000_000_000
+    assert leftovers(tmp_path) == []
+
+
+def test_o_into_missing_directory(coroc, tmp_path, gen):
+    res = coroc_in(coroc, tmp_path, "-o", "no/such/dir/OUT.c", "gen.coc")
+    assert res.returncode == 1, f"exit {res.returncode}\n{res.stderr}"
+    assert "no/such/dir/OUT.c" in res.stderr, res.stderr
+    assert not (tmp_path / "no").exists()
+
+
+def test_o_success_writes_what_stdout_shows(coroc, tmp_path, gen):
+    to_stdout = coroc_in(coroc, tmp_path, "gen.coc")
+    res = coroc_in(coroc, tmp_path, "-o", "OUT.c", "gen.coc")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == "", "with -o coroc also printed to standard output"
+    assert res.stderr == ""
+    assert (tmp_path / "OUT.c").read_text() == to_stdout.stdout
+    assert leftovers(tmp_path) == []
+
+
+def test_o_success_replaces_existing_output(coroc, tmp_path, gen):
+    out = old_out(tmp_path)
+    res = coroc_in(coroc, tmp_path, "gen.coc", "-o", "OUT.c")   # -o after the input works too
+    assert res.returncode == 0, res.stderr
+    data = out.read_bytes()
+    assert data != OLD_BYTES and b"coro_t *count(int n)" in data
+    assert os.stat(out).st_mtime != OLD_TIME[1]
+    assert leftovers(tmp_path) == []
+
+
+def test_o_output_compiles_and_runs(coroc, tmp_path, gen):
+    res = coroc_in(coroc, tmp_path, "-o", "OUT.c", "gen.coc")
+    assert res.returncode == 0, res.stderr
+    cc = run(["gcc", "-std=gnu11", *WARNINGS, f"-I{COROC_INCLUDE}", "-o", tmp_path / "gen",
+              tmp_path / "OUT.c", COROC_LIB], timeout=120)
+    assert cc.returncode == 0, cc.stderr
+    prog = run([tmp_path / "gen"], timeout=30)
+    assert prog.returncode == 0 and prog.stdout == "0\n1\n2\n", prog.stdout + prog.stderr
+
+
+# --------------------------------------------------------------------------
+# inputs that cannot be read
+# --------------------------------------------------------------------------
+
+def test_missing_input(coroc, tmp_path):
+    res = coroc_in(coroc, tmp_path, "nope.coc")
+    assert res.returncode == 1, f"exit {res.returncode}\n{res.stderr}"
+    assert res.stdout == ""
+    assert "nope.coc" in res.stderr, res.stderr
+    assert re.match(r"coroc: error: ", res.stderr), res.stderr
+
+
+def test_directory_as_input(coroc, tmp_path):
+    (tmp_path / "dir.coc").mkdir()
+    res = coroc_in(coroc, tmp_path, "dir.coc")
+    assert res.returncode == 1, f"exit {res.returncode}\n{res.stderr}"
+    assert res.stdout == ""
+    assert "dir.coc" in res.stderr, res.stderr
+    assert re.match(r"coroc: error: ", res.stderr), res.stderr
+
+
+def test_dot_directory_as_input(coroc, tmp_path):
+    res = coroc_in(coroc, tmp_path, ".")
+    assert res.returncode == 1, f"exit {res.returncode}\n{res.stderr}"
+    assert res.stdout == ""
+
+
+# --------------------------------------------------------------------------
+# -I and -D reach the preprocessor
+# --------------------------------------------------------------------------
+
+# val_t is a type name only when X is defined: then `val_t v = 1;` is a
+# declaration; otherwise it is a syntax error.
+SEL_D = """\
+#ifdef X
+typedef int val_t;
+#endif
+coroutine int g(void) {
+  val_t v = 1;
+  yield v;
+}
+"""
+# The same, with the typedef in a header that only -I finds.
+SEL_H = """\
+#ifdef X
+typedef int val_t;
+#endif
+"""
+SEL_I = """\
+#include "sel.h"
+coroutine int g(void) {
+  val_t v = 1;
+  yield v;
+}
+"""
+# The value of X counts.
+SEL_V = """\
+#if X == 7
+typedef int val_t;
+#endif
+coroutine int g(void) {
+  val_t v = 1;
+  yield v;
+}
+"""
+
+
+def frame_declares_v(out):
+    return re.search(r"^\s*val_t v;", out, re.M)
+
+
+def test_without_D_the_typedef_is_missing(coroc, tmp_path):
+    (tmp_path / "sel.coc").write_text(SEL_D)
+    res = coroc_in(coroc, tmp_path, "sel.coc")
+    assert res.returncode == 1, f"exit {res.returncode}: without -DX, `val_t v = 1;` is not C\n{res.stderr}"
+    assert res.stderr.startswith("sel.coc:5:"), res.stderr
+
+
+@pytest.mark.parametrize("args", [["-D", "X"], ["-DX"], ["-DX=1"], ["-D", "X=1"]],
+                         ids=["-D X", "-DX", "-DX=1", "-D X=1"])
+def test_D_forms(coroc, tmp_path, args):
+    (tmp_path / "sel.coc").write_text(SEL_D)
+    res = coroc_in(coroc, tmp_path, *args, "sel.coc")
+    assert res.returncode == 0, res.stderr
+    assert frame_declares_v(res.stdout), res.stdout
+
+
+@pytest.mark.parametrize("value,ok", [("7", True), ("1", False)])
+def test_D_value(coroc, tmp_path, value, ok):
+    (tmp_path / "sel.coc").write_text(SEL_V)
+    res = coroc_in(coroc, tmp_path, f"-DX={value}", "sel.coc")
+    assert res.returncode == (0 if ok else 1), res.stderr
+
+
+def test_without_I_the_header_is_missing(coroc, tmp_path):
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "sel.h").write_text(SEL_H)
+    (tmp_path / "sel.coc").write_text(SEL_I)
+    res = coroc_in(coroc, tmp_path, "-DX", "sel.coc")
+    assert res.returncode == 1, f"exit {res.returncode}: sel.h is only in inc/\n{res.stderr}"
+    assert "sel.h" in res.stderr
+
+
+@pytest.mark.parametrize("iargs", [["-I", "inc"], ["-Iinc"]], ids=["-I dir", "-Idir"])
+@pytest.mark.parametrize("dargs", [["-D", "X"], ["-DX=1"]], ids=["-D X", "-DX=1"])
+def test_I_and_D_forms(coroc, tmp_path, iargs, dargs):
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "sel.h").write_text(SEL_H)
+    (tmp_path / "sel.coc").write_text(SEL_I)
+    res = coroc_in(coroc, tmp_path, *iargs, *dargs, "sel.coc")
+    assert res.returncode == 0, res.stderr
+    assert frame_declares_v(res.stdout), res.stdout
+    # -I without -D: the header is found but X is not defined
+    res = coroc_in(coroc, tmp_path, *iargs, "sel.coc")
+    assert res.returncode == 1, res.stderr
+
+
+def test_local_header_beside_input_found_from_elsewhere(coroc, tmp_path):
+    """#include "x.h" looks beside the input first, as the compiler does, whatever the cwd."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "sel.h").write_text(SEL_H)
+    (tmp_path / "src" / "sel.coc").write_text(SEL_I)
+    res = coroc_in(coroc, tmp_path, "-DX", "src/sel.coc")
+    assert res.returncode == 0, res.stderr
+
+
+# --------------------------------------------------------------------------
+# #line directives
+# --------------------------------------------------------------------------
+
+LINE_RE = re.compile(r'^\s*#\s*(?:line\s+)?(\d+)\s+"([^"]*)"', re.M)
+ANY_LINE_DIRECTIVE = re.compile(r"^\s*#\s*(?:line\b|\d)", re.M)
+
+
+def test_no_line_removes_all_line_directives(coroc, tmp_path, gen):
+    res = coroc_in(coroc, tmp_path, "--no-line", "gen.coc")
+    assert res.returncode == 0, res.stderr
+    found = ANY_LINE_DIRECTIVE.findall(res.stdout)
+    assert not found, f"--no-line output has line directives:\n{res.stdout}"
+    # --no-line changes only the directives
+    default = coroc_in(coroc, tmp_path, "gen.coc")
+    stripped = "".join(l for l in default.stdout.splitlines(keepends=True) if not ANY_LINE_DIRECTIVE.match(l))
+    assert stripped == res.stdout
+
+
+def test_line_directives_point_at_the_coc(coroc, tmp_path, gen):
+    res = coroc_in(coroc, tmp_path, "gen.coc")
+    assert res.returncode == 0, res.stderr
+    directives = LINE_RE.findall(res.stdout)
+    assert directives, f"the default output has no #line directives:\n{res.stdout}"
+    names = {name for _, name in directives}
+    assert names == {"gen.coc"}, f"#line directives name {names}, want only gen.coc"
+    nlines = GEN.count("\n")
+    for num, _ in directives:
+        assert 1 <= int(num) <= nlines + 1, f"#line {num} is outside gen.coc"
+
+
+def test_line_of_the_yield(coroc, tmp_path, gen):
+    """The generated statement of the yield carries the yield's .coc line."""
+    res = coroc_in(coroc, tmp_path, "gen.coc")
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    current = None
+    for text in lines:
+        m = LINE_RE.match(text)
+        if m:
+            current = int(m.group(1))
+            continue
+        if current is not None:
+            if "CORO_YIELD" in text:
+                break
+            current += 1
+    else:
+        pytest.fail(f"no yield statement in the output:\n{res.stdout}")
+    assert current == YIELD_LINE, f"the yield is at gen.coc:{YIELD_LINE}, the output says {current}"
+
+
+def test_compiler_errors_point_into_the_coc(coroc, tmp_path):
+    """A type error in ordinary C inside a coroutine is reported by the compiler at its .coc line."""
+    src = ("#include <coro.h>\n"
+           "struct s { int a; };\n"
+           "coroutine int f(void) {\n"
+           "  struct s x = { 1 };\n"
+           "  yield x.nosuchfield;\n"       # line 5
+           "}\n")
+    (tmp_path / "te.coc").write_text(src)
+    res = coroc_in(coroc, tmp_path, "-o", "te.c", "te.coc")
+    assert res.returncode == 0, res.stderr
+    cc = run(["gcc", "-std=gnu11", f"-I{COROC_INCLUDE}", "-c", "-o", tmp_path / "te.o", tmp_path / "te.c"],
+             timeout=120, cwd=tmp_path)
+    assert cc.returncode != 0
+    assert re.search(r"^te\.coc:5:\d+: error: .*nosuchfield", cc.stderr, re.M), cc.stderr
+
+
+# --------------------------------------------------------------------------
+# the output begins with the user's first lines
+# --------------------------------------------------------------------------
+
+GNU = """\
+#define _GNU_SOURCE
+/* strchrnul is declared only with _GNU_SOURCE */
+#include <string.h>
+#include <stdio.h>
+#include <coro.h>
+
+coroutine char upto_comma(const char *s) {
+  yield *strchrnul(s, ',');
+}
+
+int main(void) {
+  coro_t *g = upto_comma("ab,c");
+  char c = 0;
+  while (coro_next(g, &c))
+    putchar(c);
+  coro_free(g);
+  putchar('\\n');
+  return 0;
+}
+"""
+
+GNU_NO_INCLUDES = """\
+#define _GNU_SOURCE
+coroutine int one(void) {
+  yield 1;
+}
+"""
+
+
+@pytest.mark.parametrize("args", [[], ["--no-line"]], ids=["default", "no-line"])
+@pytest.mark.parametrize("src", [GNU, GNU_NO_INCLUDES], ids=["with-includes", "without-includes"])
+def test_output_begins_with_users_first_lines(coroc, tmp_path, src, args):
+    (tmp_path / "gnu.coc").write_text(src)
+    for how, res in [("file", coroc_in(coroc, tmp_path, *args, "gnu.coc")),
+                     ("stdin", coroc_in(coroc, tmp_path, *args, "-", input=src))]:
+        assert res.returncode == 0, res.stderr
+        first = res.stdout.splitlines()[0] if res.stdout else ""
+        assert first == "#define _GNU_SOURCE", f"({how}) the output begins with {first!r}"
+        # everything before the first coroutine comes first, unchanged
+        prefix = src[:src.index("coroutine")]
+        assert res.stdout.startswith(prefix), f"({how}) the output does not begin with:\n{prefix}\n---\n{res.stdout[:400]}"
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_gnu_source_keeps_its_effect(coroc, tmp_path, cc):
+    (tmp_path / "gnu.coc").write_text(GNU)
+    res = coroc_in(coroc, tmp_path, "-o", "gnu.c", "gnu.coc")
+    assert res.returncode == 0, res.stderr
+    build = run([cc, "-std=c11", *WARNINGS, f"-I{COROC_INCLUDE}", "-o", tmp_path / "gnu", tmp_path / "gnu.c",
+                 COROC_LIB], timeout=120)
+    assert build.returncode == 0, f"_GNU_SOURCE lost its effect?\n{build.stderr}"
+    prog = run([tmp_path / "gnu"], timeout=30)
+    assert prog.returncode == 0 and prog.stdout == ",\n", prog.stdout
