@@ -36,18 +36,28 @@ typedef struct {
   Coroutine *co;      /* the coroutine being printed */
   int indent;         /* current indentation, in levels of two spaces */
   int mapped;         /* the .coc line the compiler will give the next output line; 0: unknown */
+  bool named;         /* a #line has named the .coc already */
 } Emitter;
 
 /* {==================================================================
  * Lines and #line
  * =================================================================== */
 
+/* `#line N "file.coc"`, or just `#line N` once the file name is set. */
+static void line_directive(Emitter *e, int line) {
+  if (e->named)
+    fprintf(e->out, "#line %d\n", line);
+  else
+    fprintf(e->out, "#line %d \"%s\"\n", line, e->src->name);
+  e->named = true;
+}
+
 /* Print one line of output that stands for `line` of the .coc (0: a line of
    coroc's own that stands for nothing in particular). */
 static void put_line(Emitter *e, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void put_line(Emitter *e, int line, const char *fmt, ...) {
   if (line > 0 && line != e->mapped && e->opt->line_directives)
-    fprintf(e->out, "#line %d \"%s\"\n", line, e->src->name);
+    line_directive(e, line);
   if (line > 0)
     e->mapped = line;
   fprintf(e->out, "%*s", e->indent * 2, "");
@@ -258,7 +268,7 @@ static void emit_directives(Emitter *e, int from, int to) {
       continue;
     const char *text = t->text + strspn(t->text, " \t");
     if (e->opt->line_directives && e->mapped != t->pos.line)
-      fprintf(e->out, "#line %d \"%s\"\n", t->pos.line, e->src->name);
+      line_directive(e, t->pos.line);
     fprintf(e->out, "%s\n", text);
     e->mapped = t->pos.line + 1;
     for (const char *p = text; *p; p++)
@@ -492,16 +502,18 @@ static void emit_frame(Emitter *e, Coroutine *co) {
 static void emit_resume(Emitter *e, Coroutine *co) {
   Node *body = co->def->c;
   put_line(e, 0, "/* the body of %s, resumed at resume_point */", co->name);
-  put_line(e, 0, "static void coro_resume_%s(coro_t *coro_c)", co->name);
-  put_line(e, 0, "{");
+  /* the lines that make code are pinned to the definition's line: a
+     debugger entering the function shows the coroutine's header, and a
+     breakpoint on a line of the body finds only the body's code */
+  int at = line_of(e, co->decl);
+  put_line(e, at, "static void coro_resume_%s(coro_t *coro_c) {", co->name);
   e->indent++;
-  put_line(e, 0, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_c;", co->name,
+  put_line(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_c;", co->name,
            co->name);
   put_line(e, 0, "(void)coro_f;");
-  put_line(e, 0, "switch (coro_c->resume_point) {");
-  put_line(e, 0, "case 0: break;");
+  put_line(e, at, "switch (coro_c->resume_point) {  /* 0: from the start */");
   for (int i = 1; i <= co->nresume; i++)
-    put_line(e, 0, "case %d: goto coro_resume_%d;  /* %s:%d */", i, i, e->src->name,
+    put_line(e, at, "case %d: goto coro_resume_%d;  /* %s:%d */", i, i, e->src->name,
              co->resume_lines[i]);
   put_line(e, 0, "}");
   int prev = body->first + 1;
@@ -517,20 +529,19 @@ static void emit_resume(Emitter *e, Coroutine *co) {
 }
 
 static void emit_creation(Emitter *e, Coroutine *co) {
+  int at = line_of(e, co->decl);
   put_line(e, 0, "/* %s(...) makes an instance and runs nothing yet (lazy start) */", co->name);
-  put_line(e, line_of(e, co->decl), "%s", creation_header(e, co));
-  put_line(e, 0, "{");
+  put_line(e, at, "%s {", creation_header(e, co));
   e->indent++;
-  put_line(e, 0, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_frame_new(",
-           co->name, co->name);
-  put_line(e, 0, "    sizeof(struct coro_frame_%s), _Alignof(struct coro_frame_%s), coro_resume_%s);",
-           co->name, co->name, co->name);
+  put_line(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_frame_new("
+           "sizeof *coro_f, _Alignof(struct coro_frame_%s), coro_resume_%s);",
+           co->name, co->name, co->name, co->name);
   for (int i = 0; i < co->locals.n; i++) {
     Node *n = co->locals.v[i];
     if (n->kind == ND_PARAM)
-      put_line(e, 0, "coro_f->%s = %s;", n->sym->field, n->sym->name);
+      put_line(e, at, "coro_f->%s = %s;", n->sym->field, n->sym->name);
   }
-  put_line(e, 0, "return &coro_f->coro_base;");
+  put_line(e, at, "return &coro_f->coro_base;");
   e->indent--;
   put_line(e, 0, "}");
 }
@@ -574,7 +585,7 @@ void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
     emit_coroutine(&e, co);
     at = last->end;
     if (opt->line_directives && at < src->len)
-      fprintf(out, "#line %d \"%s\"\n", last->pos.line, src->name);
+      line_directive(&e, last->pos.line);
     e.mapped = last->pos.line;
   }
   fwrite(src->text + at, 1, src->len - at, out);

@@ -11,34 +11,37 @@ struct coro_frame_countdown {
   int from;  /* countdown.coc:4, parameter */
 };
 /* the body of countdown, resumed at resume_point */
-static void coro_resume_countdown(coro_t *coro_c)
-{
+#line 4
+static void coro_resume_countdown(coro_t *coro_c) {
+#line 4
   struct coro_frame_countdown *coro_f = (struct coro_frame_countdown *)coro_c;
   (void)coro_f;
-  switch (coro_c->resume_point) {
-  case 0: break;
+#line 4
+  switch (coro_c->resume_point) {  /* 0: from the start */
+#line 4
   case 1: goto coro_resume_1;  /* countdown.coc:6 */
   }
-#line 5 "countdown.coc"
+#line 5
   while (coro_f->from > 0) {
     /* resume point 1: countdown.coc:6 */
-#line 6 "countdown.coc"
+#line 6
     CORO_YIELD(coro_c, 1, coro_value_countdown, coro_f->from--);
   coro_resume_1:;
   }
-#line 7 "countdown.coc"
+#line 7
   CORO_FINISH(coro_c);
 }
 /* countdown(...) makes an instance and runs nothing yet (lazy start) */
-#line 4 "countdown.coc"
-coro_t *countdown(int from)
-{
-  struct coro_frame_countdown *coro_f = (struct coro_frame_countdown *)coro_frame_new(
-      sizeof(struct coro_frame_countdown), _Alignof(struct coro_frame_countdown), coro_resume_countdown);
+#line 4
+coro_t *countdown(int from) {
+#line 4
+  struct coro_frame_countdown *coro_f = (struct coro_frame_countdown *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_countdown), coro_resume_countdown);
+#line 4
   coro_f->from = from;
+#line 4
   return &coro_f->coro_base;
 }
-#line 7 "countdown.coc"
+#line 7
 
 
 int main(void) {

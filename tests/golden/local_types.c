@@ -21,44 +21,47 @@ struct coro_frame_walk {
   int i;  /* local_types.coc:13 */
 };
 /* the body of walk, resumed at resume_point */
-static void coro_resume_walk(coro_t *coro_c)
-{
+#line 7
+static void coro_resume_walk(coro_t *coro_c) {
+#line 7
   struct coro_frame_walk *coro_f = (struct coro_frame_walk *)coro_c;
   (void)coro_f;
-  switch (coro_c->resume_point) {
-  case 0: break;
+#line 7
+  switch (coro_c->resume_point) {  /* 0: from the start */
+#line 7
   case 1: goto coro_resume_1;  /* local_types.coc:15 */
+#line 7
   case 2: goto coro_resume_2;  /* local_types.coc:17 */
   }
-#line 8 "local_types.coc"
+#line 8
   coro_f->p = (struct coro_walk_point){1, 2};
   coro_f->d = coro_walk_RIGHT;
-#line 11 "local_types.coc"
+#line 11
   memcpy(coro_f->path, (coro_walk_point_t [2]){{0, 0}, {3, 4}}, sizeof coro_f->path);
   memcpy(coro_f->name, (char [8]){"walk"}, sizeof coro_f->name);
   for (coro_f->i = 0; coro_f->i < 2; coro_f->i++) {
     coro_f->p.x += coro_f->path[coro_f->i].x * coro_f->d;
     /* resume point 1: local_types.coc:15 */
-#line 15 "local_types.coc"
+#line 15
     CORO_YIELD(coro_c, 1, coro_value_walk, (int)coro_f->p.x);
   coro_resume_1:;
   }
   /* resume point 2: local_types.coc:17 */
-#line 17 "local_types.coc"
+#line 17
   CORO_YIELD(coro_c, 2, coro_value_walk, (int)sizeof(struct coro_walk_point) + coro_f->name[0]);
 coro_resume_2:;
-#line 18 "local_types.coc"
+#line 18
   CORO_FINISH(coro_c);
 }
 /* walk(...) makes an instance and runs nothing yet (lazy start) */
-#line 7 "local_types.coc"
-coro_t *walk(void)
-{
-  struct coro_frame_walk *coro_f = (struct coro_frame_walk *)coro_frame_new(
-      sizeof(struct coro_frame_walk), _Alignof(struct coro_frame_walk), coro_resume_walk);
+#line 7
+coro_t *walk(void) {
+#line 7
+  struct coro_frame_walk *coro_f = (struct coro_frame_walk *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_walk), coro_resume_walk);
+#line 7
   return &coro_f->coro_base;
 }
-#line 18 "local_types.coc"
+#line 18
 
 
 int main(void) {

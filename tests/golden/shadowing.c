@@ -15,49 +15,54 @@ struct coro_frame_pairs {
   int coro_i_3;  /* shadowing.coc:9 */
 };
 /* the body of pairs, resumed at resume_point */
-static void coro_resume_pairs(coro_t *coro_c)
-{
+#line 4
+static void coro_resume_pairs(coro_t *coro_c) {
+#line 4
   struct coro_frame_pairs *coro_f = (struct coro_frame_pairs *)coro_c;
   (void)coro_f;
-  switch (coro_c->resume_point) {
-  case 0: break;
+#line 4
+  switch (coro_c->resume_point) {  /* 0: from the start */
+#line 4
   case 1: goto coro_resume_1;  /* shadowing.coc:10 */
+#line 4
   case 2: goto coro_resume_2;  /* shadowing.coc:12 */
+#line 4
   case 3: goto coro_resume_3;  /* shadowing.coc:14 */
   }
-#line 5 "shadowing.coc"
+#line 5
   coro_f->i = 100;
   for (coro_f->coro_i_2 = 0; coro_f->coro_i_2 < coro_f->n; coro_f->coro_i_2++) {
     coro_f->sum = coro_f->coro_i_2;
     {
       coro_f->coro_i_3 = coro_f->sum * 10;
       /* resume point 1: shadowing.coc:10 */
-#line 10 "shadowing.coc"
+#line 10
       CORO_YIELD(coro_c, 1, coro_value_pairs, coro_f->coro_i_3);
     coro_resume_1:;
     }
     /* resume point 2: shadowing.coc:12 */
-#line 12 "shadowing.coc"
+#line 12
     CORO_YIELD(coro_c, 2, coro_value_pairs, coro_f->sum);
   coro_resume_2:;
   }
   /* resume point 3: shadowing.coc:14 */
-#line 14 "shadowing.coc"
+#line 14
   CORO_YIELD(coro_c, 3, coro_value_pairs, coro_f->i);
 coro_resume_3:;
-#line 15 "shadowing.coc"
+#line 15
   CORO_FINISH(coro_c);
 }
 /* pairs(...) makes an instance and runs nothing yet (lazy start) */
-#line 4 "shadowing.coc"
-coro_t *pairs(int n)
-{
-  struct coro_frame_pairs *coro_f = (struct coro_frame_pairs *)coro_frame_new(
-      sizeof(struct coro_frame_pairs), _Alignof(struct coro_frame_pairs), coro_resume_pairs);
+#line 4
+coro_t *pairs(int n) {
+#line 4
+  struct coro_frame_pairs *coro_f = (struct coro_frame_pairs *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_pairs), coro_resume_pairs);
+#line 4
   coro_f->n = n;
+#line 4
   return &coro_f->coro_base;
 }
-#line 15 "shadowing.coc"
+#line 15
 
 
 int main(void) {

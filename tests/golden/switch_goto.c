@@ -13,15 +13,17 @@ struct coro_frame_tokens {
   int count;  /* switch_goto.coc:6 */
 };
 /* the body of tokens, resumed at resume_point */
-static void coro_resume_tokens(coro_t *coro_c)
-{
+#line 5
+static void coro_resume_tokens(coro_t *coro_c) {
+#line 5
   struct coro_frame_tokens *coro_f = (struct coro_frame_tokens *)coro_c;
   (void)coro_f;
-  switch (coro_c->resume_point) {
-  case 0: break;
+#line 5
+  switch (coro_c->resume_point) {  /* 0: from the start */
+#line 5
   case 1: goto coro_resume_1;  /* switch_goto.coc:16 */
   }
-#line 6 "switch_goto.coc"
+#line 6
   coro_f->count = 0;
 again:
   switch (*coro_f->s) {
@@ -33,10 +35,10 @@ again:
   default:
     coro_f->count++;
     /* resume point 1: switch_goto.coc:16 */
-#line 16 "switch_goto.coc"
+#line 16
     CORO_YIELD(coro_c, 1, coro_value_tokens, *coro_f->s++);
   coro_resume_1:;
-#line 17 "switch_goto.coc"
+#line 17
     break;
   }
   if (coro_f->count < 10)
@@ -44,15 +46,16 @@ again:
   CORO_FINISH(coro_c);
 }
 /* tokens(...) makes an instance and runs nothing yet (lazy start) */
-#line 5 "switch_goto.coc"
-coro_t *tokens(const char *s)
-{
-  struct coro_frame_tokens *coro_f = (struct coro_frame_tokens *)coro_frame_new(
-      sizeof(struct coro_frame_tokens), _Alignof(struct coro_frame_tokens), coro_resume_tokens);
+#line 5
+coro_t *tokens(const char *s) {
+#line 5
+  struct coro_frame_tokens *coro_f = (struct coro_frame_tokens *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_tokens), coro_resume_tokens);
+#line 5
   coro_f->s = s;
+#line 5
   return &coro_f->coro_base;
 }
-#line 21 "switch_goto.coc"
+#line 21
 
 
 int main(void) {
