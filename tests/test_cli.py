@@ -59,6 +59,8 @@ BAD = {
     "vla-in-coroutine": "coroutine int f(int n) {\n  int a[n];\n  yield a[0];\n}\n",
     # the preprocessor fails
     "preprocessor-error": "int x;\n#error stop here\ncoroutine int f(void) { yield 1; }\n",
+    # not a source file
+    "nul-byte": "int x;\n\0\ncoroutine int f(void) { yield 1; }\n",
 }
 
 USAGE = "usage: coroc"
@@ -411,7 +413,7 @@ def test_local_header_beside_input_found_from_elsewhere(coroc, tmp_path):
 # #line directives
 # --------------------------------------------------------------------------
 
-LINE_RE = re.compile(r'^\s*#\s*(?:line\s+)?(\d+)\s+"([^"]*)"', re.M)
+LINE_RE = re.compile(r'^\s*#\s*(?:line\s+)?(\d+)(?:\s+"([^"]*)")?\s*$', re.M)
 ANY_LINE_DIRECTIVE = re.compile(r"^\s*#\s*(?:line\b|\d)", re.M)
 
 
@@ -431,8 +433,10 @@ def test_line_directives_point_at_the_coc(coroc, tmp_path, gen):
     assert res.returncode == 0, res.stderr
     directives = LINE_RE.findall(res.stdout)
     assert directives, f"the default output has no #line directives:\n{res.stdout}"
-    names = {name for _, name in directives}
+    names = {name for _, name in directives if name}
     assert names == {"gen.coc"}, f"#line directives name {names}, want only gen.coc"
+    first = next(name for _, name in directives)
+    assert first == "gen.coc", "the first #line directive does not name the file"
     nlines = GEN.count("\n")
     for num, _ in directives:
         assert 1 <= int(num) <= nlines + 1, f"#line {num} is outside gen.coc"

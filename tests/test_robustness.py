@@ -17,7 +17,8 @@ random.Random seeded with the seed's name and the kind of damage):
   string     an unterminated "string or 'character constant
   multi      three of the above at once
 
-coroc runs on each variant (as a file, with a 5 s timeout) and must:
+coroc runs on each variant (as a file, and every 4th one also as `coroc -` on
+standard input, with a 5 s timeout) and must:
   * exit 0 or 1: not killed by a signal, not 2 (there is no usage error here),
     and not time out;
   * print no "internal error";
@@ -26,6 +27,9 @@ coroc runs on each variant (as a file, with a 5 s timeout) and must:
     first form is followed by the quoted source line (the line LINE of FILE)
     and a caret line;
   * when it exits 0: print no error.
+
+test_valid_line_directive puts a valid `#line` directive into a seed: that is C,
+so coroc must accept it.
 
 All variants run once, in a thread pool, in a module-scoped fixture; each is
 then its own test item (test_variant[fib-delete-07]), so that a failure names
@@ -95,15 +99,6 @@ class Variants:
     def rng(self, kind):
         return random.Random(f"{self.name}/{kind}")
 
-    def boundary(self, rng):
-        """A byte offset between two tokens (or at either end)."""
-        i = rng.randrange(len(self.toks) + 1)
-        return self.toks[i][0] if i < len(self.toks) else len(self.data)
-
-    def line_start(self, rng):
-        starts = [0] + [i + 1 for i, b in enumerate(self.data) if b == 0x0A]
-        return rng.choice(starts)
-
     # each mutation: (data) -> (new data, offset of the damage, description)
 
     def delete(self, data, toks, rng):
@@ -162,7 +157,7 @@ class Variants:
         out = []
         # truncate at every Nth byte
         step = max(1, len(self.data) // counts["truncate"])
-        for n, at in enumerate(range(0, len(self.data), step)):
+        for at in range(0, len(self.data), step):
             out.append((f"truncate-{at:04d}", self.data[:at], at, f"cut after byte {at}"))
         for kind in self.SINGLE:
             rng = self.rng(kind)
@@ -184,6 +179,9 @@ COUNTS = {"truncate": 40, "delete": 25, "duplicate": 12, "swap": 15, "insert": 4
           "nonascii": 12, "comment": 5, "string": 8, "multi": 15}
 
 
+STDIN_EVERY = 4      # every 4th variant is also read from standard input (coroc -)
+
+
 def make_variants():
     seen = set()
     variants = []
@@ -194,6 +192,8 @@ def make_variants():
                 continue
             seen.add(new)
             variants.append((f"{seed.stem}-{vid}", seed, new, at, what))
+            if len(seen) % STDIN_EVERY == 0:
+                variants.append((f"{seed.stem}-{vid}-stdin", seed, new, at, what))
     return variants
 
 
@@ -212,12 +212,14 @@ class Outcome:
         self.timed_out = timed_out
 
 
-def run_coroc(path):
-    """coroc PATH with a timeout; on a timeout the whole process group (the preprocessor too) is killed."""
-    proc = subprocess.Popen([str(COROC), path.name], cwd=path.parent, stdin=subprocess.DEVNULL,
+def run_coroc(path, stdin=False):
+    """coroc PATH (or coroc - < PATH) with a timeout; on a timeout the whole process group
+    (the preprocessor too) is killed."""
+    proc = subprocess.Popen([str(COROC), "-" if stdin else path.name], cwd=path.parent,
+                            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
-        out, err = proc.communicate(timeout=TIMEOUT)
+        out, err = proc.communicate(input=path.read_bytes() if stdin else None, timeout=TIMEOUT)
         return Outcome(proc.returncode, out, err, False)
     except subprocess.TimeoutExpired:
         try:
@@ -240,7 +242,7 @@ def outcomes(tmp_path_factory, coroc):
         path.write_bytes(data)
         paths[vid] = path
     with concurrent.futures.ThreadPoolExecutor(WORKERS) as pool:
-        results = dict(zip(paths, pool.map(run_coroc, paths.values())))
+        results = dict(zip(paths, pool.map(lambda vid: run_coroc(paths[vid], vid.endswith("-stdin")), paths)))
     return {vid: (paths[vid], results[vid]) for vid in paths}
 
 
@@ -252,6 +254,11 @@ DIAG_RE = re.compile(rb"^(.+?):(\d+):(\d+): error: ")
 TOOL_RE = re.compile(rb"^coroc: error: ")
 QUOTE_RE = re.compile(rb"^ *(\d+) \| ?(.*)$")
 CARET_RE = re.compile(rb"^ *\| .*\^")
+# The contract's format is for errors. With this True, warnings (and notes) that the
+# preprocessor prints before the first error are skipped; the brief asks for the
+# first line of standard error to be the error, so it is False.
+ALLOW_LEADING_WARNINGS = False
+WARNING_RE = re.compile(rb"^(.+?):(\d+):(\d+): (warning|note): |^In file included from |^ +from ")
 
 
 def show(b, limit=3000):
@@ -261,6 +268,8 @@ def show(b, limit=3000):
 
 def source_line(path, file, line):
     """Line `line` of the file a diagnostic names (the variant, or a header), or None."""
+    if file == b"<stdin>":
+        file = path.name.encode()
     f = pathlib.Path(file.decode("utf-8", "surrogateescape"))
     if not f.is_absolute():
         f = path.parent / f
@@ -289,7 +298,10 @@ def problems(path, res):
     elif res.returncode == 1:
         if res.stdout:
             found.append(f"exit status 1 but {len(res.stdout)} bytes on standard output")
-        first = lines[0]
+        if ALLOW_LEADING_WARNINGS:
+            while lines and (WARNING_RE.match(lines[0]) or QUOTE_RE.match(lines[0]) or CARET_RE.match(lines[0])):
+                lines = lines[1:]
+        first = lines[0] if lines else b""
         m = DIAG_RE.match(first)
         if m:
             quote = QUOTE_RE.match(lines[1]) if len(lines) > 1 else None
@@ -316,9 +328,10 @@ def problems(path, res):
 def reproduction(vid, path, at, what):
     data = path.read_bytes()
     lo, hi = max(0, at - 60), at + 60
+    how = f"{COROC} - < {path.name}" if vid.endswith("-stdin") else f"{COROC} {path.name}"
     return (f"variant {vid}: {what}\n"
             f"around byte {at}: ...{data[lo:hi]!r}...\n"
-            f"rerun: cd {path.parent} && {COROC} {path.name}")
+            f"rerun: cd {path.parent} && {how}")
 
 
 # --------------------------------------------------------------------------
@@ -356,3 +369,29 @@ def test_variant(outcomes, vid, at, what):
     found = problems(path, res)
     assert not found, ("; ".join(found) + "\n" + reproduction(vid, path, at, what)
                        + f"\nexit status {res.returncode}; standard error:\n{show(res.stderr)}")
+
+
+# A #line directive is C: put in a valid seed, it must not make coroc fail.
+# (The damaged variants meet it too, with out-of-range numbers.)
+LINE_DIRECTIVES = {
+    "number": b"#line 100\n",
+    "number-and-name": b"#line 1 \"other.c\"\n",
+    "same-line": None,          # #line N where N is the line that follows anyway: changes nothing
+}
+
+
+@pytest.mark.parametrize("where", ["top", "before-coroutine", "in-coroutine"])
+@pytest.mark.parametrize("kind", LINE_DIRECTIVES.keys())
+def test_valid_line_directive(tmp_path, kind, where):
+    seed = SEED_DIR / "fib.coc"
+    lines = seed.read_bytes().split(b"\n")
+    at = {"top": 0,
+          "before-coroutine": next(i for i, l in enumerate(lines) if l.startswith(b"coroutine")),
+          "in-coroutine": next(i for i, l in enumerate(lines) if l.strip().startswith(b"yield"))}[where]
+    directive = LINE_DIRECTIVES[kind] or b"#line %d\n" % (at + 2)   # the number of the line after it
+    path = tmp_path / seed.name
+    path.write_bytes(b"\n".join(lines[:at]) + (b"\n" if at else b"") + directive + b"\n".join(lines[at:]))
+    res = run_coroc(path)
+    assert res.returncode == 0, (f"{directive!r} on line {at + 1} of {seed.name}: exit {res.returncode}\n"
+                                 f"{show(res.stderr)}rerun: cd {tmp_path} && {COROC} {path.name}")
+    assert problems(path, res) == []

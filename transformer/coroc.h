@@ -95,9 +95,11 @@ typedef struct {
   int cap;    /* allocated */
 } TokenList;
 
-/* lexer.l: scan len bytes of text into toks. With `preprocessed`, the text
-   is the output of the C preprocessor: linemarkers set the file and line,
-   other directive lines are dropped. Without it, the text is the user's
+/* lexer.l: scan len bytes of text named `file` into toks. With
+   `preprocessed`, the text is the output of the C preprocessor: linemarkers
+   set the file and line, and `main_file` is the name the preprocessor gives
+   the .coc (its tokens get the name `file`); other directive lines become
+   TK_DIRECTIVE tokens. Without it, the text is the user's
    .coc: each directive line becomes one TK_DIRECTIVE token. */
 void tokenize(const char *file, const char *text, size_t len, bool preprocessed,
               const char *main_file, TokenList *toks);
@@ -112,6 +114,7 @@ typedef struct {
   bool *line_live;      /* [line] the preprocessed text has tokens from this line */
   bool *directive_live; /* [line] the preprocessor kept the directive on this line (-dD) */
   int nlines;           /* lines in the original */
+  bool has_line_directives; /* the .coc has #line directives of its own */
 } Source;
 
 /* Options that reach the preprocessor. */
@@ -121,6 +124,8 @@ typedef struct {
 } CppArgs;
 
 void source_load(Source *src, const char *path, const CppArgs *cpp);
+/* Is this directive `#line N` or `# N`? */
+bool is_line_directive(const char *directive);
 /* Where the preprocessed token `index` stands in the user's text. */
 Pos source_original_pos(Source *src, int index);
 /* The index of the original token that the preprocessed token `index` comes
@@ -296,6 +301,15 @@ struct Coroutine {
 /* Parse the whole preprocessed unit, then each coroutine again from the
    original tokens. Returns the coroutines in file order. */
 Coroutine *parse_source(Source *src);
+
+/* {=====================================================================
+ * macros.c: object-like macros in effect (from the preprocessor's -dD)
+ * ====================================================================== */
+
+/* A #define or #undef line met by the file parse. */
+void macro_directive(const char *text);
+/* The replacement list of object-like macro `name`, or NULL. */
+const TokenList *macro_body(const char *name);
 
 /* {=====================================================================
  * lower.c and emit.c

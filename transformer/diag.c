@@ -57,7 +57,8 @@ static void show_line(const KnownFile *f, int line, int col) {
   if (!eol)
     eol = end;
   int width = fprintf(stderr, " %4d | ", line) - 2;
-  fprintf(stderr, "%.*s\n%*s| ", (int)(eol - p), p, width, "");
+  fwrite(p, 1, eol - p, stderr);  /* as it is, even with a NUL byte in it */
+  fprintf(stderr, "\n%*s| ", width, "");
   for (int i = 1; i < col && p + i - 1 < eol; i++) {
     unsigned char c = p[i - 1];
     if ((c & 0xC0) == 0x80)

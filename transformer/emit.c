@@ -89,10 +89,14 @@ typedef struct {
   const char *size;        /* ... this size between its brackets */
   bool collapse;           /* print hoisted struct/union/enum definitions as `struct NAME` */
   bool raw;                /* print names as written (the creation function's parameters) */
+  const Node *unconst;     /* an ND_POINTER whose own `const` (after its last '*') is left out */
 } Style;
 
 /* What a token stands for in the output. */
-static const char *token_text(const Token *t) {
+static const char *token_text(Emitter *e, const Token *t) {
+  if (e->co && t->kind == TK_IDENT && (strcmp(t->text, "__func__") == 0 ||
+                                       strcmp(t->text, "__FUNCTION__") == 0))
+    return format("\"%s\"", e->co->name);  /* the coroutine's name, not coro_resume_NAME */
   Sym *s = t->sym;
   if (s && s->owner && s->field) {
     if (s->kind == SYM_OBJECT)
@@ -117,6 +121,20 @@ static const char *tagged_name(const Node *tagged) {
 
 static void print_range(FILE *out, Emitter *e, int first, int last, const Style *st);
 
+/* Is token i a `const` that qualifies the pointer itself (`int *const p`)? */
+static bool is_top_const(Emitter *e, const Node *pointer, int i) {
+  if (i < pointer->first || i > pointer->last)
+    return false;
+  const Token *t = &e->toks->v[i];
+  if (t->kind != TK_IDENT || (strcmp(t->text, "const") && strcmp(t->text, "__const") &&
+                              strcmp(t->text, "__const__")))
+    return false;
+  for (int j = i + 1; j <= pointer->last; j++)
+    if (e->toks->v[j].code == '*')
+      return false;
+  return true;
+}
+
 /* `struct coro_gen_node` for a hoisted definition; the keyword is its first token. */
 static bool print_collapsed(FILE *out, Emitter *e, const Node *tagged) {
   const char *name = tagged_name(tagged);
@@ -134,6 +152,8 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
       continue;
     if (st && st->name && t == st->name && !*st->name_text)
       continue;  /* an abstract declarator: the name and its space go */
+    if (st && st->unconst && is_top_const(e, st->unconst, i))
+      continue;
     if (started && (t->space || t->bol))
       fputc(' ', out);
     started = true;
@@ -159,7 +179,7 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
       fprintf(out, "%s %s", t->text, t->hoisted->name);
       continue;
     }
-    fputs(st && st->raw ? t->text : token_text(t), out);
+    fputs(st && st->raw ? t->text : token_text(e, t), out);
   }
 }
 
@@ -211,14 +231,18 @@ static char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
 static const char *array_size_from(Emitter *e, const Node *init) {
   if (!init)
     return NULL;
-  if (init->kind != ND_INIT_LIST)
-    return format("sizeof %s", node_str(e, init));  /* char s[] = "text" */
+  if (init->kind != ND_INIT_LIST) {  /* char s[] = "text", wchar_t w[] = L"text" */
+    char *lit = node_str(e, init);
+    return format("sizeof %s / sizeof %s[0]", lit, lit);
+  }
   for (int i = 0; i < init->kids.n; i++)
     if (init->kids.v[i]->d)
       error_tok(&e->toks->v[init->first], "an array in a coroutine with designated initializers "
                 "needs an explicit size");
-  if (init->kids.n == 1 && init->kids.v[0]->kind == ND_EXPR && init->kids.v[0]->flags == OP_STRING)
-    return format("sizeof %s", node_str(e, init->kids.v[0]));
+  if (init->kids.n == 1 && init->kids.v[0]->kind == ND_EXPR && init->kids.v[0]->flags == OP_STRING) {
+    char *lit = node_str(e, init->kids.v[0]);
+    return format("sizeof %s / sizeof %s[0]", lit, lit);
+  }
   return format("%d", init->kids.n);
 }
 
@@ -227,10 +251,14 @@ static const char *array_size_from(Emitter *e, const Node *init) {
 static char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
                         const char *name, bool is_param) {
   const Node *outer = declarator->kids.n ? declarator->kids.v[0] : NULL;
-  bool has_pointer = false;
+  bool has_pointer = is_param && outer && outer->kind != ND_POINTER;  /* a decayed array */
   for (int i = 0; i < declarator->kids.n; i++)
     has_pointer |= declarator->kids.v[i]->kind == ND_POINTER;
-  Style st = {.name = declarator->tok, .name_text = name, .collapse = true};
+  /* the frame is written by assignment, so its fields are not const
+     themselves: the specifiers' const goes when nothing is derived from it
+     by a pointer, and the outermost pointer's own const goes */
+  Style st = {.name = declarator->tok, .name_text = name, .collapse = true,
+              .unconst = outer && outer->kind == ND_POINTER ? outer : NULL};
   if (is_param && outer && outer->kind == ND_ARRAY) {
     st.name_text = format("(*%s)", name);
     st.omit = outer;
@@ -247,8 +275,18 @@ static char *field_decl(Emitter *e, const Node *specs, const Node *declarator, c
   return format("%s %s", type, decl);
 }
 
-static bool is_array(const Node *declarator) {
-  return declarator->kids.n && declarator->kids.v[0]->kind == ND_ARRAY;
+/* Is the declared type an array, looking through typedef names
+   (`my_pair_t pair = {...}` where my_pair_t is an array type)? */
+static bool is_array_type(const Node *specs, const Node *declarator, int depth) {
+  if (declarator && declarator->kids.n)
+    return declarator->kids.v[0]->kind == ND_ARRAY;
+  for (int i = 0; specs && i < specs->kids.n && depth < 32; i++) {
+    Node *k = specs->kids.v[i];
+    Sym *s = k->kind == ND_IDENT ? k->tok->sym : NULL;
+    if (s && s->kind == SYM_TYPEDEF && s->decl && s->decl->kind == ND_INIT_DECL)
+      return is_array_type(s->decl->c, s->decl->a, depth + 1);
+  }
+  return false;
 }
 
 /* }================================================================== */
@@ -259,14 +297,101 @@ static bool is_array(const Node *declarator) {
 
 static void emit_stmt(Emitter *e, Node *n);
 
+/* The frame field that a name in a macro body defined at token `at` means:
+   the latest local of that name declared before it. */
+static const char *local_field(Emitter *e, const char *name, size_t len, int at) {
+  const char *field = NULL;
+  for (int i = 0; i < e->co->locals.n; i++) {
+    Sym *s = e->co->locals.v[i]->sym;
+    if (strlen(s->name) == len && strncmp(s->name, name, len) == 0 &&
+        (s->tok - e->toks->v) < at)
+      field = s->field;
+  }
+  return field;
+}
+
+static bool is_ident_char(char c) {
+  return c == '_' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9');
+}
+
+/* A #define inside a coroutine body may name its locals (`#define SUM (a + b)`):
+   those now live in the frame, so its body says coro_f->a. Strings,
+   members (.a, ->a) and the macro's own parameters are left alone. */
+static char *directive_text(Emitter *e, const Token *t) {
+  const char *text = t->text + strspn(t->text, " \t");
+  const char *p = strchr(text, '#') + 1;
+  p += strspn(p, " \t");
+  if (strncmp(p, "define", 6) != 0 || !e->co)
+    return (char *)text;
+  p += 6;
+  p += strspn(p, " \t");
+  while (is_ident_char(*p))
+    p++;
+  const char *params = *p == '(' ? p : NULL;
+  const char *params_end = params ? strchr(params, ')') : NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  fwrite(text, 1, p - text, f);
+  char prev = ' ';
+  while (*p) {
+    if (*p == '"' || *p == '\'') {
+      const char *q = p + 1;
+      while (*q && *q != *p)
+        q += (*q == '\\' && q[1]) ? 2 : 1;
+      q += *q ? 1 : 0;
+      fwrite(p, 1, q - p, f);
+      p = q;
+      continue;
+    }
+    if (!is_ident_char(*p) || (*p >= '0' && *p <= '9')) {
+      if (*p != ' ' && *p != '\t')
+        prev = *p;
+      fputc(*p++, f);
+      continue;
+    }
+    const char *w = p;
+    while (is_ident_char(*p))
+      p++;
+    size_t n = p - w;
+    bool member = prev == '.' || prev == '>';
+    bool param = false;
+    if (params && w > params_end)
+      for (const char *q = params + 1; q < params_end;) {
+        const char *a = q;
+        while (is_ident_char(*q))
+          q++;
+        if ((size_t)(q - a) == n && strncmp(a, w, n) == 0)
+          param = true;
+        q += q == a ? 1 : 0;
+      }
+    const char *field = member || param || w < (params_end ? params_end : w) ? NULL
+                                                                           : local_field(e, w, n, t - e->toks->v);
+    if (field)
+      fprintf(f, "coro_f->%s", field);
+    else
+      fwrite(w, 1, n, f);
+    prev = 'a';
+  }
+  fclose(f);
+  return buf;
+}
+
+/* Is this directive a #define or #undef the preprocessor kept? */
+static bool is_kept_directive(Emitter *e, const Token *t) {
+  return t->kind == TK_DIRECTIVE && !is_conditional_directive(t) && !is_line_directive(t->text) &&
+         e->src->directive_live[t->pos.line];
+}
+
 /* Preprocessor lines kept inside a body: #define, #undef, #pragma... (the
    #if family was already decided by the preprocessor). */
 static void emit_directives(Emitter *e, int from, int to) {
   for (int i = from; i < to && i < e->toks->n; i++) {
     Token *t = &e->toks->v[i];
-    if (t->kind != TK_DIRECTIVE || is_conditional_directive(t) || !e->src->directive_live[t->pos.line])
+    if (!is_kept_directive(e, t))
       continue;
-    const char *text = t->text + strspn(t->text, " \t");
+    const char *text = directive_text(e, t);
     if (e->opt->line_directives && e->mapped != t->pos.line)
       line_directive(e, t->pos.line);
     fprintf(e->out, "%s\n", text);
@@ -282,7 +407,7 @@ static char *init_str(Emitter *e, Node *specs, Node *init_decl) {
   Node *d = init_decl->a;
   Sym *s = init_decl->sym;
   const char *lhs = format("coro_f->%s", s->field);
-  if (is_array(d)) {
+  if (is_array_type(specs, d, 0)) {
     char *type = field_decl(e, specs, d, init_decl->b, "", false);
     const char *lit = init_decl->b->kind == ND_INIT_LIST ? node_str(e, init_decl->b)
                                                           : format("{%s}", node_str(e, init_decl->b));
@@ -492,8 +617,7 @@ static void emit_frame(Emitter *e, Coroutine *co) {
     Node *d = n->kind == ND_PARAM ? n->b : n->a;
     char *decl = field_decl(e, specs, d, n->kind == ND_PARAM ? NULL : n->b, n->sym->field,
                             n->kind == ND_PARAM);
-    put_line(e, 0, "%s;  /* %s:%d%s */", decl, e->src->name, line_of(e, n),
-             n->kind == ND_PARAM ? ", parameter" : "");
+    put_line(e, line_of(e, n), "%s;%s", decl, n->kind == ND_PARAM ? "  /* parameter */" : "");
   }
   e->indent--;
   put_line(e, 0, "};");
@@ -555,8 +679,19 @@ static void emit_coroutine(Emitter *e, Coroutine *co) {
   put_line(e, 0, "/* coroutine %s (%s:%d), lowered by coroc into a state machine */", co->name,
            e->src->name, line_of(e, co->decl));
   emit_value_type(e, co);
+  /* macros defined in the body are defined here too: the frame may use them
+     (`char buf[CAP];`); defined twice the same way, they are defined once.
+     An #undef stays only where it stands, so after the body every macro is
+     as the user left it. */
+  for (int i = co->first; i <= co->last; i++) {
+    Token *t = &e->toks->v[i];
+    const char *p = t->kind == TK_DIRECTIVE ? strchr(t->text, '#') + 1 : NULL;
+    if (p && is_kept_directive(e, t) && strncmp(p + strspn(p, " \t"), "define", 6) == 0)
+      emit_directives(e, i, i + 1);
+  }
   emit_hoisted_types(e, co);
   emit_frame(e, co);
+  put_line(e, 0, "%s;  /* it may call itself */", creation_header(e, co));
   emit_resume(e, co);
   emit_creation(e, co);
 }
@@ -574,6 +709,8 @@ void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
     fwrite(src->text + at, 1, first->offset - at, out);
     for (size_t i = at; i < first->offset; i++)
       e.mapped += src->text[i] == '\n';
+    if (src->has_line_directives)
+      e.mapped = 0, e.named = false;  /* the user's own #line may have moved the count */
     if (first->offset > 0 && src->text[first->offset - 1] != '\n') {
       fputc('\n', out);
       e.mapped = 0;

@@ -42,6 +42,10 @@ struct Parser {
   Coroutine **cos_tail;   /* where the next one goes */
   int stmt_expr_depth;    /* > 0 inside a statement expression ({ ... }) */
   bool in_coroutine;      /* the file parse is inside a coroutine's body */
+  int directives_seen;    /* file parse: directives below this index went to macros.c */
+  Token *queue[64];       /* original: the expansion of a type-like macro, being returned */
+  int nqueue, qhead;      /* its length and the next to return */
+  int qindex;             /* the index of the macro's name, the location of all of it */
 };
 }
 
@@ -887,10 +891,66 @@ static bool is_extension(const Token *t) {
    original text's directive lines and skipped conditional groups are not C. */
 static int live_index(Parser *p, int i) {
   while (i < p->toks->n && (p->toks->v[i].kind == TK_DIRECTIVE || p->toks->v[i].dead ||
-                            is_extension(&p->toks->v[i])))
+                            is_extension(&p->toks->v[i]))) {
+    if (!p->original && p->toks->v[i].kind == TK_DIRECTIVE && i >= p->directives_seen) {
+      macro_directive(p->toks->v[i].text);  /* in effect from here on */
+      p->directives_seen = i + 1;
+    }
     i++;
+  }
   return i;
 }
+
+/* {==================================================================
+ * Type-like macros in the original tokens
+ * =================================================================== */
+
+static bool is_type_word(int code) {
+  switch (code) {
+  case T_VOID: case T_CHAR_KW: case T_SHORT: case T_INT: case T_LONG: case T_FLOAT:
+  case T_DOUBLE: case T_SIGNED: case T_UNSIGNED: case T_BOOL: case T_COMPLEX: case T_INT128:
+  case T_FLOATN: case T_CONST: case T_VOLATILE: case T_RESTRICT: case T_STATIC: case T_EXTERN:
+  case T_INLINE: case T_NORETURN: case T_REGISTER: case T_THREAD_LOCAL: case T_STRUCT:
+  case T_UNION: case T_ENUM: case T_BUILTIN_VA_LIST: case T_TYPEDEF:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Append the expansion of macro `name` to the queue if every word of it (and
+   of the macros in it) is a type word, a typedef name, a tag after
+   struct/union/enum, or a '*'. Returns false, leaving the queue as it was,
+   for any other macro: those stay identifiers, as the user wrote them. */
+static bool expand_type_macro(Parser *p, const char *name, int depth) {
+  const TokenList *body = macro_body(name);
+  if (!body || depth > 8)
+    return false;
+  int saved = p->nqueue;
+  for (int i = 0; i < body->n; i++) {
+    Token *t = &body->v[i];
+    int code = t->kind == TK_IDENT ? keyword_code(t) : 0;
+    bool after_tag = i > 0 && body->v[i - 1].kind == TK_IDENT &&
+                     (strcmp(body->v[i - 1].text, "struct") == 0 ||
+                      strcmp(body->v[i - 1].text, "union") == 0 || strcmp(body->v[i - 1].text, "enum") == 0);
+    bool ok = (t->kind == TK_PUNCT && t->code == '*') || (code && is_type_word(code)) || after_tag;
+    if (!ok && t->kind == TK_IDENT && !code) {
+      Sym *s = scope_lookup(t->text);
+      if (s && s->kind == SYM_TYPEDEF)
+        ok = true;
+      else if (expand_type_macro(p, t->text, depth + 1))
+        continue;
+    }
+    if (!ok || p->nqueue == (int)(sizeof p->queue / sizeof p->queue[0])) {
+      p->nqueue = saved;
+      return false;
+    }
+    p->queue[p->nqueue++] = t;
+  }
+  return true;
+}
+
+/* }================================================================== */
 
 /* `__attribute__((...))` and `__asm__ volatile (...)`: coroc never needs
    what is inside, so the hook returns each as one token covering its
@@ -946,8 +1006,26 @@ static int yylex(YYSTYPE *lval, Loc *lloc, Parser *p) {
     *lloc = (Loc){p->pos, p->pos - 1};
     return T_YYEOF;
   }
+  if (p->qhead < p->nqueue) {  /* inside a type-like macro: its words, at its place */
+    Token *t = p->queue[p->qhead++];
+    int index = p->qindex;
+    int code = classify(p, t, &index);
+    lval->T_IDENTIFIER = t;
+    *lloc = (Loc){p->qindex, p->qindex};
+    p->prev_code = code;
+    return code;
+  }
   int i = live_index(p, p->pos);
   Token *t = &p->toks->v[i];
+  if (p->original && t->kind == TK_IDENT && !keyword_code(t) && p->prev_code != '.' &&
+      p->prev_code != T_ARROW) {
+    p->nqueue = p->qhead = 0;
+    if (expand_type_macro(p, t->text, 0)) {
+      p->qindex = i;
+      p->pos = i + 1;
+      return yylex(lval, lloc, p);  /* an empty macro (INLINE) simply vanishes */
+    }
+  }
   int last = i;
   int code = classify(p, t, &last);
   lval->T_IDENTIFIER = t;
@@ -1047,8 +1125,8 @@ static Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c) {
 static Node *ident(Parser *p, Token *t, Loc loc) {
   Node *n = new_node(ND_IDENT, loc.first, loc.last);
   n->tok = t;
-  if (p->original)
-    t->sym = scope_lookup(t->text);
+  t->sym = scope_lookup(t->text);
+  (void)p;
   return n;
 }
 

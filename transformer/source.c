@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include "coroc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -56,8 +57,12 @@ static char *read_fd(int fd, size_t *len) {
 }
 
 static char *read_input(const char *path, size_t *len) {
-  if (strcmp(path, "-") == 0)
-    return read_fd(0, len);
+  if (strcmp(path, "-") == 0) {
+    char *text = read_fd(0, len);
+    if (!text)
+      fatal("cannot read standard input: %s", strerror(errno));
+    return text;
+  }
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
     fatal("%s: is a directory", path);
@@ -68,8 +73,6 @@ static char *read_input(const char *path, size_t *len) {
   close(fd);
   if (!text)
     fatal("cannot read %s: %s", path, strerror(errno));
-  if (memchr(text, '\0', *len))
-    fatal("%s: contains a NUL byte; is it a C source file?", path);
   return text;
 }
 
@@ -112,6 +115,50 @@ static char *dir_of(const char *path) {
   return xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
 }
 
+static const char *display_name(const char *path) {
+  return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+/* The preprocessor said no (a missing header, #error, an unterminated #if).
+   Its first error becomes ours, in the one format: `FILE:LINE:COL: error:`
+   with the line and a caret, where the compiler said `fatal error:`. */
+static _Noreturn void report_cpp_failure(FILE *errs, const char *path) {
+  char line[4096];
+  rewind(errs);
+  while (fgets(line, sizeof line, errs)) {
+    line[strcspn(line, "\n")] = '\0';
+    char *kind = strstr(line, ": fatal error: ");
+    int skip = 15;
+    if (!kind) {
+      kind = strstr(line, ": error: ");
+      skip = 9;
+    }
+    if (!kind)
+      continue;
+    *kind = '\0';
+    /* FILE:LINE:COL, FILE:LINE, or FILE */
+    char *file = line, *c2 = strrchr(file, ':');
+    int ln = 0, col = 1;
+    if (c2 && c2[1] >= '0' && c2[1] <= '9') {
+      int last = atoi(c2 + 1);
+      *c2 = '\0';
+      char *c1 = strrchr(file, ':');
+      if (c1 && c1[1] >= '0' && c1[1] <= '9') {
+        ln = atoi(c1 + 1);
+        col = last;
+        *c1 = '\0';
+      } else {
+        ln = last;
+      }
+    }
+    const char *name = strcmp(file, "<stdin>") == 0 ? display_name(path) : file;
+    if (ln > 0)
+      error_at((Pos){xstrndup(name, strlen(name)), ln, col}, "%s", kind + skip);
+    fatal("%s: %s", name, kind + skip);
+  }
+  fatal("the preprocessor failed on %s and said nothing", display_name(path));
+}
+
 /* Split $COROC_CPP (default "cc -E") into words. */
 static int cpp_command(const char **argv, int max) {
   const char *env = getenv("COROC_CPP");
@@ -123,9 +170,9 @@ static int cpp_command(const char **argv, int max) {
 }
 
 /* Run the preprocessor on the input and return what it printed. The input
-   is fed through a pipe by a child process, so a large file cannot
-   deadlock us between writing its input and reading its output. Its
-   diagnostics go straight to our stderr: they already are in the one format. */
+   is fed through a pipe (as "<stdin>") by a child process, so a large file
+   cannot deadlock us between writing its input and reading its output. Its
+   diagnostics are collected and, on failure, reported in the one format. */
 static char *preprocess(const char *path, const char *text, size_t len, const CppArgs *args,
                         size_t *out_len) {
   const char **argv = xcalloc(args->nargs + 32, sizeof *argv);
@@ -147,16 +194,20 @@ static char *preprocess(const char *path, const char *text, size_t len, const Cp
   }
   for (int i = 0; i < args->nargs; i++)
     argv[n++] = args->args[i];
-  argv[n++] = strcmp(path, "-") == 0 ? "-" : path;
+  argv[n++] = "-";
   argv[n] = NULL;
 
   int in[2], out[2];
   if (pipe(in) < 0 || pipe(out) < 0)
     fatal("pipe: %s", strerror(errno));
+  FILE *errs = tmpfile();
+  if (!errs)
+    fatal("cannot make a temporary file: %s", strerror(errno));
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, in[0], 0);
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fileno(errs), 2);
   posix_spawn_file_actions_addclose(&fa, in[1]);
   posix_spawn_file_actions_addclose(&fa, out[0]);
   pid_t pid;
@@ -189,7 +240,8 @@ static char *preprocess(const char *path, const char *text, size_t len, const Cp
   if (writer > 0)
     waitpid(writer, NULL, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !result)
-    fatal("the preprocessor failed on %s (see its message above)", path);
+    report_cpp_failure(errs, path);
+  fclose(errs);
   return result;
 }
 
@@ -292,14 +344,47 @@ Pos source_original_pos(Source *src, int index) {
 
 /* }================================================================== */
 
+/* What the preprocessor reads: the .coc with its own #line directives blanked
+   out, so that every line number coroc sees is a line of the file as it
+   stands (the compiler still gets them: they stay in the output). */
+static char *without_line_directives(Source *src) {
+  char *text = xstrndup(src->text, src->len);
+  for (int i = 0; i < src->original.n; i++) {
+    Token *t = &src->original.v[i];
+    if (t->kind != TK_DIRECTIVE || !is_line_directive(t->text))
+      continue;
+    src->has_line_directives = true;
+    for (size_t j = t->offset; j < t->end; j++)
+      if (text[j] != '\n')
+        text[j] = ' ';
+  }
+  return text;
+}
+
+bool is_line_directive(const char *directive) {
+  const char *p = strchr(directive, '#') + 1;
+  p += strspn(p, " \t");
+  return (*p >= '0' && *p <= '9') || (strncmp(p, "line", 4) == 0 && !isalnum((unsigned char)p[4]) &&
+                                      p[4] != '_');
+}
+
 void source_load(Source *src, const char *path, const CppArgs *cpp) {
-  src->name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+  src->name = display_name(path);
   src->text = read_input(path, &src->len);
   diag_add_file(src->name, src->text, src->len);
+  const char *nul = memchr(src->text, '\0', src->len);
+  if (nul) {
+    Pos pos = {src->name, 1, 1};
+    for (const char *p = src->text; p < nul; p++, pos.col++)
+      if (*p == '\n')
+        pos = (Pos){src->name, pos.line + 1, 0};
+    error_at(pos, "a NUL byte in the source: is this a C file?");
+  }
   tokenize(src->name, src->text, src->len, false, NULL, &src->original);
   size_t plen;
-  char *pp = preprocess(path, src->text, src->len, cpp, &plen);
-  tokenize(src->name, pp, plen, true, src->name, &src->expanded);
+  char *input = without_line_directives(src);
+  char *pp = preprocess(path, input, src->len, cpp, &plen);
+  tokenize(src->name, pp, plen, true, "<stdin>", &src->expanded);
   mark_live_lines(src);
   mark_dead(src);
 }

@@ -77,9 +77,9 @@ const char *coro_status_name(int status);
 /* `yield EXPR;` in a generator of T: EXPR is evaluated once, converted to
    T and stored where coro_next asked; then suspend at resume point n. One
    line of output, so that a debugger shows the yield's line for all of it. */
-#define CORO_YIELD(c, n, T, expr)                                        \
+#define CORO_YIELD(c, n, T, ...)   /* ... is EXPR, which may hold commas */ \
   do {                                                                   \
-    T coro_value_ = (expr);                                              \
+    T coro_value_ = (__VA_ARGS__);                                       \
     if ((c)->out)                                                        \
       *(T *)(c)->out = coro_value_;                                      \
     CORO_SUSPEND(c, n);                                                  \

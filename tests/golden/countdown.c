@@ -8,8 +8,10 @@ typedef int coro_value_countdown;
 /* the frame of countdown: its parameters and locals, kept across suspensions */
 struct coro_frame_countdown {
   coro_t coro_base;  /* the runtime's header; must come first */
-  int from;  /* countdown.coc:4, parameter */
+#line 4
+  int from;  /* parameter */
 };
+coro_t *countdown(int from);  /* it may call itself */
 /* the body of countdown, resumed at resume_point */
 #line 4
 static void coro_resume_countdown(coro_t *coro_c) {

@@ -14,12 +14,15 @@ typedef struct coro_walk_point coro_walk_point_t;
 /* the frame of walk: its parameters and locals, kept across suspensions */
 struct coro_frame_walk {
   coro_t coro_base;  /* the runtime's header; must come first */
-  struct coro_walk_point p;  /* local_types.coc:8 */
-  enum coro_walk_dir d;  /* local_types.coc:9 */
-  coro_walk_point_t path[2];  /* local_types.coc:11 */
-  char name[8];  /* local_types.coc:12 */
-  int i;  /* local_types.coc:13 */
+#line 8
+  struct coro_walk_point p;
+  enum coro_walk_dir d;
+#line 11
+  coro_walk_point_t path[2];
+  char name[8];
+  int i;
 };
+coro_t *walk(void);  /* it may call itself */
 /* the body of walk, resumed at resume_point */
 #line 7
 static void coro_resume_walk(coro_t *coro_c) {

@@ -8,12 +8,15 @@ typedef int coro_value_pairs;
 /* the frame of pairs: its parameters and locals, kept across suspensions */
 struct coro_frame_pairs {
   coro_t coro_base;  /* the runtime's header; must come first */
-  int n;  /* shadowing.coc:4, parameter */
-  int i;  /* shadowing.coc:5 */
-  int coro_i_2;  /* shadowing.coc:6 */
-  int sum;  /* shadowing.coc:7 */
-  int coro_i_3;  /* shadowing.coc:9 */
+#line 4
+  int n;  /* parameter */
+  int i;
+  int coro_i_2;
+  int sum;
+#line 9
+  int coro_i_3;
 };
+coro_t *pairs(int n);  /* it may call itself */
 /* the body of pairs, resumed at resume_point */
 #line 4
 static void coro_resume_pairs(coro_t *coro_c) {

@@ -9,9 +9,11 @@ typedef int coro_value_tokens;
 /* the frame of tokens: its parameters and locals, kept across suspensions */
 struct coro_frame_tokens {
   coro_t coro_base;  /* the runtime's header; must come first */
-  const char *s;  /* switch_goto.coc:5, parameter */
-  int count;  /* switch_goto.coc:6 */
+#line 5
+  const char *s;  /* parameter */
+  int count;
 };
+coro_t *tokens(const char *s);  /* it may call itself */
 /* the body of tokens, resumed at resume_point */
 #line 5
 static void coro_resume_tokens(coro_t *coro_c) {
