@@ -61,19 +61,20 @@ def test_case(toolchain, case, cc, backend):
     build_and_run(toolchain, case, backend, cc)
 
 
-@pytest.mark.skipif(len(BACKENDS) < 2, reason="only one backend")
-@pytest.mark.parametrize("cc", COMPILERS)
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_backends_agree(toolchain, case, cc):
-    outputs = {}
-    for backend in BACKENDS:
-        out = _outputs.get((case.name, cc, backend))
-        outputs[backend] = out if out is not None else build_and_run(toolchain, case, backend, cc)
-    first = BACKENDS[0]
-    for backend in BACKENDS[1:]:
-        assert outputs[backend] == outputs[first], (
-            f"{case.name} ({cc}): {backend} prints differently from {first}\n"
-            f"--- {first} ---\n{outputs[first]}--- {backend} ---\n{outputs[backend]}")
+# The same program must print the same under every backend (once there are two).
+if len(BACKENDS) > 1:
+    @pytest.mark.parametrize("cc", COMPILERS)
+    @pytest.mark.parametrize("case", CASES, ids=IDS)
+    def test_backends_agree(toolchain, case, cc):
+        outputs = {}
+        for backend in BACKENDS:
+            out = _outputs.get((case.name, cc, backend))
+            outputs[backend] = out if out is not None else build_and_run(toolchain, case, backend, cc)
+        first = BACKENDS[0]
+        for backend in BACKENDS[1:]:
+            assert outputs[backend] == outputs[first], (
+                f"{case.name} ({cc}): {backend} prints differently from {first}\n"
+                f"--- {first} ---\n{outputs[first]}--- {backend} ---\n{outputs[backend]}")
 
 
 def test_cases_exist():

@@ -86,6 +86,7 @@ struct Token {
   bool dead;        /* original tokens: in a conditional group the preprocessor skipped */
   Sym *sym;         /* the declaration an identifier refers to (original tokens, after parsing) */
   Node *hoisted;    /* lower.c: the struct/union/enum definition this keyword starts moved to file scope */
+  Node *literal;    /* lower.c: the compound literal this '(' starts, kept in the frame */
 };
 
 /* A growable array of tokens; the parser pulls from it in order. */
@@ -295,6 +296,9 @@ struct Coroutine {
   Node *first_return_value; /* its first `return EXPR;`, for messages */
   NodeList locals;    /* ND_INIT_DECL / ND_PARAM nodes whose objects live in the frame */
   NodeList types;     /* ND_DECL nodes of types declared in the body, hoisted to file scope */
+  NodeList literals;  /* compound literals kept in the frame (Node.name is the field) */
+  const char **macros;/* #define lines, in effect at the coroutine, of the macros its body uses */
+  int nmacros;        /* their count */
   Coroutine *next;    /* the next one in the file */
 };
 
@@ -308,8 +312,11 @@ Coroutine *parse_source(Source *src);
 
 /* A #define or #undef line met by the file parse. */
 void macro_directive(const char *text);
-/* The replacement list of object-like macro `name`, or NULL. */
+/* The replacement list of object-like macro `name` made of words and
+   stars only (a type, perhaps), or NULL. */
 const TokenList *macro_body(const char *name);
+/* The #define line of macro `name` in effect now, or NULL. */
+const char *macro_definition(const char *name);
 
 /* {=====================================================================
  * lower.c and emit.c

@@ -90,6 +90,7 @@ typedef struct {
   bool collapse;           /* print hoisted struct/union/enum definitions as `struct NAME` */
   bool raw;                /* print names as written (the creation function's parameters) */
   const Node *unconst;     /* an ND_POINTER whose own `const` (after its last '*') is left out */
+  const Node *literal;     /* the compound literal being printed inside its CORO_LITERAL */
 } Style;
 
 /* What a token stands for in the output. */
@@ -168,6 +169,14 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
     }
     if (st && st->name && t == st->name) {
       fputs(st->name_text, out);
+      continue;
+    }
+    if (t->literal && e->co && !(st && st->raw) && !(st && st->literal == t->literal)) {
+      Node *lit = t->literal;
+      fprintf(out, "CORO_LITERAL(coro_f->%s, ", lit->name);
+      print_range(out, e, lit->first, lit->last, &(Style){.collapse = true, .literal = lit});
+      fputc(')', out);
+      i = lit->last;
       continue;
     }
     if (t->hoisted && st && st->collapse && print_collapsed(out, e, t->hoisted)) {
@@ -315,11 +324,26 @@ static bool is_ident_char(char c) {
          (c >= '0' && c <= '9');
 }
 
+/* The macro a #define or #undef directive names, and whether it defines. */
+static const char *directive_macro(const Token *t, bool *define) {
+  const char *p = strchr(t->text, '#') + 1;
+  p += strspn(p, " \t");
+  *define = strncmp(p, "define", 6) == 0;
+  if (!*define && strncmp(p, "undef", 5) != 0)
+    return NULL;
+  p += *define ? 6 : 5;
+  p += strspn(p, " \t");
+  size_t n = 0;
+  while (is_ident_char(p[n]))
+    n++;
+  return n ? xstrndup(p, n) : NULL;
+}
+
 /* A #define inside a coroutine body may name its locals (`#define SUM (a + b)`):
    those now live in the frame, so its body says coro_f->a. Strings,
    members (.a, ->a) and the macro's own parameters are left alone. */
-static char *directive_text(Emitter *e, const Token *t) {
-  const char *text = t->text + strspn(t->text, " \t");
+static char *rewrite_define(Emitter *e, const char *directive, int at) {
+  const char *text = directive + strspn(directive, " \t");
   const char *p = strchr(text, '#') + 1;
   p += strspn(p, " \t");
   if (strncmp(p, "define", 6) != 0 || !e->co)
@@ -367,7 +391,7 @@ static char *directive_text(Emitter *e, const Token *t) {
         q += q == a ? 1 : 0;
       }
     const char *field = member || param || w < (params_end ? params_end : w) ? NULL
-                                                                           : local_field(e, w, n, t - e->toks->v);
+                                                                           : local_field(e, w, n, at);
     if (field)
       fprintf(f, "coro_f->%s", field);
     else
@@ -378,10 +402,46 @@ static char *directive_text(Emitter *e, const Token *t) {
   return buf;
 }
 
+static char *directive_text(Emitter *e, const Token *t) {
+  return rewrite_define(e, t->text, t - e->toks->v);
+}
+
+/* Macros defined before the coroutine that name its locals (`#define CUR
+   text[pos]` above `coroutine int scan(const char *text)`) are redefined
+   for its body, and given back their own definitions after it. */
+static void redefine_macros(Emitter *e, Coroutine *co, bool restore) {
+  for (int i = 0; i < co->nmacros; i++) {
+    const char *def = co->macros[i] + strspn(co->macros[i], " \t");
+    const char *body = rewrite_define(e, def, co->last);
+    if (strcmp(body, def) == 0)
+      continue;
+    bool define;
+    Token fake = {.text = def};
+    const char *name = directive_macro(&fake, &define);
+    fprintf(e->out, "#undef %s\n%s\n", name, restore ? def : body);
+    e->mapped = 0;
+  }
+}
+
 /* Is this directive a #define or #undef the preprocessor kept? */
 static bool is_kept_directive(Emitter *e, const Token *t) {
   return t->kind == TK_DIRECTIVE && !is_conditional_directive(t) && !is_line_directive(t->text) &&
          e->src->directive_live[t->pos.line];
+}
+
+/* Token i is the body's first directive about its macro, and defines it. */
+static bool is_first_define(Emitter *e, Coroutine *co, int i) {
+  bool define;
+  const char *name = is_kept_directive(e, &e->toks->v[i]) ? directive_macro(&e->toks->v[i], &define) : NULL;
+  if (!name || !define)
+    return false;
+  for (int j = co->first; j < i; j++) {
+    bool d;
+    const char *other = is_kept_directive(e, &e->toks->v[j]) ? directive_macro(&e->toks->v[j], &d) : NULL;
+    if (other && strcmp(other, name) == 0)
+      return false;
+  }
+  return true;
 }
 
 /* Preprocessor lines kept inside a body: #define, #undef, #pragma... (the
@@ -605,6 +665,14 @@ static void emit_hoisted_types(Emitter *e, Coroutine *co) {
   }
 }
 
+/* `__typeof__(int[3]) coro_lit_1;`: a kept compound literal's field. */
+static void emit_literal_field(Emitter *e, Node *lit) {
+  Node *type = lit->a;
+  Node init = {.kind = ND_INIT_LIST, .first = lit->first, .last = lit->last, .kids = lit->kids};
+  char *t = type->b ? field_decl(e, type->a, type->b, &init, "", false) : specs_str(e, type->a, false);
+  put_line(e, line_of(e, lit), "__typeof__(%s) %s;", t, lit->name);
+}
+
 static void emit_frame(Emitter *e, Coroutine *co) {
   put_line(e, 0, "/* the frame of %s: its parameters and locals, kept across suspensions */",
            co->name);
@@ -619,6 +687,8 @@ static void emit_frame(Emitter *e, Coroutine *co) {
                             n->kind == ND_PARAM);
     put_line(e, line_of(e, n), "%s;%s", decl, n->kind == ND_PARAM ? "  /* parameter */" : "");
   }
+  for (int i = 0; i < co->literals.n; i++)
+    emit_literal_field(e, co->literals.v[i]);
   e->indent--;
   put_line(e, 0, "};");
 }
@@ -683,16 +753,15 @@ static void emit_coroutine(Emitter *e, Coroutine *co) {
      (`char buf[CAP];`); defined twice the same way, they are defined once.
      An #undef stays only where it stands, so after the body every macro is
      as the user left it. */
-  for (int i = co->first; i <= co->last; i++) {
-    Token *t = &e->toks->v[i];
-    const char *p = t->kind == TK_DIRECTIVE ? strchr(t->text, '#') + 1 : NULL;
-    if (p && is_kept_directive(e, t) && strncmp(p + strspn(p, " \t"), "define", 6) == 0)
+  for (int i = co->first; i <= co->last; i++)
+    if (is_first_define(e, co, i))
       emit_directives(e, i, i + 1);
-  }
   emit_hoisted_types(e, co);
   emit_frame(e, co);
   put_line(e, 0, "%s;  /* it may call itself */", creation_header(e, co));
+  redefine_macros(e, co, false);
   emit_resume(e, co);
+  redefine_macros(e, co, true);
   emit_creation(e, co);
 }
 

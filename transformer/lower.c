@@ -201,7 +201,30 @@ static void walk_await(Lowering *l, Node *n) {
 
 /* Children in source order, so that fields and resume points are numbered
    as they appear (a for loop's init comes before its condition and body). */
+static bool is_compound_literal(const Node *n) {
+  return n && n->kind == ND_EXPR && n->flags == '{';
+}
+
+/* A compound literal lives in the enclosing block, which a suspension
+   leaves: one that can be pointed to (an array, or one under a unary &)
+   gets a frame field. One used only for its value needs none. */
+static void keep_literal(Lowering *l, Node *lit) {
+  if (l->stmt_expr || l->unevaluated || lit->name)
+    return;
+  char *field = format("coro_lit_%d", l->co->literals.n + 1);
+  lit->name = take_name(l, field);
+  list_push(&l->co->literals, lit);
+  l->src->original.v[lit->first].literal = lit;
+}
+
 static void walk_kids(Lowering *l, Node *n) {
+  if (is_compound_literal(n)) {
+    Node *type = n->a;
+    if (type->b && type->b->kids.n && type->b->kids.v[0]->kind == ND_ARRAY)
+      keep_literal(l, n);
+  }
+  if (n->kind == ND_EXPR && n->flags == '&' && !n->b && is_compound_literal(n->a))
+    keep_literal(l, n->a);
   if (n->kind == ND_FOR) {
     walk(l, n->d);
     walk(l, n->a);

@@ -7,7 +7,8 @@
  * preprocessor runs with -dD, so its output carries every #define and #undef
  * where it took effect; the file parse hands each one here as it passes it,
  * and the coroutine parse, which runs nested at the coroutine's place, asks
- * for the expansion of a name. Function-like macros are not recorded.
+ * for the expansion of a name. The definitions of all macros are kept, so
+ * that one naming a coroutine's locals can be redefined for its body (emit.c).
  */
 #include "coroc.h"
 
@@ -18,6 +19,8 @@
 typedef struct Macro Macro;
 struct Macro {
   const char *name;  /* the macro's name */
+  const char *text;  /* its whole #define line */
+  bool type_like;    /* its body is words and stars only: `body` holds its tokens */
   TokenList body;    /* its replacement list */
   Macro *next;       /* the next in its hash chain */
 };
@@ -61,22 +64,28 @@ void macro_directive(const char *text) {
   Macro **slot = find(p, n);
   if (*slot)
     *slot = (*slot)->next;  /* redefined or undefined: forget the old body */
-  if (!define || p[n] == '(')
-    return;
-  /* only words and stars can make a type (`unsigned long`, `struct node *`,
-     nothing at all); anything else is not worth keeping, and a body like
-     `'` would not even scan */
-  const char *body = p + n;
-  if (body[strspn(body, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$ \t*")])
+  if (!define)
     return;
   Macro *m = xcalloc(1, sizeof *m);
   m->name = xstrndup(p, n);
-  tokenize("<macro>", body, strlen(body), false, NULL, &m->body);
+  m->text = xstrndup(text, strlen(text));
+  /* only words and stars can make a type (`unsigned long`, `struct node *`,
+     nothing at all); a body like `'` would not even scan */
+  const char *body = p + n;
+  m->type_like = p[n] != '(' &&
+      !body[strspn(body, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$ \t*")];
+  if (m->type_like)
+    tokenize("<macro>", body, strlen(body), false, NULL, &m->body);
   m->next = *slot;
   *slot = m;
 }
 
 const TokenList *macro_body(const char *name) {
   Macro *m = *find(name, strlen(name));
-  return m ? &m->body : NULL;
+  return m && m->type_like ? &m->body : NULL;
+}
+
+const char *macro_definition(const char *name) {
+  Macro *m = *find(name, strlen(name));
+  return m ? m->text : NULL;
 }

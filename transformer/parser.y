@@ -1237,6 +1237,23 @@ static Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, L
   return n;
 }
 
+/* The macros (in effect here) that the coroutine's tokens use: emit.c
+   redefines those that name its locals for the length of its body. */
+static void record_macros(Parser *p, Coroutine *co, int first, int end) {
+  TokenList *o = &p->src->original;
+  for (int i = first; i < end && i < o->n; i++) {
+    Token *t = &o->v[i];
+    const char *def = t->kind == TK_IDENT && !t->dead ? macro_definition(t->text) : NULL;
+    bool seen = false;
+    for (int j = 0; def && j < co->nmacros; j++)
+      seen |= co->macros[j] == def;
+    if (!def || seen)
+      continue;
+    co->macros = xrealloc(co->macros, sizeof(char *) * (co->nmacros + 1));
+    co->macros[co->nmacros++] = def;
+  }
+}
+
 /* The file parse met a declaration or definition. If it is a coroutine,
    parse it again from the original tokens, here, in these scopes. */
 static void coroutine_found(Parser *p, Node *specs, Node *n, bool is_def, Loc loc) {
@@ -1266,6 +1283,7 @@ static void coroutine_found(Parser *p, Node *specs, Node *n, bool is_def, Loc lo
   if (yyparse(&q) != 0)
     internal_error("coroutine parse failed without a diagnostic");
   Coroutine *co = xcalloc(1, sizeof *co);
+  record_macros(p, co, start, q.pos);
   co->def = q.unit->kind == ND_FUNCDEF ? q.unit : NULL;
   co->is_prototype = !co->def;
   co->decl = q.unit;

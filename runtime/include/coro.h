@@ -93,6 +93,12 @@ const char *coro_status_name(int status);
     return;                                                              \
   } while (0)
 
+/* A compound literal whose storage must outlive a suspension (an array, or
+   one whose address is taken): it lives in the frame field `field`, filled
+   from the literal each time the expression is evaluated, as C says. */
+#define CORO_LITERAL(field, ...) \
+  (*(__typeof__(field) *)memcpy(&(field), &(__VA_ARGS__), sizeof(field)))
+
 /* The body returned: the instance is done for good. */
 #define CORO_FINISH(c)                                                   \
   do {                                                                   \
