@@ -125,6 +125,10 @@ typedef struct {
 } CppArgs;
 
 void source_load(Source *src, const char *path, const CppArgs *cpp);
+/* Where coro.h is (beside an installed coroc, or in its source tree). */
+const char *source_runtime_include(void);
+/* The directory of a path ("." for a bare name or standard input). */
+char *source_dir_of(const char *path);
 /* Is this directive `#line N` or `# N`? */
 bool is_line_directive(const char *directive);
 /* Where the preprocessed token `index` stands in the user's text. */
@@ -326,6 +330,8 @@ typedef enum { BACKEND_STACKLESS, BACKEND_STACKFUL } Backend;
 
 typedef struct {
   Backend backend;   /* --backend */
+  const CppArgs *cpp;   /* -I and -D, for --stats' compile */
+  const char *input_dir; /* where "..." includes are searched first */
   bool line_directives; /* not --no-line */
   bool dot;          /* --dot: print Graphviz instead of C */
   bool stats;        /* --stats: print frame sizes instead of C */
@@ -333,5 +339,34 @@ typedef struct {
 
 void lower(Source *src, Coroutine *cos, const Options *opt);
 void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
+
+/* emit.c's printer, shared with emit_stackful.c */
+typedef struct {
+  FILE *out;          /* where the output goes */
+  Source *src;        /* the input */
+  const Options *opt; /* the command line */
+  TokenList *toks;    /* the original tokens */
+  Coroutine *co;      /* the coroutine being printed */
+  int indent;         /* current indentation, in levels of two spaces */
+  int mapped;         /* the .coc line the compiler will give the next output line; 0: unknown */
+  bool named;         /* a #line has named the .coc already */
+} Emitter;
+void emit_put(Emitter *e, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int emit_line_of(Emitter *e, const Node *n);
+void emit_indent(Emitter *e, int delta);
+void emit_sync(Emitter *e, int line);
+void emit_resync(Emitter *e, int line);
+char *emit_range(Emitter *e, int first, int last, bool raw);
+char *emit_field_decl(Emitter *e, const Node *specs, const Node *declarator, const char *name);
+char *emit_creation_header(Emitter *e, Coroutine *co);
+void emit_value_type(Emitter *e, Coroutine *co);
+
+/* dot.c: --dot, each coroutine's state machine as a Graphviz graph */
+void emit_dot(FILE *out, Source *src, Coroutine *cos);
+/* stats.c: --stats, each coroutine's frame as the compiler lays it out */
+void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, const char *c_text);
+
+/* emit_stackful.c: a coroutine definition for the stackful backend */
+void emit_stackful(Emitter *e, Coroutine *co);
 
 #endif

@@ -28,16 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-  FILE *out;          /* where the output goes */
-  Source *src;        /* the input */
-  const Options *opt; /* the command line */
-  TokenList *toks;    /* the original tokens */
-  Coroutine *co;      /* the coroutine being printed */
-  int indent;         /* current indentation, in levels of two spaces */
-  int mapped;         /* the .coc line the compiler will give the next output line; 0: unknown */
-  bool named;         /* a #line has named the .coc already */
-} Emitter;
 
 /* {==================================================================
  * Lines and #line
@@ -54,8 +44,7 @@ static void line_directive(Emitter *e, int line) {
 
 /* Print one line of output that stands for `line` of the .coc (0: a line of
    coroc's own that stands for nothing in particular). */
-static void put_line(Emitter *e, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void put_line(Emitter *e, int line, const char *fmt, ...) {
+void emit_put(Emitter *e, int line, const char *fmt, ...) {
   if (line > 0 && line != e->mapped && e->opt->line_directives)
     line_directive(e, line);
   if (line > 0)
@@ -70,7 +59,7 @@ static void put_line(Emitter *e, int line, const char *fmt, ...) {
     e->mapped++;
 }
 
-static int line_of(Emitter *e, const Node *n) {
+int emit_line_of(Emitter *e, const Node *n) {
   return e->toks->v[n->first].pos.line;
 }
 
@@ -300,6 +289,30 @@ static bool is_array_type(const Node *specs, const Node *declarator, int depth) 
 
 /* }================================================================== */
 
+/* What emit_stackful.c needs of the above. */
+char *emit_field_decl(Emitter *e, const Node *specs, const Node *declarator, const char *name) {
+  return field_decl(e, specs, declarator, NULL, name, true);
+}
+
+char *emit_range(Emitter *e, int first, int last, bool raw) {
+  return range_str(e, first, last, &(Style){.raw = raw, .collapse = !raw});
+}
+
+void emit_indent(Emitter *e, int delta) {
+  e->indent += delta;
+}
+
+/* The next output line is .coc line `line`: say so if the compiler would not know. */
+void emit_sync(Emitter *e, int line) {
+  if (e->opt->line_directives && line != e->mapped)
+    line_directive(e, line);
+  e->mapped = line;
+}
+
+void emit_resync(Emitter *e, int line) {
+  e->mapped = line;
+}
+
 /* {==================================================================
  * Statements of a coroutine body
  * =================================================================== */
@@ -505,21 +518,21 @@ static void emit_decl(Emitter *e, Node *decl) {
   if (decl->a->flags & SP_TYPEDEF)
     return;  /* hoisted */
   if (stays_in_place(e, decl)) {
-    put_line(e, line_of(e, decl), "%s", node_str(e, decl));
+    emit_put(e, emit_line_of(e, decl), "%s", node_str(e, decl));
     return;
   }
   char *inits = decl_inits(e, decl, "; ");
   if (inits)
-    put_line(e, line_of(e, decl), "%s;", inits);
+    emit_put(e, emit_line_of(e, decl), "%s;", inits);
 }
 
 static void emit_yield(Emitter *e, Node *n) {
-  int line = line_of(e, n);
-  put_line(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
-  put_line(e, line, "CORO_YIELD(coro_c, %d, coro_value_%s, %s);", n->resume_point, e->co->name,
+  int line = emit_line_of(e, n);
+  emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
+  emit_put(e, line, "CORO_YIELD(coro_c, %d, coro_value_%s, %s);", n->resume_point, e->co->name,
            node_str(e, n->a));
   e->indent--;
-  put_line(e, 0, "coro_resume_%d:;", n->resume_point);
+  emit_put(e, 0, "coro_resume_%d:;", n->resume_point);
   e->indent++;
 }
 
@@ -527,7 +540,7 @@ static void emit_yield(Emitter *e, Node *n) {
    A yield prints as several statements, so it gets braces of its own. */
 static void emit_substmt(Emitter *e, int line, const char *header, Node *body) {
   if (body->kind == ND_BLOCK || body->kind == ND_YIELD) {
-    put_line(e, line, "%s%s{", header, *header ? " " : "");
+    emit_put(e, line, "%s%s{", header, *header ? " " : "");
     e->indent++;
     if (body->kind == ND_BLOCK) {
       int prev = body->first + 1;
@@ -541,10 +554,10 @@ static void emit_substmt(Emitter *e, int line, const char *header, Node *body) {
       emit_stmt(e, body);
     }
     e->indent--;
-    put_line(e, 0, "}");
+    emit_put(e, 0, "}");
     return;
   }
-  put_line(e, line, "%s", header);
+  emit_put(e, line, "%s", header);
   e->indent++;
   emit_stmt(e, body);
   e->indent--;
@@ -560,11 +573,11 @@ static void emit_for(Emitter *e, Node *n) {
   }
   char *header = format("for (%s;%s%s;%s%s)", init, n->a ? " " : "", n->a ? node_str(e, n->a) : "",
                   n->c ? " " : "", n->c ? node_str(e, n->c) : "");
-  emit_substmt(e, line_of(e, n), header, n->b);
+  emit_substmt(e, emit_line_of(e, n), header, n->b);
 }
 
 static void emit_stmt(Emitter *e, Node *n) {
-  int line = line_of(e, n);
+  int line = emit_line_of(e, n);
   switch (n->kind) {
   case ND_BLOCK:
     emit_substmt(e, line, "", n);
@@ -579,7 +592,7 @@ static void emit_stmt(Emitter *e, Node *n) {
   case ND_ASM_STMT:
   case ND_LABEL_DECL:
   case ND_STATIC_ASSERT:
-    put_line(e, line, "%s", node_str(e, n));
+    emit_put(e, line, "%s", node_str(e, n));
     return;
   case ND_IF:
     emit_substmt(e, line, format("if (%s)", node_str(e, n->a)), n->b);
@@ -596,35 +609,35 @@ static void emit_stmt(Emitter *e, Node *n) {
     return;
   case ND_DO:
     emit_substmt(e, line, "do", n->b);
-    put_line(e, e->toks->v[n->last].pos.line, "while (%s);", node_str(e, n->a));
+    emit_put(e, e->toks->v[n->last].pos.line, "while (%s);", node_str(e, n->a));
     return;
   case ND_FOR:
     emit_for(e, n);
     return;
   case ND_RETURN:
-    put_line(e, line, "CORO_FINISH(coro_c);");
+    emit_put(e, line, "CORO_FINISH(coro_c);");
     return;
   case ND_YIELD:
     emit_yield(e, n);
     return;
   case ND_LABEL:
     e->indent--;
-    put_line(e, line, "%s:", n->tok->text);
+    emit_put(e, line, "%s:", n->tok->text);
     e->indent++;
     emit_stmt(e, n->b);
     return;
   case ND_CASE:
     e->indent--;
     if (n->c)
-      put_line(e, line, "case %s ... %s:", node_str(e, n->a), node_str(e, n->c));
+      emit_put(e, line, "case %s ... %s:", node_str(e, n->a), node_str(e, n->c));
     else
-      put_line(e, line, "case %s:", node_str(e, n->a));
+      emit_put(e, line, "case %s:", node_str(e, n->a));
     e->indent++;
     emit_stmt(e, n->b);
     return;
   case ND_DEFAULT:
     e->indent--;
-    put_line(e, line, "default:");
+    emit_put(e, line, "default:");
     e->indent++;
     emit_stmt(e, n->b);
     return;
@@ -640,18 +653,18 @@ static void emit_stmt(Emitter *e, Node *n) {
  * =================================================================== */
 
 /* `int n` of `coroutine int fib(int n)` -> the creation function's header. */
-static char *creation_header(Emitter *e, Coroutine *co) {
+char *emit_creation_header(Emitter *e, Coroutine *co) {
   Node *f = co->declarator->kids.v[0];
   return format("%scoro_t *%s%s", co->is_static ? "static " : "", co->name,
                 range_str(e, f->first, f->last, &(Style){.raw = true}));
 }
 
 /* `typedef int coro_value_fib;`: the declared type without the function part. */
-static void emit_value_type(Emitter *e, Coroutine *co) {
+void emit_value_type(Emitter *e, Coroutine *co) {
   Node *d = co->declarator;
   Style st = {.name = d->tok, .name_text = format("coro_value_%s", co->name),
               .omit = d->kids.v[0], .collapse = true};
-  put_line(e, line_of(e, co->decl), "typedef %s %s;", specs_str(e, co->specs, false),
+  emit_put(e, emit_line_of(e, co->decl), "typedef %s %s;", specs_str(e, co->specs, false),
            range_str(e, d->first, d->last, &st));
 }
 
@@ -659,9 +672,9 @@ static void emit_hoisted_types(Emitter *e, Coroutine *co) {
   for (int i = 0; i < co->types.n; i++) {
     Node *t = co->types.v[i];
     if (t->kind == ND_TAGGED)
-      put_line(e, line_of(e, t), "%s;", range_str(e, t->first, t->last, NULL));
+      emit_put(e, emit_line_of(e, t), "%s;", range_str(e, t->first, t->last, NULL));
     else
-      put_line(e, line_of(e, t), "%s", node_str(e, t));
+      emit_put(e, emit_line_of(e, t), "%s", node_str(e, t));
   }
 }
 
@@ -670,46 +683,46 @@ static void emit_literal_field(Emitter *e, Node *lit) {
   Node *type = lit->a;
   Node init = {.kind = ND_INIT_LIST, .first = lit->first, .last = lit->last, .kids = lit->kids};
   char *t = type->b ? field_decl(e, type->a, type->b, &init, "", false) : specs_str(e, type->a, false);
-  put_line(e, line_of(e, lit), "__typeof__(%s) %s;", t, lit->name);
+  emit_put(e, emit_line_of(e, lit), "__typeof__(%s) %s;", t, lit->name);
 }
 
 static void emit_frame(Emitter *e, Coroutine *co) {
-  put_line(e, 0, "/* the frame of %s: its parameters and locals, kept across suspensions */",
+  emit_put(e, 0, "/* the frame of %s: its parameters and locals, kept across suspensions */",
            co->name);
-  put_line(e, 0, "struct coro_frame_%s {", co->name);
+  emit_put(e, 0, "struct coro_frame_%s {", co->name);
   e->indent++;
-  put_line(e, 0, "coro_t coro_base;  /* the runtime's header; must come first */");
+  emit_put(e, 0, "coro_t coro_base;  /* the runtime's header; must come first */");
   for (int i = 0; i < co->locals.n; i++) {
     Node *n = co->locals.v[i];
     Node *specs = n->kind == ND_PARAM ? n->a : n->c;
     Node *d = n->kind == ND_PARAM ? n->b : n->a;
     char *decl = field_decl(e, specs, d, n->kind == ND_PARAM ? NULL : n->b, n->sym->field,
                             n->kind == ND_PARAM);
-    put_line(e, line_of(e, n), "%s;%s", decl, n->kind == ND_PARAM ? "  /* parameter */" : "");
+    emit_put(e, emit_line_of(e, n), "%s;%s", decl, n->kind == ND_PARAM ? "  /* parameter */" : "");
   }
   for (int i = 0; i < co->literals.n; i++)
     emit_literal_field(e, co->literals.v[i]);
   e->indent--;
-  put_line(e, 0, "};");
+  emit_put(e, 0, "};");
 }
 
 static void emit_resume(Emitter *e, Coroutine *co) {
   Node *body = co->def->c;
-  put_line(e, 0, "/* the body of %s, resumed at resume_point */", co->name);
+  emit_put(e, 0, "/* the body of %s, resumed at resume_point */", co->name);
   /* the lines that make code are pinned to the definition's line: a
      debugger entering the function shows the coroutine's header, and a
      breakpoint on a line of the body finds only the body's code */
-  int at = line_of(e, co->decl);
-  put_line(e, at, "static void coro_resume_%s(coro_t *coro_c) {", co->name);
+  int at = emit_line_of(e, co->decl);
+  emit_put(e, at, "static void coro_resume_%s(coro_t *coro_c) {", co->name);
   e->indent++;
-  put_line(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_c;", co->name,
+  emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_c;", co->name,
            co->name);
-  put_line(e, 0, "(void)coro_f;");
-  put_line(e, at, "switch (coro_c->resume_point) {  /* 0: from the start */");
+  emit_put(e, 0, "(void)coro_f;");
+  emit_put(e, at, "switch (coro_c->resume_point) {  /* 0: from the start */");
   for (int i = 1; i <= co->nresume; i++)
-    put_line(e, at, "case %d: goto coro_resume_%d;  /* %s:%d */", i, i, e->src->name,
+    emit_put(e, at, "case %d: goto coro_resume_%d;  /* %s:%d */", i, i, e->src->name,
              co->resume_lines[i]);
-  put_line(e, 0, "}");
+  emit_put(e, 0, "}");
   int prev = body->first + 1;
   for (int i = 0; i < body->kids.n; i++) {
     emit_directives(e, prev, body->kids.v[i]->first);
@@ -717,37 +730,41 @@ static void emit_resume(Emitter *e, Coroutine *co) {
     prev = body->kids.v[i]->last + 1;
   }
   emit_directives(e, prev, body->last);
-  put_line(e, e->toks->v[body->last].pos.line, "CORO_FINISH(coro_c);");
+  emit_put(e, e->toks->v[body->last].pos.line, "CORO_FINISH(coro_c);");
   e->indent--;
-  put_line(e, 0, "}");
+  emit_put(e, 0, "}");
 }
 
 static void emit_creation(Emitter *e, Coroutine *co) {
-  int at = line_of(e, co->decl);
-  put_line(e, 0, "/* %s(...) makes an instance and runs nothing yet (lazy start) */", co->name);
-  put_line(e, at, "%s {", creation_header(e, co));
+  int at = emit_line_of(e, co->decl);
+  emit_put(e, 0, "/* %s(...) makes an instance and runs nothing yet (lazy start) */", co->name);
+  emit_put(e, at, "%s {", emit_creation_header(e, co));
   e->indent++;
-  put_line(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_frame_new("
+  emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_frame_new("
            "sizeof *coro_f, _Alignof(struct coro_frame_%s), coro_resume_%s);",
            co->name, co->name, co->name, co->name);
   for (int i = 0; i < co->locals.n; i++) {
     Node *n = co->locals.v[i];
     if (n->kind == ND_PARAM)
-      put_line(e, at, "coro_f->%s = %s;", n->sym->field, n->sym->name);
+      emit_put(e, at, "coro_f->%s = %s;", n->sym->field, n->sym->name);
   }
-  put_line(e, at, "return &coro_f->coro_base;");
+  emit_put(e, at, "return &coro_f->coro_base;");
   e->indent--;
-  put_line(e, 0, "}");
+  emit_put(e, 0, "}");
 }
 
 static void emit_coroutine(Emitter *e, Coroutine *co) {
   e->co = co;
   if (co->is_prototype) {
-    put_line(e, line_of(e, co->decl), "%s;", creation_header(e, co));
+    emit_put(e, emit_line_of(e, co->decl), "%s;", emit_creation_header(e, co));
     return;
   }
-  put_line(e, 0, "/* coroutine %s (%s:%d), lowered by coroc into a state machine */", co->name,
-           e->src->name, line_of(e, co->decl));
+  if (e->opt->backend == BACKEND_STACKFUL) {
+    emit_stackful(e, co);
+    return;
+  }
+  emit_put(e, 0, "/* coroutine %s (%s:%d), lowered by coroc into a state machine */", co->name,
+           e->src->name, emit_line_of(e, co->decl));
   emit_value_type(e, co);
   /* macros defined in the body are defined here too: the frame may use them
      (`char buf[CAP];`); defined twice the same way, they are defined once.
@@ -758,7 +775,7 @@ static void emit_coroutine(Emitter *e, Coroutine *co) {
       emit_directives(e, i, i + 1);
   emit_hoisted_types(e, co);
   emit_frame(e, co);
-  put_line(e, 0, "%s;  /* it may call itself */", creation_header(e, co));
+  emit_put(e, 0, "%s;  /* it may call itself */", emit_creation_header(e, co));
   redefine_macros(e, co, false);
   emit_resume(e, co);
   redefine_macros(e, co, true);
@@ -785,7 +802,7 @@ void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
       e.mapped = 0;
     }
     if (!included) {
-      put_line(&e, 0, "#include <coro.h>  /* added by coroc: the runtime of the coroutines below */");
+      emit_put(&e, 0, "#include <coro.h>  /* added by coroc: the runtime of the coroutines below */");
       included = true;
     }
     emit_coroutine(&e, co);

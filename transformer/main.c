@@ -135,6 +135,8 @@ int main(int argc, char **argv) {
   Command cmd = {0};
   parse_args(argc, argv, &cmd);
 
+  cmd.opt.cpp = &cmd.cpp;
+  cmd.opt.input_dir = strcmp(cmd.in, "-") == 0 ? "." : source_dir_of(cmd.in);
   Source src = {0};
   source_load(&src, cmd.in, &cmd.cpp);
   Coroutine *cos = parse_source(&src);
@@ -145,7 +147,21 @@ int main(int argc, char **argv) {
   FILE *mem = open_memstream(&buf, &len);
   if (!mem)
     fatal("out of memory");
-  emit(mem, &src, cos, &cmd.opt);
+  if (cmd.opt.dot) {
+    emit_dot(mem, &src, cos);
+  } else {
+    emit(mem, &src, cos, &cmd.opt);
+    if (cmd.opt.stats) {
+      fclose(mem);
+      mem = open_memstream(&buf, &len);
+      char *c_text = NULL;
+      size_t c_len = 0;
+      FILE *c = open_memstream(&c_text, &c_len);
+      emit(c, &src, cos, &cmd.opt);
+      fclose(c);
+      emit_stats(mem, &src, cos, &cmd.opt, c_text);
+    }
+  }
   fclose(mem);
   write_output(cmd.out, buf, len);
   return 0;

@@ -85,7 +85,7 @@ static char *read_input(const char *path, size_t *len) {
 /* Where coro.h is, so that a .coc that includes it preprocesses without an
    -I: beside an installed coroc (PREFIX/bin/../include), else in the source
    tree this coroc was built from. */
-static const char *runtime_include_dir(void) {
+const char *source_runtime_include(void) {
   static char dir[PATH_MAX + 16];
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -108,7 +108,7 @@ static const char *runtime_include_dir(void) {
 #endif
 }
 
-static char *dir_of(const char *path) {
+char *source_dir_of(const char *path) {
   const char *slash = strrchr(path, '/');
   if (!slash)
     return xstrndup(".", 1);
@@ -181,11 +181,11 @@ static char *preprocess(const char *path, const char *text, size_t len, const Cp
   argv[n++] = "-x";
   argv[n++] = "c";
   argv[n++] = "-iquote";
-  argv[n++] = strcmp(path, "-") == 0 ? "." : dir_of(path);
+  argv[n++] = strcmp(path, "-") == 0 ? "." : source_dir_of(path);
   /* A .coc may call coroutines and coro_next without including coro.h
      itself: the output includes it before the first coroutine, so coroc
      reads the input as if it did, and knows coro_t is a type. */
-  const char *rt = runtime_include_dir();
+  const char *rt = source_runtime_include();
   if (rt) {
     argv[n++] = "-idirafter";
     argv[n++] = rt;

@@ -1,0 +1,75 @@
+"""--dot draws each coroutine's state machine; --stats gives its frame as the
+compiler lays it out. Expected edges and sizes are worked out by hand."""
+import re
+import shutil
+
+import pytest
+
+from conftest import COROC, TESTS_DIR, run
+
+GOLDEN = TESTS_DIR / "golden"
+
+
+def edges(dot_text):
+    return set(re.findall(r"(s\d+) -> (s\d+);", dot_text))
+
+
+def test_dot_loops_and_exits(coroc):
+    # pairs(n): start -> yield@10 (the loop runs) or -> yield@14 (n == 0);
+    # 10 -> 12 -> back to 10 or out to 14; 14 -> done.
+    res = run([COROC, "--dot", "shadowing.coc"], cwd=GOLDEN)
+    assert res.returncode == 0, res.stderr
+    assert edges(res.stdout) == {("s0", "s1"), ("s0", "s3"), ("s1", "s2"), ("s2", "s1"),
+                                 ("s2", "s3"), ("s3", "s4")}
+    assert 's1 [label="1: yield, line 10"]' in res.stdout
+    assert 's4 [label="done", shape=oval]' in res.stdout
+
+
+def test_dot_switch_and_goto(coroc):
+    # tokens(s): a '\0' returns at once; otherwise goto loops back to the
+    # switch, whose default yields; after a yield, the same again.
+    res = run([COROC, "--dot", "switch_goto.coc"], cwd=GOLDEN)
+    assert res.returncode == 0, res.stderr
+    assert edges(res.stdout) == {("s0", "s1"), ("s0", "s2"), ("s1", "s1"), ("s1", "s2")}
+
+
+def test_dot_straight_line(coroc, tmp_path):
+    src = tmp_path / "three.coc"
+    src.write_text("coroutine int three(void) {\n  yield 1;\n  yield 2;\n  yield 3;\n}\n")
+    res = run([COROC, "--dot", src])
+    assert edges(res.stdout) == {("s0", "s1"), ("s1", "s2"), ("s2", "s3"), ("s3", "s4")}
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz is not installed")
+def test_dot_renders(coroc, tmp_path):
+    res = run([COROC, "--dot", "shadowing.coc"], cwd=GOLDEN)
+    svg = run(["dot", "-Tsvg"], input=res.stdout)
+    assert svg.returncode == 0 and "<svg" in svg.stdout
+
+
+def test_stats_frame_layout(coroc):
+    # header (4 words: resume, release, out; resume_point + status padded) = 32,
+    # then five ints: 52, rounded up to the 8-byte alignment of the header = 56.
+    res = run([COROC, "--stats", "shadowing.coc"], cwd=GOLDEN)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[0] == "coroutine pairs (shadowing.coc:4), stackless: frame 56 bytes, align 8"
+    fields = [l.split() for l in lines[2:]]
+    assert [(int(f[0]), int(f[1]), f[2]) for f in fields] == [
+        (0, 32, "coro_base"), (32, 4, "n"), (36, 4, "i"), (40, 4, "coro_i_2"),
+        (44, 4, "sum"), (48, 4, "coro_i_3")]
+
+
+def test_stats_over_aligned_local(coroc, tmp_path):
+    src = tmp_path / "aligned.coc"
+    src.write_text("coroutine int a(void) {\n  _Alignas(64) char buf[64];\n"
+                   "  buf[0] = 1;\n  yield buf[0];\n}\n")
+    res = run([COROC, "--stats", src])
+    assert res.returncode == 0, res.stderr
+    assert "frame 128 bytes, align 64" in res.stdout  # header 32, buf at 64, 64 bytes
+    assert "      64     64  buf" in res.stdout
+
+
+def test_dot_and_stats_exclusive(coroc):
+    res = run([COROC, "--dot", "--stats", "shadowing.coc"], cwd=GOLDEN)
+    assert res.returncode == 2

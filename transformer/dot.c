@@ -1,0 +1,220 @@
+/* dot.c: --dot, each coroutine's state machine as a Graphviz graph.
+ *
+ * The states are where a resume can continue: the start, each resume point
+ * (a yield), and the end. There is an edge from state A to state B when the
+ * body, resumed in A, can run to B without passing another resume point:
+ *
+ *   start -> yield@12 -> yield@12 (a loop)
+ *                     -> done
+ *
+ * It is a small data-flow pass over the statements: `pending` is the set of
+ * states the running code may have been resumed in. A yield draws an edge
+ * from each of them to itself and then is the only one; joins (after an if,
+ * at a loop head, at a label, after a switch) merge sets. Jumps (goto,
+ * break, continue, return) carry their set to the target. The whole walk
+ * repeats until no set grows, which settles loops and backward gotos.
+ */
+#include "coroc.h"
+
+#include <string.h>
+
+typedef struct {
+  int n;            /* states: 0 start, 1..nresume resume points, nresume+1 done */
+  char *edge;       /* [from * n + to] */
+  bool changed;     /* a walk added an edge or grew a label's set */
+  char **label_in;  /* [label] the states that reach it (by goto or by falling in) */
+  const char **label_names;
+  int nlabels;
+} Graph;
+
+typedef struct {
+  char *brk;        /* where `break` sends its states, or NULL */
+  char *cont;       /* where `continue` sends its states */
+  char *sw;         /* the states entering the innermost switch (its case labels get them) */
+} Jumps;
+
+static char *new_set(Graph *g) {
+  return xcalloc(g->n, 1);
+}
+
+static void merge(Graph *g, char *into, const char *from) {
+  for (int i = 0; i < g->n; i++)
+    into[i] |= from[i];
+}
+
+/* Merging into a set that outlives one walk (a label's) is progress. */
+static void merge_lasting(Graph *g, char *into, const char *from) {
+  for (int i = 0; i < g->n; i++)
+    if (from[i] && !into[i]) {
+      into[i] = 1;
+      g->changed = true;
+    }
+}
+
+/* Does this switch body have a default label of its own (not a nested switch's)? */
+static bool has_default(const Node *n) {
+  if (!n || n->kind == ND_SWITCH)
+    return false;
+  if (n->kind == ND_DEFAULT)
+    return true;
+  if (has_default(n->a) || has_default(n->b) || has_default(n->c) || has_default(n->d))
+    return true;
+  for (int i = 0; i < n->kids.n; i++)
+    if (has_default(n->kids.v[i]))
+      return true;
+  return false;
+}
+
+static void clear(Graph *g, char *set) {
+  memset(set, 0, g->n);
+}
+
+static char *label_set(Graph *g, const char *name) {
+  for (int i = 0; i < g->nlabels; i++)
+    if (strcmp(g->label_names[i], name) == 0)
+      return g->label_in[i];
+  g->label_names = xrealloc(g->label_names, sizeof(char *) * (g->nlabels + 1));
+  g->label_in = xrealloc(g->label_in, sizeof(char *) * (g->nlabels + 1));
+  g->label_names[g->nlabels] = name;
+  return g->label_in[g->nlabels++] = new_set(g);
+}
+
+static void flow(Graph *g, Node *n, char *pending, Jumps j);
+
+static void arrive(Graph *g, char *pending, int state) {
+  for (int i = 0; i < g->n; i++)
+    if (pending[i] && !g->edge[i * g->n + state]) {
+      g->edge[i * g->n + state] = 1;
+      g->changed = true;
+    }
+  clear(g, pending);
+  pending[state] = 1;
+}
+
+/* A loop: the body runs with what reaches the head; what comes round (the
+   end of the body, continue) reaches the head again. */
+static void flow_loop(Graph *g, Node *body, char *pending, bool test_first, Jumps j) {
+  char *head = new_set(g), *out = new_set(g), *cont = new_set(g);
+  merge(g, head, pending);
+  for (int round = 0; round < 2; round++) {
+    char *run = new_set(g);
+    merge(g, run, head);
+    if (test_first)
+      merge(g, out, head);
+    flow(g, body, run, (Jumps){out, cont, j.sw});  /* Duff's device: cases inside loops */
+    merge(g, run, cont);
+    if (!test_first)
+      merge(g, out, run);
+    merge(g, head, run);
+  }
+  clear(g, pending);
+  merge(g, pending, out);
+}
+
+static void flow(Graph *g, Node *n, char *pending, Jumps j) {
+  if (!n)
+    return;
+  switch (n->kind) {
+  case ND_BLOCK:
+    for (int i = 0; i < n->kids.n; i++)
+      flow(g, n->kids.v[i], pending, j);
+    return;
+  case ND_YIELD:
+    arrive(g, pending, n->resume_point);
+    return;
+  case ND_RETURN:
+    arrive(g, pending, g->n - 1);
+    clear(g, pending);
+    return;
+  case ND_IF: {
+    char *other = new_set(g);
+    merge(g, other, pending);
+    flow(g, n->b, pending, j);
+    flow(g, n->c, other, j);
+    merge(g, pending, other);
+    return;
+  }
+  case ND_WHILE:
+  case ND_FOR:
+    flow_loop(g, n->b, pending, true, j);
+    return;
+  case ND_DO:
+    flow_loop(g, n->b, pending, false, j);
+    return;
+  case ND_SWITCH: {
+    char *in = new_set(g), *out = new_set(g);
+    merge(g, in, pending);
+    if (!has_default(n->b))
+      merge(g, out, in);  /* no case matched */
+    clear(g, pending);    /* before the first label nothing runs */
+    flow(g, n->b, pending, (Jumps){out, j.cont, in});
+    merge(g, pending, out);
+    return;
+  }
+  case ND_CASE:
+  case ND_DEFAULT:
+    if (j.sw)
+      merge(g, pending, j.sw);
+    flow(g, n->b, pending, j);
+    return;
+  case ND_LABEL: {
+    char *in = label_set(g, n->tok->text);
+    merge_lasting(g, in, pending);
+    merge(g, pending, in);
+    flow(g, n->b, pending, j);
+    return;
+  }
+  case ND_GOTO:
+    if (!n->a)  /* goto *p: computed, its targets unknown */
+      merge_lasting(g, label_set(g, n->tok[1].text), pending);
+    clear(g, pending);
+    return;
+  case ND_BREAK:
+    if (j.brk)
+      merge(g, j.brk, pending);
+    clear(g, pending);
+    return;
+  case ND_CONTINUE:
+    if (j.cont)
+      merge(g, j.cont, pending);
+    clear(g, pending);
+    return;
+  default:
+    return;  /* declarations and expressions: straight through */
+  }
+}
+
+static void print_graph(FILE *out, Source *src, Coroutine *co, Graph *g) {
+  fprintf(out, "digraph \"%s\" {\n", co->name);
+  fprintf(out, "  label=\"coroutine %s (%s:%d)\";\n", co->name, src->name,
+          src->original.v[co->first].pos.line);
+  fprintf(out, "  node [shape=box, fontname=\"monospace\"];\n");
+  fprintf(out, "  s0 [label=\"start\", shape=oval];\n");
+  for (int i = 1; i <= co->nresume; i++)
+    fprintf(out, "  s%d [label=\"%d: yield, line %d\"];\n", i, i, co->resume_lines[i]);
+  fprintf(out, "  s%d [label=\"done\", shape=oval];\n", g->n - 1);
+  for (int a = 0; a < g->n; a++)
+    for (int b = 0; b < g->n; b++)
+      if (g->edge[a * g->n + b])
+        fprintf(out, "  s%d -> s%d;\n", a, b);
+  fprintf(out, "}\n");
+}
+
+void emit_dot(FILE *out, Source *src, Coroutine *cos) {
+  for (Coroutine *co = cos; co; co = co->next) {
+    if (!co->def)
+      continue;
+    Graph g = {.n = co->nresume + 2};
+    g.edge = xcalloc(g.n * g.n, 1);
+    for (int round = 0; round < 64; round++) {
+      g.changed = false;
+      char *pending = new_set(&g);
+      pending[0] = 1;
+      flow(&g, co->def->c, pending, (Jumps){NULL, NULL, NULL});
+      arrive(&g, pending, g.n - 1);  /* falling off the end */
+      if (!g.changed)
+        break;
+    }
+    print_graph(out, src, co, &g);
+  }
+}

@@ -1,0 +1,141 @@
+/* emit_stackful.c: the stackful backend.
+ *
+ * The body needs no transformation: it stays an ordinary C function, with
+ * its locals on a stack of its own, and `yield` becomes a call that switches
+ * back to the consumer (runtime/stackful.c, runtime/asm/). So the body is
+ * copied as the user wrote it, comments, macros and #if included, with only
+ * two kinds of splices: each `yield EXPR;` becomes
+ * `CORO_STACKFUL_YIELD(coro_c, T, EXPR);` and `__func__` becomes the
+ * coroutine's name. Splices keep their line breaks, so one #line before the
+ * body keeps every line of it where the .coc has it.
+ *
+ *   typedef int coro_value_fib;
+ *   struct coro_args_fib { int n; };              the arguments, until it starts
+ *   static void coro_body_fib(coro_t *coro_c, int n) { ...the body... }
+ *   static void coro_entry_fib(coro_t *coro_c)    runs first on the new stack
+ *   coro_t *fib(int n)                            creation: lazy, as stackless
+ */
+#define _GNU_SOURCE
+#include "coroc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The text of the .coc from byte `from` to byte `to`, with the splices of
+   the yields in `yields` (sorted) and of __func__ made. */
+static void splice(FILE *out, Source *src, Coroutine *co, NodeList *yields, size_t from, size_t to) {
+  TokenList *o = &src->original;
+  size_t at = from;
+  for (int i = 0; i < o->n && o->v[i].offset < to; i++) {
+    Token *t = &o->v[i];
+    if (t->offset < at || t->dead)
+      continue;
+    Node *y = NULL;
+    for (int k = 0; k < yields->n && !y; k++)
+      if (yields->v[k]->first == i)
+        y = yields->v[k];
+    bool func = t->kind == TK_IDENT && (!strcmp(t->text, "__func__") || !strcmp(t->text, "__FUNCTION__"));
+    if (!y && !func)
+      continue;
+    fwrite(src->text + at, 1, t->offset - at, out);
+    if (func) {
+      fprintf(out, "\"%s\"", co->name);
+      at = t->end;
+      continue;
+    }
+    Token *first = &o->v[y->a->first], *last = &o->v[y->a->last];
+    fprintf(out, "CORO_STACKFUL_YIELD(coro_c, coro_value_%s, ", co->name);
+    splice(out, src, co, yields, first->offset, last->end);
+    fputs(");", out);
+    at = o->v[y->last].end;
+  }
+  if (at < to)
+    fwrite(src->text + at, 1, to - at, out);
+}
+
+static void collect_yields(Node *n, NodeList *out) {
+  if (!n)
+    return;
+  if (n->kind == ND_YIELD)
+    list_push(out, n);
+  Node *kids[] = {n->a, n->b, n->c, n->d};
+  for (int i = 0; i < 4; i++)
+    collect_yields(kids[i], out);
+  for (int i = 0; i < n->kids.n; i++)
+    collect_yields(n->kids.v[i], out);
+}
+
+static int by_position(const void *a, const void *b) {
+  return (*(Node *const *)a)->first - (*(Node *const *)b)->first;
+}
+
+/* The parameters of the body function: coro_c, then the user's own. */
+static char *body_params(Emitter *e, Coroutine *co) {
+  Node *f = co->declarator->kids.v[0];
+  if (f->kids.n == 0 || (f->kids.n == 1 && !f->kids.v[0]->b && (f->kids.v[0]->a->flags & SP_VOID)))
+    return "coro_t *coro_c";
+  char *list = emit_range(e, f->first + 1, f->last - 1, true);
+  return format("coro_t *coro_c, %s", list);
+}
+
+void emit_stackful(Emitter *e, Coroutine *co) {
+  Source *src = e->src;
+  Node *body = co->def->c;
+  NodeList params = {0};
+  Node *f = co->declarator->kids.v[0];
+  for (int i = 0; i < f->kids.n; i++)
+    if (f->kids.v[i]->sym)
+      list_push(&params, f->kids.v[i]);
+  int at = emit_line_of(e, co->decl);
+
+  emit_put(e, 0, "/* coroutine %s (%s:%d): stackful, the body runs on a stack of its own */",
+           co->name, src->name, at);
+  emit_value_type(e, co);
+  emit_put(e, 0, "struct coro_args_%s {  /* its arguments, kept until the body starts */", co->name);
+  emit_indent(e, 1);
+  if (params.n == 0)
+    emit_put(e, 0, "char coro_unused;  /* (a struct may not be empty) */");
+  for (int i = 0; i < params.n; i++)
+    emit_put(e, emit_line_of(e, params.v[i]), "%s;",
+             emit_field_decl(e, params.v[i]->a, params.v[i]->b, params.v[i]->sym->field));
+  emit_indent(e, -1);
+  emit_put(e, 0, "};");
+  emit_put(e, 0, "%s;  /* it may call itself */", emit_creation_header(e, co));
+
+  /* the body, as written, from its '{' on */
+  NodeList yields = {0};
+  collect_yields(body, &yields);
+  qsort(yields.v, yields.n, sizeof(Node *), by_position);
+  Token *open = &src->original.v[body->first], *close = &src->original.v[body->last];
+  emit_sync(e, open->pos.line);
+  fprintf(e->out, "static void coro_body_%s(%s) ", co->name, body_params(e, co));
+  splice(e->out, src, co, &yields, open->offset, close->end);
+  fputc('\n', e->out);
+  emit_resync(e, close->pos.line + 1);
+
+  emit_put(e, 0, "/* the first thing to run on the new stack: the body, with its arguments */");
+  emit_put(e, at, "static void coro_entry_%s(coro_t *coro_c) {", co->name);
+  emit_indent(e, 1);
+  char *call = format("coro_body_%s(coro_c", co->name);
+  for (int i = 0; i < params.n; i++)
+    call = format("%s, coro_a->%s", call, params.v[i]->sym->field);
+  if (params.n)
+    emit_put(e, at, "struct coro_args_%s *coro_a = coro_stackful_args(coro_c);", co->name);
+  emit_put(e, at, "%s);", call);
+  emit_indent(e, -1);
+  emit_put(e, 0, "}");
+
+  emit_put(e, 0, "/* %s(...) makes an instance and runs nothing yet (lazy start) */", co->name);
+  emit_put(e, at, "%s {", emit_creation_header(e, co));
+  emit_indent(e, 1);
+  emit_put(e, at, "coro_t *coro_c = coro_stackful_new(coro_entry_%s, sizeof(struct coro_args_%s), "
+           "_Alignof(struct coro_args_%s));", co->name, co->name, co->name);
+  if (params.n) {
+    emit_put(e, at, "struct coro_args_%s *coro_a = coro_stackful_args(coro_c);", co->name);
+    for (int i = 0; i < params.n; i++)
+      emit_put(e, at, "coro_a->%s = %s;", params.v[i]->sym->field, params.v[i]->sym->name);
+  }
+  emit_put(e, at, "return coro_c;");
+  emit_indent(e, -1);
+  emit_put(e, 0, "}");
+}

@@ -1,0 +1,163 @@
+/* stats.c: --stats, the size of each coroutine's frame.
+ *
+ * Only the compiler knows how big a frame is (the sizes of the user's types,
+ * padding, alignment), so coroc asks it: the generated C, plus one constant
+ * per coroutine and per field, is compiled to assembly ($COROC_CC, default
+ * cc, with the same -I and -D), and the constants are read back from it.
+ *
+ *   coroutine fib (gen.coc:9), stackless: frame 48 bytes, align 8
+ *     offset  size  field
+ *          0    32  coro_base  (the runtime's header)
+ *         32     4  n          (parameter)
+ *   ...
+ */
+#define _GNU_SOURCE
+#include "coroc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+/* Run argv, wait, and give its exit status (-1 if it could not run). */
+static int run_command(const char **argv) {
+  pid_t pid;
+  if (posix_spawnp(&pid, argv[0], NULL, NULL, (char *const *)argv, environ) != 0)
+    return -1;
+  int status;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* One constant the probe asks the compiler for. */
+typedef struct {
+  char *symbol;  /* coro_stat_N */
+  long value;    /* what the compiler said; -1 if not found */
+} Probe;
+
+static Probe *probes;
+static int nprobes;
+
+static const char *probe(FILE *c, const char *expr) {
+  probes = xrealloc(probes, sizeof(Probe) * (nprobes + 1));
+  probes[nprobes] = (Probe){format("coro_stat_%d", nprobes), -1};
+  fprintf(c, "const unsigned long %s = %s;\n", probes[nprobes].symbol, expr);
+  return probes[nprobes++].symbol;
+}
+
+/* `coro_stat_3:` then `.quad 48` (or .xword, .8byte, .long on other targets;
+   a constant 0 may be `.zero 8` instead) */
+static void read_assembly(char *asm_text) {
+  for (int i = 0; i < nprobes; i++) {
+    char *label = format("\n%s:", probes[i].symbol);
+    char *p = strstr(asm_text, label);
+    if (!p)
+      continue;
+    p += strlen(label);
+    p += strspn(p, " \t\n");
+    bool zero = strncmp(p, ".zero", 5) == 0 || strncmp(p, ".space", 6) == 0;  /* a 0 in .bss */
+    p += strcspn(p, " \t");  /* the directive */
+    p += strspn(p, " \t");
+    probes[i].value = zero ? 0 : strtol(p, NULL, 0);
+  }
+}
+
+static char *compile_to_assembly(const char *c_path, const Options *opt) {
+  const char *cc = getenv("COROC_CC");
+  char *out_path = format("%s.s", c_path);
+  const char **argv = xcalloc(opt->cpp->nargs + 16, sizeof(char *));
+  int n = 0;
+  argv[n++] = cc && *cc ? cc : "cc";
+  argv[n++] = "-std=gnu11";
+  argv[n++] = "-S";
+  argv[n++] = "-w";
+  argv[n++] = "-o";
+  argv[n++] = out_path;
+  if (source_runtime_include()) {
+    argv[n++] = "-I";
+    argv[n++] = source_runtime_include();
+  }
+  argv[n++] = "-iquote";
+  argv[n++] = opt->input_dir;
+  for (int i = 0; i < opt->cpp->nargs; i++)
+    argv[n++] = opt->cpp->args[i];
+  argv[n++] = c_path;
+  diag_remove_on_error(out_path);
+  if (run_command(argv) != 0)
+    fatal("--stats: %s could not compile the generated code", argv[0]);
+  FILE *f = fopen(out_path, "r");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  char buf[4096];
+  size_t got;
+  while (f && (got = fread(buf, 1, sizeof buf, f)) > 0)
+    fwrite(buf, 1, got, mem);
+  if (f)
+    fclose(f);
+  fclose(mem);
+  unlink(out_path);
+  return text;
+}
+
+void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, const char *c_text) {
+  char path[] = "/tmp/coroc-stats-XXXXXX.c";
+  int fd = mkstemps(path, 2);
+  if (fd < 0)
+    fatal("--stats: cannot make a temporary file");
+  diag_remove_on_error(path);
+  FILE *c = fdopen(fd, "w");
+  fputs(c_text, c);
+  fputs("\n/* --stats probes */\n", c);
+  bool stackful = opt->backend == BACKEND_STACKFUL;
+  const char *kind = stackful ? "args" : "frame";
+  for (Coroutine *co = cos; co; co = co->next) {
+    if (!co->def)
+      continue;
+    char *type = format("struct coro_%s_%s", kind, co->name);
+    probe(c, format("sizeof(%s)", type));
+    probe(c, format("_Alignof(%s)", type));
+    if (!stackful) {
+      probe(c, format("__builtin_offsetof(%s, coro_base)", type));
+      probe(c, "sizeof(coro_t)");
+    }
+    for (int i = 0; i < co->locals.n; i++) {
+      Sym *s = co->locals.v[i]->sym;
+      if (stackful && co->locals.v[i]->kind != ND_PARAM)
+        continue;
+      probe(c, format("__builtin_offsetof(%s, %s)", type, s->field));
+      probe(c, format("sizeof(((%s *)0)->%s)", type, s->field));
+    }
+  }
+  fclose(c);
+  read_assembly(compile_to_assembly(path, opt));
+  unlink(path);
+
+  int k = 0;
+  for (Coroutine *co = cos; co; co = co->next) {
+    if (!co->def)
+      continue;
+    long size = probes[k++].value, align = probes[k++].value;
+    fprintf(out, "coroutine %s (%s:%d), %s: %s %ld bytes, align %ld\n", co->name, src->name,
+            src->original.v[co->first].pos.line, stackful ? "stackful" : "stackless",
+            stackful ? "arguments" : "frame", size, align);
+    fprintf(out, "  %6s %6s  %s\n", "offset", "size", "field");
+    if (!stackful) {
+      long off = probes[k++].value, hsize = probes[k++].value;
+      fprintf(out, "  %6ld %6ld  coro_base  (the runtime's header)\n", off, hsize);
+    }
+    for (int i = 0; i < co->locals.n; i++) {
+      Node *n = co->locals.v[i];
+      if (stackful && n->kind != ND_PARAM)
+        continue;
+      long off = probes[k++].value, fsize = probes[k++].value;
+      fprintf(out, "  %6ld %6ld  %s  (%s:%d%s)\n", off, fsize, n->sym->field, src->name,
+              src->original.v[n->first].pos.line, n->kind == ND_PARAM ? ", parameter" : "");
+    }
+    if (stackful)
+      fprintf(out, "  and a stack of its own: 256 KiB unless coro_set_stack_size says otherwise\n");
+  }
+}
