@@ -61,7 +61,7 @@ struct coro_ctx {
   uint64_t r15;        /* callee-saved */
   uint32_t mxcsr;      /* SSE control/status: its control bits (rounding, exception masks, FTZ/DAZ) are callee-saved */
   uint16_t fpucw;      /* x87 control word (precision, rounding, masks): callee-saved */
-  uint16_t pad;        /* always 0: the switch compares mxcsr+fpucw+pad as one 64-bit word */
+  uint16_t pad;        /* unused: rounds the struct up to whole 8-byte words */
 };
 
 _Static_assert(offsetof(struct coro_ctx, rsp) == 0x00, "switch_x86_64.S: rsp at 0x00");

@@ -536,6 +536,17 @@ static void emit_yield(Emitter *e, Node *n) {
   e->indent++;
 }
 
+/* The items of a block, with the directives kept between them. */
+static void emit_items(Emitter *e, Node *block) {
+  int prev = block->first + 1;
+  for (int i = 0; i < block->kids.n; i++) {
+    emit_directives(e, prev, block->kids.v[i]->first);
+    emit_stmt(e, block->kids.v[i]);
+    prev = block->kids.v[i]->last + 1;
+  }
+  emit_directives(e, prev, block->last);
+}
+
 /* The body of if/while/for/do/switch: a block, or one statement indented.
    A yield prints as several statements, so it gets braces of its own. */
 static void emit_substmt(Emitter *e, int line, const char *header, Node *body) {
@@ -543,13 +554,7 @@ static void emit_substmt(Emitter *e, int line, const char *header, Node *body) {
     emit_put(e, line, "%s%s{", header, *header ? " " : "");
     e->indent++;
     if (body->kind == ND_BLOCK) {
-      int prev = body->first + 1;
-      for (int i = 0; i < body->kids.n; i++) {
-        emit_directives(e, prev, body->kids.v[i]->first);
-        emit_stmt(e, body->kids.v[i]);
-        prev = body->kids.v[i]->last + 1;
-      }
-      emit_directives(e, prev, body->last);
+      emit_items(e, body);
     } else {
       emit_stmt(e, body);
     }
@@ -723,13 +728,7 @@ static void emit_resume(Emitter *e, Coroutine *co) {
     emit_put(e, at, "case %d: goto coro_resume_%d;  /* %s:%d */", i, i, e->src->name,
              co->resume_lines[i]);
   emit_put(e, 0, "}");
-  int prev = body->first + 1;
-  for (int i = 0; i < body->kids.n; i++) {
-    emit_directives(e, prev, body->kids.v[i]->first);
-    emit_stmt(e, body->kids.v[i]);
-    prev = body->kids.v[i]->last + 1;
-  }
-  emit_directives(e, prev, body->last);
+  emit_items(e, body);
   emit_put(e, e->toks->v[body->last].pos.line, "CORO_FINISH(coro_c);");
   e->indent--;
   emit_put(e, 0, "}");

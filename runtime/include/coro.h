@@ -35,6 +35,21 @@ bool coro_done(const coro_t *c);
    frame or its stack is freed; its body simply never continues). */
 void coro_free(coro_t *c);
 
+/* Stack sizes of stackful instances (coroc --backend=stackful). A stackful
+   body runs on a stack of its own, mapped at its first resume with a guard
+   page below it: running past its end stops the program with a message
+   naming the instance and its stack size. Sizes are rounded up to whole pages. */
+
+/* Set the stack size of the stackful instance c before its first resume.
+   Returns false, and changes nothing, for a stackless instance, one already
+   started, or bytes == 0. */
+bool coro_set_stack_size(coro_t *c, size_t bytes);
+
+/* The stack size of the stackful instances this thread creates from now on
+   (default: 256 KiB; 0 restores the default). Instances already created keep
+   theirs. */
+void coro_default_stack_size(size_t bytes);
+
 /* ==================================================================
  * For generated code only (docs/abi.md). Not part of the public API;
  * names and layout may change between versions of coroc.
@@ -104,6 +119,49 @@ const char *coro_status_name(int status);
   do {                                                                   \
     (c)->status = CORO_DONE;                                             \
     return;                                                              \
+  } while (0)
+
+/* The stackful backend (runtime/stackful.c). An instance is a struct coro
+ * header followed by the runtime's bookkeeping and the arguments, which the
+ * generated code stores through coro_stackful_args. The body is an ordinary
+ * function, started through `entry` on the instance's own stack at the first
+ * coro_next; when entry returns, the instance is done. The shape of the code
+ * that uses these:
+ *
+ *   static void coro_entry_fib(coro_t *coro_c) {
+ *     struct coro_args_fib *a = coro_stackful_args(coro_c);
+ *     coro_body_fib(coro_c, a->n);             // yields with CORO_STACKFUL_YIELD
+ *   }
+ *   coro_t *fib(int n) {
+ *     coro_t *c = coro_stackful_new(coro_entry_fib, sizeof(struct coro_args_fib),
+ *                                   _Alignof(struct coro_args_fib));
+ *     ((struct coro_args_fib *)coro_stackful_args(c))->n = n;
+ *     return c;
+ *   }
+ */
+
+/* A new stackful instance, not started (lazy start; its stack is mapped at the
+   first resume), with room for args_size bytes of arguments aligned to
+   args_align. Aborts with a message when memory runs out. */
+coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align);
+
+/* The instance's argument area: args_size bytes aligned to args_align, zeroed
+   at creation, owned (and freed) by the instance. */
+void *coro_stackful_args(coro_t *c);
+
+/* From inside c's body: switch back to whoever resumed c; returns when c is
+   resumed again. Aborts with a message if c is not the coroutine running on
+   this thread. */
+void coro_stackful_suspend(coro_t *c);
+
+/* `yield EXPR;` in a stackful generator of T: EXPR is evaluated once,
+   converted to T and stored where coro_next asked; then suspend. */
+#define CORO_STACKFUL_YIELD(c, T, ...)  /* ... is EXPR, which may hold commas */ \
+  do {                                                                   \
+    T coro_value_ = (__VA_ARGS__);                                       \
+    if ((c)->out)                                                        \
+      *(T *)(c)->out = coro_value_;                                      \
+    coro_stackful_suspend(c);                                            \
   } while (0)
 
 #ifdef __cplusplus
