@@ -59,7 +59,7 @@ struct coro_ctx {
   uint64_t r13;        /* callee-saved */
   uint64_t r14;        /* callee-saved */
   uint64_t r15;        /* callee-saved */
-  uint32_t mxcsr;      /* SSE control/status: its control bits (rounding, exception masks, FTZ/DAZ) are callee-saved */
+  uint32_t mxcsr;      /* SSE control/status: its control bits (rounding, exception masks, FTZ/DAZ) are callee-saved; its status flags are not */
   uint16_t fpucw;      /* x87 control word (precision, rounding, masks): callee-saved */
   uint16_t pad;        /* unused: rounds the struct up to whole 8-byte words */
 };

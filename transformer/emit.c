@@ -211,6 +211,8 @@ static char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
   bool first = true;
   for (int i = 0; i < specs->kids.n; i++) {
     Node *k = specs->kids.v[i];
+    if (i > 0 && k->first == specs->kids.v[i - 1]->first)
+      continue;  /* the words of one macro (`u8` for `unsigned char`) stand at one token */
     int drop = SP_TYPEDEF | SP_EXTERN | SP_STATIC | SP_AUTO | SP_REGISTER | SP_THREAD | SP_COROUTINE;
     if (k->kind == ND_EXPR && (k->flags & drop))
       continue;
@@ -225,8 +227,21 @@ static char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
   return buf;
 }
 
+/* Could the specifiers name a struct, union or array type (a tag, or a
+   typedef name we do not look through)? Then `{1, 2, 3, 4}` may fill
+   elements several values at a time. */
+static bool has_aggregate_type(const Node *specs) {
+  for (int i = 0; i < specs->kids.n; i++) {
+    Node *k = specs->kids.v[i];
+    if ((k->kind == ND_TAGGED && strcmp(k->tok->text, "enum") != 0) || k->kind == ND_IDENT ||
+        k->kind == ND_SIZEOF)
+      return true;
+  }
+  return false;
+}
+
 /* The size of `T a[] = init;`: counted from the initializer. */
-static const char *array_size_from(Emitter *e, const Node *init) {
+static const char *array_size_from(Emitter *e, const Node *init, bool elements_are_scalars) {
   if (!init)
     return NULL;
   if (init->kind != ND_INIT_LIST) {  /* char s[] = "text", wchar_t w[] = L"text" */
@@ -237,6 +252,10 @@ static const char *array_size_from(Emitter *e, const Node *init) {
     if (init->kids.v[i]->d)
       error_tok(&e->toks->v[init->first], "an array in a coroutine with designated initializers "
                 "needs an explicit size");
+  for (int i = 0; i < init->kids.n && !elements_are_scalars; i++)
+    if (init->kids.v[i]->kind != ND_INIT_LIST)
+      error_tok(&e->toks->v[init->first], "an array of arrays or structs in a coroutine whose "
+                "initializer leaves out inner braces needs an explicit size");
   if (init->kids.n == 1 && init->kids.v[0]->kind == ND_EXPR && init->kids.v[0]->flags == OP_STRING) {
     char *lit = node_str(e, init->kids.v[0]);
     return format("sizeof %s / sizeof %s[0]", lit, lit);
@@ -264,7 +283,10 @@ static char *field_decl(Emitter *e, const Node *specs, const Node *declarator, c
     st.name_text = format("(*%s)", name);
   } else if (outer && outer->kind == ND_ARRAY && !outer->a && init) {
     st.sized = outer;
-    st.size = array_size_from(e, init);
+    /* the element type: what the derivations after the array make of the specifiers */
+    bool scalar = declarator->kids.n > 1 ? declarator->kids.v[1]->kind == ND_POINTER
+                                         : !has_aggregate_type(specs);
+    st.size = array_size_from(e, init, scalar);
   }
   char *type = specs_str(e, specs, !has_pointer);
   char *decl = range_str(e, declarator->first, declarator->last, &st);
@@ -703,6 +725,11 @@ static void emit_frame(Emitter *e, Coroutine *co) {
     Node *d = n->kind == ND_PARAM ? n->b : n->a;
     char *decl = field_decl(e, specs, d, n->kind == ND_PARAM ? NULL : n->b, n->sym->field,
                             n->kind == ND_PARAM);
+    if (n->kind == ND_INIT_DECL) {  /* `int x __attribute__((aligned(16)))`: the attribute too */
+      int end = n->b ? n->b->first - 2 : n->last;
+      if (end > d->last)
+        decl = format("%s %s", decl, range_str(e, d->last + 1, end, &(Style){.collapse = true}));
+    }
     emit_put(e, emit_line_of(e, n), "%s;%s", decl, n->kind == ND_PARAM ? "  /* parameter */" : "");
   }
   for (int i = 0; i < co->literals.n; i++)

@@ -134,6 +134,12 @@ static void lower_local(Lowering *l, Node *init_decl, int specs) {
   if (s->kind != SYM_OBJECT || (specs & (SP_STATIC | SP_EXTERN | SP_THREAD)))
     return;
   check_no_vla(l, init_decl->a, format("'%s'", s->name));
+  Node *kinds = init_decl->c;
+  for (int i = 0; i < kinds->kids.n; i++) {
+    Token *t = &l->src->original.v[kinds->kids.v[i]->first];
+    if (strcmp(t->text, "__auto_type") == 0)
+      error_tok(t, "'%s' needs its type written out: a frame field cannot be __auto_type", s->name);
+  }
   s->owner = l->co;
   s->field = field_name(l, s->name);
   list_push(&l->co->locals, init_decl);
@@ -295,6 +301,38 @@ static void check_kind(Coroutine *co) {
               "'return;' to end the sequence", co->name);
 }
 
+/* A frame field's type is written in the frame struct, outside the
+   function, where no local exists: `char b[sizeof n]`, `typeof(n) m` or a
+   parameter `int m[n]` cannot be laid out. */
+static void check_field_types(Lowering *l) {
+  for (int i = 0; i < l->co->locals.n; i++) {
+    Node *n = l->co->locals.v[i];
+    Node *specs = n->kind == ND_PARAM ? n->a : n->c;
+    Node *d = n->kind == ND_PARAM ? n->b : n->a;
+    int ranges[2][2] = {{specs->first, specs->last}, {d->first, d->last}};
+    for (int r = 0; r < 2; r++)
+      for (int j = ranges[r][0]; j <= ranges[r][1]; j++) {
+        Token *t = &l->src->original.v[j];
+        if (t->sym && t->sym->kind == SYM_OBJECT && t->sym->owner == l->co && t != n->sym->tok)
+          error_tok(t, "the type of '%s' depends on '%s', a local of coroutine '%s': a frame "
+                    "needs every type known outside the body", n->sym->name, t->text, l->co->name);
+      }
+  }
+}
+
+/* `#include` inside a body: its text is not in the tokens coroc prints. */
+static void check_no_include(Lowering *l) {
+  for (int i = l->co->first; i <= l->co->last; i++) {
+    Token *t = &l->src->original.v[i];
+    if (t->kind != TK_DIRECTIVE || t->dead)
+      continue;
+    const char *p = strchr(t->text, '#') + 1;
+    p += strspn(p, " \t");
+    if (strncmp(p, "include", 7) == 0)
+      error_tok(t, "#include inside a coroutine is not supported: include it before the coroutine");
+  }
+}
+
 /* Types declared in the body move to file scope, in front of the frame, where
    the coroutine's locals do not exist. */
 static void check_hoisted_types(Lowering *l) {
@@ -313,6 +351,9 @@ static void check_hoisted_types(Lowering *l) {
 /* The parameters come first in the frame, under their own names. */
 static void lower_params(Lowering *l) {
   Node *f = l->co->declarator->kids.v[0];
+  if (f->flags)
+    error_tok(l->co->declarator->tok, "coroutine '%s' cannot be variadic: its body runs after the "
+              "call that had the extra arguments", l->co->name);
   for (int i = 0; i < f->kids.n; i++) {
     Node *param = f->kids.v[i];
     if (!param->sym)
@@ -335,6 +376,8 @@ void lower(Source *src, Coroutine *cos, const Options *opt) {
     walk(&l, co->def->c);
     check_kind(co);
     check_hoisted_types(&l);
+    check_field_types(&l);
+    check_no_include(&l);
     if (!co->is_generator)
       error_tok(co->declarator->tok, "coroutine '%s' is a task (it has no 'yield EXPR'): tasks "
                 "need the scheduler, which is not part of this version of coroc yet", co->name);

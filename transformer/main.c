@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage_text[] =
@@ -124,6 +125,9 @@ static void write_output(const char *out, const char *buf, size_t len) {
   if (fd < 0)
     fatal("cannot create %s: %s", out, strerror(errno));
   diag_remove_on_error(tmp);
+  mode_t mask = umask(0);  /* a new file as the shell would make it, not mkstemp's 0600 */
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
   FILE *f = fdopen(fd, "w");
   if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0)
     fatal("cannot write %s: %s", out, strerror(errno));

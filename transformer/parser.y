@@ -465,7 +465,7 @@ pdirect_declarator
 
 decl_suffix
   : '[' array_size ']'                         { $$ = NEW(ND_ARRAY, @$); $$->tok = TOK(@1.first); $$->a = $<Node *>2; }
-  | '(' scope_open params ')'                  { scope_pop(); $$ = NEW(ND_FUNC, @$); $$->kids = $3->kids; }
+  | '(' scope_open params ')'                  { scope_pop(); $$ = NEW(ND_FUNC, @$); $$->kids = $3->kids; $$->flags = $3->flags; }
   | '(' scope_open ident_list ')'              { scope_pop(); $$ = NEW(ND_FUNC, @$); }
   ;
 
@@ -503,7 +503,7 @@ qualifiers
 params
   : %empty                                     { $$ = NEW(ND_EXPR, @$); }
   | param_list
-  | param_list ',' ELLIPSIS
+  | param_list ',' ELLIPSIS                    { $$ = $1; $$->flags = T_ELLIPSIS; }
   ;
 
 param_list

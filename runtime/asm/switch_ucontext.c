@@ -1,0 +1,44 @@
+/* switch_ucontext.c: the context switch on POSIX ucontext, for processors
+ * without an assembly switch in runtime/asm/ and for comparison.
+ *
+ * Chosen at build time (CMake -DCOROC_SWITCH=ucontext, which defines
+ * CORO_SWITCH_UCONTEXT). Same interface as the assembly (runtime/ctx.h), but
+ * slower: glibc's swapcontext also saves and restores the signal mask, one
+ * rt_sigprocmask system call per switch, and the whole FP environment.
+ */
+#include "ctx.h"
+
+#ifndef CORO_SWITCH_UCONTEXT
+#error "switch_ucontext.c is built only with -DCORO_SWITCH_UCONTEXT (CMake: -DCOROC_SWITCH=ucontext)"
+#endif
+
+#include "coro_internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+/* makecontext passes only int arguments, so the context's own address goes
+   in two halves; the start routine and its argument are read back from it. */
+static void ucontext_entry(unsigned hi, unsigned lo) {
+  struct coro_ctx *ctx = (struct coro_ctx *)(uintptr_t)(((uint64_t)hi << 32) | lo);
+  ctx->fn(ctx->arg);
+  /* Like the assembly trampoline's trap: there is nothing to return to. */
+  coro_fatal("coro_ctx_init", "the start routine of context %p returned", (void *)ctx);
+}
+
+void coro_ctx_init(struct coro_ctx *ctx, void *stack, size_t size, coro_ctx_fn *fn, void *arg) {
+  if (getcontext(&ctx->uc) != 0)   /* also takes the caller's FP environment and signal mask */
+    coro_fatal("coro_ctx_init", "getcontext failed");
+  ctx->uc.uc_stack.ss_sp = stack;
+  ctx->uc.uc_stack.ss_size = size;
+  ctx->uc.uc_link = NULL;          /* returning is an error, caught in ucontext_entry */
+  ctx->fn = fn;
+  ctx->arg = arg;
+  uint64_t self = (uint64_t)(uintptr_t)ctx;
+  makecontext(&ctx->uc, (void (*)(void))ucontext_entry, 2, (unsigned)(self >> 32), (unsigned)self);
+}
+
+void coro_ctx_switch(struct coro_ctx *from, struct coro_ctx *to) {
+  if (swapcontext(&from->uc, &to->uc) != 0)
+    coro_fatal("coro_ctx_switch", "swapcontext failed");
+}

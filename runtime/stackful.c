@@ -1,0 +1,477 @@
+/* stackful.c: instances whose body runs on a stack of its own.
+ *
+ * The stackful backend leaves a coroutine's body an ordinary C function; what
+ * it needs from the runtime is a stack for each instance and a way to switch
+ * onto it and back. An instance is a struct coro header (so coro_next,
+ * coro_done and coro_free work unchanged) followed by the bookkeeping below
+ * and then the arguments the generated code stores for the body:
+ *
+ *   coro_next(c)  -> c->resume = stackful_resume: switch from the consumer to the body
+ *   body: CORO_STACKFUL_YIELD -> coro_stackful_suspend: switch back to the consumer
+ *   entry function returns -> stackful_main marks the instance done, switches back for good
+ *
+ * Stacks are mapped lazily at the first resume (coro_set_stack_size may still
+ * change the size before it) and unmapped when the instance is freed. Below each stack lies a PROT_NONE guard page: an overflow faults
+ * there, and a SIGSEGV handler on an alternate signal stack names the
+ * instance and its stack size instead of letting the program die silently.
+ *
+ * Tools: under AddressSanitizer every switch is announced with its fiber
+ * annotations, and under valgrind every stack is registered, so that both
+ * follow the switches without false reports.
+ */
+#define _GNU_SOURCE   /* dladdr; MAP_STACK, MAP_NORESERVE */
+
+#include "coro_internal.h"
+#include "ctx.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(__has_include)
+#if __has_include(<dlfcn.h>)
+#include <dlfcn.h>
+#define STACKFUL_HAVE_DLADDR 1
+#endif
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define STACKFUL_VALGRIND 1
+#endif
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define STACKFUL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STACKFUL_ASAN 1
+#endif
+#endif
+#ifdef STACKFUL_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+#define STACKFUL_DEFAULT_STACK (256 * 1024)   /* bytes of stack for an instance, unless told otherwise */
+#define STACKFUL_ALTSTACK (64 * 1024)         /* the signal stack the overflow report runs on */
+
+/* An instance of the stackful backend. coro_t * points at `base`. */
+struct stackful {
+  struct coro base;            /* first: what coro_next, coro_done and coro_free see */
+  struct coro_ctx ctx;         /* the body's registers while it is not running */
+  struct coro_ctx caller;      /* the resumer's registers while the body runs */
+  void (*entry)(coro_t *c);    /* the generated entry function: unpacks the args, runs the body */
+  struct stackful *outer;      /* the instance running on this thread when this one was resumed (NULL: none) */
+  char *map;                   /* the mapping: guard page, then the stack; NULL until the first resume */
+  size_t map_size;             /* bytes mapped: guard page + stack */
+  size_t stack_size;           /* usable bytes of stack, a whole number of pages */
+  size_t args_offset;          /* where the arguments begin, from the start of the instance */
+#ifdef STACKFUL_VALGRIND
+  unsigned vg_stack_id;        /* valgrind's id for the registered stack */
+#endif
+#ifdef STACKFUL_ASAN
+  void *asan_fake_stack;       /* ASan's fake stack of the body while it is suspended */
+  const void *asan_caller_bottom;  /* the resumer's stack, where the body switches back to */
+  size_t asan_caller_size;
+  char *asan_low;              /* about the body's stack pointer when it last switched out */
+#endif
+};
+
+/* The instance running on this thread (innermost), for the suspend check and
+   the overflow report. initial-exec: one fs-relative load even in PIC code,
+   and safe to read in a signal handler. */
+static _Thread_local struct stackful *tls_current __attribute__((tls_model("initial-exec")));
+static _Thread_local size_t tls_default_stack;   /* coro_default_stack_size; 0: STACKFUL_DEFAULT_STACK */
+static _Thread_local char tls_altstack_checked;  /* this thread has a signal stack (ours or its own) */
+
+static void stackful_resume(coro_t *c);
+
+static size_t page_size(void) {
+  return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* bytes rounded up to whole pages; 0 for 0 and for sizes that overflow. */
+static size_t stack_round(size_t bytes) {
+  size_t page = page_size();
+  if (bytes == 0 || bytes > SIZE_MAX - page)
+    return 0;
+  return (bytes + page - 1) / page * page;
+}
+
+static struct stackful *as_stackful(coro_t *c) {
+  return (c && c->resume == stackful_resume) ? (struct stackful *)c : NULL;
+}
+
+/* {==================================================================
+ * Tools: AddressSanitizer fibers and valgrind stacks
+ * =================================================================== */
+
+/* ASan keeps one idea of "the current stack" per thread; these tell it about
+   each switch so that it neither reports the jump as an overflow nor keeps
+   stale poison. Into the body: announce the body's stack; back on the
+   resumer's stack after the body suspended or ended: done. (Used only under
+   ASan: elsewhere the resume path ends in the switch itself.) */
+#ifdef STACKFUL_ASAN
+static void tool_switch_in(struct stackful *s, void **fake_save) {
+  __sanitizer_start_switch_fiber(fake_save, s->map + s->map_size - s->stack_size, s->stack_size);
+}
+
+static void tool_switched_back(void *fake_save) {
+  __sanitizer_finish_switch_fiber(fake_save, NULL, NULL);
+}
+#endif
+
+/* Out of the body to its resumer. `final`: the body ended, so ASan may drop
+   its fake stack (NULL save slot). */
+static void tool_switch_out(struct stackful *s, int final) {
+#ifdef STACKFUL_ASAN
+  s->asan_low = __builtin_frame_address(0);
+  __sanitizer_start_switch_fiber(final ? NULL : &s->asan_fake_stack, s->asan_caller_bottom,
+                                 s->asan_caller_size);
+#else
+  (void)s, (void)final;
+#endif
+}
+
+/* In the body again (`first`: for the first time, with no fake stack yet):
+   learn the resumer's stack, which may differ each time. */
+static void tool_switched_in(struct stackful *s, int first) {
+#ifdef STACKFUL_ASAN
+  __sanitizer_finish_switch_fiber(first ? NULL : s->asan_fake_stack, &s->asan_caller_bottom,
+                                  &s->asan_caller_size);
+#else
+  (void)s, (void)first;
+#endif
+}
+
+static void tool_stack_mapped(struct stackful *s) {
+#ifdef STACKFUL_VALGRIND
+  s->vg_stack_id = VALGRIND_STACK_REGISTER(s->map + s->map_size - s->stack_size, s->map + s->map_size);
+#else
+  (void)s;
+#endif
+}
+
+/* Before munmap: a body that never finished leaves ASan poison (the redzones
+   of its frames) on the stack, and ASan keeps it after munmap, to be wrongly
+   reported on whatever is mapped there next. Only frames that have not
+   returned are poisoned, and they all lie above the stack pointer of the
+   last switch out: unpoisoning just that part keeps ASan from touching the
+   shadow of the whole stack (1/8 of its size) for every instance. */
+static void tool_stack_unmapping(struct stackful *s) {
+#ifdef STACKFUL_VALGRIND
+  VALGRIND_STACK_DEREGISTER(s->vg_stack_id);
+#endif
+#ifdef STACKFUL_ASAN
+  char *lo = s->map + s->map_size - s->stack_size, *top = s->map + s->map_size;
+  char *from = s->asan_low - page_size();
+  if (!s->asan_low || from < lo || from > top)
+    from = lo;
+  ASAN_UNPOISON_MEMORY_REGION(from, (size_t)(top - from));
+#endif
+  (void)s;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Stack overflow: the guard page and its SIGSEGV handler
+ * =================================================================== */
+
+static struct sigaction guard_prev;       /* SIGSEGV's action before ours: other faults go there */
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+static pthread_key_t guard_altstack_key;  /* frees a thread's signal stack when the thread exits */
+
+/* Async-signal-safe formatting for the report: no stdio in a handler. */
+static char *fmt_str(char *p, char *end, const char *s) {
+  while (*s && p < end)
+    *p++ = *s++;
+  return p;
+}
+
+static char *fmt_num(char *p, char *end, uintmax_t v, unsigned base) {
+  char digits[32];
+  int n = 0;
+  do {
+    digits[n++] = "0123456789abcdef"[v % base];
+    v /= base;
+  } while (v);
+  if (base == 16)
+    p = fmt_str(p, end, "0x");
+  while (n > 0 && p < end)
+    *p++ = digits[--n];
+  return p;
+}
+
+/* "entry function NAME at MODULE+0xOFF": the name only when dladdr finds a
+   symbol that starts exactly at the entry (generated entries are static, so
+   usually not), else its address; the module offset is for addr2line. */
+static char *fmt_entry(char *p, char *end, void (*entry)(coro_t *)) {
+  uintptr_t addr = (uintptr_t)entry;
+  p = fmt_str(p, end, "entry function ");
+#ifdef STACKFUL_HAVE_DLADDR
+  Dl_info di;
+  if (dladdr((void *)addr, &di) && di.dli_fname) {
+    if (di.dli_sname && (uintptr_t)di.dli_saddr == addr)
+      p = fmt_str(p, end, di.dli_sname);
+    else
+      p = fmt_num(p, end, addr, 16);
+    p = fmt_str(p, end, " at ");
+    p = fmt_str(p, end, di.dli_fname);
+    p = fmt_str(p, end, "+");
+    return fmt_num(p, end, addr - (uintptr_t)di.dli_fbase, 16);
+  }
+#endif
+  return fmt_num(p, end, addr, 16);
+}
+
+/* One write(2) of the whole message, so that it arrives in one piece. */
+static void guard_report(const struct stackful *s, const void *fault) {
+  char buf[1024], *p = buf, *end = buf + sizeof buf - 1;
+  p = fmt_str(p, end, "coro: stack overflow in coroutine instance ");
+  p = fmt_num(p, end, (uintptr_t)s, 16);
+  p = fmt_str(p, end, " (");
+  p = fmt_entry(p, end, s->entry);
+  p = fmt_str(p, end, "): its stack of ");
+  p = fmt_num(p, end, s->stack_size, 10);
+  p = fmt_str(p, end, " bytes is used up (fault at ");
+  p = fmt_num(p, end, (uintptr_t)fault, 16);
+  p = fmt_str(p, end, ", in the guard page below it). "
+                      "Give it more with coro_set_stack_size() or coro_default_stack_size().\n");
+  ssize_t unused = write(STDERR_FILENO, buf, (size_t)(p - buf));
+  (void)unused;   /* nothing left to do if even stderr fails */
+}
+
+/* Hand a fault that is not ours (or after our report) to whoever had SIGSEGV
+   before. The default action: reset it and return, so that the faulting
+   instruction runs again and the kernel ends the program as usual (a signal
+   sent by kill has no instruction to run again: raise it). */
+static void guard_chain(int sig, siginfo_t *info, void *uctx) {
+  if (guard_prev.sa_flags & SA_SIGINFO) {
+    guard_prev.sa_sigaction(sig, info, uctx);
+    return;
+  }
+  if (guard_prev.sa_handler != SIG_DFL && guard_prev.sa_handler != SIG_IGN) {
+    guard_prev.sa_handler(sig);
+    return;
+  }
+  signal(sig, SIG_DFL);   /* an ignored SIGSEGV from a fault would loop forever: the kernel forces the default too */
+  if (info->si_code <= 0)
+    raise(sig);
+}
+
+/* The handler runs on the alternate signal stack: the faulting stack has no
+   room left. A fault in the guard page of an instance running on this thread
+   is an overflow; only those instances can be running out of stack here. */
+static void guard_handler(int sig, siginfo_t *info, void *uctx) {
+  const char *addr = info->si_addr;
+  size_t page = page_size();
+  for (const struct stackful *s = tls_current; s; s = s->outer) {
+    if (s->map && addr >= s->map && addr < s->map + page) {
+      guard_report(s, addr);
+      break;
+    }
+  }
+  guard_chain(sig, info, uctx);
+}
+
+static void guard_altstack_free(void *stack) {
+  stack_t now;
+  if (sigaltstack(NULL, &now) == 0 && now.ss_sp == stack) {
+    stack_t off = {.ss_flags = SS_DISABLE};
+    sigaltstack(&off, NULL);
+  }
+  munmap(stack, STACKFUL_ALTSTACK);
+}
+
+/* Once per process: the handler (sigaction is process-wide). SA_ONSTACK: run
+   on the thread's alternate stack; SA_NODEFER is not set, so a fault in the
+   handler itself kills the program instead of recursing. */
+static void guard_install_handler(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = guard_handler;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGSEGV, &sa, &guard_prev) != 0)
+    coro_fatal("coro_next", "cannot install the stack overflow handler");
+  pthread_key_create(&guard_altstack_key, guard_altstack_free);
+}
+
+/* Once per thread (sigaltstack is per-thread), lazily at its first stackful
+   start: a signal stack, unless the thread already has one (ASan's, say). */
+static void guard_install(void) {
+  pthread_once(&guard_once, guard_install_handler);
+  if (tls_altstack_checked)
+    return;
+  tls_altstack_checked = 1;
+  stack_t now;
+  if (sigaltstack(NULL, &now) == 0 && !(now.ss_flags & SS_DISABLE))
+    return;
+  void *mem = mmap(NULL, STACKFUL_ALTSTACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED)
+    return;   /* no report on overflow, but everything else works */
+  stack_t ss = {.ss_sp = mem, .ss_size = STACKFUL_ALTSTACK, .ss_flags = 0};
+  if (sigaltstack(&ss, NULL) != 0) {
+    munmap(mem, STACKFUL_ALTSTACK);
+    return;
+  }
+  pthread_setspecific(guard_altstack_key, mem);
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Stacks
+ * =================================================================== */
+
+/* The guard page lies below the stack because stacks grow down. MAP_NORESERVE:
+   untouched stack pages cost nothing, so thousands of instances with 256 KiB
+   each fit as long as they use little of it. */
+static void stack_map(struct stackful *s) {
+  size_t page = page_size();
+  size_t map_size = s->stack_size + page;
+  char *map = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+  if (map == MAP_FAILED)
+    coro_fatal("coro_next", "cannot map a stack of %zu bytes for instance %p", s->stack_size, (void *)s);
+  if (mprotect(map, page, PROT_NONE) != 0)
+    coro_fatal("coro_next", "cannot make the guard page of instance %p", (void *)s);
+  s->map = map;
+  s->map_size = map_size;
+  tool_stack_mapped(s);
+}
+
+static void stack_unmap(struct stackful *s) {
+  tool_stack_unmapping(s);
+  munmap(s->map, s->map_size);
+  s->map = NULL;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Running the body
+ * =================================================================== */
+
+/* Why the switches below come last: every switch leaves the CPU's
+ * return-address predictor out of step, because the `ret`s that run after it
+ * on one stack meet the return addresses that calls pushed on the other. Each
+ * such `ret` costs a misprediction, so the fewer of them between two
+ * switches, the faster a round trip. So stackful_resume and
+ * coro_stackful_suspend do all their bookkeeping first (tls_current is put
+ * back by the side that leaves) and end in the switch, which the compiler
+ * turns into a jump: the switch then "returns" straight into coro_next on one
+ * side and straight into the body on the other, with no `ret` of their own
+ * in between. One misprediction per round trip is left, coro_next's return
+ * (measured: about 3x faster than with the bookkeeping after the switch).
+ * Under ASan the fiber annotations must follow the switch, so there it is an
+ * ordinary call; only the speed differs.
+ */
+
+/* The start routine of every stackful context (the trampoline calls it on the
+   fresh stack): run the body, mark the instance done, and leave for good. Its
+   stack stays mapped until coro_free: it cannot unmap the stack it runs on,
+   and unmapping it after the switch would cost the resume path its jump. */
+static void stackful_main(void *arg) {
+  struct stackful *s = arg;
+  tool_switched_in(s, 1);
+  s->entry(&s->base);
+  s->base.status = CORO_DONE;
+  tls_current = s->outer;
+  tool_switch_out(s, 1);
+  coro_ctx_switch(&s->ctx, &s->caller);
+  coro_fatal("coro_next", "instance %p was resumed after its body returned", arg);
+}
+
+/* The first resume maps the stack and makes the body's context. */
+static void stackful_start(struct stackful *s) {
+  guard_install();
+  stack_map(s);
+  coro_ctx_init(&s->ctx, s->map + s->map_size - s->stack_size, s->stack_size, stackful_main, s);
+}
+
+/* c->resume: coro_next has checked the state and set it RUNNING. Control
+   comes back here (under ASan) or straight to coro_next when the body
+   suspends or ends; the body has then put tls_current back. */
+static void stackful_resume(coro_t *c) {
+  struct stackful *s = (struct stackful *)c;
+  if (s->base.status != CORO_RUNNING)
+    coro_fatal("stackful_resume", "instance %p is %s, not running: resume it with coro_next",
+               (void *)c, coro_status_name(s->base.status));
+  if (!s->map)
+    stackful_start(s);
+  s->outer = tls_current;
+  tls_current = s;
+#ifdef STACKFUL_ASAN
+  void *fake_save;
+  tool_switch_in(s, &fake_save);
+  coro_ctx_switch(&s->caller, &s->ctx);
+  tool_switched_back(fake_save);
+#else
+  coro_ctx_switch(&s->caller, &s->ctx);   /* last: a jump (see above) */
+#endif
+}
+
+void coro_stackful_suspend(coro_t *c) {
+  struct stackful *s = (struct stackful *)c;
+  if (s != tls_current || s->base.status != CORO_RUNNING)
+    coro_fatal("coro_stackful_suspend", "instance %p is not the coroutine running on this thread",
+               (void *)c);
+  s->base.status = CORO_SUSPENDED;
+  tls_current = s->outer;
+  tool_switch_out(s, 0);
+  coro_ctx_switch(&s->ctx, &s->caller);   /* last, but for ASan: a jump (see above) */
+  tool_switched_in(s, 0);
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Creating, sizing and releasing
+ * =================================================================== */
+
+static void stackful_release(coro_t *c) {
+  struct stackful *s = (struct stackful *)c;
+  if (s->map)
+    stack_unmap(s);   /* an unfinished body's frames are simply dropped */
+  free(s);
+}
+
+/* The instance and its arguments in one zeroed allocation (coro_frame_new);
+   the stack comes later, at the first resume. */
+coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align) {
+  if (args_align == 0)
+    args_align = 1;
+  size_t align = args_align > _Alignof(struct stackful) ? args_align : _Alignof(struct stackful);
+  size_t offset = (sizeof(struct stackful) + args_align - 1) / args_align * args_align;
+  coro_t *c = coro_frame_new(offset + args_size, align, stackful_resume);
+  struct stackful *s = (struct stackful *)c;
+  c->release = stackful_release;
+  s->entry = entry;
+  s->stack_size = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
+  s->args_offset = offset;
+  return c;
+}
+
+void *coro_stackful_args(coro_t *c) {
+  return (char *)c + ((struct stackful *)c)->args_offset;
+}
+
+bool coro_set_stack_size(coro_t *c, size_t bytes) {
+  struct stackful *s = as_stackful(c);
+  size_t size = stack_round(bytes);
+  if (!s || s->base.status != CORO_CREATED || s->map || size == 0)
+    return false;
+  s->stack_size = size;
+  return true;
+}
+
+void coro_default_stack_size(size_t bytes) {
+  tls_default_stack = stack_round(bytes);
+}
+
+/* }================================================================== */

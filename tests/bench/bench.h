@@ -1,0 +1,33 @@
+/* bench.h: what each row of the benchmark provides to the driver (bench.c).
+ *
+ * A row is one function: make a generator of 0, 1, 2, ..., receive n values
+ * from it one round trip at a time, release it, and return the sum of the
+ * values. The driver times the call and checks the sum (n(n-1)/2), so the
+ * compiler can drop neither the loop nor the values.
+ *
+ * Each function lives in its own translation unit (or several), and nothing
+ * is built with link-time optimization: the driver's call is opaque, and so
+ * is each round trip inside (an indirect call the compiler cannot see
+ * through, exactly as a consumer of a coro_t * cannot know which body it
+ * resumes).
+ */
+#ifndef BENCH_H
+#define BENCH_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef long long bench_run_fn(long n);
+
+bench_run_fn bench_run_handwritten;        /* handwritten.c + handwritten_run.c */
+bench_run_fn bench_run_stackless;          /* gen.coc, --backend=stackless */
+bench_run_fn bench_run_stackful;           /* gen.coc, --backend=stackful, libcoro as built */
+bench_run_fn bench_run_stackful_ucontext;  /* gen.coc, --backend=stackful, libcoro with COROC_SWITCH=ucontext */
+bench_run_fn bench_run_fcontext;           /* fcontext.cpp: boost.context's jump_fcontext */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BENCH_H */

@@ -1,0 +1,92 @@
+/* regs.c: the context switch keeps every callee-saved register and the FP
+ * control state of each side (runtime/ctx.h, runtime/asm/).
+ *
+ * Two contexts, main and a coroutine on a stack of its own, switch back and
+ * forth through regs_probe (regs_<arch>.S), which fills all callee-saved
+ * integer and floating-point registers and the FP control (MXCSR and x87
+ * control word / FPCR) with patterns of its own seed right before calling
+ * coro_ctx_switch, and checks them right after it returns. The two sides use
+ * different seeds, so a register the switch forgot arrives with the other
+ * side's pattern. The rounding modes sometimes differ and sometimes agree, to
+ * take both paths of the conditional FP-control reload.
+ *
+ *   regs          run the test; prints "OK"
+ *   regs return   a start routine that returns: must trap, not run on
+ */
+#include "ctx.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+uint64_t regs_probe(uint64_t seed, struct coro_ctx *from, struct coro_ctx *to,
+                    void (*sw)(struct coro_ctx *from, struct coro_ctx *to));
+
+#define ROUNDS 1000
+#define STACK_SIZE (64 * 1024)
+
+static struct coro_ctx main_ctx, co_ctx;
+static uint64_t co_failed;    /* the registers the coroutine's probes saw change */
+static int co_rounds;
+static int co_misaligned;     /* the start routine began with a misaligned frame */
+
+/* Seeds: distinct high halves for the two sides; bits 0-3 pick rounding, FTZ
+   and x87 precision, agreeing with the other side's now and then. */
+static uint64_t main_seed(int i) {
+  return 0x1111111100000000u + ((uint64_t)i << 8) + (uint64_t)(i & 15);
+}
+
+static uint64_t co_seed(int i) {
+  return 0x2222222200000000u + ((uint64_t)i << 8) + (uint64_t)((i >> 1) & 15);
+}
+
+static void co_main(void *arg) {
+  (void)arg;
+  /* The trampoline must enter us as a call would: frame 16-byte aligned
+     (compiled with -fno-omit-frame-pointer, so this is the frame record). */
+  if ((uintptr_t)__builtin_frame_address(0) % 16 != 0)
+    co_misaligned = 1;
+  for (int i = 0;; i++) {
+    co_failed |= regs_probe(co_seed(i), &co_ctx, &main_ctx, coro_ctx_switch);
+    co_rounds++;
+  }
+}
+
+static void returning_main(void *arg) {
+  (void)arg;   /* returns: the trampoline has nothing to return to */
+}
+
+static void *map_stack(void) {
+  void *stack = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (stack == MAP_FAILED) {
+    perror("mmap");
+    exit(2);
+  }
+  return stack;
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "return") == 0) {
+    coro_ctx_init(&co_ctx, map_stack(), STACK_SIZE, returning_main, NULL);
+    fflush(stdout);
+    coro_ctx_switch(&main_ctx, &co_ctx);
+    printf("the start routine returned and the program went on\n");
+    return 0;
+  }
+  printf("switch: %s\n", CORO_CTX_SWITCH_NAME);
+  coro_ctx_init(&co_ctx, map_stack(), STACK_SIZE, co_main, NULL);
+  uint64_t main_failed = 0;
+  for (int i = 0; i < ROUNDS; i++)
+    main_failed |= regs_probe(main_seed(i), &main_ctx, &co_ctx, coro_ctx_switch);
+  printf("main: %d switches, lost registers mask %#llx\n", ROUNDS, (unsigned long long)main_failed);
+  printf("coroutine: %d switches back, lost registers mask %#llx\n", co_rounds,
+         (unsigned long long)co_failed);
+  if (main_failed || co_failed || co_rounds != ROUNDS - 1 || co_misaligned) {
+    printf("FAILED%s\n", co_misaligned ? " (misaligned start)" : "");
+    return 1;
+  }
+  printf("OK\n");
+  return 0;
+}

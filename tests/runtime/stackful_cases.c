@@ -1,0 +1,439 @@
+/* stackful_cases.c: the stackful runtime (runtime/stackful.c) through the
+ * interface that coroc's generated code uses, without the transformer.
+ *
+ * Each generator below is written in the shape coroc --backend=stackful
+ * emits: an args struct, a body function that yields with
+ * CORO_STACKFUL_YIELD, an entry function that unpacks the args, and a
+ * constructor that makes the instance and stores the args.
+ *
+ *   stackful_cases all [N]        every in-process case; N interleaved generators (default 10000)
+ *   stackful_cases overflow KIND  print "instance ADDR", then overflow its stack; must die
+ *                                 with the guard-page message. KIND: default | set | thread-default | nested
+ *   stackful_cases misuse         coro_stackful_suspend outside any coroutine: must stop with a message
+ *
+ * A failed check prints "FILE:LINE: check failed: EXPR" and exits 1.
+ */
+#define _GNU_SOURCE   /* fesetround's friends are C99; this is for nothing else */
+
+#include <coro.h>
+
+#include <fenv.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(expr)                                                                \
+  do {                                                                             \
+    if (!(expr)) {                                                                 \
+      fflush(stdout);                                                              \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #expr);     \
+      exit(1);                                                                     \
+    }                                                                              \
+  } while (0)
+
+/* A frame of about 1 KiB that the compiler must keep: a recursion of depth d
+   uses about d KiB of stack. */
+__attribute__((noinline)) static long deep_sum(int depth) {
+  volatile char pad[1000];
+  memset((char *)pad, depth & 0x7f, sizeof pad);
+  long below = depth > 0 ? deep_sum(depth - 1) : 0;
+  return below + pad[depth % 1000] + pad[999 - depth % 1000];
+}
+
+static long deep_sum_expected(int depth) {
+  long s = 0;
+  for (int d = 0; d <= depth; d++)
+    s += 2 * (d & 0x7f);
+  return s;
+}
+
+/* {==================================================================
+ * Generators in the generated-code shape
+ * =================================================================== */
+
+/* coroutine long counter(long start, long count, long step) */
+typedef long coro_value_counter;
+struct coro_args_counter { long start, count, step; };
+static void coro_body_counter(coro_t *coro_c, long start, long count, long step) {
+  for (long i = 0; i < count; i++)
+    CORO_STACKFUL_YIELD(coro_c, coro_value_counter, start + i * step);
+}
+static void coro_entry_counter(coro_t *coro_c) {
+  struct coro_args_counter *coro_a = coro_stackful_args(coro_c);
+  coro_body_counter(coro_c, coro_a->start, coro_a->count, coro_a->step);
+}
+static coro_t *counter(long start, long count, long step) {
+  coro_t *coro_c = coro_stackful_new(coro_entry_counter, sizeof(struct coro_args_counter),
+                                     _Alignof(struct coro_args_counter));
+  struct coro_args_counter *coro_a = coro_stackful_args(coro_c);
+  coro_a->start = start;
+  coro_a->count = count;
+  coro_a->step = step;
+  return coro_c;
+}
+
+/* coroutine long deep(int depth, int times): recursion, yielding from the bottom */
+typedef long coro_value_deep;
+struct coro_args_deep { int depth, times; };
+static void deep_yield_at_bottom(coro_t *coro_c, int depth) {
+  volatile char pad[1000];
+  memset((char *)pad, 1, sizeof pad);
+  if (depth > 0)
+    deep_yield_at_bottom(coro_c, depth - 1);
+  else
+    CORO_STACKFUL_YIELD(coro_c, coro_value_deep, -1);   /* suspended with the whole recursion on the stack */
+  CHECK(pad[0] == 1 && pad[999] == 1);
+}
+static void coro_body_deep(coro_t *coro_c, int depth, int times) {
+  for (int i = 0; i < times; i++) {
+    CORO_STACKFUL_YIELD(coro_c, coro_value_deep, deep_sum(depth));
+    deep_yield_at_bottom(coro_c, depth);
+  }
+}
+static void coro_entry_deep(coro_t *coro_c) {
+  struct coro_args_deep *coro_a = coro_stackful_args(coro_c);
+  coro_body_deep(coro_c, coro_a->depth, coro_a->times);
+}
+static coro_t *deep(int depth, int times) {
+  coro_t *coro_c = coro_stackful_new(coro_entry_deep, sizeof(struct coro_args_deep),
+                                     _Alignof(struct coro_args_deep));
+  struct coro_args_deep *coro_a = coro_stackful_args(coro_c);
+  coro_a->depth = depth;
+  coro_a->times = times;
+  return coro_c;
+}
+
+/* coroutine long squares(coro_t *src): a stackful generator consuming another */
+typedef long coro_value_squares;
+struct coro_args_squares { coro_t *src; };
+static void coro_body_squares(coro_t *coro_c, coro_t *src) {
+  long v;
+  while (coro_next(src, &v))
+    CORO_STACKFUL_YIELD(coro_c, coro_value_squares, v * v);
+}
+static void coro_entry_squares(coro_t *coro_c) {
+  struct coro_args_squares *coro_a = coro_stackful_args(coro_c);
+  coro_body_squares(coro_c, coro_a->src);
+}
+static coro_t *squares(coro_t *src) {
+  coro_t *coro_c = coro_stackful_new(coro_entry_squares, sizeof(struct coro_args_squares),
+                                     _Alignof(struct coro_args_squares));
+  ((struct coro_args_squares *)coro_stackful_args(coro_c))->src = src;
+  return coro_c;
+}
+
+/* coroutine int rounding(void): its own FP rounding mode, kept across yields */
+typedef int coro_value_rounding;
+struct coro_args_rounding { char coro_unused; };
+static void coro_body_rounding(coro_t *coro_c) {
+  CHECK(fegetround() == FE_TONEAREST);   /* starts with its first resumer's mode, as a called function would */
+  fesetround(FE_UPWARD);
+  for (int i = 0; i < 3; i++)   /* (the mode only: valgrind does not round SSE arithmetic by it) */
+    CORO_STACKFUL_YIELD(coro_c, coro_value_rounding, fegetround() == FE_UPWARD);
+  fesetround(FE_TONEAREST);
+}
+static void coro_entry_rounding(coro_t *coro_c) {
+  coro_body_rounding(coro_c);
+}
+static coro_t *rounding(void) {
+  return coro_stackful_new(coro_entry_rounding, sizeof(struct coro_args_rounding),
+                           _Alignof(struct coro_args_rounding));
+}
+
+/* coroutine struct pair aligned(char tag, long n): over-aligned args and locals, struct values */
+struct pair { double x; long double y; };
+typedef struct pair coro_value_aligned;
+struct coro_args_aligned { _Alignas(64) char tag; long n; };   /* more than malloc's alignment */
+static void coro_body_aligned(coro_t *coro_c, char tag, long n) {
+  _Alignas(64) char local = tag;              /* an over-aligned local on the coroutine's stack */
+  CHECK((uintptr_t)&local % 64 == 0);
+  for (long i = 0; i < n; i++)
+    CORO_STACKFUL_YIELD(coro_c, coro_value_aligned, (struct pair){i * 0.5, (long double)i * local});
+}
+static void coro_entry_aligned(coro_t *coro_c) {
+  struct coro_args_aligned *coro_a = coro_stackful_args(coro_c);
+  coro_body_aligned(coro_c, coro_a->tag, coro_a->n);
+}
+static coro_t *aligned(char tag, long n) {
+  coro_t *coro_c = coro_stackful_new(coro_entry_aligned, sizeof(struct coro_args_aligned),
+                                     _Alignof(struct coro_args_aligned));
+  struct coro_args_aligned *coro_a = coro_stackful_args(coro_c);
+  coro_a->tag = tag;
+  coro_a->n = n;
+  return coro_c;
+}
+
+/* A hand-written stackless generator (the other backend's shape), to mix the two. */
+struct evens_frame { struct coro coro; long i, n; };
+static void evens_resume(coro_t *c) {
+  struct evens_frame *f = (struct evens_frame *)c;
+  switch (c->resume_point) {
+  case 1:
+    goto coro_resume_1;
+  }
+  for (f->i = 0; f->i < f->n; f->i++) {
+    CORO_YIELD(c, 1, long, 2 * f->i);
+  coro_resume_1:;
+  }
+  CORO_FINISH(c);
+}
+static coro_t *evens(long n) {
+  coro_t *c = coro_frame_new(sizeof(struct evens_frame), _Alignof(struct evens_frame), evens_resume);
+  ((struct evens_frame *)c)->n = n;
+  return c;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * The cases
+ * =================================================================== */
+
+static void case_basic(void) {
+  coro_t *g = counter(10, 3, 5);
+  CHECK(!coro_done(g));
+  long v = 0;
+  CHECK(coro_next(g, &v) && v == 10);
+  CHECK(coro_next(g, NULL));                  /* out == NULL drops the value */
+  CHECK(coro_next(g, &v) && v == 20);
+  CHECK(!coro_done(g));                       /* suspended at its last value: not done yet */
+  CHECK(!coro_next(g, &v) && v == 20);        /* the end leaves *out alone */
+  CHECK(coro_done(g));
+  CHECK(!coro_next(g, &v) && !coro_next(g, &v));
+  coro_free(g);
+  coro_free(NULL);
+  printf("ok basic\n");
+}
+
+/* N generators alive at once, resumed round-robin: each keeps its own stack. */
+static void case_interleaved(int n) {
+  enum { K = 5 };
+  coro_t **gens = malloc(sizeof *gens * (size_t)n);
+  CHECK(gens);
+  for (int i = 0; i < n; i++)
+    gens[i] = counter(i, K, n);
+  for (int k = 0; k < K; k++) {
+    for (int i = 0; i < n; i++) {
+      long v = -1;
+      CHECK(coro_next(gens[i], &v));
+      CHECK(v == i + (long)k * n);
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    CHECK(!coro_next(gens[i], NULL));
+    CHECK(coro_done(gens[i]));
+    coro_free(gens[i]);
+  }
+  free(gens);
+  printf("ok interleaved %d\n", n);
+}
+
+/* ~100 KiB of recursion on the default 256 KiB stack, also suspended at the bottom of it. */
+static void case_deep_recursion(void) {
+  coro_t *g = deep(100, 3);
+  long v;
+  for (int i = 0; i < 3; i++) {
+    CHECK(coro_next(g, &v) && v == deep_sum_expected(100));
+    CHECK(coro_next(g, &v) && v == -1);
+  }
+  CHECK(!coro_next(g, &v));
+  coro_free(g);
+  printf("ok deep recursion\n");
+}
+
+/* A stackful generator resumed from inside another, and a generator whose
+   resumer changes between main and another coroutine. */
+static void case_nested(void) {
+  coro_t *sq = squares(counter(1, 4, 1));
+  long v, want[] = {1, 4, 9, 16};
+  for (int i = 0; i < 4; i++)
+    CHECK(coro_next(sq, &v) && v == want[i]);
+  CHECK(!coro_next(sq, &v));
+  coro_free(((struct coro_args_squares *)coro_stackful_args(sq))->src);
+  coro_free(sq);
+
+  coro_t *src = counter(0, 6, 1);
+  coro_t *outer = squares(src);
+  CHECK(coro_next(src, &v) && v == 0);        /* main resumes src... */
+  CHECK(coro_next(outer, &v) && v == 1);      /* ...then outer does */
+  CHECK(coro_next(src, &v) && v == 2);
+  CHECK(coro_next(outer, &v) && v == 9);
+  coro_free(outer);                           /* unfinished, suspended inside its own coro_next(src) */
+  CHECK(coro_next(src, &v) && v == 4);        /* src is intact */
+  coro_free(src);
+
+  coro_t *mix = squares(evens(3));            /* stackful consuming stackless */
+  long want2[] = {0, 4, 16};
+  for (int i = 0; i < 3; i++)
+    CHECK(coro_next(mix, &v) && v == want2[i]);
+  CHECK(!coro_next(mix, &v));
+  coro_free(((struct coro_args_squares *)coro_stackful_args(mix))->src);
+  coro_free(mix);
+  printf("ok nested\n");
+}
+
+/* The mappings of this process, to see that stacks are given back. */
+static int count_mappings(void) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  if (!f)
+    return -1;
+  int n = 0, ch;
+  while ((ch = fgetc(f)) != EOF)
+    n += ch == '\n';
+  fclose(f);
+  return n;
+}
+
+static void case_free(void) {
+  int before = count_mappings();
+  for (int round = 0; round < 200; round++) {
+    coro_t *never = counter(0, 5, 1);         /* never started: no stack yet */
+    coro_free(never);
+    coro_t *once = counter(0, 5, 1);          /* suspended at its first yield */
+    CHECK(coro_next(once, NULL));
+    coro_free(once);
+    coro_t *bottom = deep(50, 2);             /* suspended 50 KiB deep */
+    CHECK(coro_next(bottom, NULL) && coro_next(bottom, NULL));
+    coro_free(bottom);
+    coro_t *done = counter(0, 1, 1);          /* finished: stack already gone */
+    CHECK(coro_next(done, NULL) && !coro_next(done, NULL));
+    coro_free(done);
+  }
+  int after = count_mappings();
+  if (before >= 0)
+    CHECK(after <= before + 2);               /* 800 stacks mapped, all given back */
+  printf("ok free\n");
+}
+
+static void case_stack_size(void) {
+  coro_t *g = deep(600, 1);                   /* ~600 KiB: needs more than the default */
+  CHECK(coro_set_stack_size(g, 1024 * 1024));
+  CHECK(coro_set_stack_size(g, 1024 * 1024 + 1));   /* rounded up to pages; still before the start */
+  CHECK(!coro_set_stack_size(g, 0));
+  long v;
+  CHECK(coro_next(g, &v) && v == deep_sum_expected(600));
+  CHECK(!coro_set_stack_size(g, 64 * 1024));  /* started */
+  CHECK(coro_next(g, &v) && v == -1);
+  CHECK(!coro_next(g, &v));
+  CHECK(!coro_set_stack_size(g, 64 * 1024));  /* done */
+  coro_free(g);
+
+  coro_t *stackless = evens(2);
+  CHECK(!coro_set_stack_size(stackless, 1024 * 1024));
+  CHECK(coro_next(stackless, &v) && v == 0);
+  coro_free(stackless);
+  CHECK(!coro_set_stack_size(NULL, 4096));
+
+  coro_default_stack_size(1024 * 1024);       /* from now on, in this thread */
+  g = deep(600, 1);
+  coro_default_stack_size(0);                 /* back to 256 KiB: g keeps its 1 MiB */
+  CHECK(coro_next(g, &v) && v == deep_sum_expected(600));
+  coro_free(g);
+  printf("ok stack size\n");
+}
+
+/* Each side keeps its own rounding mode across switches. */
+static void case_fp_control(void) {
+  static const int modes[] = {FE_TONEAREST, FE_DOWNWARD, FE_TOWARDZERO};
+  CHECK(fegetround() == FE_TONEAREST);
+  coro_t *g = rounding();
+  int ok = 0;
+  for (int i = 0; i < 3; i++) {
+    fesetround(modes[i]);                     /* ours changes; its must not */
+    CHECK(coro_next(g, &ok) && ok);           /* it rounds upward... */
+    CHECK(fegetround() == modes[i]);          /* ...and we as before */
+  }
+  fesetround(FE_TONEAREST);
+  volatile double one = 1.0, three = 3.0;
+  CHECK(one / three == 0.3333333333333333);
+  CHECK(!coro_next(g, &ok));
+  coro_free(g);
+  printf("ok fp control\n");
+}
+
+static void case_alignment(void) {
+  coro_t *g = aligned(3, 4);
+  CHECK((uintptr_t)coro_stackful_args(g) % 64 == 0);
+  struct pair p;
+  for (long i = 0; i < 4; i++)
+    CHECK(coro_next(g, &p) && p.x == i * 0.5 && p.y == (long double)i * 3);
+  CHECK(!coro_next(g, &p));
+  coro_free(g);
+  printf("ok alignment\n");
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Cases that must end the program
+ * =================================================================== */
+
+/* Non-static so that dladdr can name it in the report (tests link with -rdynamic). */
+void coro_entry_overflow(coro_t *coro_c);
+void coro_entry_overflow(coro_t *coro_c) {
+  CORO_STACKFUL_YIELD(coro_c, long, 0);
+  printf("depth %ld\n", deep_sum(1 << 30));   /* never ends: runs into the guard page */
+}
+
+static coro_t *overflow(void) {
+  return coro_stackful_new(coro_entry_overflow, 0, 1);
+}
+
+static int run_overflow(const char *kind) {
+  coro_t *g;
+  if (strcmp(kind, "default") == 0) {
+    g = overflow();
+  } else if (strcmp(kind, "set") == 0) {
+    g = overflow();
+    CHECK(coro_set_stack_size(g, 64 * 1024));
+  } else if (strcmp(kind, "thread-default") == 0) {
+    coro_default_stack_size(128 * 1024);
+    g = overflow();
+  } else if (strcmp(kind, "nested") == 0) {
+    g = overflow();                           /* resumed from inside another stackful generator */
+    coro_t *outer = squares(g);
+    CHECK(coro_next(outer, NULL));            /* g started: it yielded 0 through outer */
+    printf("instance %p\n", (void *)g);
+    fflush(stdout);
+    coro_next(outer, NULL);
+    return 0;
+  } else {
+    fprintf(stderr, "unknown overflow kind %s\n", kind);
+    return 2;
+  }
+  CHECK(coro_next(g, NULL));
+  printf("instance %p\n", (void *)g);
+  fflush(stdout);
+  coro_next(g, NULL);
+  printf("still alive after the overflow\n");
+  return 0;
+}
+
+/* }================================================================== */
+
+int main(int argc, char **argv) {
+  const char *what = argc > 1 ? argv[1] : "all";
+  if (strcmp(what, "overflow") == 0 && argc > 2)
+    return run_overflow(argv[2]);
+  if (strcmp(what, "misuse") == 0) {
+    coro_t *g = counter(0, 1, 1);
+    coro_stackful_suspend(g);
+    printf("suspended outside its body\n");
+    return 0;
+  }
+  if (strcmp(what, "all") != 0) {
+    fprintf(stderr, "usage: stackful_cases all [N] | overflow KIND | misuse\n");
+    return 2;
+  }
+  case_basic();
+  case_interleaved(argc > 2 ? atoi(argv[2]) : 10000);
+  case_deep_recursion();
+  case_nested();
+  case_free();
+  case_stack_size();
+  case_fp_control();
+  case_alignment();
+  printf("OK\n");
+  return 0;
+}
