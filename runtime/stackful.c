@@ -360,16 +360,16 @@ static void stack_unmap(struct stackful *s) {
 /* Why the switches below come last: every switch leaves the CPU's
  * return-address predictor out of step, because the `ret`s that run after it
  * on one stack meet the return addresses that calls pushed on the other. Each
- * such `ret` costs a misprediction, so the fewer of them between two
- * switches, the faster a round trip. So stackful_resume and
- * coro_stackful_suspend do all their bookkeeping first (tls_current is put
- * back by the side that leaves) and end in the switch, which the compiler
- * turns into a jump: the switch then "returns" straight into coro_next on one
- * side and straight into the body on the other, with no `ret` of their own
- * in between. One misprediction per round trip is left, coro_next's return
- * (measured: about 3x faster than with the bookkeeping after the switch).
- * Under ASan the fiber annotations must follow the switch, so there it is an
- * ordinary call; only the speed differs.
+ * such `ret` is a misprediction, so the fewer of them between two switches,
+ * the faster a round trip. So stackful_resume and coro_stackful_suspend do
+ * all their bookkeeping first (tls_current is put back by the side that
+ * leaves) and end in the switch, which the compiler turns into a jump: the
+ * switch then "returns" straight into coro_next on one side and straight
+ * into the body on the other, with no `ret` of their own in between. One
+ * misprediction per round trip is left: coro_next's own return. (Measured on
+ * x86_64: a round trip about 15% faster than with the bookkeeping after the
+ * switch; runtime/asm/README.md.) Under ASan the fiber annotations must
+ * follow the switch, so there it is an ordinary call; only the speed differs.
  */
 
 /* The start routine of every stackful context (the trampoline calls it on the

@@ -48,16 +48,18 @@ def test_dot_renders(coroc, tmp_path):
 
 
 def test_stats_frame_layout(coroc):
-    # header (4 words: resume, release, out; resume_point + status padded) = 32,
-    # then five ints: 52, rounded up to the 8-byte alignment of the header = 56.
+    # header: resume, release, out (3 pointers = 24), resume_point (4),
+    # status and spawned (2, padded to 32), parent, awaiting, result,
+    # next_ready (4 pointers) = 64; then five ints: 84, rounded up to the
+    # 8-byte alignment of the header = 88.
     res = run([COROC, "--stats", "shadowing.coc"], cwd=GOLDEN)
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
-    assert lines[0] == "coroutine pairs (shadowing.coc:4), stackless: frame 56 bytes, align 8"
+    assert lines[0] == "coroutine pairs (shadowing.coc:4), stackless: frame 88 bytes, align 8"
     fields = [l.split() for l in lines[2:]]
     assert [(int(f[0]), int(f[1]), f[2]) for f in fields] == [
-        (0, 32, "coro_base"), (32, 4, "n"), (36, 4, "i"), (40, 4, "coro_i_2"),
-        (44, 4, "sum"), (48, 4, "coro_i_3")]
+        (0, 64, "coro_base"), (64, 4, "n"), (68, 4, "i"), (72, 4, "coro_i_2"),
+        (76, 4, "sum"), (80, 4, "coro_i_3")]
 
 
 def test_stats_over_aligned_local(coroc, tmp_path):
@@ -66,7 +68,7 @@ def test_stats_over_aligned_local(coroc, tmp_path):
                    "  buf[0] = 1;\n  yield buf[0];\n}\n")
     res = run([COROC, "--stats", src])
     assert res.returncode == 0, res.stderr
-    assert "frame 128 bytes, align 64" in res.stdout  # header 32, buf at 64, 64 bytes
+    assert "frame 128 bytes, align 64" in res.stdout  # header 64, buf at 64, 64 bytes
     assert "      64     64  buf" in res.stdout
 
 

@@ -218,7 +218,9 @@ struct Node {
   bool has_body;   /* ND_TAGGED: has a { member list } */
   Sym *sym;        /* ND_INIT_DECL, ND_TAGGED, ND_ENUMERATOR, ND_PARAM: the symbol declared */
   int resume_point;/* ND_YIELD, ND_AWAIT: its number */
-  const char *name;/* ND_TAGGED: the generated tag of an anonymous hoisted type */
+  const char *name;/* ND_TAGGED: the generated tag of an anonymous hoisted type;
+                      ND_AWAIT: the coroutine awaited (a task), or NULL (an awaitable operation) */
+  const char *type;/* ND_AWAIT of an operation: the awaitable's type, as C text */
 };
 
 Node *new_node(NodeKind kind, int first, int last);
@@ -265,6 +267,7 @@ struct Sym {
   Coroutine *owner;/* lower.c: the coroutine whose frame or types hold it, or NULL */
   const char *field; /* lower.c: its name in the frame, or the renamed type/constant */
   bool in_stmt_expr; /* declared inside a statement expression (stays a real local) */
+  TokenList *toks; /* the tokens its declaration was parsed from */
   Sym *chain;      /* scope.c: the next older symbol in the same hash chain */
 };
 
@@ -301,6 +304,8 @@ struct Coroutine {
   NodeList locals;    /* ND_INIT_DECL / ND_PARAM nodes whose objects live in the frame */
   NodeList types;     /* ND_DECL nodes of types declared in the body, hoisted to file scope */
   NodeList literals;  /* compound literals kept in the frame (Node.name is the field) */
+  NodeList awaits;    /* its ND_AWAIT nodes: each has fields coro_aw_N (and coro_tmp_N) */
+  int nconds;         /* coro_cond_1..n: the int fields of && and || around an await */
   const char **macros;/* #define lines, in effect at the coroutine, of the macros its body uses */
   int nmacros;        /* their count */
   Coroutine *next;    /* the next one in the file */
@@ -340,6 +345,9 @@ typedef struct {
 void lower(Source *src, Coroutine *cos, const Options *opt);
 void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
 
+/* lower.c: does this expression hold an await? */
+bool has_await(const Node *n);
+
 /* emit.c's printer, shared with emit_stackful.c */
 typedef struct {
   FILE *out;          /* where the output goes */
@@ -350,6 +358,9 @@ typedef struct {
   int indent;         /* current indentation, in levels of two spaces */
   int mapped;         /* the .coc line the compiler will give the next output line; 0: unknown */
   bool named;         /* a #line has named the .coc already */
+  struct { int first, last; const char *text; } *repl; /* await lowering: ranges printed as text */
+  int nrepl, caprepl;
+  const char *continue_label; /* a loop whose condition awaits: where `continue` goes */
 } Emitter;
 void emit_put(Emitter *e, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int emit_line_of(Emitter *e, const Node *n);

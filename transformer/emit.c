@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "parser.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -134,6 +135,25 @@ static bool print_collapsed(FILE *out, Emitter *e, const Node *tagged) {
   return true;
 }
 
+/* The widest lowered range that starts at token i and ends by `last`. */
+static int best_repl(Emitter *e, int i, int last) {
+  int best = -1;
+  for (int k = 0; k < e->nrepl; k++)
+    if (e->repl[k].first == i && e->repl[k].last <= last &&
+        (best < 0 || e->repl[k].last > e->repl[best].last))
+      best = k;
+  return best;
+}
+
+static const char *replacement(Emitter *e, int i, int last) {
+  int k = best_repl(e, i, last);
+  return k < 0 ? NULL : e->repl[k].text;
+}
+
+static int repl_end(Emitter *e, int i, int last) {
+  return e->repl[best_repl(e, i, last)].last;
+}
+
 static void print_range(FILE *out, Emitter *e, int first, int last, const Style *st) {
   bool started = false;
   for (int i = first; i <= last; i++) {
@@ -158,6 +178,13 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
     }
     if (st && st->name && t == st->name) {
       fputs(st->name_text, out);
+      continue;
+    }
+    const char *repl = replacement(e, i, last);
+    if (repl && !(st && st->raw)) {  /* an await, or an && around one, already lowered */
+      int end = repl_end(e, i, last);
+      fputs(repl, out);
+      i = end;
       continue;
     }
     if (t->literal && e->co && !(st && st->raw) && !(st && st->literal == t->literal)) {
@@ -334,6 +361,115 @@ void emit_sync(Emitter *e, int line) {
 void emit_resync(Emitter *e, int line) {
   e->mapped = line;
 }
+
+/* {==================================================================
+ * await inside expressions
+ * =================================================================== */
+
+static void push_repl(Emitter *e, const Node *n, const char *text) {
+  if (e->nrepl == e->caprepl) {
+    e->caprepl = e->caprepl ? e->caprepl * 2 : 16;
+    e->repl = xrealloc(e->repl, sizeof e->repl[0] * e->caprepl);
+  }
+  e->repl[e->nrepl].first = n->first;
+  e->repl[e->nrepl].last = n->last;
+  e->repl[e->nrepl++].text = text;
+}
+
+static char *lower_await_expr(Emitter *e, Node *n);
+
+/* Does the coroutine `f` (a symbol) return a value? */
+static bool task_has_value(const Sym *f) {
+  return !((f->specs & SP_VOID) && f->decl && f->decl->a->kids.n == 1);
+}
+
+/* `await X`: evaluate X, keep the awaitable in the frame, suspend until it
+   is ready; its value is then the awaitable's result (an operation) or the
+   child task's return value, and the child is freed.
+
+     coro_f->coro_aw_3 = coro_read(fd, buf, len);
+     while (!CORO_READY(coro_f->coro_aw_3)) {
+       CORO_AWAIT_SUSPEND(coro_c, 3, coro_f->coro_aw_3);
+     coro_resume_3:;
+     }
+     ... coro_f->coro_aw_3.result ...                                      */
+static char *lower_await(Emitter *e, Node *n) {
+  char *operand = lower_await_expr(e, n->a);
+  int line = emit_line_of(e, n), k = n->resume_point;
+  emit_put(e, 0, "/* resume point %d: %s:%d */", k, e->src->name, line);
+  emit_put(e, line, "coro_f->coro_aw_%d = %s;", k, operand);
+  if (!n->name) {
+    emit_put(e, line, "while (!CORO_READY(coro_f->coro_aw_%d)) {", k);
+    e->indent++;
+    emit_put(e, line, "CORO_AWAIT_SUSPEND(coro_c, %d, coro_f->coro_aw_%d);", k, k);
+    e->indent--;
+    emit_put(e, 0, "coro_resume_%d:;", k);
+    emit_put(e, 0, "}");
+    return format("coro_f->coro_aw_%d.result", k);
+  }
+  emit_put(e, line, "CORO_AWAIT_TASK(coro_c, %d, coro_f->coro_aw_%d);", k, k);
+  e->indent--;
+  emit_put(e, 0, "coro_resume_%d:;", k);
+  e->indent++;
+  bool is_void = !task_has_value(n->sym);
+  if (!is_void)
+    emit_put(e, line, "coro_f->coro_tmp_%d = *(coro_value_%s *)coro_f->coro_aw_%d->result;", k,
+             n->name, k);
+  emit_put(e, line, "coro_free(coro_f->coro_aw_%d);", k);
+  return is_void ? "(void)0" : format("coro_f->coro_tmp_%d", k);
+}
+
+/* `A && B` with an await in B: B runs only when A holds, as C says.
+     coro_f->coro_cond_1 = (A) != 0;
+     if (coro_f->coro_cond_1) { ...B's awaits...; coro_f->coro_cond_1 = (B) != 0; }  */
+static char *lower_logical(Emitter *e, Node *n, bool is_and) {
+  char *left = lower_await_expr(e, n->a);
+  int k = n->resume_point, line = emit_line_of(e, n);  /* lower.c numbered the conds */
+  emit_put(e, line, "coro_f->coro_cond_%d = (%s) != 0;", k, left);
+  emit_put(e, line, "if (%scoro_f->coro_cond_%d) {", is_and ? "" : "!", k);
+  e->indent++;
+  char *right = lower_await_expr(e, n->b);
+  emit_put(e, line, "coro_f->coro_cond_%d = (%s) != 0;", k, right);
+  e->indent--;
+  emit_put(e, 0, "}");
+  return format("coro_f->coro_cond_%d", k);
+}
+
+/* Print the statements that evaluate the awaits in n, in an order C allows,
+   and return the C text of n's value. Operands around an await that C
+   leaves unsequenced are evaluated after it; &&, || and the comma keep
+   their order; the arms of ?: are not supported yet. */
+static char *lower_await_expr(Emitter *e, Node *n) {
+  if (!has_await(n))
+    return node_str(e, n);
+  char *text = NULL;
+  if (n->kind == ND_AWAIT) {
+    text = lower_await(e, n);
+  } else if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR) && has_await(n->b)) {
+    text = lower_logical(e, n, n->flags == T_ANDAND);
+  } else if (n->kind == ND_EXPR && n->flags == ',' && has_await(n->b)) {
+    emit_put(e, emit_line_of(e, n), "(void)(%s);", lower_await_expr(e, n->a));
+    text = format("(%s)", lower_await_expr(e, n->b));
+  } else if (n->kind == ND_EXPR && n->flags == '?' && (has_await(n->b) || has_await(n->c))) {
+    Node *arm = has_await(n->b) ? n->b : n->c;
+    while (arm->kind != ND_AWAIT)
+      arm = has_await(arm->a) ? arm->a : has_await(arm->b) ? arm->b : arm->c;
+    error_tok(arm->tok, "'await' in an arm of '?:' is not supported yet: use if/else");
+  } else {
+    Node *kids[] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++)
+      if (has_await(kids[i]))
+        lower_await_expr(e, kids[i]);
+    for (int i = 0; i < n->kids.n; i++)
+      if (has_await(n->kids.v[i]))
+        lower_await_expr(e, n->kids.v[i]);
+    return node_str(e, n);
+  }
+  push_repl(e, n, text);
+  return text;
+}
+
+/* }================================================================== */
 
 /* {==================================================================
  * Statements of a coroutine body
@@ -539,6 +675,9 @@ static bool stays_in_place(Emitter *e, Node *decl) {
 static void emit_decl(Emitter *e, Node *decl) {
   if (decl->a->flags & SP_TYPEDEF)
     return;  /* hoisted */
+  for (int i = 0; i < decl->kids.n; i++)
+    if (has_await(decl->kids.v[i]->b))
+      lower_await_expr(e, decl->kids.v[i]->b);
   if (stays_in_place(e, decl)) {
     emit_put(e, emit_line_of(e, decl), "%s", node_str(e, decl));
     return;
@@ -550,6 +689,14 @@ static void emit_decl(Emitter *e, Node *decl) {
 
 static void emit_yield(Emitter *e, Node *n) {
   int line = emit_line_of(e, n);
+  if (!n->a) {  /* `yield;` in a task: every other ready task gets a turn */
+    emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
+    emit_put(e, line, "CORO_YIELD_TASK(coro_c, %d);", n->resume_point);
+    e->indent--;
+    emit_put(e, 0, "coro_resume_%d:;", n->resume_point);
+    e->indent++;
+    return;
+  }
   emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
   emit_put(e, line, "CORO_YIELD(coro_c, %d, coro_value_%s, %s);", n->resume_point, e->co->name,
            node_str(e, n->a));
@@ -590,6 +737,21 @@ static void emit_substmt(Emitter *e, int line, const char *header, Node *body) {
   e->indent--;
 }
 
+/* A loop body: `continue` in it is the loop's own again. */
+static void emit_loop_body(Emitter *e, int line, const char *header, Node *body) {
+  const char *saved = e->continue_label;
+  e->continue_label = NULL;
+  emit_substmt(e, line, header, body);
+  e->continue_label = saved;
+}
+
+/* A for loop's declaration whose initializers await: the awaits first. */
+static void emit_decl_inits_awaits(Emitter *e, Node *decl) {
+  for (int i = 0; i < decl->kids.n; i++)
+    if (has_await(decl->kids.v[i]->b))
+      lower_await_expr(e, decl->kids.v[i]->b);
+}
+
 static void emit_for(Emitter *e, Node *n) {
   char *init = "";
   if (n->d->kind == ND_DECL) {
@@ -600,11 +762,65 @@ static void emit_for(Emitter *e, Node *n) {
   }
   char *header = format("for (%s;%s%s;%s%s)", init, n->a ? " " : "", n->a ? node_str(e, n->a) : "",
                   n->c ? " " : "", n->c ? node_str(e, n->c) : "");
-  emit_substmt(e, emit_line_of(e, n), header, n->b);
+  emit_loop_body(e, emit_line_of(e, n), header, n->b);
+}
+
+/* A loop whose condition (or step) awaits: the condition becomes
+   statements at the top (or, for do-while, the bottom) of an endless loop.
+     while (C) S   ->  for (;;) { ...C's awaits...; if (!(C)) break; S }
+     do S while (C) -> for (;;) { S coro_cont_N:; ...; if (!(C)) break; }
+   `continue` must still reach the condition and the step: where they come
+   after the body, it becomes `goto coro_cont_N`. */
+static void emit_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, bool cond_last) {
+  int line = emit_line_of(e, n);
+  char *init = "";
+  if (n->kind == ND_FOR && n->d->kind == ND_DECL) {
+    char *inits = decl_inits(e, n->d, ", ");
+    init = inits ? inits : "";
+  } else if (n->kind == ND_FOR && n->d->a) {
+    init = node_str(e, n->d->a);
+  }
+  bool after = cond_last || has_await(step);
+  char *plain_step = step && !has_await(step) ? node_str(e, step) : "";
+  emit_put(e, line, "for (%s;;%s%s) {", init, *plain_step ? " " : "", plain_step);
+  e->indent++;
+  if (cond && !cond_last)
+    emit_put(e, line, "if (!(%s)) break;", lower_await_expr(e, cond));
+  const char *saved = e->continue_label;
+  e->continue_label = after ? format("coro_cont_%d", n->first) : NULL;
+  if (n->b->kind == ND_BLOCK)
+    emit_items(e, n->b);
+  else
+    emit_stmt(e, n->b);
+  e->continue_label = saved;
+  if (after) {
+    e->indent--;
+    emit_put(e, 0, "coro_cont_%d:;", n->first);
+    e->indent++;
+  }
+  if (cond && cond_last)
+    emit_put(e, line, "if (!(%s)) break;", lower_await_expr(e, cond));
+  if (step && has_await(step))
+    emit_put(e, line, "%s;", lower_await_expr(e, step));
+  e->indent--;
+  emit_put(e, 0, "}");
+}
+
+static void emit_return(Emitter *e, Node *n) {
+  int line = emit_line_of(e, n);
+  if (n->a) {
+    char *value = lower_await_expr(e, n->a);
+    if (e->co->returns_void)
+      emit_put(e, line, "(void)(%s);", value);
+    else
+      emit_put(e, line, "coro_f->coro_result = %s;", value);
+  }
+  emit_put(e, line, "CORO_FINISH(coro_c);");
 }
 
 static void emit_stmt(Emitter *e, Node *n) {
   int line = emit_line_of(e, n);
+  e->nrepl = 0;
   switch (n->kind) {
   case ND_BLOCK:
     emit_substmt(e, line, "", n);
@@ -613,8 +829,22 @@ static void emit_stmt(Emitter *e, Node *n) {
     emit_decl(e, n);
     return;
   case ND_EXPR_STMT:
-  case ND_GOTO:
+    if (has_await(n->a)) {
+      char *value = lower_await_expr(e, n->a);
+      if (n->a->kind != ND_AWAIT)  /* `await op(...);` alone: its value is dropped */
+        emit_put(e, line, "%s;", value);
+      return;
+    }
+    emit_put(e, line, "%s", node_str(e, n));
+    return;
   case ND_CONTINUE:
+    if (e->continue_label) {
+      emit_put(e, line, "goto %s;", e->continue_label);
+      return;
+    }
+    emit_put(e, line, "%s", node_str(e, n));
+    return;
+  case ND_GOTO:
   case ND_BREAK:
   case ND_ASM_STMT:
   case ND_LABEL_DECL:
@@ -622,27 +852,44 @@ static void emit_stmt(Emitter *e, Node *n) {
     emit_put(e, line, "%s", node_str(e, n));
     return;
   case ND_IF:
-    emit_substmt(e, line, format("if (%s)", node_str(e, n->a)), n->b);
+    emit_substmt(e, line, format("if (%s)", lower_await_expr(e, n->a)), n->b);
     if (n->c) {
       int else_line = n->c->first > 0 ? e->toks->v[n->c->first - 1].pos.line : line;
       emit_substmt(e, else_line, "else", n->c);
     }
     return;
   case ND_SWITCH:
-    emit_substmt(e, line, format("switch (%s)", node_str(e, n->a)), n->b);
+    emit_substmt(e, line, format("switch (%s)", lower_await_expr(e, n->a)), n->b);
     return;
   case ND_WHILE:
-    emit_substmt(e, line, format("while (%s)", node_str(e, n->a)), n->b);
+    if (has_await(n->a)) {
+      emit_awaiting_loop(e, n, n->a, NULL, false);
+      return;
+    }
+    emit_loop_body(e, line, format("while (%s)", node_str(e, n->a)), n->b);
     return;
   case ND_DO:
-    emit_substmt(e, line, "do", n->b);
+    if (has_await(n->a)) {
+      emit_awaiting_loop(e, n, n->a, NULL, true);
+      return;
+    }
+    emit_loop_body(e, line, "do", n->b);
     emit_put(e, e->toks->v[n->last].pos.line, "while (%s);", node_str(e, n->a));
     return;
   case ND_FOR:
+    if (has_await(n->a) || has_await(n->c) || (n->d->kind == ND_DECL && has_await(n->d)) ||
+        (n->d->kind == ND_EXPR_STMT && has_await(n->d->a))) {
+      if (n->d->kind == ND_DECL)
+        emit_decl_inits_awaits(e, n->d);
+      else if (n->d->a && has_await(n->d->a))
+        emit_put(e, line, "%s;", lower_await_expr(e, n->d->a)), n->d->a = NULL;
+      emit_awaiting_loop(e, n, n->a, n->c, false);
+      return;
+    }
     emit_for(e, n);
     return;
   case ND_RETURN:
-    emit_put(e, line, "CORO_FINISH(coro_c);");
+    emit_return(e, n);
     return;
   case ND_YIELD:
     emit_yield(e, n);
@@ -734,6 +981,21 @@ static void emit_frame(Emitter *e, Coroutine *co) {
   }
   for (int i = 0; i < co->literals.n; i++)
     emit_literal_field(e, co->literals.v[i]);
+  if (!co->is_generator && !co->returns_void)
+    emit_put(e, 0, "coro_value_%s coro_result;  /* what it returns, to the task awaiting it */", co->name);
+  for (int i = 0; i < co->awaits.n; i++) {
+    Node *n = co->awaits.v[i];
+    int k = n->resume_point;
+    if (!n->name) {
+      emit_put(e, emit_line_of(e, n), "%s coro_aw_%d;  /* awaited */", n->type, k);
+      continue;
+    }
+    emit_put(e, emit_line_of(e, n), "coro_t *coro_aw_%d;  /* the task awaited */", k);
+    if (task_has_value(n->sym))
+      emit_put(e, 0, "coro_value_%s coro_tmp_%d;  /* and its value */", n->name, k);
+  }
+  for (int k = 1; k <= co->nconds; k++)
+    emit_put(e, 0, "int coro_cond_%d;  /* an && or || around an await */", k);
   e->indent--;
   emit_put(e, 0, "};");
 }
@@ -774,6 +1036,8 @@ static void emit_creation(Emitter *e, Coroutine *co) {
     if (n->kind == ND_PARAM)
       emit_put(e, at, "coro_f->%s = %s;", n->sym->field, n->sym->name);
   }
+  if (!co->is_generator && !co->returns_void)
+    emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_result;");
   emit_put(e, at, "return &coro_f->coro_base;");
   e->indent--;
   emit_put(e, 0, "}");
@@ -782,6 +1046,7 @@ static void emit_creation(Emitter *e, Coroutine *co) {
 static void emit_coroutine(Emitter *e, Coroutine *co) {
   e->co = co;
   if (co->is_prototype) {
+    emit_value_type(e, co);  /* an await of it reads its value as this type */
     emit_put(e, emit_line_of(e, co->decl), "%s;", emit_creation_header(e, co));
     return;
   }

@@ -22,7 +22,7 @@
 #include <string.h>
 
 /* The text of the .coc from byte `from` to byte `to`, with the splices of
-   the yields in `yields` (sorted) and of __func__ made. */
+   the yields and awaits in `yields` (sorted) and of __func__ made. */
 static void splice(FILE *out, Source *src, Coroutine *co, NodeList *yields, size_t from, size_t to) {
   TokenList *o = &src->original;
   size_t at = from;
@@ -43,11 +43,22 @@ static void splice(FILE *out, Source *src, Coroutine *co, NodeList *yields, size
       at = t->end;
       continue;
     }
-    Token *first = &o->v[y->a->first], *last = &o->v[y->a->last];
-    fprintf(out, "CORO_STACKFUL_YIELD(coro_c, coro_value_%s, ", co->name);
-    splice(out, src, co, yields, first->offset, last->end);
-    fputs(");", out);
     at = o->v[y->last].end;
+    if (y->kind == ND_YIELD && !y->a) {  /* `yield;` in a task */
+      fputs("CORO_STACKFUL_YIELD_TASK(coro_c);", out);
+      continue;
+    }
+    Token *first = &o->v[y->a->first], *last = &o->v[y->a->last];
+    if (y->kind == ND_YIELD)
+      fprintf(out, "CORO_STACKFUL_YIELD(coro_c, coro_value_%s, ", co->name);
+    else if (!y->name)
+      fputs("CORO_STACKFUL_AWAIT(coro_c, ", out);
+    else if (!(y->sym->specs & SP_VOID) || y->sym->decl->a->kids.n != 1)
+      fprintf(out, "CORO_STACKFUL_AWAIT_TASK(coro_c, coro_value_%s, ", y->name);
+    else
+      fputs("CORO_STACKFUL_AWAIT_VOID_TASK(coro_c, ", out);
+    splice(out, src, co, yields, first->offset, last->end);
+    fputs(y->kind == ND_YIELD ? ");" : ")", out);
   }
   if (at < to)
     fwrite(src->text + at, 1, to - at, out);
@@ -56,7 +67,7 @@ static void splice(FILE *out, Source *src, Coroutine *co, NodeList *yields, size
 static void collect_yields(Node *n, NodeList *out) {
   if (!n)
     return;
-  if (n->kind == ND_YIELD)
+  if (n->kind == ND_YIELD || n->kind == ND_AWAIT)
     list_push(out, n);
   Node *kids[] = {n->a, n->b, n->c, n->d};
   for (int i = 0; i < 4; i++)
@@ -93,8 +104,11 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   emit_value_type(e, co);
   emit_put(e, 0, "struct coro_args_%s {  /* its arguments, kept until the body starts */", co->name);
   emit_indent(e, 1);
-  if (params.n == 0)
+  bool has_result = !co->is_generator && !co->returns_void;
+  if (params.n == 0 && !has_result)
     emit_put(e, 0, "char coro_unused;  /* (a struct may not be empty) */");
+  if (has_result)
+    emit_put(e, 0, "coro_value_%s coro_result;  /* what it returns, to the task awaiting it */", co->name);
   for (int i = 0; i < params.n; i++)
     emit_put(e, emit_line_of(e, params.v[i]), "%s;",
              emit_field_decl(e, params.v[i]->a, params.v[i]->b, params.v[i]->sym->field));
@@ -108,7 +122,11 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   qsort(yields.v, yields.n, sizeof(Node *), by_position);
   Token *open = &src->original.v[body->first], *close = &src->original.v[body->last];
   emit_sync(e, open->pos.line);
-  fprintf(e->out, "static void coro_body_%s(%s) ", co->name, body_params(e, co));
+  bool value = !co->is_generator && !co->returns_void;  /* a task's body returns its value */
+  if (value)
+    fprintf(e->out, "static coro_value_%s coro_body_%s(%s) ", co->name, co->name, body_params(e, co));
+  else
+    fprintf(e->out, "static void coro_body_%s(%s) ", co->name, body_params(e, co));
   splice(e->out, src, co, &yields, open->offset, close->end);
   fputc('\n', e->out);
   emit_resync(e, close->pos.line + 1);
@@ -119,9 +137,9 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   char *call = format("coro_body_%s(coro_c", co->name);
   for (int i = 0; i < params.n; i++)
     call = format("%s, coro_a->%s", call, params.v[i]->sym->field);
-  if (params.n)
+  if (params.n || value)
     emit_put(e, at, "struct coro_args_%s *coro_a = coro_stackful_args(coro_c);", co->name);
-  emit_put(e, at, "%s);", call);
+  emit_put(e, at, "%s%s);", value ? "coro_a->coro_result = " : "", call);
   emit_indent(e, -1);
   emit_put(e, 0, "}");
 
@@ -130,10 +148,12 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   emit_indent(e, 1);
   emit_put(e, at, "coro_t *coro_c = coro_stackful_new(coro_entry_%s, sizeof(struct coro_args_%s), "
            "_Alignof(struct coro_args_%s));", co->name, co->name, co->name);
-  if (params.n) {
+  if (params.n || value) {
     emit_put(e, at, "struct coro_args_%s *coro_a = coro_stackful_args(coro_c);", co->name);
     for (int i = 0; i < params.n; i++)
       emit_put(e, at, "coro_a->%s = %s;", params.v[i]->sym->field, params.v[i]->sym->name);
+    if (value)
+      emit_put(e, at, "coro_c->result = &coro_a->coro_result;");
   }
   emit_put(e, at, "return coro_c;");
   emit_indent(e, -1);

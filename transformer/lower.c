@@ -18,6 +18,7 @@
  * sym->field instead of the spelling.
  */
 #include "coroc.h"
+#include "parser.h"
 
 #include <string.h>
 
@@ -194,6 +195,59 @@ static void walk_yield(Lowering *l, Node *n) {
   walk(l, n->a);
 }
 
+/* C text for the type a function returns: its specifiers (no storage
+   class) and its declarator without the name and the parameter list. */
+static char *return_type(Sym *f) {
+  TokenList *toks = f->toks;
+  Node *specs = f->decl->c, *d = f->decl->a;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  for (int i = 0; i < specs->kids.n; i++) {
+    Node *k = specs->kids.v[i];
+    if (k->kind == ND_EXPR && (k->flags & (SP_TYPEDEF | SP_EXTERN | SP_STATIC | SP_THREAD)))
+      continue;
+    for (int j = k->first; j <= k->last; j++) {
+      Token *t = &toks->v[j];
+      if (t->kind == TK_IDENT && (!strcmp(t->text, "inline") || !strcmp(t->text, "__inline") ||
+                                  !strcmp(t->text, "__inline__")))
+        continue;
+      fprintf(out, "%s%s", len || ftell(out) ? " " : "", t->text);
+    }
+  }
+  Node *params = d->kids.v[0];
+  for (int j = d->first; j <= d->last; j++) {
+    if (j == params->first) {
+      j = params->last;
+      continue;
+    }
+    if (&toks->v[j] != d->tok)
+      fprintf(out, " %s", toks->v[j].text);
+  }
+  fclose(out);
+  return buf;
+}
+
+/* What is awaited: a coroutine (a task: `await child(x)`), or an awaitable
+   operation, a function returning an awaitable struct (`await coro_read(...)`). */
+static void classify_await(Lowering *l, Node *n) {
+  Node *op = n->a;
+  Sym *f = op->kind == ND_EXPR && op->flags == OP_CALL && op->a->kind == ND_IDENT ? op->a->tok->sym
+                                                                                     : NULL;
+  if (f && (f->specs & SP_COROUTINE)) {
+    n->name = f->name;
+    n->sym = f;
+    return;
+  }
+  if (f && f->kind == SYM_FUNCTION && f->decl && f->decl->kind == ND_INIT_DECL) {
+    n->type = return_type(f);
+    return;
+  }
+  error_tok(n->tok, "'await' needs a call: of a coroutine, or of a function that returns an "
+            "awaitable (docs/runtime.md)");
+  (void)l;
+}
+
 static void walk_await(Lowering *l, Node *n) {
   if (l->unevaluated)
     error_tok(n->tok, "'await' in an operand that C does not evaluate (sizeof, _Alignof, typeof)");
@@ -202,7 +256,22 @@ static void walk_await(Lowering *l, Node *n) {
   if (!l->co->first_await)
     l->co->first_await = n->tok;
   n->resume_point = new_resume_point(l, n->tok);
+  classify_await(l, n);
+  list_push(&l->co->awaits, n);
   walk(l, n->a);
+}
+
+bool has_await(const Node *n) {
+  if (!n)
+    return false;
+  if (n->kind == ND_AWAIT)
+    return true;
+  if (has_await(n->a) || has_await(n->b) || has_await(n->c) || has_await(n->d))
+    return true;
+  for (int i = 0; i < n->kids.n; i++)
+    if (has_await(n->kids.v[i]))
+      return true;
+  return false;
 }
 
 /* Children in source order, so that fields and resume points are numbered
@@ -224,6 +293,8 @@ static void keep_literal(Lowering *l, Node *lit) {
 }
 
 static void walk_kids(Lowering *l, Node *n) {
+  if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR) && has_await(n->b))
+    n->resume_point = ++l->co->nconds;  /* its coro_cond_N field */
   if (is_compound_literal(n)) {
     Node *type = n->a;
     if (type->b && type->b->kids.n && type->b->kids.v[0]->kind == ND_ARRAY)
@@ -378,8 +449,6 @@ void lower(Source *src, Coroutine *cos, const Options *opt) {
     check_hoisted_types(&l);
     check_field_types(&l);
     check_no_include(&l);
-    if (!co->is_generator)
-      error_tok(co->declarator->tok, "coroutine '%s' is a task (it has no 'yield EXPR'): tasks "
-                "need the scheduler, which is not part of this version of coroc yet", co->name);
+
   }
 }

@@ -1180,6 +1180,7 @@ static void declare(Parser *p, Node *init_decl) {
     kind = SYM_FUNCTION;
   init_decl->c = specs;
   init_decl->sym = scope_declare(kind, d->tok, init_decl, specs->flags);
+  init_decl->sym->toks = p->toks;
   init_decl->sym->in_stmt_expr = p->stmt_expr_depth > 0;
   if (p->original)
     d->tok->sym = init_decl->sym;

@@ -14,6 +14,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>  /* struct sockaddr, socklen_t: coro_accept, coro_connect */
+#include <sys/types.h>   /* ssize_t */
 #include <string.h>  /* memcpy: generated code initializes arrays in frames with it */
 
 #ifdef __cplusplus
@@ -50,6 +53,39 @@ bool coro_set_stack_size(coro_t *c, size_t bytes);
    theirs. */
 void coro_default_stack_size(size_t bytes);
 
+/* {==================================================================
+ * Tasks and the scheduler
+ * =================================================================== */
+
+/* Hand a task (a coroutine without `yield EXPR`) to this thread's
+   scheduler, which owns it from now on and frees it when it finishes. Runs
+   nothing yet. */
+void coro_spawn(coro_t *task);
+
+/* Run this thread's scheduler until no spawned task is left: ready tasks
+   in FIFO order, waiting in epoll when none is ready. 0, or -errno
+   (-EDEADLK: tasks are left that nothing can ever wake). */
+int coro_run(void);
+
+/* The starvation trade-off: 0 (the default) runs the ready queue dry before
+   looking for I/O and timer events, for the best throughput of ready tasks;
+   n > 0 looks (without waiting) after every n turns, so that an event never
+   waits behind more than n turns. */
+void coro_sched_poll_every(unsigned n);
+
+/* Awaitable operations. `await coro_read(fd, buf, len)` has the value of
+   read(2), with -errno in place of -1 and errno, and never -EAGAIN: the task
+   waits instead, costing no CPU. The fds handed to these are put in
+   non-blocking mode. Each returns an awaitable struct (below) whose `result`
+   is the value of the await. */
+struct coro_read coro_read(int fd, void *buf, size_t len);                    /* ssize_t */
+struct coro_write coro_write(int fd, const void *buf, size_t len);            /* ssize_t */
+struct coro_accept coro_accept(int listen_fd, struct sockaddr *addr, socklen_t *len); /* the new fd */
+struct coro_connect coro_connect(int fd, const struct sockaddr *addr, socklen_t len); /* 0 once connected */
+struct coro_sleep coro_sleep(unsigned ms);                                    /* 0 */
+
+/* }================================================================== */
+
 /* ==================================================================
  * For generated code only (docs/abi.md). Not part of the public API;
  * names and layout may change between versions of coroc.
@@ -73,7 +109,76 @@ struct coro {
   void *out;                    /* where the yield being made copies its value; NULL: drop it */
   int resume_point;             /* stackless: the numbered point where resume continues; 0 = start */
   unsigned char status;         /* enum coro_status */
+  unsigned char spawned;        /* a task handed to coro_spawn: the scheduler frees it at its end */
+  coro_t *parent;               /* a task being awaited: the task awaiting it, resumed directly when it ends */
+  coro_t *awaiting;             /* set as a task suspends to await a child: the child to start now */
+  void *result;                 /* a task: where its return value is kept; NULL for void */
+  coro_t *next_ready;           /* the scheduler's ready queue (intrusive, FIFO) */
 };
+
+/* {==================================================================
+ * Awaitables (docs/runtime.md, "Writing an awaitable")
+ *
+ * An awaitable is a struct whose first member is a struct coro_awaitable
+ * and which has a member `result`, the value of the await. Its ops are a
+ * C++20-style awaiter: ready() tries the operation now (true: `result` is
+ * set); suspend() arranges coro_ready(waiter) for when ready() may succeed.
+ * The awaiting task keeps the struct (in its frame or on its stack) until
+ * ready() says yes.
+ * =================================================================== */
+
+struct coro_awaitable;
+struct coro_awaiter {
+  bool (*ready)(struct coro_awaitable *a);
+  void (*suspend)(struct coro_awaitable *a, coro_t *waiter);
+};
+struct coro_awaitable {
+  const struct coro_awaiter *ops;  /* what it does */
+  coro_t *waiter;                  /* the task suspended on it */
+};
+
+struct coro_read {
+  struct coro_awaitable base;
+  int fd;
+  void *buf;
+  size_t len;
+  ssize_t result;
+};
+struct coro_write {
+  struct coro_awaitable base;
+  int fd;
+  const void *buf;
+  size_t len;
+  ssize_t result;
+};
+struct coro_accept {
+  struct coro_awaitable base;
+  int fd;
+  struct sockaddr *addr;
+  socklen_t *addrlen;
+  int result;
+};
+struct coro_connect {
+  struct coro_awaitable base;
+  int fd;
+  const struct sockaddr *addr;
+  socklen_t addrlen;
+  bool started;
+  int result;
+};
+struct coro_sleep {
+  struct coro_awaitable base;
+  unsigned ms;
+  bool armed, fired;
+  uint64_t deadline;      /* CLOCK_MONOTONIC, ms */
+  unsigned long seq;      /* timers due together fire in the order they were set */
+  int result;
+};
+
+/* Make c ready: the scheduler runs it after those already ready. */
+void coro_ready(coro_t *c);
+
+/* }================================================================== */
 
 /* Allocate a zeroed frame of `size` bytes aligned to `align` whose first
    member is a struct coro, and set it up to run `resume` when first resumed.
@@ -163,6 +268,70 @@ void coro_stackful_suspend(coro_t *c);
       *(T *)(c)->out = coro_value_;                                      \
     coro_stackful_suspend(c);                                            \
   } while (0)
+
+/* Tasks in the stackless backend. */
+
+/* `yield;`: give every other ready task a turn, then go on. */
+#define CORO_YIELD_TASK(c, n)                                            \
+  do {                                                                   \
+    coro_ready(c);                                                       \
+    CORO_SUSPEND(c, n);                                                  \
+  } while (0)
+
+/* `await child(...)`: suspend at n; the scheduler starts the child at once,
+   and resumes this task directly when the child returns. */
+void coro_await_task(coro_t *parent, coro_t *child);
+#define CORO_AWAIT_TASK(c, n, child)                                     \
+  do {                                                                   \
+    coro_await_task(c, child);                                           \
+    CORO_SUSPEND(c, n);                                                  \
+  } while (0)
+
+/* `await op(...)`: while the awaitable aw is not ready, arrange to be woken
+   and suspend at n (the caller's loop tries again on resume). */
+#define CORO_READY(aw) \
+  ((struct coro_awaitable *)&(aw))->ops->ready((struct coro_awaitable *)&(aw))
+#define CORO_AWAIT_SUSPEND(c, n, aw)                                     \
+  do {                                                                   \
+    ((struct coro_awaitable *)&(aw))->ops->suspend((struct coro_awaitable *)&(aw), c); \
+    CORO_SUSPEND(c, n);                                                  \
+  } while (0)
+
+/* Tasks in the stackful backend: the same, as expressions (GNU statement
+   expressions), since the body keeps its own C. */
+#define CORO_STACKFUL_YIELD_TASK(c)                                      \
+  do {                                                                   \
+    coro_ready(c);                                                       \
+    coro_stackful_suspend(c);                                            \
+  } while (0)
+
+#define CORO_STACKFUL_AWAIT(c, ...)                                      \
+  __extension__({                                                        \
+    __typeof__(__VA_ARGS__) coro_aw_ = (__VA_ARGS__);                    \
+    while (!CORO_READY(coro_aw_)) {                                      \
+      ((struct coro_awaitable *)&coro_aw_)->ops->suspend((struct coro_awaitable *)&coro_aw_, c); \
+      coro_stackful_suspend(c);                                          \
+    }                                                                    \
+    coro_aw_.result;                                                     \
+  })
+
+#define CORO_STACKFUL_AWAIT_TASK(c, T, ...)                              \
+  __extension__({                                                        \
+    coro_t *coro_child_ = (__VA_ARGS__);                                 \
+    coro_await_task(c, coro_child_);                                     \
+    coro_stackful_suspend(c);                                            \
+    T coro_value_ = *(T *)coro_child_->result;                           \
+    coro_free(coro_child_);                                              \
+    coro_value_;                                                         \
+  })
+
+#define CORO_STACKFUL_AWAIT_VOID_TASK(c, ...)                            \
+  __extension__({                                                        \
+    coro_t *coro_child_ = (__VA_ARGS__);                                 \
+    coro_await_task(c, coro_child_);                                     \
+    coro_stackful_suspend(c);                                            \
+    coro_free(coro_child_);                                              \
+  })
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,39 @@
+/* coro_sched.h: what the scheduler's files share (sched.c, io.c, timer.c, offload.c). */
+#ifndef CORO_SCHED_H
+#define CORO_SCHED_H
+
+#include "coro_internal.h"
+
+#include <stdint.h>
+
+/* A min-heap of sleeping awaitables by deadline. */
+struct timer_heap {
+  struct coro_sleep **v;  /* v[0] is the earliest */
+  size_t n, cap;
+};
+
+/* This thread's scheduler. */
+struct sched {
+  coro_t *head, *tail;      /* the ready queue, FIFO, linked through next_ready */
+  long live;                /* spawned tasks not finished */
+  long io_waiting;          /* awaitables registered with epoll */
+  long remote_waiting;      /* offloaded calls not completed */
+  unsigned poll_every;      /* 0: run the queue dry before polling; n: poll every n turns */
+  int epfd;                 /* epoll instance, made on first use */
+  int remote_fd;            /* eventfd that other threads write to wake us */
+  struct timer_heap timers; /* coro_sleep awaitables */
+};
+
+extern _Thread_local struct sched sched_self;
+
+int sched_epoll(void);
+uint64_t sched_now_ms(void);
+
+/* io.c: an epoll event for the fd record `tag` */
+void io_event(void *tag, uint32_t events);
+
+/* timer.c */
+void timers_fire(struct sched *s, uint64_t now);
+int timers_timeout(struct sched *s, uint64_t now);
+
+#endif

@@ -1,0 +1,165 @@
+/* sched.c: the scheduler. One per thread: a FIFO ready queue, an epoll
+ * instance, a heap of timers.
+ *
+ * Tasks are run by run_task, which follows the chain of awaits without
+ * walking it: a task that awaits a child suspends and names the child in
+ * `awaiting`, and run_task goes straight on with the child; a child that
+ * finishes hands control straight back to its parent. A task that waits
+ * for I/O, a timer or another thread is resumed later exactly where it
+ * stopped, however deep in a chain of awaits that is.
+ *
+ * The starvation trade-off is a setting (coro_sched_poll_every): by default
+ * the ready queue runs dry before the scheduler polls for events, which
+ * gives the highest throughput to tasks that are ready; polling every n
+ * turns bounds how long an event waits behind a busy queue.
+ */
+#define _GNU_SOURCE
+#include "coro_internal.h"
+#include "coro_sched.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+_Thread_local struct sched sched_self;
+
+/* {==================================================================
+ * The ready queue
+ * =================================================================== */
+
+void coro_ready(coro_t *c) {
+  struct sched *s = &sched_self;
+  c->next_ready = NULL;
+  if (s->tail)
+    s->tail->next_ready = c;
+  else
+    s->head = c;
+  s->tail = c;
+}
+
+static coro_t *dequeue(struct sched *s) {
+  coro_t *c = s->head;
+  s->head = c->next_ready;
+  if (!s->head)
+    s->tail = NULL;
+  c->next_ready = NULL;
+  return c;
+}
+
+void coro_spawn(coro_t *task) {
+  if (task->status != CORO_CREATED)
+    coro_fatal("coro_spawn", "instance %p is %s: only a new task can be spawned", (void *)task,
+               coro_status_name(task->status));
+  task->spawned = 1;
+  sched_self.live++;
+  coro_ready(task);
+}
+
+void coro_sched_poll_every(unsigned n) {
+  sched_self.poll_every = n;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Running a task
+ * =================================================================== */
+
+/* Run c until it waits for something outside the chain of awaits it
+   belongs to. Why a loop and not recursion: a chain of awaits 1,000 deep
+   must not take 1,000 C frames on the scheduler's stack. */
+static void run_task(coro_t *c) {
+  for (;;) {
+    if (c->status == CORO_RUNNING || c->status == CORO_DONE)
+      coro_fatal("run_task", "instance %p is %s and cannot be resumed", (void *)c,
+                 coro_status_name(c->status));
+    c->status = CORO_RUNNING;
+    c->resume(c);
+    if (c->status == CORO_DONE) {
+      coro_t *parent = c->parent;
+      if (parent) {
+        c = parent;  /* it reads the child's result and frees it */
+        continue;
+      }
+      if (c->spawned) {
+        sched_self.live--;
+        coro_free(c);
+      }
+      return;
+    }
+    if (c->awaiting) {  /* start the child it awaits, now */
+      coro_t *child = c->awaiting;
+      c->awaiting = NULL;
+      c = child;
+      continue;
+    }
+    return;  /* waiting: an awaitable will coro_ready it */
+  }
+}
+
+void coro_await_task(coro_t *parent, coro_t *child) {
+  if (child->status != CORO_CREATED)
+    coro_fatal("await", "instance %p is %s: await needs a new task (a call of a coroutine)",
+               (void *)child, coro_status_name(child->status));
+  child->parent = parent;
+  parent->awaiting = child;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * The loop
+ * =================================================================== */
+
+uint64_t sched_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int sched_epoll(void) {
+  struct sched *s = &sched_self;
+  if (s->epfd <= 0) {
+    s->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (s->epfd < 0)
+      coro_fatal("coro_run", "epoll_create1: %s", strerror(errno));
+  }
+  return s->epfd;
+}
+
+/* Wait for events up to `timeout_ms` (-1: no limit) and make their waiters
+   ready; then fire the timers that are due. */
+static void poll_events(struct sched *s, int timeout_ms) {
+  struct epoll_event events[64];
+  int n = 0;
+  if (s->io_waiting || s->remote_fd > 0 || timeout_ms != 0) {
+    n = epoll_wait(sched_epoll(), events, 64, timeout_ms);
+    if (n < 0 && errno != EINTR)
+      coro_fatal("coro_run", "epoll_wait: %s", strerror(errno));
+  }
+  for (int i = 0; i < n; i++)
+    io_event(events[i].data.ptr, events[i].events);
+  timers_fire(s, sched_now_ms());
+}
+
+int coro_run(void) {
+  struct sched *s = &sched_self;
+  for (;;) {
+    unsigned turns = 0;
+    while (s->head) {
+      run_task(dequeue(s));
+      if (s->poll_every && ++turns % s->poll_every == 0)
+        poll_events(s, 0);
+    }
+    if (s->live == 0)
+      return 0;
+    if (!s->io_waiting && !s->timers.n && !s->remote_waiting)
+      return -EDEADLK;  /* tasks are left, and nothing can ever wake them */
+    poll_events(s, timers_timeout(s, sched_now_ms()));
+  }
+}
+
+/* }================================================================== */

@@ -1,0 +1,88 @@
+/* timer.c: coro_sleep, and the heap of deadlines that sets epoll's timeout.
+ *
+ * A sleeping task costs one heap entry and no CPU: the scheduler's
+ * epoll_wait times out at the earliest deadline.
+ */
+#include "coro_sched.h"
+
+#include <stdlib.h>
+
+static bool earlier(struct coro_sleep *a, struct coro_sleep *b) {
+  return a->deadline < b->deadline || (a->deadline == b->deadline && a->seq < b->seq);
+}
+
+static void swap(struct timer_heap *h, size_t i, size_t j) {
+  struct coro_sleep *t = h->v[i];
+  h->v[i] = h->v[j];
+  h->v[j] = t;
+}
+
+static void heap_push(struct timer_heap *h, struct coro_sleep *t) {
+  if (h->n == h->cap) {
+    h->cap = h->cap ? h->cap * 2 : 64;
+    h->v = realloc(h->v, sizeof *h->v * h->cap);
+    if (!h->v)
+      coro_fatal("coro_sleep", "out of memory");
+  }
+  size_t i = h->n++;
+  h->v[i] = t;
+  for (; i > 0 && earlier(h->v[i], h->v[(i - 1) / 2]); i = (i - 1) / 2)
+    swap(h, i, (i - 1) / 2);
+}
+
+static struct coro_sleep *heap_pop(struct timer_heap *h) {
+  struct coro_sleep *top = h->v[0];
+  h->v[0] = h->v[--h->n];
+  for (size_t i = 0;;) {
+    size_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < h->n && earlier(h->v[l], h->v[m]))
+      m = l;
+    if (r < h->n && earlier(h->v[r], h->v[m]))
+      m = r;
+    if (m == i)
+      break;
+    swap(h, i, m);
+    i = m;
+  }
+  return top;
+}
+
+/* Timers due at the same moment fire in the order they were set. */
+static unsigned long next_seq;
+
+/* Not ready until its deadline passed: even coro_sleep(0) gives the other
+   ready tasks a turn first. */
+static bool sleep_ready(struct coro_awaitable *a) {
+  return ((struct coro_sleep *)a)->fired;
+}
+
+static void sleep_suspend(struct coro_awaitable *a, coro_t *waiter) {
+  struct coro_sleep *t = (struct coro_sleep *)a;
+  t->base.waiter = waiter;
+  t->armed = true;
+  t->deadline = sched_now_ms() + t->ms;
+  t->seq = next_seq++;
+  heap_push(&sched_self.timers, t);
+}
+
+static const struct coro_awaiter sleep_awaiter = {sleep_ready, sleep_suspend};
+
+struct coro_sleep coro_sleep(unsigned ms) {
+  return (struct coro_sleep){.base = {&sleep_awaiter, NULL}, .ms = ms};
+}
+
+void timers_fire(struct sched *s, uint64_t now) {
+  while (s->timers.n && s->timers.v[0]->deadline <= now) {
+    struct coro_sleep *t = heap_pop(&s->timers);
+    t->fired = true;
+    t->result = 0;
+    coro_ready(t->base.waiter);
+  }
+}
+
+int timers_timeout(struct sched *s, uint64_t now) {
+  if (!s->timers.n)
+    return -1;
+  uint64_t d = s->timers.v[0]->deadline;
+  return d <= now ? 0 : (int)(d - now > 86400000 ? 86400000 : d - now);
+}

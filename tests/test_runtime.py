@@ -1,0 +1,339 @@
+"""The stackful runtime without the transformer: runtime/stackful.c, runtime/ctx.h, runtime/asm/.
+
+The C programs in tests/runtime/ are compiled together with the runtime's own
+sources (not linked with the prebuilt libcoro), once per build:
+
+    gcc-asm, clang-asm             the assembly switch of this machine, -O2
+    gcc-ucontext, clang-ucontext   the ucontext switch (-DCORO_SWITCH_UCONTEXT)
+    asan-*                         the same under AddressSanitizer, which must report nothing
+    aarch64-asm, aarch64-ucontext  cross-compiled (aarch64-linux-gnu-gcc -static), run under qemu-aarch64
+
+Every build compiles with -Wall -Wextra -Werror. The programs:
+
+    regs.c + regs_<arch>.S   callee-saved registers and FP control survive switches (assembly-level)
+    stackful_cases.c         the generated-code interface: 10,000 interleaved generators, deep
+                             recursion, free at any point, stack sizes, FP control per coroutine;
+                             and, in child processes, the guard-page report on overflow and misuse
+    generated_fib.c          a generator in exactly the shape coroc emits, using <coro.h> only
+    roundtrip.c              the timing loop of docs (here only checked to run)
+
+Also here: valgrind memcheck of the same programs, libcoro as CMake builds it (default, with
+-DCOROC_SWITCH=ucontext, for a processor without assembly, and cross-built for aarch64).
+"""
+import os
+import pathlib
+import platform
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import warnings
+
+import pytest
+
+from conftest import BUILD_DIR, COROC_INCLUDE, COROC_LIB, SOURCE_DIR, WARNINGS
+
+RUNTIME = SOURCE_DIR / "runtime"
+PROGRAMS = SOURCE_DIR / "tests" / "runtime"
+ARCHES = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
+HOST_ARCH = ARCHES.get(platform.machine().lower())
+CROSS_CC = "aarch64-linux-gnu-gcc"
+QEMU = "qemu-aarch64"
+INTERLEAVED = 10000              # generators alive at once in stackful_cases
+ASAN_OPTIONS = "detect_leaks=1:detect_stack_use_after_return=1:halt_on_error=1"
+FIB = "0 1 1 2 3 5 8 13 21 34\nOK\n"
+
+
+def no_core():
+    """In the child: crashes on purpose must not leave core files (qemu writes its own otherwise)."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def run(cmd, env=None, timeout=120, cwd=None):
+    full_env = dict(os.environ, **(env or {}))
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout,
+                          env=full_env, cwd=cwd, preexec_fn=no_core)
+
+
+class Build:
+    """One way of compiling the runtime and the test programs."""
+
+    def __init__(self, name, cc, switch, arch, cflags=(), ldflags=(), runner=(), asan=False):
+        self.name, self.cc, self.switch, self.arch = name, cc, switch, arch
+        self.cflags, self.ldflags, self.runner, self.asan = list(cflags), list(ldflags), list(runner), asan
+        self.static = arch != HOST_ARCH
+        self.dir = None
+
+    def missing(self):
+        """Why this build cannot be made or run here, or None."""
+        if shutil.which(self.cc) is None:
+            return f"{self.cc} is not installed"
+        if self.arch is None:
+            return f"no assembly context switch for this processor ({platform.machine()})"
+        if self.runner and shutil.which(self.runner[0]) is None:
+            return f"{self.runner[0]} is not installed (it runs the {self.arch} tests)"
+        return None
+
+    def runtime_sources(self):
+        """All of libcoro's C files, as runtime/CMakeLists.txt builds it, with this build's switch."""
+        switch = (RUNTIME / "asm" / "switch_ucontext.c" if self.switch == "ucontext"
+                  else RUNTIME / "asm" / f"switch_{self.arch}.S")
+        return [*sorted(RUNTIME.glob("*.c")), switch]
+
+    def flags(self):
+        # -iquote: runtime/ holds internal headers ("ctx.h") that must not shadow system ones (<sched.h>).
+        f = ["-std=gnu11", *WARNINGS, "-g", f"-iquote{RUNTIME}", f"-I{RUNTIME / 'include'}", *self.cflags]
+        if self.switch == "ucontext":
+            f.append("-DCORO_SWITCH_UCONTEXT")
+        return f
+
+    def make(self, tmp):
+        """Compile the runtime once, then link each program with it."""
+        self.dir = tmp
+        objs = []
+        for src in self.runtime_sources():
+            obj = tmp / (src.name + ".o")
+            res = run([self.cc, *self.flags(), "-c", src, "-o", obj])
+            assert res.returncode == 0, f"[{self.name}] {self.cc} failed on {src.name}:\n{res.stderr}"
+            objs.append(obj)
+        programs = {
+            "regs": [PROGRAMS / "regs.c", PROGRAMS / f"regs_{self.arch}.S", "-fno-omit-frame-pointer"],
+            "stackful_cases": [PROGRAMS / "stackful_cases.c", "-lm"],
+            "generated_fib": [PROGRAMS / "generated_fib.c"],
+            "roundtrip": [PROGRAMS / "roundtrip.c"],
+        }
+        for name, srcs in programs.items():
+            link = ["-static"] if self.static else ["-rdynamic"]   # -rdynamic: dladdr can name entry functions
+            res = run([self.cc, *self.flags(), *link, "-o", tmp / name, *srcs[:1], *objs, *srcs[1:],
+                       *self.ldflags])
+            assert res.returncode == 0, f"[{self.name}] {self.cc} failed on {name}:\n{res.stderr}"
+
+    def run(self, program, *args, timeout=120):
+        env = {"ASAN_OPTIONS": ASAN_OPTIONS} if self.asan else None
+        return run([*self.runner, self.dir / program, *args], env=env, timeout=timeout, cwd=self.dir)
+
+
+ASAN_FLAGS = ["-fsanitize=address", "-O1", "-fno-omit-frame-pointer"]
+BUILDS = {b.name: b for b in [
+    Build("gcc-asm", "gcc", "asm", HOST_ARCH, ["-O2"]),
+    Build("clang-asm", "clang", "asm", HOST_ARCH, ["-O2"]),
+    Build("gcc-ucontext", "gcc", "ucontext", HOST_ARCH, ["-O2"]),
+    Build("clang-ucontext", "clang", "ucontext", HOST_ARCH, ["-O2"]),
+    Build("asan-gcc-asm", "gcc", "asm", HOST_ARCH, ASAN_FLAGS, ["-fsanitize=address"], asan=True),
+    Build("asan-clang-asm", "clang", "asm", HOST_ARCH, ASAN_FLAGS, ["-fsanitize=address"], asan=True),
+    Build("asan-gcc-ucontext", "gcc", "ucontext", HOST_ARCH, ASAN_FLAGS, ["-fsanitize=address"], asan=True),
+    Build("aarch64-asm", CROSS_CC, "asm", "aarch64", ["-O2"], runner=[QEMU]),
+    Build("aarch64-ucontext", CROSS_CC, "ucontext", "aarch64", ["-O2"], runner=[QEMU]),
+]}
+if HOST_ARCH == "aarch64":   # the native builds already run the aarch64 switch
+    del BUILDS["aarch64-asm"], BUILDS["aarch64-ucontext"]
+PLAIN = [n for n, b in BUILDS.items() if not b.asan]
+ALL = list(BUILDS)
+
+
+@pytest.fixture(scope="session")
+def builds(tmp_path_factory):
+    made = {}
+
+    def get(name):
+        b = BUILDS[name]
+        why = b.missing()
+        if why:
+            # Said twice: as the skip reason (pytest -rs) and as a warning, which even -q prints.
+            warnings.warn(f"runtime tests of build {name} skipped: {why}")
+            pytest.skip(why)
+        if name not in made:
+            b.make(tmp_path_factory.mktemp(name))
+            made[name] = b
+        return b
+    return get
+
+
+def asan_clean(res, build):
+    """No report from AddressSanitizer: its only allowed line is the ucontext build's caveat."""
+    if not build.asan:
+        return
+    lines = [ln for ln in res.stderr.splitlines()
+             if "AddressSanitizer" in ln or "LeakSanitizer" in ln or "ERROR:" in ln or "WARNING:" in ln]
+    if build.switch == "ucontext":
+        lines = [ln for ln in lines if "doesn't fully support makecontext/swapcontext" not in ln]
+    assert not lines, f"sanitizer report:\n{res.stderr}"
+
+
+# {==================================================================
+# Registers and the trampoline (assembly level)
+# ===================================================================
+
+@pytest.mark.parametrize("name", PLAIN)
+def test_registers_survive_switches(builds, name):
+    b = builds(name)
+    res = b.run("regs")
+    assert res.returncode == 0 and res.stdout.endswith("OK\n"), res.stdout + res.stderr
+    want = "ucontext" if b.switch == "ucontext" else f"asm-{b.arch}"
+    assert f"switch: {want}\n" in res.stdout
+
+
+@pytest.mark.parametrize("name", PLAIN)
+def test_returning_start_routine_traps(builds, name):
+    """A start routine has nothing to return to: the trampoline traps at once."""
+    b = builds(name)
+    res = b.run("regs", "return")
+    assert "went on" not in res.stdout
+    if b.switch == "ucontext":
+        assert res.returncode == -signal.SIGABRT, res.stderr
+        assert "the start routine of context" in res.stderr
+    else:
+        trap = {"x86_64": signal.SIGILL, "aarch64": signal.SIGTRAP}[b.arch]   # ud2, brk
+        assert res.returncode == -trap, (res.returncode, res.stderr)
+
+# }==================================================================
+
+
+# {==================================================================
+# The stackful runtime through the generated-code interface
+# ===================================================================
+
+@pytest.mark.parametrize("name", ALL)
+def test_stackful_cases(builds, name):
+    b = builds(name)
+    res = b.run("stackful_cases", "all", str(INTERLEAVED))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert res.stdout.endswith("OK\n")
+    for case in ["basic", f"interleaved {INTERLEAVED}", "deep recursion", "nested", "free",
+                 "stack size", "fp control", "alignment"]:
+        assert f"ok {case}\n" in res.stdout
+    asan_clean(res, b)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_generated_shape(builds, name):
+    b = builds(name)
+    res = b.run("generated_fib")
+    assert (res.returncode, res.stdout) == (0, FIB), res.stderr
+    asan_clean(res, b)
+
+
+OVERFLOWS = {"default": 256 * 1024, "set": 64 * 1024, "thread-default": 128 * 1024, "nested": 256 * 1024}
+
+
+@pytest.mark.parametrize("kind", OVERFLOWS)
+@pytest.mark.parametrize("name", PLAIN)
+def test_overflow_names_instance_and_size(builds, name, kind):
+    """Running into the guard page ends the program with a message, never silently."""
+    b = builds(name)
+    res = b.run("stackful_cases", "overflow", kind, timeout=60)
+    m = re.search(r"^instance (0x[0-9a-f]+)$", res.stdout, re.M)
+    assert m, res.stdout + res.stderr
+    assert "still alive" not in res.stdout
+    assert res.returncode == -signal.SIGSEGV, (res.returncode, res.stderr)
+    entry = "coro_entry_overflow at " if not b.static else "0x"   # static binaries: no dladdr names
+    want = (re.escape(f"coro: stack overflow in coroutine instance {m.group(1)} (entry function {entry}")
+            + r"[^\n]*" + re.escape(f"): its stack of {OVERFLOWS[kind]} bytes is used up"))
+    assert re.search(want, res.stderr), res.stderr
+
+
+def test_overflow_under_asan(builds):
+    """Under ASan our report comes first, then ASan's own (the handler chains to it)."""
+    b = builds("asan-gcc-asm")
+    res = b.run("stackful_cases", "overflow", "default", timeout=60)
+    assert res.returncode != 0
+    assert re.search(r"coro: stack overflow in coroutine instance 0x[0-9a-f]+ .*its stack of 262144 bytes",
+                     res.stderr), res.stderr
+    assert "AddressSanitizer: stack-overflow" in res.stderr
+
+
+@pytest.mark.parametrize("name", PLAIN)
+def test_suspend_outside_its_body_is_refused(builds, name):
+    b = builds(name)
+    res = b.run("stackful_cases", "misuse")
+    assert res.returncode == -signal.SIGABRT, res.stderr
+    assert re.search(r"coro: coro_stackful_suspend: instance 0x[0-9a-f]+ is not the coroutine running "
+                     r"on this thread", res.stderr)
+    assert "suspended outside" not in res.stdout
+
+
+@pytest.mark.parametrize("name", ["gcc-asm", "aarch64-asm"])
+def test_roundtrip_program_runs(builds, name):
+    b = builds(name)
+    res = b.run("roundtrip", "10000", "3")
+    assert res.returncode == 0 and "stackful resume+yield round trip:" in res.stdout, res.stderr
+
+# }==================================================================
+
+
+# {==================================================================
+# valgrind memcheck
+# ===================================================================
+
+@pytest.mark.parametrize("name", ["gcc-asm", "gcc-ucontext"])
+@pytest.mark.parametrize("program", [("stackful_cases", "all", "1000"), ("generated_fib",)],
+                         ids=["stackful_cases", "generated_fib"])
+def test_valgrind_memcheck_clean(builds, name, program):
+    if shutil.which("valgrind") is None:
+        warnings.warn("valgrind tests skipped: valgrind is not installed")
+        pytest.skip("valgrind is not installed")
+    b = builds(name)
+    res = run(["valgrind", "--error-exitcode=1", "--leak-check=full", "--errors-for-leak-kinds=definite",
+               b.dir / program[0], *program[1:]], timeout=120)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert res.stdout.endswith("OK\n")
+    assert "ERROR SUMMARY: 0 errors" in res.stderr
+    assert "switching stacks" not in res.stderr   # every stack registered: no guessing by valgrind
+
+# }==================================================================
+
+
+# {==================================================================
+# libcoro as CMake builds it
+# ===================================================================
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_prebuilt_libcoro(tmp_path, cc):
+    """The library of the main build (COROC_SWITCH's default) serves generated-shape code."""
+    assert COROC_LIB.exists(), f"libcoro not built at {COROC_LIB}: build first (see README)"
+    exe = tmp_path / "fib"
+    res = run([cc, "-std=gnu11", *WARNINGS, f"-I{COROC_INCLUDE}", "-o", exe, PROGRAMS / "generated_fib.c",
+               COROC_LIB])
+    assert res.returncode == 0, res.stderr
+    res = run([exe])
+    assert (res.returncode, res.stdout) == (0, FIB), res.stderr
+
+
+CMAKE_BUILDS = {
+    "ucontext": (["-DCOROC_SWITCH=ucontext"], "gcc", [], "swapcontext"),
+    "no-asm-processor": (["-DCMAKE_SYSTEM_NAME=Linux", "-DCMAKE_SYSTEM_PROCESSOR=sparc64"], "gcc", [],
+                         "swapcontext"),
+    "aarch64-cross": ([f"-DCMAKE_C_COMPILER={CROSS_CC}", "-DCMAKE_SYSTEM_NAME=Linux",
+                       "-DCMAKE_SYSTEM_PROCESSOR=aarch64"], CROSS_CC, [QEMU], "coro_ctx_trampoline"),
+}
+
+
+@pytest.mark.parametrize("variant", CMAKE_BUILDS)
+def test_cmake_switch_choice(tmp_path, variant):
+    """COROC_SWITCH=ucontext, and a processor without assembly, build libcoro on ucontext;
+    a cross build for aarch64 picks switch_aarch64.S."""
+    args, cc, runner, symbol = CMAKE_BUILDS[variant]
+    for tool in [cc, *runner]:
+        if shutil.which(tool) is None:
+            warnings.warn(f"CMake {variant} test skipped: {tool} is not installed")
+            pytest.skip(f"{tool} is not installed")
+    build = tmp_path / "build"
+    res = run(["cmake", "-S", SOURCE_DIR, "-B", build, "-DCOROC_WERROR=ON", *args])
+    assert res.returncode == 0, res.stdout + res.stderr
+    if variant == "no-asm-processor":
+        assert "no assembly context switch for 'sparc64': using ucontext" in res.stdout
+    res = run(["cmake", "--build", build, "--target", "coro"])
+    assert res.returncode == 0, res.stdout + res.stderr
+    lib = build / "runtime" / "libcoro.a"
+    nm = run(["nm", lib])
+    assert re.search(rf"\b{symbol}\b", nm.stdout), nm.stdout
+    exe = tmp_path / "fib"
+    link = ["-static"] if cc == CROSS_CC else []
+    res = run([cc, "-std=gnu11", *WARNINGS, *link, f"-I{COROC_INCLUDE}", "-o", exe,
+               PROGRAMS / "generated_fib.c", lib])
+    assert res.returncode == 0, res.stderr
+    res = run([*runner, exe])
+    assert (res.returncode, res.stdout) == (0, FIB), res.stderr
+
+# }==================================================================
