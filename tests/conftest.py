@@ -22,7 +22,7 @@ TESTS_DIR = SOURCE_DIR / "tests"
 # Generated C must compile warning-free with both compilers.
 WARNINGS = ["-Wall", "-Wextra", "-Werror"]
 COMPILERS = ["gcc", "clang"]
-BACKENDS = ["stackless"]
+BACKENDS = ["stackless", "stackful"]
 
 
 class Result:
