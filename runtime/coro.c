@@ -82,18 +82,15 @@ void coro_free(coro_t *c) {
  * Resuming a generator
  * =================================================================== */
 
-/* The resume path: one check, one store, one indirect call. The body sets
-   the status itself when it suspends (CORO_SUSPEND) or ends (CORO_FINISH). */
-bool coro_next(coro_t *gen, void *out) {
+/* coro_next itself is inline in coro.h; this is its uncommon path. A
+   finished generator answers false again and again; resuming one that is
+   running (a generator resuming itself) is a bug that cannot be reported
+   as a result. */
+bool coro_next_refused(coro_t *gen) {
   if (gen->status == CORO_DONE)
     return false;
-  if (gen->status == CORO_RUNNING)
-    coro_fatal("coro_next", "instance %p is already running (a generator cannot resume itself)",
-               (void *)gen);
-  gen->out = out;
-  gen->status = CORO_RUNNING;
-  gen->resume(gen);
-  return gen->status != CORO_DONE;
+  coro_fatal("coro_next", "instance %p is already running (a generator cannot resume itself)",
+             (void *)gen);
 }
 
 bool coro_done(const coro_t *c) {

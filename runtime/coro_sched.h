@@ -4,6 +4,7 @@
 
 #include "coro_internal.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* A min-heap of sleeping awaitables by deadline. */
@@ -21,6 +22,7 @@ struct sched {
   unsigned poll_every;      /* 0: run the queue dry before polling; n: poll every n turns */
   int epfd;                 /* epoll instance, made on first use */
   int remote_fd;            /* eventfd that other threads write to wake us */
+  _Atomic(struct coro_offload *) remote_head; /* offloads finished for sleeping tasks (lock-free stack) */
   struct timer_heap timers; /* coro_sleep awaitables */
 };
 
@@ -31,6 +33,10 @@ uint64_t sched_now_ms(void);
 
 /* io.c: an epoll event for the fd record `tag` */
 void io_event(void *tag, uint32_t events);
+
+/* offload.c: the eventfd's tag in epoll, and emptying the remote queue */
+void *offload_remote_tag(void);
+void offload_drain(struct sched *s);
 
 /* timer.c */
 void timers_fire(struct sched *s, uint64_t now);

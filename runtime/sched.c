@@ -141,7 +141,10 @@ static void poll_events(struct sched *s, int timeout_ms) {
       coro_fatal("coro_run", "epoll_wait: %s", strerror(errno));
   }
   for (int i = 0; i < n; i++)
-    io_event(events[i].data.ptr, events[i].events);
+    if (events[i].data.ptr == offload_remote_tag())
+      offload_drain(s);
+    else
+      io_event(events[i].data.ptr, events[i].events);
   timers_fire(s, sched_now_ms());
 }
 

@@ -11,9 +11,10 @@
  *   entry function returns -> stackful_main marks the instance done, switches back for good
  *
  * Stacks are mapped lazily at the first resume (coro_set_stack_size may still
- * change the size before it) and unmapped when the instance is freed. Below each stack lies a PROT_NONE guard page: an overflow faults
- * there, and a SIGSEGV handler on an alternate signal stack names the
- * instance and its stack size instead of letting the program die silently.
+ * change the size before it) and unmapped when the instance is freed. Below
+ * each stack lies a PROT_NONE guard page: an overflow faults there, and a
+ * SIGSEGV handler on an alternate signal stack names the instance and its
+ * stack size instead of letting the program die silently.
  *
  * Tools: under AddressSanitizer every switch is announced with its fiber
  * annotations, and under valgrind every stack is registered, so that both
@@ -182,6 +183,7 @@ static void tool_stack_unmapping(struct stackful *s) {
  * =================================================================== */
 
 static struct sigaction guard_prev;       /* SIGSEGV's action before ours: other faults go there */
+static size_t guard_page;                 /* the page size, read before any fault (sysconf is not signal-safe) */
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 static pthread_key_t guard_altstack_key;  /* frees a thread's signal stack when the thread exits */
 
@@ -268,9 +270,8 @@ static void guard_chain(int sig, siginfo_t *info, void *uctx) {
    is an overflow; only those instances can be running out of stack here. */
 static void guard_handler(int sig, siginfo_t *info, void *uctx) {
   const char *addr = info->si_addr;
-  size_t page = page_size();
   for (const struct stackful *s = tls_current; s; s = s->outer) {
-    if (s->map && addr >= s->map && addr < s->map + page) {
+    if (s->map && addr >= s->map && addr < s->map + guard_page) {
       guard_report(s, addr);
       break;
     }
@@ -291,6 +292,7 @@ static void guard_altstack_free(void *stack) {
    on the thread's alternate stack; SA_NODEFER is not set, so a fault in the
    handler itself kills the program instead of recursing. */
 static void guard_install_handler(void) {
+  guard_page = page_size();
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = guard_handler;

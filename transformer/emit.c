@@ -717,9 +717,16 @@ static void emit_items(Emitter *e, Node *block) {
 }
 
 /* The body of if/while/for/do/switch: a block, or one statement indented.
-   A yield prints as several statements, so it gets braces of its own. */
+   A statement that prints as several gets braces of its own. */
 static void emit_substmt(Emitter *e, int line, const char *header, Node *body) {
-  if (body->kind == ND_BLOCK || body->kind == ND_YIELD) {
+  /* a statement that lowers to several (a yield, an await, a task's return)
+     gets braces of its own */
+  bool several = body->kind == ND_YIELD || body->kind == ND_RETURN ||
+                 (body->kind != ND_BLOCK && body->kind != ND_IF && body->kind != ND_WHILE &&
+                  body->kind != ND_FOR && body->kind != ND_DO && body->kind != ND_SWITCH &&
+                  body->kind != ND_LABEL && body->kind != ND_CASE && body->kind != ND_DEFAULT &&
+                  has_await(body));
+  if (body->kind == ND_BLOCK || several) {
     emit_put(e, line, "%s%s{", header, *header ? " " : "");
     e->indent++;
     if (body->kind == ND_BLOCK) {

@@ -12,12 +12,12 @@
  * register it still needs (x0-x18, the upper halves of v8-v15, v0-v7, v16-v31).
  * x9-x11 below are caller-saved scratch registers: free to use.
  */
-        .text
+        .text                                   // code section
         .globl  coro_ctx_switch                 // called from stackful.c
         .hidden coro_ctx_switch                 // internal to libcoro: no PLT detour when built into a shared object
         .type   coro_ctx_switch, %function      // so debuggers and profilers show its name
         .p2align 4                              // start on a 16-byte line: it is on every resume's path
-coro_ctx_switch:
+coro_ctx_switch:                                // x0 = from, x1 = to
         .cfi_startproc                          // unwind info up to the stack swap, for debuggers
         mov     x9, sp                          // sp cannot be stored directly (register 31 means xzr in str)
         stp     x19, x20, [x0, #0]              // callee-saved
@@ -28,24 +28,24 @@ coro_ctx_switch:
         stp     x29, x30, [x0, #80]             // frame pointer; x30 = our return address: where from goes on
         str     x9, [x0, #96]                   // from->sp: which stack from runs on
         stp     d8, d9, [x0, #104]              // low halves of v8-v15 are callee-saved
-        stp     d10, d11, [x0, #120]
-        stp     d12, d13, [x0, #136]
-        stp     d14, d15, [x0, #152]
+        stp     d10, d11, [x0, #120]            // callee-saved (low halves)
+        stp     d12, d13, [x0, #136]            // callee-saved (low halves)
+        stp     d14, d15, [x0, #152]            // callee-saved (low halves)
         mrs     x10, fpcr                       // the FP control in force now (rounding, FZ, DN)...
         str     x10, [x0, #168]                 // ...stored always: cheap
 
         ldp     x19, x20, [x1, #0]              // restore to's callee-saved registers
-        ldp     x21, x22, [x1, #16]
-        ldp     x23, x24, [x1, #32]
-        ldp     x25, x26, [x1, #48]
-        ldp     x27, x28, [x1, #64]
+        ldp     x21, x22, [x1, #16]             // callee-saved
+        ldp     x23, x24, [x1, #32]             // callee-saved
+        ldp     x25, x26, [x1, #48]             // callee-saved
+        ldp     x27, x28, [x1, #64]             // callee-saved
         ldp     x29, x30, [x1, #80]             // to's frame pointer (0 in a new context) and where it goes on
         ldr     x9, [x1, #96]                   // to's stack pointer...
         mov     sp, x9                          // ...from here on we run on its stack
-        ldp     d8, d9, [x1, #104]
-        ldp     d10, d11, [x1, #120]
-        ldp     d12, d13, [x1, #136]
-        ldp     d14, d15, [x1, #152]
+        ldp     d8, d9, [x1, #104]              // callee-saved (low halves of v8-v15)
+        ldp     d10, d11, [x1, #120]            // callee-saved
+        ldp     d12, d13, [x1, #136]            // callee-saved
+        ldp     d14, d15, [x1, #152]            // callee-saved
         ldr     x11, [x1, #168]                 // to's FP control
         cmp     x10, x11                        // differs from the one in force? (nearly never)
         b.ne    1f                              // only then pay for msr fpcr, which synchronizes the FP unit
@@ -53,8 +53,8 @@ coro_ctx_switch:
                                                 // our caller's; ret would use (and spoil) the return-address predictor
 1:      msr     fpcr, x11                       // to's rounding mode, FZ, DN, trap enables
         br      x30                             // continue to, as above
-        .cfi_endproc
-        .size   coro_ctx_switch, .-coro_ctx_switch
+        .cfi_endproc                            // end of the unwind info
+        .size   coro_ctx_switch, .-coro_ctx_switch // its size, for symbolizers
 
 /* void coro_ctx_trampoline(void);   -- never called: a new context's x30
  *
@@ -64,15 +64,15 @@ coro_ctx_switch:
  */
         .globl  coro_ctx_trampoline             // coro_ctx_init (ctx.h, inline in stackful.c) takes its address
         .hidden coro_ctx_trampoline             // internal to libcoro
-        .type   coro_ctx_trampoline, %function
-        .p2align 4
-coro_ctx_trampoline:
-        .cfi_startproc
+        .type   coro_ctx_trampoline, %function  // so debuggers and profilers show its name
+        .p2align 4                              // 16-byte line
+coro_ctx_trampoline:                            // sp = top of the new stack, x19 = arg, x20 = fn
+        .cfi_startproc                          // unwind info, so that gdb can show this frame
         .cfi_undefined x30                      // the outermost frame of this stack: unwinders and gdb's bt stop here
         mov     x0, x19                         // first argument: arg
         blr     x20                             // fn(arg); sp is 16-aligned, as AAPCS64 requires at all times
         brk     #0x3e8                          // fn returned, but there is nothing to return to: trap (SIGTRAP) at once
-        .cfi_endproc
-        .size   coro_ctx_trampoline, .-coro_ctx_trampoline
+        .cfi_endproc                            // end of the unwind info
+        .size   coro_ctx_trampoline, .-coro_ctx_trampoline // its size, for symbolizers
 
         .section .note.GNU-stack,"",%progbits   // this code needs no executable stack

@@ -28,7 +28,7 @@ typedef struct coro coro_t;            /* a coroutine instance */
 /* Resume the generator `gen` until it yields its next value, and copy that
    value to *out (out may be NULL to skip it). Returns false once the body has
    returned, and false again on every later call. */
-bool coro_next(coro_t *gen, void *out);
+static inline bool coro_next(coro_t *gen, void *out);  /* (inline: defined below) */
 
 /* True once the body has returned. A generator suspended at its last value
    is not done yet: only the coro_next that finds no further value is. */
@@ -83,6 +83,10 @@ struct coro_write coro_write(int fd, const void *buf, size_t len);            /*
 struct coro_accept coro_accept(int listen_fd, struct sockaddr *addr, socklen_t *len); /* the new fd */
 struct coro_connect coro_connect(int fd, const struct sockaddr *addr, socklen_t len); /* 0 once connected */
 struct coro_sleep coro_sleep(unsigned ms);                                    /* 0 */
+
+/* Run fn(arg) on a worker thread; `await coro_offload(fn, arg)` is fn's
+   return value. The task waits without blocking the thread's other tasks. */
+struct coro_offload coro_offload(void *(*fn)(void *arg), void *arg);         /* void * */
 
 /* }================================================================== */
 
@@ -175,10 +179,35 @@ struct coro_sleep {
   int result;
 };
 
+struct coro_offload {
+  struct coro_awaitable base;
+  void *(*fn)(void *arg);
+  void *arg;
+  bool started;
+  _Atomic int state;             /* settles the race with the worker (runtime/offload.c) */
+  struct sched *home;            /* the scheduler of the awaiting task's thread */
+  struct coro_offload *next_job; /* the workers' queue */
+  struct coro_offload *next_done;/* the scheduler's remote queue */
+  void *result;
+};
+
 /* Make c ready: the scheduler runs it after those already ready. */
 void coro_ready(coro_t *c);
 
 /* }================================================================== */
+
+/* coro_next, inline: the resume path is one check, two stores and one
+   indirect call, as lean as calling a hand-written state machine. What is
+   not the common case (a finished or running instance) is out of line. */
+bool coro_next_refused(coro_t *gen);
+static inline bool coro_next(coro_t *gen, void *out) {
+  if (__builtin_expect(gen->status >= CORO_RUNNING, 0))  /* RUNNING or DONE */
+    return coro_next_refused(gen);
+  gen->out = out;
+  gen->status = CORO_RUNNING;
+  gen->resume(gen);
+  return gen->status != CORO_DONE;
+}
 
 /* Allocate a zeroed frame of `size` bytes aligned to `align` whose first
    member is a struct coro, and set it up to run `resume` when first resumed.

@@ -1,0 +1,181 @@
+/* offload.c: `await coro_offload(fn, arg)` runs fn(arg) on a worker thread.
+ *
+ * The race. The awaiting task, on the scheduler's thread, tries ready()
+ * (not done yet), then signs up to be woken in suspend(). The worker, on its
+ * own thread, finishes whenever it finishes. Either may come first, and
+ * neither may lose the other's news. One word settles it, with one atomic
+ * exchange on each side and no mutex:
+ *
+ *   state: STARTED (worker busy, nobody waiting)
+ *          WAITING (the task has signed up)
+ *          DONE    (the worker has finished)
+ *
+ *   suspend():  old = exchange(state, WAITING)
+ *               old == DONE    -> the worker finished first: put DONE back,
+ *                                 and make the task ready ourselves
+ *               old == STARTED -> signed up; the worker will wake us
+ *   worker:     old = exchange(state, DONE)
+ *               old == WAITING -> the task is asleep: hand it to its
+ *                                 scheduler's remote queue, write its eventfd
+ *               old == STARTED -> the task has not signed up; its exchange
+ *                                 will see DONE
+ *
+ * Whoever exchanges second learns what the first did; exactly one of them
+ * makes the task ready. The remote queue is a lock-free stack (a CAS loop)
+ * that the scheduler empties with one exchange when its eventfd fires.
+ */
+#define _GNU_SOURCE
+#include "coro_sched.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+enum { STARTED = 1, WAITING = 2, DONE = 3 };
+
+/* {==================================================================
+ * The workers: a few threads and a queue of jobs
+ * =================================================================== */
+
+#define WORKERS 4
+
+static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t jobs_cond = PTHREAD_COND_INITIALIZER;
+static struct coro_offload *jobs_head, *jobs_tail;
+static pthread_once_t workers_once = PTHREAD_ONCE_INIT;
+
+static void finish(struct coro_offload *op);
+
+static void *worker(void *unused) {
+  (void)unused;
+  for (;;) {
+    pthread_mutex_lock(&jobs_lock);
+    while (!jobs_head)
+      pthread_cond_wait(&jobs_cond, &jobs_lock);
+    struct coro_offload *op = jobs_head;
+    jobs_head = op->next_job;
+    if (!jobs_head)
+      jobs_tail = NULL;
+    pthread_mutex_unlock(&jobs_lock);
+    op->result = op->fn(op->arg);
+    finish(op);
+  }
+  return NULL;
+}
+
+static void start_workers(void) {
+  for (int i = 0; i < WORKERS; i++) {
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &attr, worker, NULL) != 0)
+      coro_fatal("coro_offload", "cannot start a worker thread: %s", strerror(errno));
+    pthread_attr_destroy(&attr);
+  }
+}
+
+static void submit(struct coro_offload *op) {
+  pthread_once(&workers_once, start_workers);
+  pthread_mutex_lock(&jobs_lock);
+  op->next_job = NULL;
+  if (jobs_tail)
+    jobs_tail->next_job = op;
+  else
+    jobs_head = op;
+  jobs_tail = op;
+  pthread_cond_signal(&jobs_cond);
+  pthread_mutex_unlock(&jobs_lock);
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Waking the scheduler from another thread
+ * =================================================================== */
+
+/* The tag of the eventfd in epoll: not an fd record (io.c). */
+static char remote_tag;
+
+void *offload_remote_tag(void) {
+  return &remote_tag;
+}
+
+static void ensure_remote(struct sched *s) {
+  if (s->remote_fd > 0)
+    return;
+  s->remote_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (s->remote_fd < 0)
+    coro_fatal("coro_offload", "eventfd: %s", strerror(errno));
+  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &remote_tag};
+  if (epoll_ctl(sched_epoll(), EPOLL_CTL_ADD, s->remote_fd, &ev) < 0)
+    coro_fatal("coro_offload", "epoll_ctl: %s", strerror(errno));
+}
+
+/* On the worker: the task is asleep; queue it for its scheduler. */
+static void finish(struct coro_offload *op) {
+  int old = atomic_exchange_explicit(&op->state, DONE, memory_order_acq_rel);
+  if (old != WAITING)
+    return;  /* not signed up yet: its suspend() will see DONE */
+  struct sched *s = op->home;
+  struct coro_offload *head = atomic_load_explicit(&s->remote_head, memory_order_relaxed);
+  do
+    op->next_done = head;
+  while (!atomic_compare_exchange_weak_explicit(&s->remote_head, &head, op, memory_order_release,
+                                                memory_order_relaxed));
+  uint64_t one = 1;
+  while (write(s->remote_fd, &one, sizeof one) < 0 && errno == EINTR)
+    ;
+}
+
+/* On the scheduler: its eventfd fired; every queued task is ready. */
+void offload_drain(struct sched *s) {
+  uint64_t count;
+  while (read(s->remote_fd, &count, sizeof count) < 0 && errno == EINTR)
+    ;
+  struct coro_offload *op = atomic_exchange_explicit(&s->remote_head, NULL, memory_order_acquire);
+  while (op) {
+    struct coro_offload *next = op->next_done;
+    s->remote_waiting--;
+    coro_ready(op->base.waiter);
+    op = next;
+  }
+}
+
+/* }================================================================== */
+
+static bool offload_ready(struct coro_awaitable *a) {
+  struct coro_offload *op = (struct coro_offload *)a;
+  if (!op->started) {
+    op->started = true;
+    op->home = &sched_self;
+    ensure_remote(op->home);
+    op->home->remote_waiting++;
+    atomic_store_explicit(&op->state, STARTED, memory_order_relaxed);
+    submit(op);
+    return false;
+  }
+  return atomic_load_explicit(&op->state, memory_order_acquire) == DONE;
+}
+
+static void offload_suspend(struct coro_awaitable *a, coro_t *waiter) {
+  struct coro_offload *op = (struct coro_offload *)a;
+  op->base.waiter = waiter;
+  int old = atomic_exchange_explicit(&op->state, WAITING, memory_order_acq_rel);
+  if (old == DONE) {  /* the worker was faster: we wake ourselves */
+    atomic_store_explicit(&op->state, DONE, memory_order_release);
+    op->home->remote_waiting--;
+    coro_ready(waiter);
+  }
+}
+
+static const struct coro_awaiter offload_awaiter = {offload_ready, offload_suspend};
+
+struct coro_offload coro_offload(void *(*fn)(void *arg), void *arg) {
+  return (struct coro_offload){.base = {&offload_awaiter, NULL}, .fn = fn, .arg = arg};
+}

@@ -1,0 +1,40 @@
+"""coro_offload under stress: 100,000 completions racing the tasks that sign
+up for them. Every one must wake its task exactly once, in both backends, and
+the stackless build must run clean under ThreadSanitizer (the runtime's
+sources are compiled into the test program with -fsanitize=thread)."""
+import shutil
+
+import pytest
+
+from conftest import BACKENDS, SOURCE_DIR, TESTS_DIR, run
+
+STRESS = TESTS_DIR / "offload" / "stress.coc"
+# sum over 8 tasks of sum_{i<12500} 2i = 8 * 12500 * 12499
+EXPECTED = "run 0, total %d\n" % (8 * 12500 * 12499)
+RUNTIME = SOURCE_DIR / "runtime"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_offload_stress(toolchain, backend):
+    res = toolchain.build_and_run(STRESS, backend, "gcc", extra_cc=("-O2", "-pthread"), timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == EXPECTED
+
+
+def runtime_sources():
+    """The runtime's C sources, with the assembly switch (no -fsanitize for .S)."""
+    return [p for p in RUNTIME.glob("*.c")] + [RUNTIME / "asm" / "switch_x86_64.S"]
+
+
+@pytest.mark.skipif(shutil.which("clang") is None, reason="clang is not installed")
+def test_offload_stress_under_tsan(toolchain, tmp_path):
+    c_file = toolchain.transform(STRESS, "stackless")
+    exe = tmp_path / "stress.tsan"
+    res = run(["clang", "-std=gnu11", "-O1", "-g", "-fsanitize=thread", "-pthread",
+               f"-I{RUNTIME / 'include'}", f"-I{RUNTIME}", "-o", exe, c_file,
+               *runtime_sources()], timeout=300)
+    assert res.returncode == 0, res.stderr
+    res = run([exe], timeout=300)
+    assert "ThreadSanitizer" not in res.stderr, res.stderr
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == EXPECTED
