@@ -40,6 +40,7 @@ void offload_drain(struct sched *s);
 
 /* timer.c */
 void timers_fire(struct sched *s, uint64_t now);
+void timer_cancel(struct coro_sleep *t);
 int timers_timeout(struct sched *s, uint64_t now);
 
 #endif

@@ -86,6 +86,23 @@ static void wait_for(struct coro_awaitable *a, coro_t *waiter, int fd, bool out)
   arm(r);
 }
 
+/* coro_timeout called this operation off: forget its waiter. */
+static void io_cancel(struct coro_awaitable *a, int fd) {
+  struct fd_record *r = record(fd);
+  bool was = r->reader == a || r->writer == a;
+  if (r->reader == a)
+    r->reader = NULL;
+  if (r->writer == a)
+    r->writer = NULL;
+  if (!was)
+    return;
+  sched_self.io_waiting--;
+  if (r->reader || r->writer)
+    arm(r);
+  else if (r->registered)
+    epoll_ctl(sched_epoll(), EPOLL_CTL_DEL, r->fd, NULL), r->registered = false;
+}
+
 void io_event(void *tag, uint32_t events) {
   struct fd_record *r = tag;
   bool error = events & (EPOLLERR | EPOLLHUP);
@@ -125,7 +142,11 @@ static void read_suspend(struct coro_awaitable *a, coro_t *waiter) {
   wait_for(a, waiter, ((struct coro_read *)a)->fd, false);
 }
 
-static const struct coro_awaiter read_awaiter = {read_ready, read_suspend};
+static void read_cancel(struct coro_awaitable *a) {
+  io_cancel(a, ((struct coro_read *)a)->fd);
+}
+
+static const struct coro_awaiter read_awaiter = {read_ready, read_suspend, read_cancel};
 
 struct coro_read coro_read(int fd, void *buf, size_t len) {
   return (struct coro_read){.base = {&read_awaiter, NULL}, .fd = fd, .buf = buf, .len = len};
@@ -145,7 +166,11 @@ static void write_suspend(struct coro_awaitable *a, coro_t *waiter) {
   wait_for(a, waiter, ((struct coro_write *)a)->fd, true);
 }
 
-static const struct coro_awaiter write_awaiter = {write_ready, write_suspend};
+static void write_cancel(struct coro_awaitable *a) {
+  io_cancel(a, ((struct coro_write *)a)->fd);
+}
+
+static const struct coro_awaiter write_awaiter = {write_ready, write_suspend, write_cancel};
 
 struct coro_write coro_write(int fd, const void *buf, size_t len) {
   return (struct coro_write){.base = {&write_awaiter, NULL}, .fd = fd, .buf = buf, .len = len};
@@ -165,7 +190,11 @@ static void accept_suspend(struct coro_awaitable *a, coro_t *waiter) {
   wait_for(a, waiter, ((struct coro_accept *)a)->fd, false);
 }
 
-static const struct coro_awaiter accept_awaiter = {accept_ready, accept_suspend};
+static void accept_cancel(struct coro_awaitable *a) {
+  io_cancel(a, ((struct coro_accept *)a)->fd);
+}
+
+static const struct coro_awaiter accept_awaiter = {accept_ready, accept_suspend, accept_cancel};
 
 struct coro_accept coro_accept(int listen_fd, struct sockaddr *addr, socklen_t *len) {
   return (struct coro_accept){.base = {&accept_awaiter, NULL}, .fd = listen_fd, .addr = addr,
@@ -203,7 +232,11 @@ static void connect_suspend(struct coro_awaitable *a, coro_t *waiter) {
   wait_for(a, waiter, ((struct coro_connect *)a)->fd, true);
 }
 
-static const struct coro_awaiter connect_awaiter = {connect_ready, connect_suspend};
+static void connect_cancel(struct coro_awaitable *a) {
+  io_cancel(a, ((struct coro_connect *)a)->fd);
+}
+
+static const struct coro_awaiter connect_awaiter = {connect_ready, connect_suspend, connect_cancel};
 
 struct coro_connect coro_connect(int fd, const struct sockaddr *addr, socklen_t len) {
   return (struct coro_connect){.base = {&connect_awaiter, NULL}, .fd = fd, .addr = addr,

@@ -15,6 +15,37 @@ static void swap(struct timer_heap *h, size_t i, size_t j) {
   struct coro_sleep *t = h->v[i];
   h->v[i] = h->v[j];
   h->v[j] = t;
+  h->v[i]->heap_index = i;
+  h->v[j]->heap_index = j;
+}
+
+static void sift_up(struct timer_heap *h, size_t i) {
+  for (; i > 0 && earlier(h->v[i], h->v[(i - 1) / 2]); i = (i - 1) / 2)
+    swap(h, i, (i - 1) / 2);
+}
+
+static void sift_down(struct timer_heap *h, size_t i) {
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < h->n && earlier(h->v[l], h->v[m]))
+      m = l;
+    if (r < h->n && earlier(h->v[r], h->v[m]))
+      m = r;
+    if (m == i)
+      return;
+    swap(h, i, m);
+    i = m;
+  }
+}
+
+/* Take the timer at index i out of the heap. */
+static void heap_remove(struct timer_heap *h, size_t i) {
+  h->v[i] = h->v[--h->n];
+  h->v[i]->heap_index = i;
+  if (i < h->n) {
+    sift_up(h, i);
+    sift_down(h, i);
+  }
 }
 
 static void heap_push(struct timer_heap *h, struct coro_sleep *t) {
@@ -26,24 +57,13 @@ static void heap_push(struct timer_heap *h, struct coro_sleep *t) {
   }
   size_t i = h->n++;
   h->v[i] = t;
-  for (; i > 0 && earlier(h->v[i], h->v[(i - 1) / 2]); i = (i - 1) / 2)
-    swap(h, i, (i - 1) / 2);
+  t->heap_index = i;
+  sift_up(h, i);
 }
 
 static struct coro_sleep *heap_pop(struct timer_heap *h) {
   struct coro_sleep *top = h->v[0];
-  h->v[0] = h->v[--h->n];
-  for (size_t i = 0;;) {
-    size_t l = 2 * i + 1, r = l + 1, m = i;
-    if (l < h->n && earlier(h->v[l], h->v[m]))
-      m = l;
-    if (r < h->n && earlier(h->v[r], h->v[m]))
-      m = r;
-    if (m == i)
-      break;
-    swap(h, i, m);
-    i = m;
-  }
+  heap_remove(h, 0);
   return top;
 }
 
@@ -65,7 +85,20 @@ static void sleep_suspend(struct coro_awaitable *a, coro_t *waiter) {
   heap_push(&sched_self.timers, t);
 }
 
-static const struct coro_awaiter sleep_awaiter = {sleep_ready, sleep_suspend};
+/* A timer called off (coro_timeout): out of the heap, so that its memory
+   may go with the frame that holds it. */
+void timer_cancel(struct coro_sleep *t) {
+  if (t->armed && !t->fired) {
+    heap_remove(&sched_self.timers, t->heap_index);
+    t->armed = false;
+  }
+}
+
+static void sleep_cancel(struct coro_awaitable *a) {
+  timer_cancel((struct coro_sleep *)a);
+}
+
+static const struct coro_awaiter sleep_awaiter = {sleep_ready, sleep_suspend, sleep_cancel};
 
 struct coro_sleep coro_sleep(unsigned ms) {
   return (struct coro_sleep){.base = {&sleep_awaiter, NULL}, .ms = ms};

@@ -24,6 +24,7 @@ extern "C" {
 #endif
 
 typedef struct coro coro_t;            /* a coroutine instance */
+struct coro_awaitable;                 /* the head of every awaitable (below) */
 
 /* Resume the generator `gen` until it yields its next value, and copy that
    value to *out (out may be NULL to skip it). Returns false once the body has
@@ -84,6 +85,19 @@ struct coro_accept coro_accept(int listen_fd, struct sockaddr *addr, socklen_t *
 struct coro_connect coro_connect(int fd, const struct sockaddr *addr, socklen_t len); /* 0 once connected */
 struct coro_sleep coro_sleep(unsigned ms);                                    /* 0 */
 
+/* Several at once. coro_wait_all starts the n new tasks and completes (0)
+   when all have finished; the caller frees them. coro_wait_any starts them
+   and completes when the first has finished, with its index; the caller
+   frees that one, and the scheduler takes the others, which go on and are
+   freed when they finish. */
+struct coro_wait coro_wait_all(coro_t **tasks, size_t n);                     /* long: 0 */
+struct coro_wait coro_wait_any(coro_t **tasks, size_t n);                     /* long: index */
+
+/* `await coro_timeout(&aw.base, ms)`: await aw (an awaitable the caller
+   keeps, e.g. `struct coro_read rd = coro_read(...)`) for at most ms: 0 if
+   it completed (its result is in aw.result), or -ETIMEDOUT (it was called off). */
+struct coro_timeout coro_timeout(struct coro_awaitable *aw, unsigned ms);     /* int */
+
 /* Run fn(arg) on a worker thread; `await coro_offload(fn, arg)` is fn's
    return value. The task waits without blocking the thread's other tasks. */
 struct coro_offload coro_offload(void *(*fn)(void *arg), void *arg);         /* void * */
@@ -135,6 +149,7 @@ struct coro_awaitable;
 struct coro_awaiter {
   bool (*ready)(struct coro_awaitable *a);
   void (*suspend)(struct coro_awaitable *a, coro_t *waiter);
+  void (*cancel)(struct coro_awaitable *a);  /* optional: forget the waiter (coro_timeout needs it) */
 };
 struct coro_awaitable {
   const struct coro_awaiter *ops;  /* what it does */
@@ -176,6 +191,24 @@ struct coro_sleep {
   bool armed, fired;
   uint64_t deadline;      /* CLOCK_MONOTONIC, ms */
   unsigned long seq;      /* timers due together fire in the order they were set */
+  size_t heap_index;      /* where it is in the scheduler's heap of timers */
+  int result;
+};
+struct coro_wait {        /* coro_wait_all, coro_wait_any */
+  struct coro_awaitable base;
+  coro_t **tasks;
+  size_t n, left;
+  bool any, started, finished;
+  coro_t relay;           /* the parent of the tasks, in the waiter's place (runtime/futures.c) */
+  long result;
+};
+struct coro_timeout {
+  struct coro_awaitable base;
+  struct coro_awaitable *inner;
+  unsigned ms;
+  bool finished, timed_out;
+  struct coro_sleep timer;
+  coro_t relay;           /* woken by inner or timer, in the waiter's place */
   int result;
 };
 

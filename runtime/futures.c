@@ -1,0 +1,146 @@
+/* futures.c: several operations at once.
+ *
+ *   await coro_wait_all(tasks, n)   starts the n tasks; done when all are
+ *   await coro_wait_any(tasks, n)   starts them; done when the first is: its index
+ *   await coro_timeout(&aw, ms)     aw, or -ETIMEDOUT after ms
+ *
+ * All three are built on one trick: the scheduler only knows how to resume
+ * a coro_t, so each of these awaitables holds a tiny coro_t of its own (a
+ * "relay") and hands it out in place of the waiting task: as the parent of
+ * the tasks it started, or as the waiter of the awaitable it wraps. When the
+ * relay is resumed, it decides whether the real waiter's turn has come.
+ */
+#define _GNU_SOURCE
+#include "coro_sched.h"
+
+#include <errno.h>
+#include <stddef.h>
+
+#define CONTAINER(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* {==================================================================
+ * wait_all, wait_any
+ * =================================================================== */
+
+/* A task of the set finished (the relay is its parent). */
+static void group_relay(coro_t *relay) {
+  struct coro_wait *w = CONTAINER(relay, struct coro_wait, relay);
+  relay->status = CORO_SUSPENDED;  /* ready for the next one */
+  if (w->finished)
+    return;
+  if (w->any) {
+    for (size_t i = 0; i < w->n; i++)
+      if (w->tasks[i]->status == CORO_DONE && w->result < 0)
+        w->result = (long)i;
+    /* the others go on without us: the scheduler owns them from now on */
+    for (size_t i = 0; i < w->n; i++)
+      if (w->tasks[i]->status != CORO_DONE) {
+        w->tasks[i]->parent = NULL;
+        w->tasks[i]->spawned = 1;
+        sched_self.live++;
+      }
+  } else if (--w->left > 0) {
+    return;
+  } else {
+    w->result = 0;
+  }
+  w->finished = true;
+  coro_ready(w->base.waiter);
+}
+
+static bool group_ready(struct coro_awaitable *a) {
+  struct coro_wait *w = (struct coro_wait *)a;
+  if (w->started)
+    return w->finished;
+  w->started = true;
+  w->relay = (coro_t){.resume = group_relay, .status = CORO_SUSPENDED};
+  w->left = w->n;
+  w->result = w->any ? -1 : 0;
+  if (w->n == 0) {
+    w->finished = true;
+    return true;
+  }
+  for (size_t i = 0; i < w->n; i++) {
+    if (w->tasks[i]->status != CORO_CREATED)
+      coro_fatal(w->any ? "coro_wait_any" : "coro_wait_all",
+                 "task %zu (%p) is %s: a set must be of new tasks", i, (void *)w->tasks[i],
+                 coro_status_name(w->tasks[i]->status));
+    w->tasks[i]->parent = &w->relay;
+    coro_ready(w->tasks[i]);
+  }
+  return false;
+}
+
+static void group_suspend(struct coro_awaitable *a, coro_t *waiter) {
+  a->waiter = waiter;  /* the tasks already run; the relay does the rest */
+}
+
+static const struct coro_awaiter group_awaiter = {group_ready, group_suspend, NULL};
+
+struct coro_wait coro_wait_all(coro_t **tasks, size_t n) {
+  return (struct coro_wait){.base = {&group_awaiter, NULL}, .tasks = tasks, .n = n};
+}
+
+struct coro_wait coro_wait_any(coro_t **tasks, size_t n) {
+  return (struct coro_wait){.base = {&group_awaiter, NULL}, .tasks = tasks, .n = n, .any = true};
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * timeout
+ * =================================================================== */
+
+/* The wrapped awaitable or the timer woke the relay. The timer, first:
+   the wrapped one is called off and the await is -ETIMEDOUT. The wrapped
+   one: the waiter tries it again (ready() may still say EAGAIN, and the
+   timer keeps running meanwhile). Either way the waiter is woken once. */
+static void timeout_relay(coro_t *relay) {
+  struct coro_timeout *t = CONTAINER(relay, struct coro_timeout, relay);
+  relay->status = CORO_SUSPENDED;
+  if (t->finished)
+    return;
+  if (t->timer.fired) {  /* time is up: the wrapped awaitable is called off */
+    t->inner->ops->cancel(t->inner);
+    t->timed_out = true;
+  }  /* else it may be ready: timeout_ready tries, and calls the timer off if so */
+  t->finished = true;
+  coro_ready(t->base.waiter);
+}
+
+static bool timeout_ready(struct coro_awaitable *a) {
+  struct coro_timeout *t = (struct coro_timeout *)a;
+  if (t->timed_out) {
+    t->result = -ETIMEDOUT;
+    return true;
+  }
+  if (t->inner->ops->ready(t->inner)) {
+    if (t->timer.armed && !t->timer.fired)
+      timer_cancel(&t->timer);
+    t->result = 0;
+    return true;
+  }
+  return false;
+}
+
+static void timeout_suspend(struct coro_awaitable *a, coro_t *waiter) {
+  struct coro_timeout *t = (struct coro_timeout *)a;
+  t->base.waiter = waiter;
+  t->finished = false;
+  t->relay = (coro_t){.resume = timeout_relay, .status = CORO_SUSPENDED};
+  t->inner->ops->suspend(t->inner, &t->relay);
+  if (!t->timer.armed) {  /* the deadline counts from the first wait, not each retry */
+    t->timer = coro_sleep(t->ms);
+    t->timer.base.ops->suspend(&t->timer.base, &t->relay);
+  }
+}
+
+static const struct coro_awaiter timeout_awaiter = {timeout_ready, timeout_suspend, NULL};
+
+struct coro_timeout coro_timeout(struct coro_awaitable *aw, unsigned ms) {
+  if (!aw->ops->cancel)
+    coro_fatal("coro_timeout", "this awaitable cannot be called off, so it cannot time out");
+  return (struct coro_timeout){.base = {&timeout_awaiter, NULL}, .inner = aw, .ms = ms};
+}
+
+/* }================================================================== */
