@@ -361,6 +361,8 @@ typedef struct {
   struct { int first, last; const char *text; } *repl; /* await lowering: ranges printed as text */
   int nrepl, caprepl;
   const char *continue_label; /* a loop whose condition awaits: where `continue` goes */
+  int open_blocks;    /* blocks opened around a statement for `?:` values, to close after it */
+  int nselects;       /* coro_sel_N numbers used so far */
 } Emitter;
 void emit_put(Emitter *e, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int emit_line_of(Emitter *e, const Node *n);

@@ -377,6 +377,21 @@ static void push_repl(Emitter *e, const Node *n, const char *text) {
 }
 
 static char *lower_await_expr(Emitter *e, Node *n);
+static char *lower_select(Emitter *e, Node *n);
+static void close_blocks(Emitter *e, int to);
+static bool has_awaiting_select(const Node *n);
+
+static void collect_awaits(Node *n, NodeList *out) {
+  if (!n)
+    return;
+  if (n->kind == ND_AWAIT)
+    list_push(out, n);
+  Node *kids[] = {n->a, n->b, n->c, n->d};
+  for (int i = 0; i < 4; i++)
+    collect_awaits(kids[i], out);
+  for (int i = 0; i < n->kids.n; i++)
+    collect_awaits(n->kids.v[i], out);
+}
 
 /* Does the coroutine `f` (a symbol) return a value? */
 static bool task_has_value(const Sym *f) {
@@ -394,10 +409,12 @@ static bool task_has_value(const Sym *f) {
      }
      ... coro_f->coro_aw_3.result ...                                      */
 static char *lower_await(Emitter *e, Node *n) {
+  int open = e->open_blocks;
   char *operand = lower_await_expr(e, n->a);
   int line = emit_line_of(e, n), k = n->resume_point;
   emit_put(e, 0, "/* resume point %d: %s:%d */", k, e->src->name, line);
   emit_put(e, line, "coro_f->coro_aw_%d = %s;", k, operand);
+  close_blocks(e, open);
   if (!n->name) {
     emit_put(e, line, "while (!CORO_READY(coro_f->coro_aw_%d)) {", k);
     e->indent++;
@@ -423,16 +440,96 @@ static char *lower_await(Emitter *e, Node *n) {
      coro_f->coro_cond_1 = (A) != 0;
      if (coro_f->coro_cond_1) { ...B's awaits...; coro_f->coro_cond_1 = (B) != 0; }  */
 static char *lower_logical(Emitter *e, Node *n, bool is_and) {
+  int open = e->open_blocks;
   char *left = lower_await_expr(e, n->a);
   int k = n->resume_point, line = emit_line_of(e, n);  /* lower.c numbered the conds */
   emit_put(e, line, "coro_f->coro_cond_%d = (%s) != 0;", k, left);
+  close_blocks(e, open);
   emit_put(e, line, "if (%scoro_f->coro_cond_%d) {", is_and ? "" : "!", k);
   e->indent++;
   char *right = lower_await_expr(e, n->b);
   emit_put(e, line, "coro_f->coro_cond_%d = (%s) != 0;", k, right);
+  close_blocks(e, open);
   e->indent--;
   emit_put(e, 0, "}");
   return format("coro_f->coro_cond_%d", k);
+}
+
+/* Does n hold a `?:` with an await in an arm? */
+static bool has_awaiting_select(const Node *n) {
+  if (!n || n->kind == ND_AWAIT)
+    return n && has_awaiting_select(n->a);
+  if (n->kind == ND_EXPR && n->flags == '?' && (has_await(n->b) || has_await(n->c)))
+    return true;
+  if (has_awaiting_select(n->a) || has_awaiting_select(n->b) || has_awaiting_select(n->c) ||
+      has_awaiting_select(n->d))
+    return true;
+  for (int i = 0; i < n->kids.n; i++)
+    if (has_awaiting_select(n->kids.v[i]))
+      return true;
+  return false;
+}
+
+/* The value an await will have, as lower_await will name it. */
+static const char *await_value(const Node *n) {
+  if (!n->name)
+    return format("coro_f->coro_aw_%d.result", n->resume_point);
+  return task_has_value(n->sym) ? format("coro_f->coro_tmp_%d", n->resume_point) : "(void)0";
+}
+
+/* n printed with each await in it standing for its value: a C expression of
+   the type n will have, for __typeof__. */
+static char *typed_text(Emitter *e, Node *n) {
+  NodeList awaits = {0};
+  collect_awaits(n, &awaits);
+  int saved = e->nrepl;
+  for (int i = 0; i < awaits.n; i++)
+    push_repl(e, awaits.v[i], await_value(awaits.v[i]));
+  char *text = node_str(e, n);
+  e->nrepl = saved;
+  return text;
+}
+
+/* `C ? await A : B`: only the arm C picks runs, as C says. Its value is kept
+   in a local of a block around the statement; it is used by the statement
+   before any other suspension (lower_await_expr orders the operands so), so
+   it need not be in the frame.
+     {
+       __typeof__(C ? A : B) coro_sel_1;
+       if (C) { ...A's awaits...; coro_sel_1 = A; } else { coro_sel_1 = B; }
+       ...the statement, with coro_sel_1...
+     }                                                                  */
+static char *lower_select(Emitter *e, Node *n) {
+  int line = emit_line_of(e, n), k = ++e->nselects;
+  char *cond = lower_await_expr(e, n->a);
+  char *type = format("__typeof__(%s ? %s : %s)", cond, n->b ? typed_text(e, n->b) : cond,
+                      typed_text(e, n->c));
+  emit_put(e, 0, "{");
+  e->indent++;
+  e->open_blocks++;
+  emit_put(e, line, "%s coro_sel_%d;", type, k);
+  emit_put(e, line, "if (%s) {", cond);
+  e->indent++;
+  int open = e->open_blocks;
+  emit_put(e, line, "coro_sel_%d = %s;", k, n->b ? lower_await_expr(e, n->b) : cond);
+  close_blocks(e, open);
+  e->indent--;
+  emit_put(e, 0, "} else {");
+  e->indent++;
+  emit_put(e, line, "coro_sel_%d = %s;", k, lower_await_expr(e, n->c));
+  close_blocks(e, open);
+  e->indent--;
+  emit_put(e, 0, "}");
+  return format("coro_sel_%d", k);
+}
+
+/* Close the blocks that lower_select opened, down to `to` left open. */
+static void close_blocks(Emitter *e, int to) {
+  while (e->open_blocks > to) {
+    e->open_blocks--;
+    e->indent--;
+    emit_put(e, 0, "}");
+  }
 }
 
 /* Print the statements that evaluate the awaits in n, in an order C allows,
@@ -448,21 +545,37 @@ static char *lower_await_expr(Emitter *e, Node *n) {
   } else if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR) && has_await(n->b)) {
     text = lower_logical(e, n, n->flags == T_ANDAND);
   } else if (n->kind == ND_EXPR && n->flags == ',' && has_await(n->b)) {
+    int open = e->open_blocks;
     emit_put(e, emit_line_of(e, n), "(void)(%s);", lower_await_expr(e, n->a));
+    close_blocks(e, open);
     text = format("(%s)", lower_await_expr(e, n->b));
   } else if (n->kind == ND_EXPR && n->flags == '?' && (has_await(n->b) || has_await(n->c))) {
-    Node *arm = has_await(n->b) ? n->b : n->c;
-    while (arm->kind != ND_AWAIT)
-      arm = has_await(arm->a) ? arm->a : has_await(arm->b) ? arm->b : arm->c;
-    error_tok(arm->tok, "'await' in an arm of '?:' is not supported yet: use if/else");
+    text = lower_select(e, n);
   } else {
-    Node *kids[] = {n->a, n->b, n->c, n->d};
+    /* C leaves these operands unsequenced: the awaits go first, and an
+       operand holding a `?:` that awaits goes last, so that its value (a
+       local of the block, below) is used before any other suspension */
+    Node *kids[64];
+    int nk = 0;
+    Node *fixed[] = {n->a, n->b, n->c, n->d};
     for (int i = 0; i < 4; i++)
-      if (has_await(kids[i]))
+      if (fixed[i] && nk < 64)
+        kids[nk++] = fixed[i];
+    for (int i = 0; i < n->kids.n && nk < 64; i++)
+      kids[nk++] = n->kids.v[i];
+    Node *select = NULL;
+    for (int i = 0; i < nk; i++)
+      if (has_await(kids[i]) && !has_awaiting_select(kids[i]))
         lower_await_expr(e, kids[i]);
-    for (int i = 0; i < n->kids.n; i++)
-      if (has_await(n->kids.v[i]))
-        lower_await_expr(e, n->kids.v[i]);
+    for (int i = 0; i < nk; i++)
+      if (has_awaiting_select(kids[i])) {
+        if (select)
+          error_tok(&e->toks->v[kids[i]->first], "two operands that each hold a '?:' with "
+                    "'await' in one expression: put one in a variable first");
+        select = kids[i];
+      }
+    if (select)
+      lower_await_expr(e, select);
     return node_str(e, n);
   }
   push_repl(e, n, text);
@@ -791,8 +904,11 @@ static void emit_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, bool
   char *plain_step = step && !has_await(step) ? node_str(e, step) : "";
   emit_put(e, line, "for (%s;;%s%s) {", init, *plain_step ? " " : "", plain_step);
   e->indent++;
-  if (cond && !cond_last)
+  int open = e->open_blocks;
+  if (cond && !cond_last) {
     emit_put(e, line, "if (!(%s)) break;", lower_await_expr(e, cond));
+    close_blocks(e, open);
+  }
   const char *saved = e->continue_label;
   e->continue_label = after ? format("coro_cont_%d", n->first) : NULL;
   if (n->b->kind == ND_BLOCK)
@@ -805,10 +921,14 @@ static void emit_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, bool
     emit_put(e, 0, "coro_cont_%d:;", n->first);
     e->indent++;
   }
-  if (cond && cond_last)
+  if (cond && cond_last) {
     emit_put(e, line, "if (!(%s)) break;", lower_await_expr(e, cond));
-  if (step && has_await(step))
+    close_blocks(e, open);
+  }
+  if (step && has_await(step)) {
     emit_put(e, line, "%s;", lower_await_expr(e, step));
+    close_blocks(e, open);
+  }
   e->indent--;
   emit_put(e, 0, "}");
 }
@@ -825,7 +945,16 @@ static void emit_return(Emitter *e, Node *n) {
   emit_put(e, line, "CORO_FINISH(coro_c);");
 }
 
+static void emit_stmt_kind(Emitter *e, Node *n);
+
+/* A statement; blocks that its `?:` awaits opened close after it. */
 static void emit_stmt(Emitter *e, Node *n) {
+  int open = e->open_blocks;
+  emit_stmt_kind(e, n);
+  close_blocks(e, open);
+}
+
+static void emit_stmt_kind(Emitter *e, Node *n) {
   int line = emit_line_of(e, n);
   e->nrepl = 0;
   switch (n->kind) {
