@@ -58,7 +58,7 @@ static void release_frame(coro_t *c) {
   free(c);
 }
 
-coro_t *coro_frame_new(size_t size, size_t align, void (*resume)(coro_t *c)) {
+coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out)) {
   coro_t *c = alloc_zeroed(size, align);
   if (!c)
     coro_fatal("coro_frame_new", "out of memory for a frame of %zu bytes", size);

@@ -24,6 +24,7 @@
 #ifndef CORO_CTX_H
 #define CORO_CTX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,7 @@ struct coro_ctx {
   ucontext_t uc;       /* everything swapcontext saves: registers, FP environment, signal mask */
   coro_ctx_fn *fn;     /* start routine, read once by the ucontext entry */
   void *arg;           /* its argument: makecontext passes only ints, so it goes through here */
+  int ret;             /* what coro_ctx_switch returns when this context goes on */
 };
 
 #define CORO_CTX_SWITCH_NAME "ucontext"
@@ -61,7 +63,7 @@ struct coro_ctx {
   uint64_t r15;        /* callee-saved */
   uint32_t mxcsr;      /* SSE control/status: its control bits (rounding, exception masks, FTZ/DAZ) are callee-saved; its status flags are not */
   uint16_t fpucw;      /* x87 control word (precision, rounding, masks): callee-saved */
-  uint16_t pad;        /* unused: rounds the struct up to whole 8-byte words */
+  uint16_t ret;        /* what coro_ctx_switch returns when this context goes on (set by the side switching to it) */
 };
 
 _Static_assert(offsetof(struct coro_ctx, rsp) == 0x00, "switch_x86_64.S: rsp at 0x00");
@@ -74,6 +76,7 @@ _Static_assert(offsetof(struct coro_ctx, r14) == 0x30, "switch_x86_64.S: r14 at 
 _Static_assert(offsetof(struct coro_ctx, r15) == 0x38, "switch_x86_64.S: r15 at 0x38");
 _Static_assert(offsetof(struct coro_ctx, mxcsr) == 0x40, "switch_x86_64.S: mxcsr at 0x40");
 _Static_assert(offsetof(struct coro_ctx, fpucw) == 0x44, "switch_x86_64.S: fpucw at 0x44");
+_Static_assert(offsetof(struct coro_ctx, ret) == 0x46, "switch_x86_64.S: ret at 0x46");
 _Static_assert(sizeof(struct coro_ctx) == 0x48, "switch_x86_64.S: 0x48 bytes in all");
 
 #define CORO_CTX_SWITCH_NAME "asm-x86_64"
@@ -125,6 +128,7 @@ struct coro_ctx {
   uint64_t d14;
   uint64_t d15;
   uint64_t fpcr;       /* FP control (rounding, FZ, DN, trap enables): callee-saved */
+  uint64_t ret;        /* what coro_ctx_switch returns when this context goes on (set by the side switching to it) */
 };
 
 _Static_assert(offsetof(struct coro_ctx, x19) == 0, "switch_aarch64.S: x19 at 0");
@@ -140,7 +144,8 @@ _Static_assert(offsetof(struct coro_ctx, d10) == 120, "switch_aarch64.S: d10 at 
 _Static_assert(offsetof(struct coro_ctx, d12) == 136, "switch_aarch64.S: d12 at 136");
 _Static_assert(offsetof(struct coro_ctx, d14) == 152, "switch_aarch64.S: d14 at 152");
 _Static_assert(offsetof(struct coro_ctx, fpcr) == 168, "switch_aarch64.S: fpcr at 168");
-_Static_assert(sizeof(struct coro_ctx) == 176, "switch_aarch64.S: 176 bytes in all");
+_Static_assert(offsetof(struct coro_ctx, ret) == 176, "switch_aarch64.S: ret at 176");
+_Static_assert(sizeof(struct coro_ctx) == 184, "switch_aarch64.S: 184 bytes in all");
 
 #define CORO_CTX_SWITCH_NAME "asm-aarch64"
 
@@ -175,6 +180,6 @@ void coro_ctx_init(struct coro_ctx *ctx, void *stack, size_t size, coro_ctx_fn *
 /* Save the running context in *from and continue the one in *to. Returns when
    something switches back to *from. from and to must differ; *to must be a
    context saved by an earlier switch or made by coro_ctx_init. */
-void coro_ctx_switch(struct coro_ctx *from, struct coro_ctx *to);
+bool coro_ctx_switch(struct coro_ctx *from, struct coro_ctx *to);
 
 #endif /* CORO_CTX_H */

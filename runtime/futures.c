@@ -23,11 +23,12 @@
  * =================================================================== */
 
 /* A task of the set finished (the relay is its parent). */
-static void group_relay(coro_t *relay) {
+static bool group_relay(coro_t *relay, void *out) {
+  (void)out;
   struct coro_wait *w = CONTAINER(relay, struct coro_wait, relay);
   relay->status = CORO_SUSPENDED;  /* ready for the next one */
   if (w->finished)
-    return;
+    return true;
   if (w->any) {
     for (size_t i = 0; i < w->n; i++)
       if (w->tasks[i]->status == CORO_DONE && w->result < 0)
@@ -40,12 +41,13 @@ static void group_relay(coro_t *relay) {
         sched_self.live++;
       }
   } else if (--w->left > 0) {
-    return;
+    return true;
   } else {
     w->result = 0;
   }
   w->finished = true;
   coro_ready(w->base.waiter);
+  return true;
 }
 
 static bool group_ready(struct coro_awaitable *a) {
@@ -95,17 +97,19 @@ struct coro_wait coro_wait_any(coro_t **tasks, size_t n) {
    the wrapped one is called off and the await is -ETIMEDOUT. The wrapped
    one: the waiter tries it again (ready() may still say EAGAIN, and the
    timer keeps running meanwhile). Either way the waiter is woken once. */
-static void timeout_relay(coro_t *relay) {
+static bool timeout_relay(coro_t *relay, void *out) {
+  (void)out;
   struct coro_timeout *t = CONTAINER(relay, struct coro_timeout, relay);
   relay->status = CORO_SUSPENDED;
   if (t->finished)
-    return;
+    return true;
   if (t->timer.fired) {  /* time is up: the wrapped awaitable is called off */
     t->inner->ops->cancel(t->inner);
     t->timed_out = true;
   }  /* else it may be ready: timeout_ready tries, and calls the timer off if so */
   t->finished = true;
   coro_ready(t->base.waiter);
+  return true;
 }
 
 static bool timeout_ready(struct coro_awaitable *a) {

@@ -21,16 +21,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* What the scheduler knows of one fd. */
+/* What the scheduler knows of one fd. Each record is allocated once and
+   never moves: epoll holds a pointer to it. */
 struct fd_record {
   int fd;                       /* which */
-  bool nonblocking;             /* O_NONBLOCK set by us (or found set) */
   bool registered;              /* known to epoll (perhaps disarmed: one-shot) */
   struct coro_awaitable *reader;/* waiting for EPOLLIN */
   struct coro_awaitable *writer;/* waiting for EPOLLOUT */
 };
 
-static _Thread_local struct fd_record *fds;
+static _Thread_local struct fd_record **fds;  /* [fd]: its record, or NULL */
 static _Thread_local int nfds;
 
 static struct fd_record *record(int fd) {
@@ -38,24 +38,28 @@ static struct fd_record *record(int fd) {
     int n = nfds ? nfds : 64;
     while (n <= fd)
       n *= 2;
-    fds = realloc(fds, sizeof *fds * n);
+    fds = realloc(fds, sizeof *fds * n);  /* only the table of pointers moves */
     if (!fds)
       coro_fatal("coro I/O", "out of memory");
     memset(fds + nfds, 0, sizeof *fds * (n - nfds));
     nfds = n;
   }
-  fds[fd].fd = fd;
-  return &fds[fd];
+  if (!fds[fd]) {
+    fds[fd] = calloc(1, sizeof *fds[fd]);
+    if (!fds[fd])
+      coro_fatal("coro I/O", "out of memory");
+    fds[fd]->fd = fd;
+  }
+  return fds[fd];
 }
 
-/* The contract: every fd handed to an operation is made non-blocking. */
+/* The contract: every fd handed to an operation is made non-blocking. Asked
+   every time, not remembered: a closed fd's number comes back for a new one,
+   which may well be blocking. */
 static void make_nonblocking(struct fd_record *r) {
-  if (r->nonblocking)
-    return;
   int flags = fcntl(r->fd, F_GETFL);
   if (flags >= 0 && !(flags & O_NONBLOCK))
     fcntl(r->fd, F_SETFL, flags | O_NONBLOCK);
-  r->nonblocking = true;
 }
 
 /* (Re)arm the fd for the directions someone waits for. */
@@ -179,7 +183,7 @@ struct coro_write coro_write(int fd, const void *buf, size_t len) {
 static bool accept_ready(struct coro_awaitable *a) {
   struct coro_accept *op = (struct coro_accept *)a;
   make_nonblocking(record(op->fd));
-  int fd = accept4(op->fd, op->addr, op->addrlen, SOCK_CLOEXEC);
+  int fd = accept4(op->fd, op->addr, op->addrlen, SOCK_CLOEXEC | SOCK_NONBLOCK);
   if (fd < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
     return false;
   op->result = fd < 0 ? -errno : fd;

@@ -77,7 +77,7 @@ static void run_task(coro_t *c) {
       coro_fatal("run_task", "instance %p is %s and cannot be resumed", (void *)c,
                  coro_status_name(c->status));
     c->status = CORO_RUNNING;
-    c->resume(c);
+    c->resume(c, NULL);
     if (c->status == CORO_DONE) {
       coro_t *parent = c->parent;
       if (parent) {

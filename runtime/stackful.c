@@ -88,7 +88,7 @@ static _Thread_local struct stackful *tls_current __attribute__((tls_model("init
 static _Thread_local size_t tls_default_stack;   /* coro_default_stack_size; 0: STACKFUL_DEFAULT_STACK */
 static _Thread_local char tls_altstack_checked;  /* this thread has a signal stack (ours or its own) */
 
-static void stackful_resume(coro_t *c);
+static bool stackful_resume(coro_t *c, void *out);
 
 static size_t page_size(void) {
   return (size_t)sysconf(_SC_PAGESIZE);
@@ -385,6 +385,7 @@ static void stackful_main(void *arg) {
   s->base.status = CORO_DONE;
   tls_current = s->outer;
   tool_switch_out(s, 1);
+  s->caller.ret = 0;                      /* coro_next answers false: no more values */
   coro_ctx_switch(&s->ctx, &s->caller);
   coro_fatal("coro_next", "instance %p was resumed after its body returned", arg);
 }
@@ -399,22 +400,31 @@ static void stackful_start(struct stackful *s) {
 /* c->resume: coro_next has checked the state and set it RUNNING. Control
    comes back here (under ASan) or straight to coro_next when the body
    suspends or ends; the body has then put tls_current back. */
-static void stackful_resume(coro_t *c) {
-  struct stackful *s = (struct stackful *)c;
+/* The uncommon cases of a resume, out of the way of the common one: a
+   refusal, and the first resume, which maps the stack. */
+static __attribute__((noinline, cold)) bool stackful_resume_slow(struct stackful *s, void *out) {
   if (s->base.status != CORO_RUNNING)
     coro_fatal("stackful_resume", "instance %p is %s, not running: resume it with coro_next",
-               (void *)c, coro_status_name(s->base.status));
-  if (!s->map)
-    stackful_start(s);
+               (void *)s, coro_status_name(s->base.status));
+  stackful_start(s);
+  return stackful_resume(&s->base, out);
+}
+
+static bool stackful_resume(coro_t *c, void *out) {
+  struct stackful *s = (struct stackful *)c;
+  if (__builtin_expect(s->base.status != CORO_RUNNING || !s->map, 0))
+    return stackful_resume_slow(s, out);
+  c->out = out;  /* the body, on its own stack, writes its yields there */
   s->outer = tls_current;
   tls_current = s;
 #ifdef STACKFUL_ASAN
   void *fake_save;
   tool_switch_in(s, &fake_save);
-  coro_ctx_switch(&s->caller, &s->ctx);
+  bool more = coro_ctx_switch(&s->caller, &s->ctx);
   tool_switched_back(fake_save);
+  return more;
 #else
-  coro_ctx_switch(&s->caller, &s->ctx);   /* last: a jump (see above) */
+  return coro_ctx_switch(&s->caller, &s->ctx);  /* last: a jump; its value is caller.ret */
 #endif
 }
 
@@ -426,6 +436,7 @@ void coro_stackful_suspend(coro_t *c) {
   s->base.status = CORO_SUSPENDED;
   tls_current = s->outer;
   tool_switch_out(s, 0);
+  s->caller.ret = 1;                      /* coro_next answers true: a value (or a turn) */
   coro_ctx_switch(&s->ctx, &s->caller);   /* last, but for ASan: a jump (see above) */
   tool_switched_in(s, 0);
 }

@@ -811,8 +811,8 @@ static void emit_yield(Emitter *e, Node *n) {
     return;
   }
   emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
-  emit_put(e, line, "CORO_YIELD(coro_c, %d, coro_value_%s, %s);", n->resume_point, e->co->name,
-           node_str(e, n->a));
+  emit_put(e, line, "CORO_YIELD(coro_c, coro_out, %d, coro_value_%s, %s);", n->resume_point,
+           e->co->name, node_str(e, n->a));
   e->indent--;
   emit_put(e, 0, "coro_resume_%d:;", n->resume_point);
   e->indent++;
@@ -1143,11 +1143,11 @@ static void emit_resume(Emitter *e, Coroutine *co) {
      debugger entering the function shows the coroutine's header, and a
      breakpoint on a line of the body finds only the body's code */
   int at = emit_line_of(e, co->decl);
-  emit_put(e, at, "static void coro_resume_%s(coro_t *coro_c) {", co->name);
+  emit_put(e, at, "static bool coro_resume_%s(coro_t *coro_c, void *coro_out) {", co->name);
   e->indent++;
   emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_c;", co->name,
            co->name);
-  emit_put(e, 0, "(void)coro_f;");
+  emit_put(e, 0, "(void)coro_f, (void)coro_out;");
   emit_put(e, at, "switch (coro_c->resume_point) {  /* 0: from the start */");
   for (int i = 1; i <= co->nresume; i++)
     emit_put(e, at, "case %d: goto coro_resume_%d;  /* %s:%d */", i, i, e->src->name,

@@ -48,11 +48,13 @@ coro_ctx_switch:                                # rdi = from, rsi = to
         movzwl  0x44(%rdi), %eax                # the x87 control word in force now
         cmpw    0x44(%rsi), %ax                 # does to's differ?
         jne     1f                              # likewise: reload only on a difference
+        movzwl  0x46(%rsi), %eax                # the value the switch returns in to: to->ret
         jmpq    *0x08(%rsi)                     # continue to: an indirect jump, not ret, because we return into another
                                                 # context than our caller's; ret would pop the return-stack predictor's
                                                 # entry for our call and mispredict on every switch
 1:      ldmxcsr 0x40(%rsi)                      # to's SSE rounding, exception masks, FTZ/DAZ
         fldcw   0x44(%rsi)                      # to's x87 precision, rounding and masks
+        movzwl  0x46(%rsi), %eax                # the value the switch returns in to: to->ret
         jmpq    *0x08(%rsi)                     # continue to, as above
         .cfi_endproc                            # end of the unwind info
         .size   coro_ctx_switch, .-coro_ctx_switch # its size, for symbolizers

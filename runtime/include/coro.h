@@ -122,7 +122,8 @@ enum coro_status {
    stack bookkeeping. The resume path reads `resume`, writes `out`, and calls
    through `resume`: one indirect call, no allocation, no copying. */
 struct coro {
-  void (*resume)(coro_t *c);    /* run the body from where it stopped to the next yield or its end */
+  bool (*resume)(coro_t *c, void *out); /* run the body from where it stopped to its next suspension
+                                   (true; a generator's value went to *out) or its end (false) */
   void (*release)(coro_t *c);   /* free what the instance owns (the frame, the stack) */
   void *out;                    /* where the yield being made copies its value; NULL: drop it */
   int resume_point;             /* stackless: the numbered point where resume continues; 0 = start */
@@ -229,24 +230,22 @@ void coro_ready(coro_t *c);
 
 /* }================================================================== */
 
-/* coro_next, inline: the resume path is one check, two stores and one
+/* coro_next, inline: the resume path is one check, one store and one
    indirect call, as lean as calling a hand-written state machine. What is
    not the common case (a finished or running instance) is out of line. */
 bool coro_next_refused(coro_t *gen);
 static inline bool coro_next(coro_t *gen, void *out) {
   if (__builtin_expect(gen->status >= CORO_RUNNING, 0))  /* RUNNING or DONE */
     return coro_next_refused(gen);
-  gen->out = out;
   gen->status = CORO_RUNNING;
-  gen->resume(gen);
-  return gen->status != CORO_DONE;
+  return gen->resume(gen, out);  /* out in a register, the answer in one */
 }
 
 /* Allocate a zeroed frame of `size` bytes aligned to `align` whose first
    member is a struct coro, and set it up to run `resume` when first resumed.
    Aborts with a message when memory runs out: a coroutine call has no way to
    report failure to its caller. */
-coro_t *coro_frame_new(size_t size, size_t align, void (*resume)(coro_t *c));
+coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out));
 
 /* The name of a status, for messages. */
 const char *coro_status_name(int status);
@@ -259,11 +258,11 @@ const char *coro_status_name(int status);
 /* `yield EXPR;` in a generator of T: EXPR is evaluated once, converted to
    T and stored where coro_next asked; then suspend at resume point n. One
    line of output, so that a debugger shows the yield's line for all of it. */
-#define CORO_YIELD(c, n, T, ...)   /* ... is EXPR, which may hold commas */ \
+#define CORO_YIELD(c, out, n, T, ...)   /* ... is EXPR, which may hold commas */ \
   do {                                                                   \
     T coro_value_ = (__VA_ARGS__);                                       \
-    if ((c)->out)                                                        \
-      *(T *)(c)->out = coro_value_;                                      \
+    if (out)                                                             \
+      *(T *)(out) = coro_value_;                                         \
     CORO_SUSPEND(c, n);                                                  \
   } while (0)
 
@@ -272,7 +271,7 @@ const char *coro_status_name(int status);
   do {                                                                   \
     (c)->resume_point = (n);                                             \
     (c)->status = CORO_SUSPENDED;                                        \
-    return;                                                              \
+    return true;                                                         \
   } while (0)
 
 /* A compound literal whose storage must outlive a suspension (an array, or
@@ -285,7 +284,7 @@ const char *coro_status_name(int status);
 #define CORO_FINISH(c)                                                   \
   do {                                                                   \
     (c)->status = CORO_DONE;                                             \
-    return;                                                              \
+    return false;                                                        \
   } while (0)
 
 /* The stackful backend (runtime/stackful.c). An instance is a struct coro

@@ -14,10 +14,10 @@ struct coro_frame_countdown {
 coro_t *countdown(int from);  /* it may call itself */
 /* the body of countdown, resumed at resume_point */
 #line 4
-static void coro_resume_countdown(coro_t *coro_c) {
+static bool coro_resume_countdown(coro_t *coro_c, void *coro_out) {
 #line 4
   struct coro_frame_countdown *coro_f = (struct coro_frame_countdown *)coro_c;
-  (void)coro_f;
+  (void)coro_f, (void)coro_out;
 #line 4
   switch (coro_c->resume_point) {  /* 0: from the start */
 #line 4
@@ -27,7 +27,7 @@ static void coro_resume_countdown(coro_t *coro_c) {
   while (coro_f->from > 0) {
     /* resume point 1: countdown.coc:6 */
 #line 6
-    CORO_YIELD(coro_c, 1, coro_value_countdown, coro_f->from--);
+    CORO_YIELD(coro_c, coro_out, 1, coro_value_countdown, coro_f->from--);
   coro_resume_1:;
   }
 #line 7

@@ -25,10 +25,10 @@ struct coro_frame_walk {
 coro_t *walk(void);  /* it may call itself */
 /* the body of walk, resumed at resume_point */
 #line 7
-static void coro_resume_walk(coro_t *coro_c) {
+static bool coro_resume_walk(coro_t *coro_c, void *coro_out) {
 #line 7
   struct coro_frame_walk *coro_f = (struct coro_frame_walk *)coro_c;
-  (void)coro_f;
+  (void)coro_f, (void)coro_out;
 #line 7
   switch (coro_c->resume_point) {  /* 0: from the start */
 #line 7
@@ -46,12 +46,12 @@ static void coro_resume_walk(coro_t *coro_c) {
     coro_f->p.x += coro_f->path[coro_f->i].x * coro_f->d;
     /* resume point 1: local_types.coc:15 */
 #line 15
-    CORO_YIELD(coro_c, 1, coro_value_walk, (int)coro_f->p.x);
+    CORO_YIELD(coro_c, coro_out, 1, coro_value_walk, (int)coro_f->p.x);
   coro_resume_1:;
   }
   /* resume point 2: local_types.coc:17 */
 #line 17
-  CORO_YIELD(coro_c, 2, coro_value_walk, (int)sizeof(struct coro_walk_point) + coro_f->name[0]);
+  CORO_YIELD(coro_c, coro_out, 2, coro_value_walk, (int)sizeof(struct coro_walk_point) + coro_f->name[0]);
 coro_resume_2:;
 #line 18
   CORO_FINISH(coro_c);

@@ -19,10 +19,10 @@ struct coro_frame_pairs {
 coro_t *pairs(int n);  /* it may call itself */
 /* the body of pairs, resumed at resume_point */
 #line 4
-static void coro_resume_pairs(coro_t *coro_c) {
+static bool coro_resume_pairs(coro_t *coro_c, void *coro_out) {
 #line 4
   struct coro_frame_pairs *coro_f = (struct coro_frame_pairs *)coro_c;
-  (void)coro_f;
+  (void)coro_f, (void)coro_out;
 #line 4
   switch (coro_c->resume_point) {  /* 0: from the start */
 #line 4
@@ -40,17 +40,17 @@ static void coro_resume_pairs(coro_t *coro_c) {
       coro_f->coro_i_3 = coro_f->sum * 10;
       /* resume point 1: shadowing.coc:10 */
 #line 10
-      CORO_YIELD(coro_c, 1, coro_value_pairs, coro_f->coro_i_3);
+      CORO_YIELD(coro_c, coro_out, 1, coro_value_pairs, coro_f->coro_i_3);
     coro_resume_1:;
     }
     /* resume point 2: shadowing.coc:12 */
 #line 12
-    CORO_YIELD(coro_c, 2, coro_value_pairs, coro_f->sum);
+    CORO_YIELD(coro_c, coro_out, 2, coro_value_pairs, coro_f->sum);
   coro_resume_2:;
   }
   /* resume point 3: shadowing.coc:14 */
 #line 14
-  CORO_YIELD(coro_c, 3, coro_value_pairs, coro_f->i);
+  CORO_YIELD(coro_c, coro_out, 3, coro_value_pairs, coro_f->i);
 coro_resume_3:;
 #line 15
   CORO_FINISH(coro_c);

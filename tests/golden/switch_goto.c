@@ -16,10 +16,10 @@ struct coro_frame_tokens {
 coro_t *tokens(const char *s);  /* it may call itself */
 /* the body of tokens, resumed at resume_point */
 #line 5
-static void coro_resume_tokens(coro_t *coro_c) {
+static bool coro_resume_tokens(coro_t *coro_c, void *coro_out) {
 #line 5
   struct coro_frame_tokens *coro_f = (struct coro_frame_tokens *)coro_c;
-  (void)coro_f;
+  (void)coro_f, (void)coro_out;
 #line 5
   switch (coro_c->resume_point) {  /* 0: from the start */
 #line 5
@@ -38,7 +38,7 @@ again:
     coro_f->count++;
     /* resume point 1: switch_goto.coc:16 */
 #line 16
-    CORO_YIELD(coro_c, 1, coro_value_tokens, *coro_f->s++);
+    CORO_YIELD(coro_c, coro_out, 1, coro_value_tokens, *coro_f->s++);
   coro_resume_1:;
 #line 17
     break;

@@ -166,14 +166,14 @@ static coro_t *aligned(char tag, long n) {
 
 /* A hand-written stackless generator (the other backend's shape), to mix the two. */
 struct evens_frame { struct coro coro; long i, n; };
-static void evens_resume(coro_t *c) {
+static bool evens_resume(coro_t *c, void *out) {
   struct evens_frame *f = (struct evens_frame *)c;
   switch (c->resume_point) {
   case 1:
     goto coro_resume_1;
   }
   for (f->i = 0; f->i < f->n; f->i++) {
-    CORO_YIELD(c, 1, long, 2 * f->i);
+    CORO_YIELD(c, out, 1, long, 2 * f->i);
   coro_resume_1:;
   }
   CORO_FINISH(c);
