@@ -333,9 +333,34 @@ static void guard_install(void) {
 /* The guard page lies below the stack because stacks grow down. MAP_NORESERVE:
    untouched stack pages cost nothing, so thousands of instances with 256 KiB
    each fit as long as they use little of it. */
+/* Stacks of finished instances, kept for the next ones: an `await child()`
+   in a stackful task makes and ends a coroutine each time, and mapping a
+   stack (mmap, mprotect, page faults, munmap, TLB shootdown) costs far more
+   than the child's work. A few are kept per thread, of any size. */
+#define STACK_CACHE 16
+static _Thread_local struct {
+  char *map;      /* a mapping: guard page, then the stack */
+  size_t size;    /* its size */
+} stack_cache[STACK_CACHE];
+static _Thread_local int stack_cached;
+
+static bool stack_from_cache(struct stackful *s, size_t map_size) {
+  for (int i = stack_cached - 1; i >= 0; i--)
+    if (stack_cache[i].size == map_size) {
+      s->map = stack_cache[i].map;
+      s->map_size = map_size;
+      stack_cache[i] = stack_cache[--stack_cached];
+      tool_stack_mapped(s);
+      return true;
+    }
+  return false;
+}
+
 static void stack_map(struct stackful *s) {
   size_t page = page_size();
   size_t map_size = s->stack_size + page;
+  if (stack_from_cache(s, map_size))
+    return;
   char *map = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
   if (map == MAP_FAILED)
@@ -349,7 +374,12 @@ static void stack_map(struct stackful *s) {
 
 static void stack_unmap(struct stackful *s) {
   tool_stack_unmapping(s);
-  munmap(s->map, s->map_size);
+  if (stack_cached < STACK_CACHE) {
+    stack_cache[stack_cached].map = s->map;
+    stack_cache[stack_cached++].size = s->map_size;
+  } else {
+    munmap(s->map, s->map_size);
+  }
   s->map = NULL;
 }
 
