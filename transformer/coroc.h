@@ -221,6 +221,7 @@ struct Node {
   const char *name;/* ND_TAGGED: the generated tag of an anonymous hoisted type;
                       ND_AWAIT: the coroutine awaited (a task), or NULL (an awaitable operation) */
   const char *type;/* ND_AWAIT of an operation: the awaitable's type, as C text */
+  bool discarded;  /* an expression whose value is not used (a statement's, a comma's left, a (void) cast's) */
 };
 
 Node *new_node(NodeKind kind, int first, int last);
@@ -347,6 +348,8 @@ void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
 
 /* lower.c: does this expression hold an await? */
 bool has_await(const Node *n);
+/* lower.c: mark n and what inherits its fate as discarded (see Node.discarded) */
+void mark_discarded(Node *n);
 
 /* emit.c's printer, shared with emit_stackful.c */
 typedef struct {
@@ -363,6 +366,8 @@ typedef struct {
   const char *continue_label; /* a loop whose condition awaits: where `continue` goes */
   int open_blocks;    /* blocks opened around a statement for `?:` values, to close after it */
   int nselects;       /* coro_sel_N numbers used so far */
+  bool continue_used; /* a `goto continue_label` was printed */
+
 } Emitter;
 void emit_put(Emitter *e, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int emit_line_of(Emitter *e, const Node *n);

@@ -28,6 +28,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 
 /* {==================================================================
@@ -502,6 +503,25 @@ static char *typed_text(Emitter *e, Node *n) {
 static char *lower_select(Emitter *e, Node *n) {
   int line = emit_line_of(e, n), k = ++e->nselects;
   char *cond = lower_await_expr(e, n->a);
+  if (n->discarded) {  /* its value is dropped (it may be void): just the arms */
+    emit_put(e, line, "if (%s) {", cond);
+    e->indent++;
+    int open = e->open_blocks;
+    char *arm = n->b ? lower_await_expr(e, n->b) : cond;
+    if (n->b && n->b->kind != ND_AWAIT)
+      emit_put(e, line, "(void)(%s);", arm);
+    close_blocks(e, open);
+    e->indent--;
+    emit_put(e, 0, "} else {");
+    e->indent++;
+    arm = lower_await_expr(e, n->c);
+    if (n->c->kind != ND_AWAIT)
+      emit_put(e, line, "(void)(%s);", arm);
+    close_blocks(e, open);
+    e->indent--;
+    emit_put(e, 0, "}");
+    return "(void)0";
+  }
   char *type = format("__typeof__(%s ? %s : %s)", cond, n->b ? typed_text(e, n->b) : cond,
                       typed_text(e, n->c));
   emit_put(e, 0, "{");
@@ -544,9 +564,11 @@ static char *lower_await_expr(Emitter *e, Node *n) {
     text = lower_await(e, n);
   } else if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR) && has_await(n->b)) {
     text = lower_logical(e, n, n->flags == T_ANDAND);
-  } else if (n->kind == ND_EXPR && n->flags == ',' && has_await(n->b)) {
+  } else if (n->kind == ND_EXPR && n->flags == ',') {  /* left, then right, as C says */
     int open = e->open_blocks;
-    emit_put(e, emit_line_of(e, n), "(void)(%s);", lower_await_expr(e, n->a));
+    char *left = lower_await_expr(e, n->a);
+    if (n->a->kind != ND_AWAIT)  /* an await's own statements are all it needs */
+      emit_put(e, emit_line_of(e, n), "(void)(%s);", left);
     close_blocks(e, open);
     text = format("(%s)", lower_await_expr(e, n->b));
   } else if (n->kind == ND_EXPR && n->flags == '?' && (has_await(n->b) || has_await(n->c))) {
@@ -785,9 +807,28 @@ static bool stays_in_place(Emitter *e, Node *decl) {
   return false;
 }
 
+/* `int x = 5, y = await f(x);`: each declarator in turn, its awaits just
+   before its own initialization (x must be set before f(x) runs). */
+static void emit_awaiting_decl(Emitter *e, Node *decl) {
+  for (int i = 0; i < decl->kids.n; i++) {
+    Node *id = decl->kids.v[i];
+    if (!id->b || !id->sym || id->sym->owner != e->co || id->sym->kind != SYM_OBJECT)
+      continue;
+    int open = e->open_blocks;
+    if (has_await(id->b))
+      lower_await_expr(e, id->b);
+    emit_put(e, emit_line_of(e, id), "%s;", init_str(e, decl->a, id));
+    close_blocks(e, open);
+  }
+}
+
 static void emit_decl(Emitter *e, Node *decl) {
   if (decl->a->flags & SP_TYPEDEF)
     return;  /* hoisted */
+  if (has_await(decl) && !stays_in_place(e, decl)) {
+    emit_awaiting_decl(e, decl);
+    return;
+  }
   for (int i = 0; i < decl->kids.n; i++)
     if (has_await(decl->kids.v[i]->b))
       lower_await_expr(e, decl->kids.v[i]->b);
@@ -834,11 +875,8 @@ static void emit_items(Emitter *e, Node *block) {
 static void emit_substmt(Emitter *e, int line, const char *header, Node *body) {
   /* a statement that lowers to several (a yield, an await, a task's return)
      gets braces of its own */
-  bool several = body->kind == ND_YIELD || body->kind == ND_RETURN ||
-                 (body->kind != ND_BLOCK && body->kind != ND_IF && body->kind != ND_WHILE &&
-                  body->kind != ND_FOR && body->kind != ND_DO && body->kind != ND_SWITCH &&
-                  body->kind != ND_LABEL && body->kind != ND_CASE && body->kind != ND_DEFAULT &&
-                  has_await(body));
+  bool several = body->kind != ND_BLOCK &&
+                 (body->kind == ND_YIELD || body->kind == ND_RETURN || has_await(body));
   if (body->kind == ND_BLOCK || several) {
     emit_put(e, line, "%s%s{", header, *header ? " " : "");
     e->indent++;
@@ -863,13 +901,6 @@ static void emit_loop_body(Emitter *e, int line, const char *header, Node *body)
   e->continue_label = NULL;
   emit_substmt(e, line, header, body);
   e->continue_label = saved;
-}
-
-/* A for loop's declaration whose initializers await: the awaits first. */
-static void emit_decl_inits_awaits(Emitter *e, Node *decl) {
-  for (int i = 0; i < decl->kids.n; i++)
-    if (has_await(decl->kids.v[i]->b))
-      lower_await_expr(e, decl->kids.v[i]->b);
 }
 
 static void emit_for(Emitter *e, Node *n) {
@@ -910,13 +941,17 @@ static void emit_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, bool
     close_blocks(e, open);
   }
   const char *saved = e->continue_label;
+  bool saved_used = e->continue_used;
   e->continue_label = after ? format("coro_cont_%d", n->first) : NULL;
+  e->continue_used = false;
   if (n->b->kind == ND_BLOCK)
     emit_items(e, n->b);
   else
     emit_stmt(e, n->b);
+  bool used = e->continue_used;
   e->continue_label = saved;
-  if (after) {
+  e->continue_used = saved_used;
+  if (after && used) {
     e->indent--;
     emit_put(e, 0, "coro_cont_%d:;", n->first);
     e->indent++;
@@ -947,6 +982,19 @@ static void emit_return(Emitter *e, Node *n) {
 
 static void emit_stmt_kind(Emitter *e, Node *n);
 
+/* A "fallthrough" comment before a case label tells the compiler that the
+   fall into it is meant; comments are not kept otherwise, so this one is. */
+static void keep_fallthrough_comment(Emitter *e, Node *label) {
+  if (label->first == 0)
+    return;
+  const Token *prev = &e->toks->v[label->first - 1], *t = &e->toks->v[label->first];
+  for (size_t i = prev->end; i + 4 <= t->offset; i++)
+    if (strncasecmp(e->src->text + i, "fall", 4) == 0) {
+      emit_put(e, 0, "/* fallthrough */");
+      return;
+    }
+}
+
 /* A statement; blocks that its `?:` awaits opened close after it. */
 static void emit_stmt(Emitter *e, Node *n) {
   int open = e->open_blocks;
@@ -967,7 +1015,11 @@ static void emit_stmt_kind(Emitter *e, Node *n) {
   case ND_EXPR_STMT:
     if (has_await(n->a)) {
       char *value = lower_await_expr(e, n->a);
-      if (n->a->kind != ND_AWAIT)  /* `await op(...);` alone: its value is dropped */
+      if (n->a->kind == ND_AWAIT || (n->a->kind == ND_EXPR && n->a->flags == '?'))
+        return;  /* `await op(...);` alone: nothing is left to do */
+      if (n->a->kind == ND_EXPR && n->a->flags == ',')
+        emit_put(e, line, "(void)%s;", value);  /* the value of a comma's right side, dropped */
+      else
         emit_put(e, line, "%s;", value);
       return;
     }
@@ -976,6 +1028,7 @@ static void emit_stmt_kind(Emitter *e, Node *n) {
   case ND_CONTINUE:
     if (e->continue_label) {
       emit_put(e, line, "goto %s;", e->continue_label);
+      e->continue_used = true;
       return;
     }
     emit_put(e, line, "%s", node_str(e, n));
@@ -1015,9 +1068,10 @@ static void emit_stmt_kind(Emitter *e, Node *n) {
   case ND_FOR:
     if (has_await(n->a) || has_await(n->c) || (n->d->kind == ND_DECL && has_await(n->d)) ||
         (n->d->kind == ND_EXPR_STMT && has_await(n->d->a))) {
-      if (n->d->kind == ND_DECL)
-        emit_decl_inits_awaits(e, n->d);
-      else if (n->d->a && has_await(n->d->a))
+      if (n->d->kind == ND_DECL && has_await(n->d)) {
+        emit_awaiting_decl(e, n->d);
+        n->d = new_node(ND_EXPR_STMT, n->d->last, n->d->last);  /* the init is done */
+      } else if (n->d->a && has_await(n->d->a))
         emit_put(e, line, "%s;", lower_await_expr(e, n->d->a)), n->d->a = NULL;
       emit_awaiting_loop(e, n, n->a, n->c, false);
       return;
@@ -1038,6 +1092,7 @@ static void emit_stmt_kind(Emitter *e, Node *n) {
     return;
   case ND_CASE:
     e->indent--;
+    keep_fallthrough_comment(e, n);
     if (n->c)
       emit_put(e, line, "case %s ... %s:", node_str(e, n->a), node_str(e, n->c));
     else
@@ -1047,6 +1102,7 @@ static void emit_stmt_kind(Emitter *e, Node *n) {
     return;
   case ND_DEFAULT:
     e->indent--;
+    keep_fallthrough_comment(e, n);
     emit_put(e, line, "default:");
     e->indent++;
     emit_stmt(e, n->b);

@@ -51,6 +51,10 @@ static void splice(FILE *out, Source *src, Coroutine *co, NodeList *yields, size
     Token *first = &o->v[y->a->first], *last = &o->v[y->a->last];
     if (y->kind == ND_YIELD)
       fprintf(out, "CORO_STACKFUL_YIELD(coro_c, coro_value_%s, ", co->name);
+    if (y->kind == ND_AWAIT && y->discarded)
+      fputs("(void)", out);  /* its value is dropped */
+    if (y->kind == ND_YIELD)
+      ;
     else if (!y->name)
       fputs("CORO_STACKFUL_AWAIT(coro_c, ", out);
     else if (!(y->sym->specs & SP_VOID) || y->sym->decl->a->kids.n != 1)
@@ -69,6 +73,7 @@ static void collect_yields(Node *n, NodeList *out) {
     return;
   if (n->kind == ND_YIELD || n->kind == ND_AWAIT)
     list_push(out, n);
+
   Node *kids[] = {n->a, n->b, n->c, n->d};
   for (int i = 0; i < 4; i++)
     collect_yields(kids[i], out);
@@ -84,9 +89,9 @@ static int by_position(const void *a, const void *b) {
 static char *body_params(Emitter *e, Coroutine *co) {
   Node *f = co->declarator->kids.v[0];
   if (f->kids.n == 0 || (f->kids.n == 1 && !f->kids.v[0]->b && (f->kids.v[0]->a->flags & SP_VOID)))
-    return "coro_t *coro_c";
+    return "coro_t *coro_c __attribute__((unused))";
   char *list = emit_range(e, f->first + 1, f->last - 1, true);
-  return format("coro_t *coro_c, %s", list);
+  return format("coro_t *coro_c __attribute__((unused)), %s", list);
 }
 
 void emit_stackful(Emitter *e, Coroutine *co) {

@@ -261,6 +261,28 @@ static void walk_await(Lowering *l, Node *n) {
   walk(l, n->a);
 }
 
+/* A value nobody uses: the arms of a dropped ?: and the right of a dropped
+   comma are dropped too; so is what stands in parentheses or a (void) cast. */
+void mark_discarded(Node *n) {
+  if (!n)
+    return;
+  n->discarded = true;
+  if (n->kind != ND_EXPR)
+    return;
+  if (n->flags == ',') {
+    mark_discarded(n->a);
+    mark_discarded(n->b);
+  } else if (n->flags == '?') {
+    mark_discarded(n->b);
+    mark_discarded(n->c);
+  } else if (n->flags == ')') {
+    mark_discarded(n->a);
+  } else if (n->flags == '(' && n->a->kind == ND_TYPENAME && (n->a->a->flags & SP_VOID) &&
+             !n->a->b) {
+    mark_discarded(n->b);
+  }
+}
+
 bool has_await(const Node *n) {
   if (!n)
     return false;
@@ -293,6 +315,10 @@ static void keep_literal(Lowering *l, Node *lit) {
 }
 
 static void walk_kids(Lowering *l, Node *n) {
+  if (n->kind == ND_EXPR_STMT)
+    mark_discarded(n->a);
+  if (n->kind == ND_EXPR && n->flags == ',')
+    mark_discarded(n->a);
   if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR) && has_await(n->b))
     n->resume_point = ++l->co->nconds;  /* its coro_cond_N field */
   if (is_compound_literal(n)) {

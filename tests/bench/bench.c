@@ -1,13 +1,19 @@
-/* bench.c: the speed benchmark of coroc's generators (docs/benchmarks.md).
+/* bench.c: the speed benchmark of coroc's coroutines (docs/benchmarks.md).
  *
- * Measures the round trip of a generator, resume it and receive one int, in
- * five builds of the same work, all in one run of this program:
+ * Two tables, all in one run of this program.
+ *
+ * 1. The round trip of a generator, resume it and receive one int, in five
+ *    builds of the same work:
  *
  *   hand-written      a switch state machine in plain C (baseline of stackless)
  *   stackless         gen.coc through coroc --backend=stackless
  *   stackful          gen.coc through coroc --backend=stackful, libcoro's assembly switch
  *   stackful/ucontext the same, against libcoro built with COROC_SWITCH=ucontext
  *   boost.context     jump_fcontext (baseline of stackful)
+ *
+ * 2. A task resumed by the scheduler at the bottom of a chain of awaits,
+ *    1 and 16 awaits deep (and 0, no await), in both backends (chain.coc;
+ *    its section below says more).
  *
  * Method: each row is warmed up, then given a number of round trips N per
  * repetition (10^7, fewer for a slow row so that one repetition stays near
@@ -16,19 +22,23 @@
  * repetitions of ns per round trip.
  *
  * A ratio compares a row with its baseline measured right before it in the
- * same repetition (hand-written then stackless, boost.context then stackful):
- * it is the median over the repetitions of these paired ratios. On a shared
- * machine the speed of the processor changes from one moment to the next
- * (other processes, a hyperthread sibling, the clock), and a pair measured
- * back to back sees nearly the same machine, so the paired ratio is much
- * steadier than either time. The ratio of the two medians is printed beside
- * it for the targets.
+ * same repetition (hand-written then stackless, boost.context then stackful,
+ * depth 1 then depth 16): it is the median over the repetitions of these
+ * paired ratios. On a shared machine the speed of the processor changes from
+ * one moment to the next (other processes, a hyperthread sibling, the
+ * clock), and a pair measured back to back sees nearly the same machine, so
+ * the paired ratio is much steadier than either time. The ratio of the two
+ * medians is printed beside it for the targets.
  *
  * This is a program that prints figures, not a test: it exits 0 whatever the
  * times are, and says whether each target is met. It fails only when a row
- * computes a wrong sum (a broken generator, not a slow one).
+ * computes a wrong result (a broken generator or chain, not a slow one).
  *
- * Usage: coroc_bench [--reps R] [--n N] [--only WORD]
+ * The echo server's round trips per second, the third part of the benchmark,
+ * are measured by tests/bench/echo_bench.sh, not here: they need servers and
+ * a client in processes of their own.
+ *
+ * Usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain]
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -165,11 +175,25 @@ static void cpu_name(char *buf, size_t size) {
   fclose(f);
 }
 
+/* The load average now ("1.20 1.05 0.98"), or "?". */
+static void load_average(char *buf, size_t size) {
+  snprintf(buf, size, "?");
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (!f)
+    return;
+  double a, b, c;
+  if (fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3)
+    snprintf(buf, size, "%.2f %.2f %.2f", a, b, c);
+  fclose(f);
+}
+
 static void usage(FILE *to) {
-  fprintf(to, "usage: coroc_bench [--reps R] [--n N] [--only WORD]\n"
+  fprintf(to, "usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain]\n"
               "  --reps R     repetitions per row, 1..%d (default 11); the figure is their median\n"
-              "  --n N        round trips per repetition (default 10000000; slow rows get fewer)\n"
-              "  --only WORD  run only the rows whose name contains WORD (for a profiler)\n",
+              "  --n N        round trips (resumes) per repetition, at most (default 10000000;\n"
+              "               slow rows get fewer)\n"
+              "  --only WORD  run only the rows whose name contains WORD (for a profiler)\n"
+              "  --table T    only the first table (generator) or only the second (chain)\n",
           MAX_REPS);
 }
 
@@ -198,35 +222,14 @@ static void print_target(const char *what, int a, int b, double target) {
          q <= target ? "met" : "NOT met", rows[a].median / rows[b].median);
 }
 
-int main(int argc, char **argv) {
-  long max_n = 10000000;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-      reps = atoi(argv[++i]);
-    } else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
-      max_n = atol(argv[++i]);
-    } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
-      const char *word = argv[++i];
-      for (int k = 0; k < NROWS; k++)
-        if (rows[k].run && !strstr(rows[k].name, word)) {
-          rows[k].run = NULL;
-          rows[k].skipped = 1;
-        }
-    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return 0;
-    } else {
-      usage(stderr);
-      return 2;
-    }
-  }
-  if (reps < 1 || reps > MAX_REPS || max_n < 1) {
-    usage(stderr);
-    return 2;
-  }
+/* {==================================================================
+ * The first table: the round trip of a generator
+ * =================================================================== */
 
-  /* Warm up every row (page faults, caches, branch predictors, the
-     processor's clock) and size its N from the warm-up's speed. */
+/* Warm up every row (page faults, caches, branch predictors, the
+   processor's clock) and size its N from the warm-up's speed; then the
+   repetitions, interleaved across the rows. */
+static void measure_generators(long max_n) {
   for (int j = 0; j < NROWS; j++) {
     struct row *r = &rows[run_order[j]];
     if (!r->run)
@@ -239,8 +242,6 @@ int main(int argc, char **argv) {
       r->n = max_n;
     measure(r, r->n);
   }
-
-  /* The measurement: repetitions interleaved across the rows. */
   for (int i = 0; i < reps; i++)
     for (int j = 0; j < NROWS; j++) {
       struct row *r = &rows[run_order[j]];
@@ -250,11 +251,10 @@ int main(int argc, char **argv) {
   for (int k = 0; k < NROWS; k++)
     if (rows[k].run)
       summarize(&rows[k]);
+}
 
-  char cpu[256];
-  cpu_name(cpu, sizeof cpu);
-  printf("coroc benchmark: generator round trip (resume, receive one int)\n");
-  printf("%s; %s\n", cpu, "compiler " __VERSION__);
+static void print_generators(void) {
+  printf("1. The round trip of a generator (resume, receive one int)\n");
   printf("ns per round trip: median of %d interleaved repetitions; ratio: median of the paired ratios\n\n",
          reps);
   printf("| %-28s | %10s | %10s | %15s | %-22s |\n", "variant", "N per rep", "median ns", "min..max ns",
@@ -287,6 +287,206 @@ int main(int argc, char **argv) {
   printf("\ntargets (median of the paired ratios of this run):\n");
   print_target("stackless / hand-written", STACKLESS, HAND, 1.10);
   print_target("stackful (" BENCH_STACKFUL_SWITCH ") / boost.context", STACKFUL, FCONTEXT, 0.50);
-  printf("\nchecksum of every value received: %lld\n", checksum);
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * The second table: a task resumed at the bottom of a chain of awaits
+ *
+ * chain.coc spawns a chain `depth` awaits deep whose innermost task does
+ * `yield;` N times, and runs the scheduler until it is empty. A figure is
+ * the time of that whole call divided by N: ns per resume of the leaf
+ * (each one is: the leaf puts itself at the back of the ready queue and
+ * suspends, the scheduler takes it off the queue and resumes it). Creating
+ * the depth + 1 tasks and returning up the chain at the end are in the time
+ * too, spread over the N resumes, which makes them vanish. Depth 0 is the
+ * leaf spawned alone, with no await.
+ *
+ * The two depths of the target are measured back to back in every
+ * repetition (depth 1, depth 16, depth 0, then the other backend), with
+ * the same N, and the ratio is the median of the paired ratios, as in the
+ * first table. Target (issue 4): depth 16 at most twice depth 1.
+ * =================================================================== */
+
+enum { CHAIN_BACKENDS = 2, CHAIN_DEPTHS = 3 };
+static const int chain_depths[CHAIN_DEPTHS] = {1, 16, 0};   /* order of measurement */
+static const int chain_deep = 1, chain_shallow = 0;          /* indexes of the target's two */
+static const double chain_target = 2.0;
+
+struct chain_backend {
+  const char *name;
+  bench_chain_fn *run;     /* NULL: not built, or skipped */
+  const char *not_built;   /* why, when run is NULL and not skipped */
+  int skipped;             /* built, but left out by --only */
+  long n;                  /* resumes of the leaf per repetition, the same at every depth */
+  struct row depth[CHAIN_DEPTHS];   /* .ns and the summary; the names and .run are unused */
+};
+
+static struct chain_backend chains[CHAIN_BACKENDS] = {
+  {.name = "coroc stackless", .run = bench_chain_stackless},
+#if BENCH_HAVE_STACKFUL
+  {.name = "coroc stackful (" BENCH_STACKFUL_SWITCH ")", .run = bench_chain_stackful},
+#else
+  {.name = "coroc stackful (" BENCH_STACKFUL_SWITCH ")", .not_built = BENCH_STACKFUL_MISSING},
+#endif
+};
+
+/* One timed call: ns per resume of the leaf. A wrong count ends the program. */
+static double measure_chain(const struct chain_backend *b, int depth, long n) {
+  double t0 = now_ns();
+  long long resumes = b->run(depth, n);
+  double t1 = now_ns();
+  if (resumes != n) {
+    fprintf(stderr, "bench: %s, chain %d awaits deep: %lld resumes of the leaf, expected %ld: the chain is "
+            "broken\n", b->name, depth, resumes, n);
+    exit(1);
+  }
+  return (t1 - t0) / (double)n;
+}
+
+/* N from the speed at depth 1, as in the first table; every depth once with
+   it as a further warm-up; then the repetitions. */
+static void measure_chains(long max_n) {
+  for (int k = 0; k < CHAIN_BACKENDS; k++) {
+    struct chain_backend *b = &chains[k];
+    if (!b->run)
+      continue;
+    long cal = max_n < CALIBRATION_N ? max_n : CALIBRATION_N;
+    measure_chain(b, chain_depths[0], cal);
+    double ns = measure_chain(b, chain_depths[0], cal);
+    b->n = round_down_nice(target_rep_seconds * 1e9 / ns, cal);
+    if (b->n > max_n)
+      b->n = max_n;
+    for (int d = 0; d < CHAIN_DEPTHS; d++)
+      measure_chain(b, chain_depths[d], b->n);
+  }
+  for (int i = 0; i < reps; i++)
+    for (int k = 0; k < CHAIN_BACKENDS; k++)
+      for (int d = 0; d < CHAIN_DEPTHS; d++)
+        if (chains[k].run)
+          chains[k].depth[d].ns[i] = measure_chain(&chains[k], chain_depths[d], chains[k].n);
+  for (int k = 0; k < CHAIN_BACKENDS; k++)
+    for (int d = 0; d < CHAIN_DEPTHS; d++)
+      if (chains[k].run)
+        summarize(&chains[k].depth[d]);
+}
+
+/* Depth index d of backend b against depth 1: the median of the paired ratios. */
+static double chain_ratio(const struct chain_backend *b, int d) {
+  double q[MAX_REPS];
+  for (int i = 0; i < reps; i++)
+    q[i] = b->depth[d].ns[i] / b->depth[chain_shallow].ns[i];
+  return median(q, reps);
+}
+
+static void print_chains(void) {
+  printf("2. A task resumed at the bottom of a chain of awaits (the leaf does `yield;` N times)\n");
+  printf("ns per resume of the leaf: time of coro_run / N, median of %d interleaved repetitions;\n"
+         "ratio: median of the paired ratios to depth 1 of the same backend\n\n", reps);
+  printf("| %-28s | %5s | %10s | %10s | %15s | %-22s |\n", "backend", "depth", "N per rep", "median ns",
+         "min..max ns", "ratio");
+  printf("|%.30s|%.7s|%.12s|%.12s|%.17s|%.24s|\n", "------------------------------", "------:",
+         "-----------:", "-----------:", "----------------:", "------------------------");
+  static const int show[CHAIN_DEPTHS] = {2, 0, 1};   /* depths 0, 1, 16 */
+  for (int k = 0; k < CHAIN_BACKENDS; k++) {
+    const struct chain_backend *b = &chains[k];
+    for (int j = 0; j < CHAIN_DEPTHS; j++) {
+      int d = show[j];
+      if (!b->run) {
+        printf("| %-28s | %5d | %10s | %10s | %15s | %-22s |\n", b->name, chain_depths[d], "-",
+               b->skipped ? "skipped" : "not built", "-", "-");
+        continue;
+      }
+      const struct row *r = &b->depth[d];
+      char range[32], rel[64];
+      snprintf(range, sizeof range, "%.2f..%.2f", r->min, r->max);
+      if (d == chain_shallow)
+        snprintf(rel, sizeof rel, "1.00 (baseline)");
+      else
+        snprintf(rel, sizeof rel, "%.2f x depth 1", chain_ratio(b, d));
+      printf("| %-28s | %5d | %10ld | %10.2f | %15s | %-22s |\n", b->name, chain_depths[d], b->n, r->median,
+             range, rel);
+    }
+  }
+  printf("\ntargets (median of the paired ratios of this run):\n");
+  for (int k = 0; k < CHAIN_BACKENDS; k++) {
+    const struct chain_backend *b = &chains[k];
+    char what[96];
+    snprintf(what, sizeof what, "%s: depth 16 / depth 1", b->name + strlen("coroc "));
+    if (!b->run) {
+      printf("  %-36s not measured: %s\n", what, b->skipped ? "skipped (--only)" : b->not_built);
+      continue;
+    }
+    double q = chain_ratio(b, chain_deep);
+    printf("  %-36s %5.2f   target <= %.2f   %-7s  (ratio of the medians: %.2f)\n", what, q, chain_target,
+           q <= chain_target ? "met" : "NOT met", b->depth[chain_deep].median / b->depth[chain_shallow].median);
+  }
+}
+
+/* }================================================================== */
+
+/* Leave out the rows of both tables whose name does not contain word. */
+static void only(const char *word) {
+  for (int k = 0; k < NROWS; k++)
+    if (rows[k].run && !strstr(rows[k].name, word)) {
+      rows[k].run = NULL;
+      rows[k].skipped = 1;
+    }
+  for (int k = 0; k < CHAIN_BACKENDS; k++)
+    if (chains[k].run && !strstr(chains[k].name, word)) {
+      chains[k].run = NULL;
+      chains[k].skipped = 1;
+    }
+}
+
+int main(int argc, char **argv) {
+  long max_n = 10000000;
+  int tables = 3;   /* bit 0: generators; bit 1: chains */
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+      reps = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
+      max_n = atol(argv[++i]);
+    } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+      only(argv[++i]);
+    } else if (!strcmp(argv[i], "--table") && i + 1 < argc) {
+      const char *t = argv[++i];
+      tables = !strcmp(t, "generator") ? 1 : !strcmp(t, "chain") ? 2 : 0;
+      if (!tables) {
+        usage(stderr);
+        return 2;
+      }
+    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    } else {
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (reps < 1 || reps > MAX_REPS || max_n < 1) {
+    usage(stderr);
+    return 2;
+  }
+
+  char cpu[256], load[64];
+  cpu_name(cpu, sizeof cpu);
+  load_average(load, sizeof load);   /* before the runs, which add their own */
+  if (tables & 1)
+    measure_generators(max_n);
+  if (tables & 2)
+    measure_chains(max_n);
+  printf("coroc benchmark (tests/bench): %s; compiler %s; load average %s before the runs\n\n", cpu,
+         __VERSION__, load);
+  if (tables & 1) {
+    print_generators();
+    printf("\nchecksum of every value received: %lld\n", checksum);
+  }
+  if (tables & 2) {
+    if (tables & 1)
+      printf("\n");
+    print_chains();
+  }
   return 0;
 }

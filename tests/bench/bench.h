@@ -1,9 +1,10 @@
 /* bench.h: what each row of the benchmark provides to the driver (bench.c).
  *
- * A row is one function: make a generator of 0, 1, 2, ..., receive n values
- * from it one round trip at a time, release it, and return the sum of the
- * values. The driver times the call and checks the sum (n(n-1)/2), so the
- * compiler can drop neither the loop nor the values.
+ * The first table, the round trip of a generator. A row is one function:
+ * make a generator of 0, 1, 2, ..., receive n values from it one round trip
+ * at a time, release it, and return the sum of the values. The driver times
+ * the call and checks the sum (n(n-1)/2), so the compiler can drop neither
+ * the loop nor the values.
  *
  * Each function lives in its own translation unit (or several), and nothing
  * is built with link-time optimization: the driver's call is opaque, and so
@@ -25,6 +26,15 @@ bench_run_fn bench_run_stackless;          /* gen.coc, --backend=stackless */
 bench_run_fn bench_run_stackful;           /* gen.coc, --backend=stackful, libcoro as built */
 bench_run_fn bench_run_stackful_ucontext;  /* gen.coc, --backend=stackful, libcoro with COROC_SWITCH=ucontext */
 bench_run_fn bench_run_fcontext;           /* fcontext.cpp: boost.context's jump_fcontext */
+
+/* The second table: a task resumed at the bottom of a chain of awaits
+   (chain.coc). Spawn a chain `depth` awaits deep whose innermost task does
+   `yield;` n times, run the scheduler until it is empty, and return n (the
+   resumes the leaf got), or -1 when the chain went wrong. */
+typedef long long bench_chain_fn(int depth, long n);
+
+bench_chain_fn bench_chain_stackless;      /* chain.coc, --backend=stackless */
+bench_chain_fn bench_chain_stackful;       /* chain.coc, --backend=stackful */
 
 #ifdef __cplusplus
 }
