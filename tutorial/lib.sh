@@ -105,3 +105,52 @@ run_sh() {
   cat "$work/$1.printed"
   check "$1" "$work/$1.printed"
 }
+
+# draw NAME: the state machines of NAME.coc (coroc --dot) drawn by Graphviz
+# into $work/NAME.svg, when Graphviz's dot is installed.
+draw() {
+  need_coroc
+  say "coroc --dot $1.coc | dot -Tsvg > ${work#"$root"/}/$1.svg"
+  if command -v dot >/dev/null; then
+    "$COROC" --dot "$1.coc" | dot -Tsvg > "$work/$1.svg"
+    echo "(drawn: open ${work#"$root"/}/$1.svg)"
+  else
+    echo "(Graphviz is not installed: apt-get install graphviz, and step again)"
+  fi
+}
+
+# {==== gdb (chapter 6)
+
+# debug_build DIR NAME [COROC_OPTIONS...]: NAME.coc through coroc and the
+# compiler, for the debugger (-g -O0), in $work/DIR with a copy of NAME.coc
+# beside it, as gdb looks for the .coc where the C was compiled.
+debug_build() {
+  local dir=$work/$1 name=$2
+  shift 2
+  need_coroc
+  mkdir -p "$dir"
+  cp "$name.coc" "$dir/"
+  (cd "$dir" && "$COROC" "$@" -o "$name.c" "$name.coc" &&
+     $CC $CFLAGS -I"$COROC_INCLUDE" -o "$name" "$name.c" "$COROC_LIB")
+}
+
+# debug_session DIR NAME SCRIPT.gdb: run $work/DIR/NAME under gdb with the
+# commands of SCRIPT.gdb, one a line, and print what gdb prints, commands
+# shown after "(gdb) ". (Each is given with -ex, so that one that fails does
+# not stop the rest.) What differs from one machine to the next is hidden:
+# addresses become 0x..., line numbers in coro.h NNN, gdb's notes on threads go.
+debug_session() {
+  local cmds=(-ex "set filename-display basename" -ex "set trace-commands on") line
+  while IFS= read -r line; do
+    cmds+=(-ex "$line")
+  done < "$3"
+  (cd "$work/$1" && LC_ALL=C gdb -batch -nx "${cmds[@]}" "./$2" 2>&1) |
+    sed -E -e '/^\[Thread debugging using libthread_db/d' \
+           -e '/^Using host libthread_db/d' \
+           -e 's/^\+/(gdb) /' \
+           -e 's/0x[0-9a-f]+/0x.../g' \
+           -e 's/coro\.h:[0-9]+/coro.h:NNN/g' \
+           -e 's/process [0-9]+/process NNN/'
+}
+
+# }====
