@@ -1,0 +1,68 @@
+"""The stackful programs under the tools a C programmer trusts: every run test
+(tests/cases, tests/tasks) built --backend=stackful against a libcoro compiled
+with AddressSanitizer, which must report nothing, and a sample of them under
+valgrind memcheck, which must find no error (the runtime tells both tools
+about every stack switch: runtime/stackful.c)."""
+import shutil
+
+import pytest
+
+from conftest import COROC_INCLUDE, COROC_LIB, SOURCE_DIR, TESTS_DIR, WARNINGS, run
+
+RUNTIME = SOURCE_DIR / "runtime"
+CASES = sorted((TESTS_DIR / "cases").glob("*.coc")) + sorted((TESTS_DIR / "tasks").glob("*.coc"))
+ASAN = ["-fsanitize=address", "-fno-omit-frame-pointer"]
+
+
+def first_line_args(case):
+    first = case.read_text().splitlines()[0]
+    return first.split("coroc-args:", 1)[1].split() if "coroc-args:" in first else []
+
+
+@pytest.fixture(scope="session")
+def libcoro_asan(tmp_path_factory):
+    out = tmp_path_factory.mktemp("asan")
+    objs = []
+    for src in sorted(RUNTIME.glob("*.c")) + [RUNTIME / "asm" / "switch_x86_64.S"]:
+        obj = out / (src.name + ".o")
+        res = run(["gcc", "-std=gnu11", "-O1", "-g", *ASAN, *WARNINGS, f"-I{RUNTIME / 'include'}",
+                   f"-iquote{RUNTIME}", "-c", "-o", obj, src], timeout=120)
+        assert res.returncode == 0, res.stderr
+        objs.append(obj)
+    lib = out / "libcoro_asan.a"
+    assert run(["ar", "rcs", lib, *objs]).returncode == 0
+    return lib
+
+
+def build(toolchain, case, tmp_path, lib, flags):
+    args = first_line_args(case)
+    c_file = toolchain.transform(case, "stackful", extra=(f"-I{TESTS_DIR}", f"-I{case.parent}", *args))
+    exe = tmp_path / "prog"
+    res = run(["gcc", "-std=gnu11", "-g", *flags, *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{TESTS_DIR}",
+               f"-I{case.parent}", *args, "-o", exe, c_file, lib, "-pthread"], timeout=120)
+    assert res.returncode == 0, res.stderr
+    return exe
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.parent.name + "/" + c.name for c in CASES])
+def test_stackful_under_asan(toolchain, libcoro_asan, case, tmp_path):
+    exe = build(toolchain, case, tmp_path, libcoro_asan, ASAN + ["-O1"])
+    res = run([exe], timeout=60)
+    assert "AddressSanitizer" not in res.stderr, res.stderr
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.rstrip().splitlines()[-1] == "OK"
+
+
+SAMPLE = [c for c in CASES if c.stem in
+          {"pointers", "sieve", "interleaved", "big_locals", "task_chain", "pipe_io", "futures",
+           "await_loops", "recursion", "free_unfinished"}]
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+@pytest.mark.parametrize("case", SAMPLE, ids=[c.parent.name + "/" + c.name for c in SAMPLE])
+def test_stackful_under_valgrind(toolchain, case, tmp_path):
+    exe = build(toolchain, case, tmp_path, COROC_LIB, ["-O1"])
+    res = run(["valgrind", "--error-exitcode=99", "--leak-check=no", "-q", exe], timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "switching stacks" not in res.stderr, res.stderr
+    assert res.stdout.rstrip().splitlines()[-1] == "OK"

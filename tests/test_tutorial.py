@@ -1,0 +1,240 @@
+"""The tutorial cannot drift from the code.
+
+Each chapter is a folder tutorial/NN-name/ with a README.md, its programs and
+a `step` script. This checks that:
+
+- every program prints what its NAME.out says: NAME.c compiled directly (gcc
+  and clang, warning-free), NAME.coc through coroc with both backends, NAME.sh
+  run as it is (with gcc as $CC);
+- every fenced block of a chapter's README says what it is (tutorial/README.md,
+  "How the text is checked"), and is what it claims to be: an `output FILE`
+  block is a byte-for-byte copy of FILE, and a listing is a piece of the file,
+  of coroc's output or of the diff it names;
+- every NAME.out is shown in its chapter, every relative link leads somewhere,
+  and tutorial/README.md lists every chapter;
+- every chapter's `step` runs to the end and exits 0.
+"""
+import os
+import subprocess
+import pathlib
+import re
+import shutil
+
+import pytest
+
+from conftest import (COROC, COROC_INCLUDE, COROC_LIB, COMPILERS, SOURCE_DIR, BACKENDS,
+                      WARNINGS, run)
+
+TUTORIAL = SOURCE_DIR / "tutorial"
+CHAPTERS = sorted(p for p in TUTORIAL.iterdir() if p.is_dir() and re.match(r"\d\d-", p.name))
+FENCE = re.compile(r"^( *)(`{3,})(.*)$")
+LISTING_KINDS = ("file", "coroc", "diff")  # LANG file PATH | LANG coroc ARGS... | LANG diff OLD NEW
+FREE_KINDS = ("sh", "text")                # commands to type, pictures: nothing to check
+
+
+def outputs(chapter):
+    return sorted(chapter.glob("*.out"))
+
+
+def source_of(out):
+    """The program whose output out is: NAME.c, NAME.coc or NAME.sh."""
+    found = [out.with_suffix(s) for s in (".c", ".coc", ".sh") if out.with_suffix(s).exists()]
+    assert len(found) == 1, f"{out.name}: expected one of NAME.c, NAME.coc, NAME.sh, found {found}"
+    return found[0]
+
+
+def blocks(readme):
+    """The fenced blocks of a Markdown file: (line number, info string, text)."""
+    lines = readme.read_text().split("\n")
+    found, i = [], 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, fence, info = m.group(1), m.group(2), m.group(3).strip()
+        start, body = i + 1, []
+        i += 1
+        while i < len(lines) and lines[i].strip() != fence:
+            body.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i])
+            i += 1
+        assert i < len(lines), f"{readme}:{start}: a fenced block is never closed"
+        found.append((start, info, "".join(l + "\n" for l in body)))
+        i += 1
+    return found
+
+
+def script_env(tmp_path):
+    env = dict(os.environ, COROC=str(COROC), COROC_LIB=str(COROC_LIB),
+               COROC_INCLUDE=str(COROC_INCLUDE), COROC_BUILD_DIR=str(tmp_path),
+               CC="gcc", LC_ALL="C")
+    env.pop("CFLAGS", None)
+    return env
+
+
+def run_script(script, tmp_path, timeout):
+    """Run a chapter's script with the build's coroc and libcoro; what it
+    builds goes to tmp_path."""
+    return subprocess.run([str(script)], cwd=script.parent, env=script_env(tmp_path),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def needs_gdb(script):
+    return "debug_session" in script.read_text() and shutil.which("gdb") is None
+
+
+# {==== the chapters' shape
+
+def test_there_are_chapters():
+    assert CHAPTERS
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
+def test_chapter_shape(chapter):
+    assert (chapter / "README.md").is_file()
+    assert os.access(chapter / "step", os.X_OK), f"{chapter.name}/step is not executable"
+    for src in [*chapter.glob("*.c"), *chapter.glob("*.coc")]:
+        assert src.with_suffix(".out").exists(), f"{src.name} has no .out: every program is checked"
+    for out in outputs(chapter):
+        source_of(out)
+        assert out.read_text().endswith("\n"), f"{out.name} does not end with a newline"
+    for script in chapter.glob("*.sh"):
+        assert os.access(script, os.X_OK), f"{script.name} is not executable"
+
+
+def test_map_lists_every_chapter():
+    text = (TUTORIAL / "README.md").read_text()
+    for chapter in CHAPTERS:
+        assert f"({chapter.name}/)" in text or f"({chapter.name}/README.md)" in text, \
+            f"tutorial/README.md does not link {chapter.name}/"
+
+
+@pytest.mark.parametrize("readme", [TUTORIAL / "README.md", *(c / "README.md" for c in CHAPTERS)],
+                         ids=["map", *(c.name for c in CHAPTERS)])
+def test_links_lead_somewhere(readme):
+    """Relative links point at files that exist; those into build/ are made by
+    `step` and are not checked."""
+    text = readme.read_text()
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        path = target.split("#")[0]
+        if not path or re.match(r"[a-z]+:", path):
+            continue
+        resolved = (readme.parent / path).resolve()
+        if resolved.is_relative_to((SOURCE_DIR / "build").resolve()):
+            continue
+        assert resolved.exists(), f"{readme.relative_to(SOURCE_DIR)}: a link to {target} leads nowhere"
+
+
+# }====
+# {==== the programs print what the chapters show
+
+C_PROGRAMS = [(c, s) for c in CHAPTERS for s in sorted(c.glob("*.c"))]
+COC_PROGRAMS = [(c, s) for c in CHAPTERS for s in sorted(c.glob("*.coc"))]
+SCRIPTS = [(c, o.with_suffix(".sh")) for c in CHAPTERS for o in outputs(c)
+           if o.with_suffix(".sh").exists()]
+
+
+def ident(pair):
+    return f"{pair[0].name}/{pair[1].name}"
+
+
+@pytest.mark.parametrize("cc", COMPILERS)
+@pytest.mark.parametrize("chapter,src", C_PROGRAMS, ids=[ident(p) for p in C_PROGRAMS])
+def test_c_program(chapter, src, cc, tmp_path):
+    exe = tmp_path / src.stem
+    res = run([cc, "-std=gnu11", *WARNINGS, "-o", exe, src])
+    assert res.returncode == 0, res.stderr
+    res = run([exe], cwd=chapter, timeout=30)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == src.with_suffix(".out").read_text()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("chapter,src", COC_PROGRAMS, ids=[ident(p) for p in COC_PROGRAMS])
+def test_coc_program(toolchain, chapter, src, backend):
+    res = toolchain.build_and_run(src, backend, "gcc", timeout=30)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == src.with_suffix(".out").read_text()
+
+
+@pytest.mark.parametrize("chapter,script", SCRIPTS, ids=[ident(p) for p in SCRIPTS])
+def test_script(coroc, chapter, script, tmp_path):
+    if needs_gdb(script):
+        pytest.skip("gdb is not installed")
+    res = run_script(script, tmp_path, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == script.with_suffix(".out").read_text()
+
+
+# }====
+# {==== the text shows what the programs print
+
+BLOCKS = [(c, line, info, text) for c in CHAPTERS if (c / "README.md").exists()
+          for line, info, text in blocks(c / "README.md")]
+
+
+def excerpt_of(shown, whole, what):
+    """shown is a piece of whole: its lines stand in whole one after the other,
+    except where a line `...` leaves some out."""
+    lines, pos = whole.split("\n"), 0
+    pieces = [[]]
+    for l in shown.rstrip("\n").split("\n"):
+        if l.strip() == "...":
+            pieces.append([])
+        else:
+            pieces[-1].append(l)
+    for piece in filter(None, pieces):
+        n = len(piece)
+        at = next((i for i in range(pos, len(lines) - n + 1) if lines[i:i + n] == piece), None)
+        assert at is not None, f"not in {what} (or not in this order):\n" + "\n".join(piece)
+        pos = at + n
+
+
+@pytest.mark.parametrize("chapter,line,info,text", BLOCKS,
+                         ids=[f"{b[0].name}:{b[1]}" for b in BLOCKS])
+def test_block(coroc, chapter, line, info, text):
+    words = info.split()
+    assert words, f"{chapter.name}/README.md:{line}: a block must say what it is"
+    if words[0] == "output":
+        assert len(words) == 2, f"{chapter.name}/README.md:{line}: `output FILE`"
+        out = chapter / words[1]
+        assert out.suffix == ".out" and out.exists(), f"{words[1]} is not one of the chapter's .out"
+        assert text == out.read_text(), f"{chapter.name}/README.md:{line} is not a copy of {words[1]}"
+        return
+    if len(words) == 1 and words[0] in FREE_KINDS:
+        return
+    assert len(words) >= 3 and words[1] in LISTING_KINDS, \
+        f"{chapter.name}/README.md:{line}: unknown kind of block: {info!r}"
+    kind, args = words[1], words[2:]
+    if kind == "file":
+        assert len(args) == 1
+        whole = (chapter / args[0]).read_text()
+    elif kind == "coroc":
+        res = run([COROC, *args], cwd=chapter)
+        assert res.returncode == 0, res.stderr
+        whole = res.stdout
+    else:
+        assert len(args) == 2
+        res = run(["diff", "-u", *args], cwd=chapter)
+        whole = res.stdout.split("\n", 2)[2]  # without the --- and +++ lines and their dates
+    excerpt_of(text, whole, f"{kind} {' '.join(args)}")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
+def test_every_output_is_shown(chapter):
+    shown = {info.split()[1] for c, _, info, _ in BLOCKS
+             if c == chapter and info.startswith("output ")}
+    for out in outputs(chapter):
+        assert out.name in shown, f"{chapter.name}: {out.name} is never shown"
+
+
+# }====
+# {==== each chapter can be stepped into
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
+def test_step(coroc, chapter, tmp_path):
+    res = run_script(chapter / "step", tmp_path, timeout=120)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert "FAIL" not in res.stdout + res.stderr
+
+# }====
