@@ -31,10 +31,6 @@ Node *node_append(Node *list, Node *item, int last) {
   return list;
 }
 
-Token *declarator_name(const Node *decl) {
-  return decl ? decl->tok : NULL;
-}
-
 static const char *const kind_names[] = {
   "BLOCK", "DECL", "EXPR_STMT", "IF", "SWITCH", "WHILE", "DO", "FOR", "GOTO", "CONTINUE",
   "BREAK", "RETURN", "LABEL", "CASE", "DEFAULT", "YIELD", "ASM_STMT", "LABEL_DECL",

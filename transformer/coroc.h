@@ -228,8 +228,6 @@ Node *new_node(NodeKind kind, int first, int last);
 void list_push(NodeList *l, Node *n);
 Node *node_list(NodeKind kind, int first, int last, Node *item);
 Node *node_append(Node *list, Node *item, int last);
-/* The declarator's name token, looking through parentheses; NULL if abstract. */
-Token *declarator_name(const Node *decl);
 void ast_dump(FILE *out, const Node *n, int depth);
 
 /* ND_EXPR operators that are not a single token's code (the others are). */

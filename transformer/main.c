@@ -144,6 +144,9 @@ int main(int argc, char **argv) {
   Source src = {0};
   source_load(&src, cmd.in, &cmd.cpp);
   Coroutine *cos = parse_source(&src);
+  if (getenv("COROC_DUMP_AST"))  /* for debugging coroc: each coroutine's tree on stderr */
+    for (Coroutine *co = cos; co; co = co->next)
+      ast_dump(stderr, co->decl, 0);
   lower(&src, cos, &cmd.opt);
 
   char *buf = NULL;
