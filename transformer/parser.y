@@ -1271,8 +1271,8 @@ static void coroutine_found(Parser *p, Node *specs, Node *n, bool is_def, Loc lo
       kw = specs->kids.v[i]->tok;
   if (scope_depth() != 0)
     error_at(source_original_pos(p->src, kw - p->toks->v), "a coroutine must be declared at file scope");
-  if (is_def ? false : (n->kids.n != 1 || n->kids.v[0]->a->kids.n == 0 ||
-                        n->kids.v[0]->a->kids.v[0]->kind != ND_FUNC))
+  Node *d = is_def ? n->a : n->kids.n == 1 ? n->kids.v[0]->a : NULL;  /* the declarator */
+  if (!d || d->kids.n == 0 || d->kids.v[0]->kind != ND_FUNC)
     error_at(source_original_pos(p->src, kw - p->toks->v),
              "'coroutine' declares a function: give one function declarator");
   int start = source_find_original(p->src, loc.first);
