@@ -26,8 +26,8 @@
 struct fd_record {
   int fd;                       /* which */
   bool registered;              /* known to epoll (perhaps disarmed: one-shot) */
-  struct coro_awaitable *reader;/* waiting for EPOLLIN */
-  struct coro_awaitable *writer;/* waiting for EPOLLOUT */
+  struct coro_awaitable *reader;/* waiting for EPOLLIN: a list, first come first */
+  struct coro_awaitable *writer;/* waiting for EPOLLOUT: likewise */
 };
 
 static _Thread_local struct fd_record **fds;  /* [fd]: its record, or NULL */
@@ -79,26 +79,45 @@ static void arm(struct fd_record *r) {
   r->registered = true;
 }
 
+/* Several tasks may wait on one fd (two readers of a socket, acceptors of
+   one listening socket): each direction keeps a list. */
 static void wait_for(struct coro_awaitable *a, coro_t *waiter, int fd, bool out) {
   struct fd_record *r = record(fd);
   a->waiter = waiter;
-  if (out)
-    r->writer = a;
-  else
-    r->reader = a;
+  a->next_waiter = NULL;
+  struct coro_awaitable **tail = out ? &r->writer : &r->reader;
+  while (*tail)
+    tail = &(*tail)->next_waiter;
+  *tail = a;
   sched_self.io_waiting++;
   arm(r);
+}
+
+/* Take a out of the list at *head; true if it was there. */
+static bool unlink_waiter(struct coro_awaitable **head, struct coro_awaitable *a) {
+  for (; *head; head = &(*head)->next_waiter)
+    if (*head == a) {
+      *head = a->next_waiter;
+      return true;
+    }
+  return false;
+}
+
+/* Everyone on the list may try again (those who lose the race to the data
+   wait again); a list of one is the common case. */
+static void wake_all(struct coro_awaitable *list) {
+  while (list) {
+    struct coro_awaitable *next = list->next_waiter;
+    sched_self.io_waiting--;
+    coro_ready(list->waiter);
+    list = next;
+  }
 }
 
 /* coro_timeout called this operation off: forget its waiter. */
 static void io_cancel(struct coro_awaitable *a, int fd) {
   struct fd_record *r = record(fd);
-  bool was = r->reader == a || r->writer == a;
-  if (r->reader == a)
-    r->reader = NULL;
-  if (r->writer == a)
-    r->writer = NULL;
-  if (!was)
+  if (!unlink_waiter(&r->reader, a) && !unlink_waiter(&r->writer, a))
     return;
   sched_self.io_waiting--;
   if (r->reader || r->writer)
@@ -110,22 +129,19 @@ static void io_cancel(struct coro_awaitable *a, int fd) {
 void io_event(void *tag, uint32_t events) {
   struct fd_record *r = tag;
   bool error = events & (EPOLLERR | EPOLLHUP);
-  struct coro_awaitable *wake[2] = {NULL, NULL};
+  struct coro_awaitable *readers = NULL, *writers = NULL;
   if (r->reader && (error || (events & (EPOLLIN | EPOLLRDHUP)))) {
-    wake[0] = r->reader;
+    readers = r->reader;
     r->reader = NULL;
   }
   if (r->writer && (error || (events & EPOLLOUT))) {
-    wake[1] = r->writer;
+    writers = r->writer;
     r->writer = NULL;
   }
   if (r->reader || r->writer)
     arm(r);  /* one-shot: the other direction still waits */
-  for (int i = 0; i < 2; i++)
-    if (wake[i]) {
-      sched_self.io_waiting--;
-      coro_ready(wake[i]->waiter);
-    }
+  wake_all(readers);
+  wake_all(writers);
 }
 
 /* {==================================================================

@@ -50,6 +50,9 @@ static coro_t *dequeue(struct sched *s) {
 }
 
 void coro_spawn(coro_t *task) {
+  if (task->generator)
+    coro_fatal("coro_spawn", "instance %p is a generator: consume it with coro_next; only tasks "
+               "are spawned", (void *)task);
   if (task->status != CORO_CREATED)
     coro_fatal("coro_spawn", "instance %p is %s: only a new task can be spawned", (void *)task,
                coro_status_name(task->status));
@@ -101,6 +104,9 @@ static void run_task(coro_t *c) {
 }
 
 void coro_await_task(coro_t *parent, coro_t *child) {
+  if (child->generator)
+    coro_fatal("await", "instance %p is a generator: consume it with coro_next; only tasks are "
+               "awaited", (void *)child);
   if (child->status != CORO_CREATED)
     coro_fatal("await", "instance %p is %s: await needs a new task (a call of a coroutine)",
                (void *)child, coro_status_name(child->status));

@@ -75,3 +75,28 @@ def test_stats_over_aligned_local(coroc, tmp_path):
 def test_dot_and_stats_exclusive(coroc):
     res = run([COROC, "--dot", "--stats", "shadowing.coc"], cwd=GOLDEN)
     assert res.returncode == 2
+
+
+def test_dot_of_a_task(coroc):
+    # child: await leaf (12); then a > 3 && await leaf (13) or not; then the
+    # loop's condition awaits (15) on every pass; then return.
+    res = run([COROC, "--dot", "tasks_chain.coc"], cwd=GOLDEN)
+    assert res.returncode == 0, res.stderr
+    child = res.stdout.split('digraph "child"')[1].split("}")[0]
+    assert 's1 [label="1: await, line 12"]' in child
+    assert edges(child) == {("s0", "s1"), ("s1", "s2"), ("s1", "s3"), ("s2", "s3"),
+                            ("s3", "s3"), ("s3", "s4")}
+
+
+def test_stats_of_a_task(coroc):
+    # after the 64-byte header: x, a, the int result, then for each of the three
+    # awaits a child pointer (8-aligned) and its int value, then one cond: 128.
+    res = run([COROC, "--stats", "tasks_chain.coc"], cwd=GOLDEN)
+    assert res.returncode == 0, res.stderr
+    child = res.stdout.split("coroutine child")[1].split("coroutine top")[0]
+    assert "frame 128 bytes, align 8" in child
+    rows = [l.split()[:3] for l in child.splitlines()[2:]]
+    assert [(int(o), int(s), f) for o, s, f in rows] == [
+        (0, 64, "coro_base"), (64, 4, "x"), (68, 4, "a"), (72, 4, "coro_result"),
+        (80, 8, "coro_aw_1"), (88, 4, "coro_tmp_1"), (96, 8, "coro_aw_2"), (104, 4, "coro_tmp_2"),
+        (112, 8, "coro_aw_3"), (120, 4, "coro_tmp_3"), (124, 4, "coro_cond_1")]

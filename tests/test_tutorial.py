@@ -15,10 +15,9 @@ a `step` script. This checks that:
 - every chapter's `step` runs to the end and exits 0.
 """
 import os
-import subprocess
-import pathlib
 import re
 import shutil
+import subprocess
 
 import pytest
 

@@ -296,6 +296,7 @@ struct Coroutine {
   bool returns_void;  /* its declared type is void */
   int nresume;        /* resume points numbered 1..nresume */
   int *resume_lines;  /* [n]: the .coc line of resume point n */
+  const char **resume_words; /* [n]: "yield" or "await" */
   bool has_bare_yield;      /* it has a `yield;` */
   Token *first_bare_yield;  /* ... this one, for the message */
   Token *first_await;       /* its first await, for messages */

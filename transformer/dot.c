@@ -15,6 +15,7 @@
  * repeats until no set grows, which settles loops and backward gotos.
  */
 #include "coroc.h"
+#include "parser.h"
 
 #include <string.h>
 
@@ -80,6 +81,37 @@ static char *label_set(Graph *g, const char *name) {
 }
 
 static void flow(Graph *g, Node *n, char *pending, Jumps j);
+static void arrive(Graph *g, char *pending, int state);
+
+/* The awaits of an expression, in an order C allows; what && || ?: may
+   skip is a branch: the states before it get through too. */
+static void flow_expr(Graph *g, Node *n, char *pending) {
+  if (!n || n->kind == ND_SIZEOF || n->kind == ND_STMT_EXPR)
+    return;
+  if (n->kind == ND_AWAIT) {
+    flow_expr(g, n->a, pending);
+    arrive(g, pending, n->resume_point);
+    return;
+  }
+  if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR || n->flags == '?')) {
+    flow_expr(g, n->a, pending);
+    char *skip = new_set(g);
+    merge(g, skip, pending);
+    if (n->flags == '?') {
+      flow_expr(g, n->b, pending);
+      flow_expr(g, n->c, skip);
+    } else {
+      flow_expr(g, n->b, pending);
+    }
+    merge(g, pending, skip);
+    return;
+  }
+  Node *kids[] = {n->a, n->b, n->c, n->d};
+  for (int i = 0; i < 4; i++)
+    flow_expr(g, kids[i], pending);
+  for (int i = 0; i < n->kids.n; i++)
+    flow_expr(g, n->kids.v[i], pending);
+}
 
 static void arrive(Graph *g, char *pending, int state) {
   for (int i = 0; i < g->n; i++)
@@ -93,18 +125,24 @@ static void arrive(Graph *g, char *pending, int state) {
 
 /* A loop: the body runs with what reaches the head; what comes round (the
    end of the body, continue) reaches the head again. */
-static void flow_loop(Graph *g, Node *body, char *pending, bool test_first, Jumps j) {
+static void flow_loop(Graph *g, Node *body, Node *cond, Node *step, char *pending,
+                      bool test_first, Jumps j) {
   char *head = new_set(g), *out = new_set(g), *cont = new_set(g);
   merge(g, head, pending);
   for (int round = 0; round < 2; round++) {
     char *run = new_set(g);
     merge(g, run, head);
-    if (test_first)
-      merge(g, out, head);
+    if (test_first) {
+      flow_expr(g, cond, run);  /* the condition, every pass */
+      merge(g, out, run);
+    }
     flow(g, body, run, (Jumps){out, cont, j.sw});  /* Duff's device: cases inside loops */
     merge(g, run, cont);
-    if (!test_first)
+    flow_expr(g, step, run);
+    if (!test_first) {
+      flow_expr(g, cond, run);
       merge(g, out, run);
+    }
     merge(g, head, run);
   }
   clear(g, pending);
@@ -123,10 +161,19 @@ static void flow(Graph *g, Node *n, char *pending, Jumps j) {
     arrive(g, pending, n->resume_point);
     return;
   case ND_RETURN:
+    flow_expr(g, n->a, pending);
     arrive(g, pending, g->n - 1);
     clear(g, pending);
     return;
+  case ND_EXPR_STMT:
+    flow_expr(g, n->a, pending);
+    return;
+  case ND_DECL:
+    for (int i = 0; i < n->kids.n; i++)
+      flow_expr(g, n->kids.v[i]->b, pending);
+    return;
   case ND_IF: {
+    flow_expr(g, n->a, pending);
     char *other = new_set(g);
     merge(g, other, pending);
     flow(g, n->b, pending, j);
@@ -135,13 +182,17 @@ static void flow(Graph *g, Node *n, char *pending, Jumps j) {
     return;
   }
   case ND_WHILE:
+    flow_loop(g, n->b, n->a, NULL, pending, true, j);
+    return;
   case ND_FOR:
-    flow_loop(g, n->b, pending, true, j);
+    flow(g, n->d, pending, j);  /* the init, once */
+    flow_loop(g, n->b, n->a, n->c, pending, true, j);
     return;
   case ND_DO:
-    flow_loop(g, n->b, pending, false, j);
+    flow_loop(g, n->b, n->a, NULL, pending, false, j);
     return;
   case ND_SWITCH: {
+    flow_expr(g, n->a, pending);
     char *in = new_set(g), *out = new_set(g);
     merge(g, in, pending);
     if (!has_default(n->b))
@@ -191,7 +242,8 @@ static void print_graph(FILE *out, Source *src, Coroutine *co, Graph *g) {
   fprintf(out, "  node [shape=box, fontname=\"monospace\"];\n");
   fprintf(out, "  s0 [label=\"start\", shape=oval];\n");
   for (int i = 1; i <= co->nresume; i++)
-    fprintf(out, "  s%d [label=\"%d: yield, line %d\"];\n", i, i, co->resume_lines[i]);
+    fprintf(out, "  s%d [label=\"%d: %s, line %d\"];\n", i, i, co->resume_words[i],
+            co->resume_lines[i]);
   fprintf(out, "  s%d [label=\"done\", shape=oval];\n", g->n - 1);
   for (int a = 0; a < g->n; a++)
     for (int b = 0; b < g->n; b++)

@@ -1230,6 +1230,8 @@ static void emit_creation(Emitter *e, Coroutine *co) {
   }
   if (!co->is_generator && !co->returns_void)
     emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_result;");
+  if (co->is_generator)
+    emit_put(e, at, "coro_f->coro_base.generator = 1;");
   emit_put(e, at, "return &coro_f->coro_base;");
   e->indent--;
   emit_put(e, 0, "}");

@@ -160,6 +160,8 @@ void emit_stackful(Emitter *e, Coroutine *co) {
     if (value)
       emit_put(e, at, "coro_c->result = &coro_a->coro_result;");
   }
+  if (co->is_generator)
+    emit_put(e, at, "coro_c->generator = 1;");
   emit_put(e, at, "return coro_c;");
   emit_indent(e, -1);
   emit_put(e, 0, "}");

@@ -24,6 +24,7 @@
 
 typedef struct {
   Coroutine *co;      /* the coroutine being lowered */
+  Coroutine *all;     /* every coroutine of the file */
   Source *src;        /* its input */
   int stmt_expr;      /* > 0 inside ({ ... }) */
   int unevaluated;    /* > 0 inside sizeof, _Alignof, typeof */
@@ -174,6 +175,8 @@ static int new_resume_point(Lowering *l, const Token *where) {
   co->nresume++;
   co->resume_lines = xrealloc(co->resume_lines, sizeof(int) * (co->nresume + 1));
   co->resume_lines[co->nresume] = where->pos.line;
+  co->resume_words = xrealloc(co->resume_words, sizeof(char *) * (co->nresume + 1));
+  co->resume_words[co->nresume] = where->text;  /* "yield" or "await" */
   return co->nresume;
 }
 
@@ -228,6 +231,20 @@ static char *return_type(Sym *f) {
   return buf;
 }
 
+/* Does this body have a `yield EXPR;` (is it a generator's)? */
+static bool yields_values(const Node *n) {
+  if (!n)
+    return false;
+  if (n->kind == ND_YIELD && n->a)
+    return true;
+  if (yields_values(n->a) || yields_values(n->b) || yields_values(n->c) || yields_values(n->d))
+    return true;
+  for (int i = 0; i < n->kids.n; i++)
+    if (yields_values(n->kids.v[i]))
+      return true;
+  return false;
+}
+
 /* What is awaited: a coroutine (a task: `await child(x)`), or an awaitable
    operation, a function returning an awaitable struct (`await coro_read(...)`). */
 static void classify_await(Lowering *l, Node *n) {
@@ -235,6 +252,10 @@ static void classify_await(Lowering *l, Node *n) {
   Sym *f = op->kind == ND_EXPR && op->flags == OP_CALL && op->a->kind == ND_IDENT ? op->a->tok->sym
                                                                                      : NULL;
   if (f && (f->specs & SP_COROUTINE)) {
+    for (Coroutine *c = l->all; c; c = c->next)
+      if (c->def && strcmp(c->name, f->name) == 0 && yields_values(c->def->c))
+        error_tok(n->tok, "'%s' is a generator: consume it with coro_next; only tasks are "
+                  "awaited", f->name);
     n->name = f->name;
     n->sym = f;
     return;
@@ -245,7 +266,6 @@ static void classify_await(Lowering *l, Node *n) {
   }
   error_tok(n->tok, "'await' needs a call: of a coroutine, or of a function that returns an "
             "awaitable (docs/runtime.md)");
-  (void)l;
 }
 
 static void walk_await(Lowering *l, Node *n) {
@@ -468,7 +488,7 @@ void lower(Source *src, Coroutine *cos, const Options *opt) {
   for (Coroutine *co = cos; co; co = co->next) {
     if (!co->def)
       continue;
-    Lowering l = {.co = co, .src = src};
+    Lowering l = {.co = co, .all = cos, .src = src};
     lower_params(&l);
     walk(&l, co->def->c);
     check_kind(co);

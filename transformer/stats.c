@@ -103,6 +103,35 @@ static char *compile_to_assembly(const char *c_path, const Options *opt) {
   return text;
 }
 
+/* The frame fields coroc adds beyond the locals (emit.c, emit_frame), with
+   what each is for: pairs of strings, then NULL. */
+static char **extra_fields(Coroutine *co) {
+  char **v = xcalloc(2 * (co->literals.n + 2 * co->awaits.n + co->nconds + 1) + 1, sizeof(char *));
+  int n = 0;
+  for (int i = 0; i < co->literals.n; i++) {
+    v[n++] = (char *)co->literals.v[i]->name;
+    v[n++] = "a compound literal that outlives a suspension";
+  }
+  if (!co->is_generator && !co->returns_void) {
+    v[n++] = "coro_result";
+    v[n++] = "the value it returns";
+  }
+  for (int i = 0; i < co->awaits.n; i++) {
+    Node *a = co->awaits.v[i];
+    v[n++] = format("coro_aw_%d", a->resume_point);
+    v[n++] = a->name ? "the task awaited" : "the awaitable";
+    if (a->name && !((a->sym->specs & SP_VOID) && a->sym->decl->a->kids.n == 1)) {
+      v[n++] = format("coro_tmp_%d", a->resume_point);
+      v[n++] = "the awaited task's value";
+    }
+  }
+  for (int i = 1; i <= co->nconds; i++) {
+    v[n++] = format("coro_cond_%d", i);
+    v[n++] = "an && or || around an await";
+  }
+  return v;
+}
+
 void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, const char *c_text) {
   char path[] = "/tmp/coroc-stats-XXXXXX.c";
   int fd = mkstemps(path, 2);
@@ -131,6 +160,13 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
       probe(c, format("__builtin_offsetof(%s, %s)", type, s->field));
       probe(c, format("sizeof(((%s *)0)->%s)", type, s->field));
     }
+    if (!stackful) {
+      char **names = extra_fields(co);
+      for (int i = 0; names[i]; i += 2) {
+        probe(c, format("__builtin_offsetof(%s, %s)", type, names[i]));
+        probe(c, format("sizeof(((%s *)0)->%s)", type, names[i]));
+      }
+    }
   }
   fclose(c);
   read_assembly(compile_to_assembly(path, opt));
@@ -156,6 +192,13 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
       long off = probes[k++].value, fsize = probes[k++].value;
       fprintf(out, "  %6ld %6ld  %s  (%s:%d%s)\n", off, fsize, n->sym->field, src->name,
               src->original.v[n->first].pos.line, n->kind == ND_PARAM ? ", parameter" : "");
+    }
+    if (!stackful) {
+      char **names = extra_fields(co);
+      for (int i = 0; names[i]; i += 2) {
+        long off = probes[k++].value, fsize = probes[k++].value;
+        fprintf(out, "  %6ld %6ld  %s  (%s)\n", off, fsize, names[i], names[i + 1]);
+      }
     }
     if (stackful)
       fprintf(out, "  and a stack of its own: 256 KiB unless coro_set_stack_size says otherwise\n");

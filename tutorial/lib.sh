@@ -121,9 +121,11 @@ draw() {
 
 # {==== gdb (chapter 6)
 
-# debug_build DIR NAME [COROC_OPTIONS...]: NAME.coc through coroc and the
-# compiler, for the debugger (-g -O0), in $work/DIR with a copy of NAME.coc
-# beside it, as gdb looks for the .coc where the C was compiled.
+# debug_build DIR NAME [COROC_OPTIONS...]: NAME.coc through coroc and gcc,
+# for the debugger (-g -O0), in $work/DIR with a copy of NAME.coc beside it,
+# as gdb looks for the .coc where the C was compiled. Always gcc, whatever
+# $CC says: the chapter's sessions were made with it, and clang's tables of
+# lines differ a little (a `next` may go to another line first).
 debug_build() {
   local dir=$work/$1 name=$2
   shift 2
@@ -131,7 +133,7 @@ debug_build() {
   mkdir -p "$dir"
   cp "$name.coc" "$dir/"
   (cd "$dir" && "$COROC" "$@" -o "$name.c" "$name.coc" &&
-     $CC $CFLAGS -I"$COROC_INCLUDE" -o "$name" "$name.c" "$COROC_LIB")
+     gcc $CFLAGS -I"$COROC_INCLUDE" -o "$name" "$name.c" "$COROC_LIB")
 }
 
 # debug_session DIR NAME SCRIPT.gdb: run $work/DIR/NAME under gdb with the

@@ -129,6 +129,7 @@ struct coro {
   int resume_point;             /* stackless: the numbered point where resume continues; 0 = start */
   unsigned char status;         /* enum coro_status */
   unsigned char spawned;        /* a task handed to coro_spawn: the scheduler frees it at its end */
+  unsigned char generator;      /* made by a generator (yield EXPR): consumed by coro_next, never awaited */
   coro_t *parent;               /* a task being awaited: the task awaiting it, resumed directly when it ends */
   coro_t *awaiting;             /* set as a task suspends to await a child: the child to start now */
   void *result;                 /* a task: where its return value is kept; NULL for void */
@@ -155,6 +156,7 @@ struct coro_awaiter {
 struct coro_awaitable {
   const struct coro_awaiter *ops;  /* what it does */
   coro_t *waiter;                  /* the task suspended on it */
+  struct coro_awaitable *next_waiter; /* the runtime's: others waiting for the same thing */
 };
 
 struct coro_read {

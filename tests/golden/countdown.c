@@ -41,6 +41,8 @@ coro_t *countdown(int from) {
 #line 4
   coro_f->from = from;
 #line 4
+  coro_f->coro_base.generator = 1;
+#line 4
   return &coro_f->coro_base;
 }
 #line 7

@@ -62,6 +62,8 @@ coro_t *walk(void) {
 #line 7
   struct coro_frame_walk *coro_f = (struct coro_frame_walk *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_walk), coro_resume_walk);
 #line 7
+  coro_f->coro_base.generator = 1;
+#line 7
   return &coro_f->coro_base;
 }
 #line 18

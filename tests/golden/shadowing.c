@@ -63,6 +63,8 @@ coro_t *pairs(int n) {
 #line 4
   coro_f->n = n;
 #line 4
+  coro_f->coro_base.generator = 1;
+#line 4
   return &coro_f->coro_base;
 }
 #line 15

@@ -55,6 +55,8 @@ coro_t *tokens(const char *s) {
 #line 5
   coro_f->s = s;
 #line 5
+  coro_f->coro_base.generator = 1;
+#line 5
   return &coro_f->coro_base;
 }
 #line 21

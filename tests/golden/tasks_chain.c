@@ -1,0 +1,229 @@
+#include <stdio.h>
+#include <coro.h>
+
+#include <coro.h>  /* added by coroc: the runtime of the coroutines below */
+#line 4 "tasks_chain.coc"
+typedef int coro_value_child;
+#line 4
+coro_t *child(int x);
+#line 4
+
+
+/* coroutine leaf (tasks_chain.coc:6), lowered by coroc into a state machine */
+#line 6
+typedef int coro_value_leaf;
+/* the frame of leaf: its parameters and locals, kept across suspensions */
+struct coro_frame_leaf {
+  coro_t coro_base;  /* the runtime's header; must come first */
+#line 6
+  int x;  /* parameter */
+  coro_value_leaf coro_result;  /* what it returns, to the task awaiting it */
+};
+coro_t *leaf(int x);  /* it may call itself */
+/* the body of leaf, resumed at resume_point */
+#line 6
+static bool coro_resume_leaf(coro_t *coro_c, void *coro_out) {
+#line 6
+  struct coro_frame_leaf *coro_f = (struct coro_frame_leaf *)coro_c;
+  (void)coro_f, (void)coro_out;
+#line 6
+  switch (coro_c->resume_point) {  /* 0: from the start */
+#line 6
+  case 1: goto coro_resume_1;  /* tasks_chain.coc:7 */
+  }
+  /* resume point 1: tasks_chain.coc:7 */
+#line 7
+  CORO_YIELD_TASK(coro_c, 1);
+coro_resume_1:;
+#line 8
+  coro_f->coro_result = coro_f->x * 2;
+#line 8
+  CORO_FINISH(coro_c);
+  CORO_FINISH(coro_c);
+}
+/* leaf(...) makes an instance and runs nothing yet (lazy start) */
+#line 6
+coro_t *leaf(int x) {
+#line 6
+  struct coro_frame_leaf *coro_f = (struct coro_frame_leaf *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_leaf), coro_resume_leaf);
+#line 6
+  coro_f->x = x;
+#line 6
+  coro_f->coro_base.result = &coro_f->coro_result;
+#line 6
+  return &coro_f->coro_base;
+}
+#line 9
+
+
+/* coroutine child (tasks_chain.coc:11), lowered by coroc into a state machine */
+#line 11
+typedef int coro_value_child;
+/* the frame of child: its parameters and locals, kept across suspensions */
+struct coro_frame_child {
+  coro_t coro_base;  /* the runtime's header; must come first */
+#line 11
+  int x;  /* parameter */
+  int a;
+  coro_value_child coro_result;  /* what it returns, to the task awaiting it */
+#line 12
+  coro_t *coro_aw_1;  /* the task awaited */
+  coro_value_leaf coro_tmp_1;  /* and its value */
+#line 13
+  coro_t *coro_aw_2;  /* the task awaited */
+  coro_value_leaf coro_tmp_2;  /* and its value */
+  coro_t *coro_aw_3;  /* the task awaited */
+  coro_value_leaf coro_tmp_3;  /* and its value */
+  int coro_cond_1;  /* an && or || around an await */
+};
+coro_t *child(int x);  /* it may call itself */
+/* the body of child, resumed at resume_point */
+#line 11
+static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
+#line 11
+  struct coro_frame_child *coro_f = (struct coro_frame_child *)coro_c;
+  (void)coro_f, (void)coro_out;
+#line 11
+  switch (coro_c->resume_point) {  /* 0: from the start */
+#line 11
+  case 1: goto coro_resume_1;  /* tasks_chain.coc:12 */
+#line 11
+  case 2: goto coro_resume_2;  /* tasks_chain.coc:13 */
+#line 11
+  case 3: goto coro_resume_3;  /* tasks_chain.coc:15 */
+  }
+  /* resume point 1: tasks_chain.coc:12 */
+#line 12
+  coro_f->coro_aw_1 = leaf(coro_f->x);
+#line 12
+  CORO_AWAIT_TASK(coro_c, 1, coro_f->coro_aw_1);
+coro_resume_1:;
+#line 12
+  coro_f->coro_tmp_1 = *(coro_value_leaf *)coro_f->coro_aw_1->result;
+#line 12
+  coro_free(coro_f->coro_aw_1);
+#line 12
+  coro_f->a = coro_f->coro_tmp_1 + 1;
+  coro_f->coro_cond_1 = (coro_f->a > 3) != 0;
+#line 13
+  if (coro_f->coro_cond_1) {
+    /* resume point 2: tasks_chain.coc:13 */
+#line 13
+    coro_f->coro_aw_2 = leaf(coro_f->a);
+#line 13
+    CORO_AWAIT_TASK(coro_c, 2, coro_f->coro_aw_2);
+  coro_resume_2:;
+#line 13
+    coro_f->coro_tmp_2 = *(coro_value_leaf *)coro_f->coro_aw_2->result;
+#line 13
+    coro_free(coro_f->coro_aw_2);
+#line 13
+    coro_f->coro_cond_1 = (coro_f->coro_tmp_2 > 10) != 0;
+  }
+#line 13
+  if (coro_f->coro_cond_1)
+    coro_f->a += 100;
+  for (;;) {
+    /* resume point 3: tasks_chain.coc:15 */
+#line 15
+    coro_f->coro_aw_3 = leaf(coro_f->a);
+#line 15
+    CORO_AWAIT_TASK(coro_c, 3, coro_f->coro_aw_3);
+  coro_resume_3:;
+#line 15
+    coro_f->coro_tmp_3 = *(coro_value_leaf *)coro_f->coro_aw_3->result;
+#line 15
+    coro_free(coro_f->coro_aw_3);
+#line 15
+    if (!(coro_f->coro_tmp_3 < 1000)) break;
+    coro_f->a *= 3;
+  }
+#line 17
+  coro_f->coro_result = coro_f->a;
+#line 17
+  CORO_FINISH(coro_c);
+  CORO_FINISH(coro_c);
+}
+/* child(...) makes an instance and runs nothing yet (lazy start) */
+#line 11
+coro_t *child(int x) {
+#line 11
+  struct coro_frame_child *coro_f = (struct coro_frame_child *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_child), coro_resume_child);
+#line 11
+  coro_f->x = x;
+#line 11
+  coro_f->coro_base.result = &coro_f->coro_result;
+#line 11
+  return &coro_f->coro_base;
+}
+#line 18
+
+
+/* coroutine top (tasks_chain.coc:20), lowered by coroc into a state machine */
+#line 20
+typedef void coro_value_top;
+/* the frame of top: its parameters and locals, kept across suspensions */
+struct coro_frame_top {
+  coro_t coro_base;  /* the runtime's header; must come first */
+#line 21
+  coro_t *coro_aw_1;  /* the task awaited */
+  coro_value_child coro_tmp_1;  /* and its value */
+#line 22
+  coro_t *coro_aw_2;  /* the task awaited */
+  coro_value_child coro_tmp_2;  /* and its value */
+};
+coro_t *top(void);  /* it may call itself */
+/* the body of top, resumed at resume_point */
+#line 20
+static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
+#line 20
+  struct coro_frame_top *coro_f = (struct coro_frame_top *)coro_c;
+  (void)coro_f, (void)coro_out;
+#line 20
+  switch (coro_c->resume_point) {  /* 0: from the start */
+#line 20
+  case 1: goto coro_resume_1;  /* tasks_chain.coc:21 */
+#line 20
+  case 2: goto coro_resume_2;  /* tasks_chain.coc:22 */
+  }
+  /* resume point 1: tasks_chain.coc:21 */
+#line 21
+  coro_f->coro_aw_1 = child(1);
+#line 21
+  CORO_AWAIT_TASK(coro_c, 1, coro_f->coro_aw_1);
+coro_resume_1:;
+#line 21
+  coro_f->coro_tmp_1 = *(coro_value_child *)coro_f->coro_aw_1->result;
+#line 21
+  coro_free(coro_f->coro_aw_1);
+#line 21
+  printf("%d\n", coro_f->coro_tmp_1);
+  /* resume point 2: tasks_chain.coc:22 */
+#line 22
+  coro_f->coro_aw_2 = child(5);
+#line 22
+  CORO_AWAIT_TASK(coro_c, 2, coro_f->coro_aw_2);
+coro_resume_2:;
+#line 22
+  coro_f->coro_tmp_2 = *(coro_value_child *)coro_f->coro_aw_2->result;
+#line 22
+  coro_free(coro_f->coro_aw_2);
+#line 22
+  printf("%d\n", coro_f->coro_tmp_2);
+  CORO_FINISH(coro_c);
+}
+/* top(...) makes an instance and runs nothing yet (lazy start) */
+#line 20
+coro_t *top(void) {
+#line 20
+  struct coro_frame_top *coro_f = (struct coro_frame_top *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_top), coro_resume_top);
+#line 20
+  return &coro_f->coro_base;
+}
+#line 23
+
+
+int main(void) {
+  coro_spawn(top());
+  return coro_run();
+}
