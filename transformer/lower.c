@@ -405,8 +405,12 @@ static void walk(Lowering *l, Node *n) {
 
 /* The rules that depend on the whole body: what kind of coroutine it is. */
 static void check_kind(Coroutine *co) {
-  if (!co->is_generator)
+  if (!co->is_generator) {
+    if (co->returns_void && co->first_return_value)  /* C11 6.8.6.4p1, as for any function */
+      error_tok(co->first_return_value->tok, "'return' with a value in coroutine '%s', whose "
+                "type is void", co->name);
     return;
+  }
   if (co->has_bare_yield)
     error_tok(co->first_bare_yield, "a generator cannot use a bare 'yield;': it hands values to "
               "its consumer, and only tasks yield to the scheduler");

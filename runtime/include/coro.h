@@ -220,7 +220,11 @@ struct coro_offload {
   void *(*fn)(void *arg);
   void *arg;
   bool started;
+#ifndef __cplusplus
   _Atomic int state;             /* settles the race with the worker (runtime/offload.c) */
+#else
+  int state;                     /* (C++ sees the same layout; only the runtime touches it) */
+#endif
   struct sched *home;            /* the scheduler of the awaiting task's thread */
   struct coro_offload *next_job; /* the workers' queue */
   struct coro_offload *next_done;/* the scheduler's remote queue */
