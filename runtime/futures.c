@@ -80,11 +80,11 @@ static void group_suspend(struct coro_awaitable *a, coro_t *waiter) {
 static const struct coro_awaiter group_awaiter = {group_ready, group_suspend, NULL};
 
 struct coro_wait coro_wait_all(coro_t **tasks, size_t n) {
-  return (struct coro_wait){.base = {&group_awaiter, NULL}, .tasks = tasks, .n = n};
+  return (struct coro_wait){.base = {.ops = &group_awaiter}, .tasks = tasks, .n = n};
 }
 
 struct coro_wait coro_wait_any(coro_t **tasks, size_t n) {
-  return (struct coro_wait){.base = {&group_awaiter, NULL}, .tasks = tasks, .n = n, .any = true};
+  return (struct coro_wait){.base = {.ops = &group_awaiter}, .tasks = tasks, .n = n, .any = true};
 }
 
 /* }================================================================== */
@@ -144,7 +144,7 @@ static const struct coro_awaiter timeout_awaiter = {timeout_ready, timeout_suspe
 struct coro_timeout coro_timeout(struct coro_awaitable *aw, unsigned ms) {
   if (!aw->ops->cancel)
     coro_fatal("coro_timeout", "this awaitable cannot be called off, so it cannot time out");
-  return (struct coro_timeout){.base = {&timeout_awaiter, NULL}, .inner = aw, .ms = ms};
+  return (struct coro_timeout){.base = {.ops = &timeout_awaiter}, .inner = aw, .ms = ms};
 }
 
 /* }================================================================== */

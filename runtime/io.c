@@ -169,7 +169,7 @@ static void read_cancel(struct coro_awaitable *a) {
 static const struct coro_awaiter read_awaiter = {read_ready, read_suspend, read_cancel};
 
 struct coro_read coro_read(int fd, void *buf, size_t len) {
-  return (struct coro_read){.base = {&read_awaiter, NULL}, .fd = fd, .buf = buf, .len = len};
+  return (struct coro_read){.base = {.ops = &read_awaiter}, .fd = fd, .buf = buf, .len = len};
 }
 
 static bool write_ready(struct coro_awaitable *a) {
@@ -193,7 +193,7 @@ static void write_cancel(struct coro_awaitable *a) {
 static const struct coro_awaiter write_awaiter = {write_ready, write_suspend, write_cancel};
 
 struct coro_write coro_write(int fd, const void *buf, size_t len) {
-  return (struct coro_write){.base = {&write_awaiter, NULL}, .fd = fd, .buf = buf, .len = len};
+  return (struct coro_write){.base = {.ops = &write_awaiter}, .fd = fd, .buf = buf, .len = len};
 }
 
 static bool accept_ready(struct coro_awaitable *a) {
@@ -217,7 +217,7 @@ static void accept_cancel(struct coro_awaitable *a) {
 static const struct coro_awaiter accept_awaiter = {accept_ready, accept_suspend, accept_cancel};
 
 struct coro_accept coro_accept(int listen_fd, struct sockaddr *addr, socklen_t *len) {
-  return (struct coro_accept){.base = {&accept_awaiter, NULL}, .fd = listen_fd, .addr = addr,
+  return (struct coro_accept){.base = {.ops = &accept_awaiter}, .fd = listen_fd, .addr = addr,
                               .addrlen = len};
 }
 
@@ -259,7 +259,7 @@ static void connect_cancel(struct coro_awaitable *a) {
 static const struct coro_awaiter connect_awaiter = {connect_ready, connect_suspend, connect_cancel};
 
 struct coro_connect coro_connect(int fd, const struct sockaddr *addr, socklen_t len) {
-  return (struct coro_connect){.base = {&connect_awaiter, NULL}, .fd = fd, .addr = addr,
+  return (struct coro_connect){.base = {.ops = &connect_awaiter}, .fd = fd, .addr = addr,
                                .addrlen = len};
 }
 

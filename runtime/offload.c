@@ -177,5 +177,5 @@ static void offload_suspend(struct coro_awaitable *a, coro_t *waiter) {
 static const struct coro_awaiter offload_awaiter = {offload_ready, offload_suspend, NULL};
 
 struct coro_offload coro_offload(void *(*fn)(void *arg), void *arg) {
-  return (struct coro_offload){.base = {&offload_awaiter, NULL}, .fn = fn, .arg = arg};
+  return (struct coro_offload){.base = {.ops = &offload_awaiter}, .fn = fn, .arg = arg};
 }

@@ -101,7 +101,7 @@ static void sleep_cancel(struct coro_awaitable *a) {
 static const struct coro_awaiter sleep_awaiter = {sleep_ready, sleep_suspend, sleep_cancel};
 
 struct coro_sleep coro_sleep(unsigned ms) {
-  return (struct coro_sleep){.base = {&sleep_awaiter, NULL}, .ms = ms};
+  return (struct coro_sleep){.base = {.ops = &sleep_awaiter}, .ms = ms};
 }
 
 void timers_fire(struct sched *s, uint64_t now) {

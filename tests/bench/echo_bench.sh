@@ -25,7 +25,7 @@ connections=1000
 size=64
 rounds=100
 runs=3
-client= epoll= stackless= stackful=
+client='' epoll='' stackless='' stackful=''
 
 usage() {
   echo "usage: echo_bench.sh --client EXE --epoll EXE --stackless EXE [--stackful EXE]" >&2
@@ -47,7 +47,9 @@ while [ $# -gt 0 ]; do
   esac
   shift 2
 done
-[ -n "$client" ] && [ -n "$epoll" ] && [ -n "$stackless" ] || usage
+if [ -z "$client" ] || [ -z "$epoll" ] || [ -z "$stackless" ]; then
+  usage
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/coroc-echo-bench.XXXXXX")
 pids=
