@@ -126,8 +126,9 @@ struct coro {
                                    (true; a generator's value went to *out) or its end (false) */
   void (*release)(coro_t *c);   /* free what the instance owns (the frame, the stack) */
   void *out;                    /* where the yield being made copies its value; NULL: drop it */
-  int resume_point;             /* stackless: the numbered point where resume continues; 0 = start */
-  unsigned char status;         /* enum coro_status */
+  unsigned short resume_point;  /* stackless: the numbered point where resume continues; 0 = start */
+  unsigned short status;        /* enum coro_status. Two shorts side by side: a suspension's two
+                                   stores (resume point, status) merge into one */
   unsigned char spawned;        /* a task handed to coro_spawn: the scheduler frees it at its end */
   unsigned char generator;      /* made by a generator (yield EXPR): consumed by coro_next, never awaited */
   coro_t *parent;               /* a task being awaited: the task awaiting it, resumed directly when it ends */
