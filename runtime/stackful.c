@@ -65,7 +65,8 @@ struct stackful {
   struct coro_ctx ctx;         /* the body's registers while it is not running */
   struct coro_ctx caller;      /* the resumer's registers while the body runs */
   void (*entry)(coro_t *c);    /* the generated entry function: unpacks the args, runs the body */
-  struct stackful *outer;      /* the instance running on this thread when this one was resumed (NULL: none) */
+  struct stackful *next_mapped;/* the next instance of this thread with a stack mapped (the overflow report's list) */
+  struct stackful *prev_mapped;/* and the one before */
   char *map;                   /* the mapping: guard page, then the stack; NULL until the first resume */
   size_t map_size;             /* bytes mapped: guard page + stack */
   size_t stack_size;           /* usable bytes of stack, a whole number of pages */
@@ -81,10 +82,10 @@ struct stackful {
 #endif
 };
 
-/* The instance running on this thread (innermost), for the suspend check and
-   the overflow report. initial-exec: one fs-relative load even in PIC code,
-   and safe to read in a signal handler. */
-static _Thread_local struct stackful *tls_current __attribute__((tls_model("initial-exec")));
+/* The instances of this thread that have a stack mapped, for the overflow
+   report: kept when a stack is mapped or unmapped, never on the resume path.
+   initial-exec: safe to read in a signal handler. */
+static _Thread_local struct stackful *tls_mapped __attribute__((tls_model("initial-exec")));
 static _Thread_local size_t tls_default_stack;   /* coro_default_stack_size; 0: STACKFUL_DEFAULT_STACK */
 static _Thread_local char tls_altstack_checked;  /* this thread has a signal stack (ours or its own) */
 
@@ -266,11 +267,11 @@ static void guard_chain(int sig, siginfo_t *info, void *uctx) {
 }
 
 /* The handler runs on the alternate signal stack: the faulting stack has no
-   room left. A fault in the guard page of an instance running on this thread
-   is an overflow; only those instances can be running out of stack here. */
+   room left. A fault in the guard page of an instance of this thread is an
+   overflow; only those can be running out of stack here. */
 static void guard_handler(int sig, siginfo_t *info, void *uctx) {
   const char *addr = info->si_addr;
-  for (const struct stackful *s = tls_current; s; s = s->outer) {
+  for (const struct stackful *s = tls_mapped; s; s = s->next_mapped) {
     if (s->map && addr >= s->map && addr < s->map + guard_page) {
       guard_report(s, addr);
       break;
@@ -356,11 +357,30 @@ static bool stack_from_cache(struct stackful *s, size_t map_size) {
   return false;
 }
 
+static void mapped_add(struct stackful *s) {
+  s->prev_mapped = NULL;
+  s->next_mapped = tls_mapped;
+  if (tls_mapped)
+    tls_mapped->prev_mapped = s;
+  tls_mapped = s;
+}
+
+static void mapped_remove(struct stackful *s) {
+  if (s->prev_mapped)
+    s->prev_mapped->next_mapped = s->next_mapped;
+  else
+    tls_mapped = s->next_mapped;
+  if (s->next_mapped)
+    s->next_mapped->prev_mapped = s->prev_mapped;
+}
+
 static void stack_map(struct stackful *s) {
   size_t page = page_size();
   size_t map_size = s->stack_size + page;
-  if (stack_from_cache(s, map_size))
+  if (stack_from_cache(s, map_size)) {
+    mapped_add(s);
     return;
+  }
   char *map = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
   if (map == MAP_FAILED)
@@ -370,9 +390,11 @@ static void stack_map(struct stackful *s) {
   s->map = map;
   s->map_size = map_size;
   tool_stack_mapped(s);
+  mapped_add(s);
 }
 
 static void stack_unmap(struct stackful *s) {
+  mapped_remove(s);
   tool_stack_unmapping(s);
   if (stack_cached < STACK_CACHE) {
     stack_cache[stack_cached].map = s->map;
@@ -394,14 +416,14 @@ static void stack_unmap(struct stackful *s) {
  * on one stack meet the return addresses that calls pushed on the other. Each
  * such `ret` is a misprediction, so the fewer of them between two switches,
  * the faster a round trip. So stackful_resume and coro_stackful_suspend do
- * all their bookkeeping first (tls_current is put back by the side that
- * leaves) and end in the switch, which the compiler turns into a jump: the
- * switch then "returns" straight into coro_next on one side and straight
- * into the body on the other, with no `ret` of their own in between. One
- * misprediction per round trip is left: coro_next's own return. (Measured on
- * x86_64: a round trip about 15% faster than with the bookkeeping after the
- * switch; runtime/asm/README.md.) Under ASan the fiber annotations must
- * follow the switch, so there it is an ordinary call; only the speed differs.
+ * all their bookkeeping first and end in the switch, which the compiler turns
+ * into a jump: the switch then "returns" straight into coro_next (inline in
+ * its caller) on one side and straight into the body on the other, with no
+ * `ret` in between. (Measured on x86_64: runtime/asm/README.md.) For the same
+ * reason the path keeps no thread-local bookkeeping: the overflow report
+ * finds the instance in the list of mapped stacks instead. Under ASan the
+ * fiber annotations must follow the switch, so there it is an ordinary call;
+ * only the speed differs.
  */
 
 /* The start routine of every stackful context (the trampoline calls it on the
@@ -413,7 +435,6 @@ static void stackful_main(void *arg) {
   tool_switched_in(s, 1);
   s->entry(&s->base);
   s->base.status = CORO_DONE;
-  tls_current = s->outer;
   tool_switch_out(s, 1);
   s->caller.ret = 0;                      /* coro_next answers false: no more values */
   coro_ctx_switch(&s->ctx, &s->caller);
@@ -427,9 +448,6 @@ static void stackful_start(struct stackful *s) {
   coro_ctx_init(&s->ctx, s->map + s->map_size - s->stack_size, s->stack_size, stackful_main, s);
 }
 
-/* c->resume: coro_next has checked the state and set it RUNNING. Control
-   comes back here (under ASan) or straight to coro_next when the body
-   suspends or ends; the body has then put tls_current back. */
 /* The uncommon cases of a resume, out of the way of the common one: a
    refusal, and the first resume, which maps the stack. */
 static __attribute__((noinline, cold)) bool stackful_resume_slow(struct stackful *s, void *out) {
@@ -440,13 +458,14 @@ static __attribute__((noinline, cold)) bool stackful_resume_slow(struct stackful
   return stackful_resume(&s->base, out);
 }
 
+/* c->resume: coro_next has checked the state and set it RUNNING. Control
+   comes back here (under ASan) or straight to coro_next when the body
+   suspends or ends. */
 static bool stackful_resume(coro_t *c, void *out) {
   struct stackful *s = (struct stackful *)c;
   if (__builtin_expect(s->base.status != CORO_RUNNING || !s->map, 0))
     return stackful_resume_slow(s, out);
   c->out = out;  /* the body, on its own stack, writes its yields there */
-  s->outer = tls_current;
-  tls_current = s;
 #ifdef STACKFUL_ASAN
   void *fake_save;
   tool_switch_in(s, &fake_save);
@@ -460,11 +479,9 @@ static bool stackful_resume(coro_t *c, void *out) {
 
 void coro_stackful_suspend(coro_t *c) {
   struct stackful *s = (struct stackful *)c;
-  if (s != tls_current || s->base.status != CORO_RUNNING)
-    coro_fatal("coro_stackful_suspend", "instance %p is not the coroutine running on this thread",
-               (void *)c);
+  if (__builtin_expect(s->base.status != CORO_RUNNING || !s->map, 0))
+    coro_fatal("coro_stackful_suspend", "instance %p is not a running coroutine", (void *)c);
   s->base.status = CORO_SUSPENDED;
-  tls_current = s->outer;
   tool_switch_out(s, 0);
   s->caller.ret = 1;                      /* coro_next answers true: a value (or a turn) */
   coro_ctx_switch(&s->ctx, &s->caller);   /* last, but for ASan: a jump (see above) */
