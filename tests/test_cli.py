@@ -537,3 +537,38 @@ def test_gnu_source_keeps_its_effect(coroc, tmp_path, cc):
     assert build.returncode == 0, f"_GNU_SOURCE lost its effect?\n{build.stderr}"
     prog = run([tmp_path / "gnu"], timeout=30)
     assert prog.returncode == 0 and prog.stdout == ",\n", prog.stdout
+
+
+def test_o_into_a_fifo_writes_into_it(coroc, tmp_path, gen):
+    """-o /dev/null and the like: a device or FIFO is written into, never
+    replaced by a file (renaming over /dev/null would break the machine)."""
+    import threading
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got = {}
+
+    def read_all():
+        with open(fifo) as f:
+            got["text"] = f.read()
+
+    reader = threading.Thread(target=read_all, daemon=True)
+    reader.start()
+    res = coroc_in(coroc, tmp_path, "-o", fifo, gen)
+    if res.returncode != 0:  # nobody will open the FIFO: let the reader go
+        with open(fifo, "w"):
+            pass
+    reader.join(timeout=30)
+    assert res.returncode == 0, res.stderr
+    assert fifo.is_fifo()
+    assert got["text"] == coroc_in(coroc, tmp_path, gen).stdout
+
+
+def test_o_through_a_symlink_keeps_the_link(coroc, tmp_path, gen):
+    target = tmp_path / "real.c"
+    target.write_text("old\n")
+    link = tmp_path / "link.c"
+    link.symlink_to(target)
+    res = coroc_in(coroc, tmp_path, "-o", link, gen)
+    assert res.returncode == 0, res.stderr
+    assert link.is_symlink()
+    assert target.read_text() == coroc_in(coroc, tmp_path, gen).stdout

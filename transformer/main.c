@@ -113,13 +113,25 @@ static void parse_args(int argc, char **argv, Command *cmd) {
 }
 
 /* Write the whole output at once: to OUT via a temporary file and rename,
-   or to standard output. */
+   or to standard output (or into OUT itself when it is a device or a FIFO). */
 static void write_output(const char *out, const char *buf, size_t len) {
   if (!out) {
     if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0)
       fatal("cannot write the output: %s", strerror(errno));
     return;
   }
+  struct stat st;
+  if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
+    /* a device, a FIFO (-o /dev/null, -o /dev/stdout): write into it; renaming
+       a file over it would replace the device itself */
+    FILE *f = fopen(out, "w");
+    if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0)
+      fatal("cannot write %s: %s", out, strerror(errno));
+    return;
+  }
+  char *target = realpath(out, NULL);  /* through a symlink: replace its target, keep the link */
+  if (target)
+    out = target;
   char *tmp = format("%s.tmp.XXXXXX", out);
   int fd = mkstemp(tmp);
   if (fd < 0)
