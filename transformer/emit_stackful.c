@@ -4,10 +4,11 @@
  * its locals on a stack of its own, and `yield` becomes a call that switches
  * back to the consumer (runtime/stackful.c, runtime/asm/). So the body is
  * copied as the user wrote it, comments, macros and #if included, with only
- * two kinds of splices: each `yield EXPR;` becomes
- * `CORO_STACKFUL_YIELD(coro_c, T, EXPR);` and `__func__` becomes the
- * coroutine's name. Splices keep their line breaks, so one #line before the
- * body keeps every line of it where the .coc has it.
+ * three kinds of splices: each `yield EXPR;` becomes
+ * `CORO_STACKFUL_YIELD(coro_c, T, EXPR);` (`yield;` CORO_STACKFUL_YIELD_TASK),
+ * each `await X` a CORO_STACKFUL_AWAIT... statement expression, and
+ * `__func__` the coroutine's name. Splices keep their line breaks, so one
+ * #line before the body keeps every line of it where the .coc has it.
  *
  *   typedef int coro_value_fib;
  *   struct coro_args_fib { int n; };              the arguments, until it starts

@@ -11,7 +11,8 @@
  *     scopes (and the typedef names in them) are exactly those of its place.
  *
  * Telling `T * x;` (a declaration) from `a * b;` (a product) is the classic
- * "lexer hack": next_token() asks scope.c what an identifier names. A typedef
+ * "lexer hack": the token hook (yylex, classify) asks scope.c what an
+ * identifier names. A typedef
  * name can still be declared again as an ordinary name (`int T;` in an inner
  * scope): specifiers are split into those that already have a type (after
  * which a TYPEDEF_NAME can only be the name being declared) and those that
