@@ -8,6 +8,8 @@ see tests/CMakeLists.txt); run by hand, pytest falls back to ./build.
 """
 import os
 import pathlib
+import re
+import shlex
 import subprocess
 
 import pytest
@@ -82,3 +84,67 @@ def coroc():
 @pytest.fixture
 def toolchain(tmp_path, coroc):
     return Toolchain(tmp_path)
+
+
+# {==================================================================
+# Programs checked with check.h (tests/cases, tests/tasks, ...)
+# ===================================================================
+
+ARGS_RE = re.compile(r"^\s*//\s*coroc-args:(.*)$")
+
+
+def case_args(case):
+    """The ARGS of a first line `// coroc-args: ARGS` (shell words), or none:
+    they go on both the coroc and the compiler command lines."""
+    with open(case, encoding="utf-8") as f:
+        first = f.readline()
+    m = ARGS_RE.match(first)
+    return shlex.split(m.group(1)) if m else []
+
+
+def run_checked_program(toolchain, case, backend, cc, timeout=30):
+    """Transform, build warning-free and run a program that checks itself with
+    check.h: it must exit 0 within `timeout` and print OK last. Its stdout."""
+    import pytest
+    args = case_args(case)
+    include = (f"-I{TESTS_DIR}", f"-I{case.parent}", *args)
+    where = f"{case.name} ({backend}, {cc})"
+    c_file = toolchain.transform(case, backend, extra=include)
+    exe = toolchain.compile(c_file, cc, extra=include, exe=toolchain.tmp / f"{case.stem}.{backend}.{cc}")
+    try:
+        res = run([exe], timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        pytest.fail(f"{where} did not finish in {timeout} s\n--- stdout ---\n{out}")
+    assert res.returncode == 0, (f"{where} exited {res.returncode}\n"
+                                 f"--- stdout ---\n{res.stdout}--- stderr ---\n{res.stderr}")
+    lines = res.stdout.splitlines()
+    assert lines and lines[-1] == "OK", (f"{where}: stdout does not end with OK\n"
+                                         f"--- stdout ---\n{res.stdout}--- stderr ---\n{res.stderr}")
+    return res.stdout
+
+
+def assert_backends_agree(outputs, where):
+    """outputs: backend -> stdout of the same program; all must be equal."""
+    first = BACKENDS[0]
+    for backend in BACKENDS[1:]:
+        assert outputs[backend] == outputs[first], (
+            f"{where}: {backend} prints differently from {first}\n"
+            f"--- {first} ---\n{outputs[first]}--- {backend} ---\n{outputs[backend]}")
+
+
+def build_runtime_archive(out_dir, cc, ar, flags, switch_asm):
+    """libcoro compiled from its sources with cc and flags (a cross compiler,
+    a sanitizer) into out_dir/libcoro.a, with the given assembly switch."""
+    runtime = SOURCE_DIR / "runtime"
+    objs = []
+    for src in sorted(runtime.glob("*.c")) + [runtime / "asm" / switch_asm]:
+        obj = out_dir / (src.name + ".o")
+        res = run([cc, "-std=gnu11", *flags, *WARNINGS, f"-I{runtime / 'include'}", f"-iquote{runtime}",
+                   "-c", "-o", obj, src], timeout=120)
+        assert res.returncode == 0, res.stderr
+        objs.append(obj)
+    lib = out_dir / "libcoro.a"
+    res = run([ar, "rcs", lib, *objs])
+    assert res.returncode == 0, res.stderr
+    return lib

@@ -4,11 +4,10 @@ libcoro built for aarch64 (its assembly switch, switch_aarch64.S), run under
 qemu-aarch64. .ci/run installs both tools; without them the tests are
 skipped, and say why."""
 import shutil
-import subprocess
 
 import pytest
 
-from conftest import BACKENDS, SOURCE_DIR, TESTS_DIR, WARNINGS, run
+from conftest import build_runtime_archive, case_args, BACKENDS, SOURCE_DIR, TESTS_DIR, WARNINGS, run
 
 CC = "aarch64-linux-gnu-gcc"
 AR = "aarch64-linux-gnu-ar"
@@ -24,29 +23,13 @@ CASES = sorted((TESTS_DIR / "cases").glob("*.coc")) + sorted((TESTS_DIR / "tasks
 
 @pytest.fixture(scope="session")
 def libcoro_aarch64(tmp_path_factory):
-    out = tmp_path_factory.mktemp("aarch64")
-    objs = []
-    for src in sorted(RUNTIME.glob("*.c")) + [RUNTIME / "asm" / "switch_aarch64.S"]:
-        obj = out / (src.name + ".o")
-        res = run([CC, "-std=gnu11", "-O2", *WARNINGS, f"-I{RUNTIME / 'include'}", f"-iquote{RUNTIME}",
-                   "-c", "-o", obj, src], timeout=120)
-        assert res.returncode == 0, res.stderr
-        objs.append(obj)
-    lib = out / "libcoro.a"
-    res = run([AR, "rcs", lib, *objs])
-    assert res.returncode == 0, res.stderr
-    return lib
-
-
-def first_line_args(case):
-    first = case.read_text().splitlines()[0]
-    return first.split("coroc-args:", 1)[1].split() if "coroc-args:" in first else []
+    return build_runtime_archive(tmp_path_factory.mktemp("aarch64"), CC, AR, ["-O2"], "switch_aarch64.S")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("case", CASES, ids=[c.parent.name + "/" + c.name for c in CASES])
 def test_case_on_aarch64(toolchain, libcoro_aarch64, case, backend, tmp_path):
-    args = first_line_args(case)
+    args = case_args(case)
     c_file = toolchain.transform(case, backend, extra=(f"-I{TESTS_DIR}", f"-I{case.parent}", *args))
     exe = tmp_path / "prog"
     res = run([CC, "-std=gnu11", "-O1", *WARNINGS, "-static", f"-I{RUNTIME / 'include'}",

@@ -6,7 +6,6 @@ To review a changed message: COROC_UPDATE_GOLDEN=1 rewrites the .err files;
 read the diff before committing it.
 """
 import os
-import pathlib
 
 import pytest
 

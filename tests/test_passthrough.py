@@ -15,7 +15,6 @@ original file here. Byte comparisons use bytes, not text, so that CR LF line end
 a byte order mark and a missing final newline count.
 """
 import difflib
-import pathlib
 import re
 import subprocess
 

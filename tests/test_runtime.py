@@ -21,7 +21,6 @@ Also here: valgrind memcheck of the same programs, libcoro as CMake builds it (d
 -DCOROC_SWITCH=ucontext, for a processor without assembly, and cross-built for aarch64).
 """
 import os
-import pathlib
 import platform
 import re
 import resource
@@ -32,7 +31,7 @@ import warnings
 
 import pytest
 
-from conftest import BUILD_DIR, COROC_INCLUDE, COROC_LIB, SOURCE_DIR, WARNINGS
+from conftest import COROC_INCLUDE, COROC_LIB, SOURCE_DIR, WARNINGS
 
 RUNTIME = SOURCE_DIR / "runtime"
 PROGRAMS = SOURCE_DIR / "tests" / "runtime"

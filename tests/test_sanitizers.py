@@ -7,35 +7,20 @@ import shutil
 
 import pytest
 
-from conftest import COROC_INCLUDE, COROC_LIB, SOURCE_DIR, TESTS_DIR, WARNINGS, run
+from conftest import build_runtime_archive, case_args, COROC_INCLUDE, COROC_LIB, TESTS_DIR, WARNINGS, run
 
-RUNTIME = SOURCE_DIR / "runtime"
 CASES = sorted((TESTS_DIR / "cases").glob("*.coc")) + sorted((TESTS_DIR / "tasks").glob("*.coc"))
 ASAN = ["-fsanitize=address", "-fno-omit-frame-pointer"]
 
 
-def first_line_args(case):
-    first = case.read_text().splitlines()[0]
-    return first.split("coroc-args:", 1)[1].split() if "coroc-args:" in first else []
-
-
 @pytest.fixture(scope="session")
 def libcoro_asan(tmp_path_factory):
-    out = tmp_path_factory.mktemp("asan")
-    objs = []
-    for src in sorted(RUNTIME.glob("*.c")) + [RUNTIME / "asm" / "switch_x86_64.S"]:
-        obj = out / (src.name + ".o")
-        res = run(["gcc", "-std=gnu11", "-O1", "-g", *ASAN, *WARNINGS, f"-I{RUNTIME / 'include'}",
-                   f"-iquote{RUNTIME}", "-c", "-o", obj, src], timeout=120)
-        assert res.returncode == 0, res.stderr
-        objs.append(obj)
-    lib = out / "libcoro_asan.a"
-    assert run(["ar", "rcs", lib, *objs]).returncode == 0
-    return lib
+    return build_runtime_archive(tmp_path_factory.mktemp("asan"), "gcc", "ar", ["-O1", "-g", *ASAN],
+                                 "switch_x86_64.S")
 
 
 def build(toolchain, case, tmp_path, lib, flags):
-    args = first_line_args(case)
+    args = case_args(case)
     c_file = toolchain.transform(case, "stackful", extra=(f"-I{TESTS_DIR}", f"-I{case.parent}", *args))
     exe = tmp_path / "prog"
     res = run(["gcc", "-std=gnu11", "-g", *flags, *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{TESTS_DIR}",
