@@ -1209,6 +1209,9 @@ static void emit_resume(Emitter *e, Coroutine *co) {
     emit_put(e, at, "case %d: goto coro_resume_%d;  /* %s:%d */", i, i, e->src->name,
              co->resume_lines[i]);
   emit_put(e, 0, "}");
+  /* the start of the body is run once, every other resume jumps past it:
+     saying so lets the compiler lay the resume paths out straight */
+  emit_put(e, at, "coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */");
   emit_items(e, body);
   emit_put(e, e->toks->v[body->last].pos.line, "CORO_FINISH(coro_c);");
   e->indent--;

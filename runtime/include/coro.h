@@ -273,6 +273,17 @@ const char *coro_status_name(int status);
     CORO_SUSPEND(c, n);                                                  \
   } while (0)
 
+/* The label after a resume function's dispatch switch, where the body
+   starts: only the first resume comes this way, every later one jumps past
+   it to its resume point. GCC takes `cold` on a label to mean just that and
+   lays the resume paths out as the straight line, the way a hand-written
+   state machine is laid out (docs/benchmarks.md); clang has no cold labels. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CORO_FIRST_RESUME __attribute__((cold, unused))
+#else
+#define CORO_FIRST_RESUME __attribute__((unused))
+#endif
+
 /* Suspend at resume point n: the next resume continues at label coro_resume_n. */
 #define CORO_SUSPEND(c, n)                                               \
   do {                                                                   \

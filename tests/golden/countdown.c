@@ -23,7 +23,8 @@ static bool coro_resume_countdown(coro_t *coro_c, void *coro_out) {
 #line 4
   case 1: goto coro_resume_1;  /* countdown.coc:6 */
   }
-#line 5
+#line 4
+  coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
   while (coro_f->from > 0) {
     /* resume point 1: countdown.coc:6 */
 #line 6

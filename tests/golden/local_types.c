@@ -36,7 +36,8 @@ static bool coro_resume_walk(coro_t *coro_c, void *coro_out) {
 #line 7
   case 2: goto coro_resume_2;  /* local_types.coc:17 */
   }
-#line 8
+#line 7
+  coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
   coro_f->p = (struct coro_walk_point){1, 2};
   coro_f->d = coro_walk_RIGHT;
 #line 11

@@ -32,7 +32,8 @@ static bool coro_resume_pairs(coro_t *coro_c, void *coro_out) {
 #line 4
   case 3: goto coro_resume_3;  /* shadowing.coc:14 */
   }
-#line 5
+#line 4
+  coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
   coro_f->i = 100;
   for (coro_f->coro_i_2 = 0; coro_f->coro_i_2 < coro_f->n; coro_f->coro_i_2++) {
     coro_f->sum = coro_f->coro_i_2;

@@ -25,7 +25,8 @@ static bool coro_resume_tokens(coro_t *coro_c, void *coro_out) {
 #line 5
   case 1: goto coro_resume_1;  /* switch_goto.coc:16 */
   }
-#line 6
+#line 5
+  coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
   coro_f->count = 0;
 again:
   switch (*coro_f->s) {

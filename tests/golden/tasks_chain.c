@@ -31,6 +31,8 @@ static bool coro_resume_leaf(coro_t *coro_c, void *coro_out) {
 #line 6
   case 1: goto coro_resume_1;  /* tasks_chain.coc:7 */
   }
+#line 6
+  coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
   /* resume point 1: tasks_chain.coc:7 */
 #line 7
   CORO_YIELD_TASK(coro_c, 1);
@@ -92,6 +94,8 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
 #line 11
   case 3: goto coro_resume_3;  /* tasks_chain.coc:15 */
   }
+#line 11
+  coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
   /* resume point 1: tasks_chain.coc:12 */
 #line 12
   coro_f->coro_aw_1 = leaf(coro_f->x);
@@ -186,6 +190,8 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
 #line 20
   case 2: goto coro_resume_2;  /* tasks_chain.coc:22 */
   }
+#line 20
+  coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
   /* resume point 1: tasks_chain.coc:21 */
 #line 21
   coro_f->coro_aw_1 = child(1);
