@@ -7,8 +7,9 @@
  * already saved whatever of them it still needs before calling it.
  *
  * Field order equals the offsets that runtime/asm/switch_<arch>.S uses; the
- * _Static_asserts below pin them, so changing one side without the other
- * does not compile. runtime/asm/README.md draws the initial frame of a new
+ * _Static_asserts below (x86_64: in <coro.h>, whose inline switch uses the
+ * same struct) pin them, so changing one side without the other does not
+ * compile. runtime/asm/README.md draws the initial frame of a new
  * context and the alignment rules.
  *
  * Two implementations sit behind this header, chosen when libcoro is built
@@ -42,7 +43,6 @@ struct coro_ctx {
   ucontext_t uc;       /* everything swapcontext saves: registers, FP environment, signal mask */
   coro_ctx_fn *fn;     /* start routine, read once by the ucontext entry */
   void *arg;           /* its argument: makecontext passes only ints, so it goes through here */
-  int ret;             /* what coro_ctx_switch returns when this context goes on */
 };
 
 #define CORO_CTX_SWITCH_NAME "ucontext"
@@ -52,49 +52,33 @@ struct coro_ctx {
 /* {==================================================================
  * x86_64, System V ABI (runtime/asm/switch_x86_64.S)
  * =================================================================== */
-struct coro_ctx {
-  uint64_t rsp;        /* stack pointer: which stack this context runs on (as before the call to the switch) */
-  uint64_t rip;        /* where it goes on: the return address of its call to the switch, or the trampoline */
-  uint64_t rbx;        /* callee-saved; holds the start routine's argument in a new context */
-  uint64_t rbp;        /* callee-saved (the frame pointer when one is used); 0 in a new context: ends frame-pointer walks */
-  uint64_t r12;        /* callee-saved; holds the start routine in a new context */
-  uint64_t r13;        /* callee-saved */
-  uint64_t r14;        /* callee-saved */
-  uint64_t r15;        /* callee-saved */
-  uint32_t mxcsr;      /* SSE control/status: its control bits (rounding, exception masks, FTZ/DAZ) are callee-saved; its status flags are not */
-  uint16_t fpucw;      /* x87 control word (precision, rounding, masks): callee-saved */
-  uint16_t ret;        /* what coro_ctx_switch returns when this context goes on (set by the side switching to it) */
-};
 
-_Static_assert(offsetof(struct coro_ctx, rsp) == 0x00, "switch_x86_64.S: rsp at 0x00");
-_Static_assert(offsetof(struct coro_ctx, rip) == 0x08, "switch_x86_64.S: rip at 0x08");
-_Static_assert(offsetof(struct coro_ctx, rbx) == 0x10, "switch_x86_64.S: rbx at 0x10");
-_Static_assert(offsetof(struct coro_ctx, rbp) == 0x18, "switch_x86_64.S: rbp at 0x18");
-_Static_assert(offsetof(struct coro_ctx, r12) == 0x20, "switch_x86_64.S: r12 at 0x20");
-_Static_assert(offsetof(struct coro_ctx, r13) == 0x28, "switch_x86_64.S: r13 at 0x28");
-_Static_assert(offsetof(struct coro_ctx, r14) == 0x30, "switch_x86_64.S: r14 at 0x30");
-_Static_assert(offsetof(struct coro_ctx, r15) == 0x38, "switch_x86_64.S: r15 at 0x38");
-_Static_assert(offsetof(struct coro_ctx, mxcsr) == 0x40, "switch_x86_64.S: mxcsr at 0x40");
-_Static_assert(offsetof(struct coro_ctx, fpucw) == 0x44, "switch_x86_64.S: fpucw at 0x44");
-_Static_assert(offsetof(struct coro_ctx, ret) == 0x46, "switch_x86_64.S: ret at 0x46");
-_Static_assert(sizeof(struct coro_ctx) == 0x48, "switch_x86_64.S: 0x48 bytes in all");
+/* struct coro_ctx is in <coro.h>: its inline switch saves and resumes the
+   same five fields (rsp, rip, rbp, mxcsr, fpucw) as the assembly here, so
+   that either resumes what the other saved. The other callee-saved
+   registers are not in it: coro_ctx_switch pushes them on the stack it
+   leaves, and the inline switch lets the compiler save what it needs. */
+#include <coro.h>
 
 #define CORO_CTX_SWITCH_NAME "asm-x86_64"
 
 /* The first switch into a new context "returns" into this (xv6's forkret):
-   it calls rbx's start routine r12 with rbx as its argument. */
+   it pops the start routine's argument and the routine, and calls it. */
 void coro_ctx_trampoline(void);
 
 /* A new context: empty stack [stack, stack+size), FP control as the caller's
-   now (a new coroutine computes as its creator does, like a called function). */
+   now: the first resumer's, since the runtime makes the context at the first
+   resume (the body computes as its resumer does, like a called function). */
 static inline void coro_ctx_init(struct coro_ctx *ctx, void *stack, size_t size,
                                  coro_ctx_fn *fn, void *arg) {
   uint64_t top = ((uint64_t)(uintptr_t)stack + size) & ~(uint64_t)15;
+  uint64_t *start = (uint64_t *)(uintptr_t)(top - 16);   /* what the trampoline pops */
+  start[0] = (uint64_t)(uintptr_t)arg;
+  start[1] = (uint64_t)(uintptr_t)fn;
   *ctx = (struct coro_ctx){
-    .rsp = top,   /* 16-aligned: the trampoline's call then enters fn as the ABI requires */
+    .rsp = top - 16,   /* after the two pops, top: 16-aligned, so the call enters fn as the ABI requires */
     .rip = (uint64_t)(uintptr_t)coro_ctx_trampoline,
-    .rbx = (uint64_t)(uintptr_t)arg,
-    .r12 = (uint64_t)(uintptr_t)fn,
+    .rbp = 0,          /* ends frame-pointer walks on the new stack */
   };
   __asm__ volatile("stmxcsr %0" : "=m"(ctx->mxcsr));
   __asm__ volatile("fnstcw %0" : "=m"(ctx->fpucw));
@@ -128,7 +112,6 @@ struct coro_ctx {
   uint64_t d14;
   uint64_t d15;
   uint64_t fpcr;       /* FP control (rounding, FZ, DN, trap enables): callee-saved */
-  uint64_t ret;        /* what coro_ctx_switch returns when this context goes on (set by the side switching to it) */
 };
 
 _Static_assert(offsetof(struct coro_ctx, x19) == 0, "switch_aarch64.S: x19 at 0");
@@ -144,8 +127,7 @@ _Static_assert(offsetof(struct coro_ctx, d10) == 120, "switch_aarch64.S: d10 at 
 _Static_assert(offsetof(struct coro_ctx, d12) == 136, "switch_aarch64.S: d12 at 136");
 _Static_assert(offsetof(struct coro_ctx, d14) == 152, "switch_aarch64.S: d14 at 152");
 _Static_assert(offsetof(struct coro_ctx, fpcr) == 168, "switch_aarch64.S: fpcr at 168");
-_Static_assert(offsetof(struct coro_ctx, ret) == 176, "switch_aarch64.S: ret at 176");
-_Static_assert(sizeof(struct coro_ctx) == 184, "switch_aarch64.S: 184 bytes in all");
+_Static_assert(sizeof(struct coro_ctx) == 176, "switch_aarch64.S: 176 bytes in all");
 
 #define CORO_CTX_SWITCH_NAME "asm-aarch64"
 
@@ -154,7 +136,8 @@ _Static_assert(sizeof(struct coro_ctx) == 184, "switch_aarch64.S: 184 bytes in a
 void coro_ctx_trampoline(void);
 
 /* A new context: empty stack [stack, stack+size), FP control as the caller's
-   now (a new coroutine computes as its creator does, like a called function). */
+   now: the first resumer's, since the runtime makes the context at the first
+   resume (the body computes as its resumer does, like a called function). */
 static inline void coro_ctx_init(struct coro_ctx *ctx, void *stack, size_t size,
                                  coro_ctx_fn *fn, void *arg) {
   uint64_t top = ((uint64_t)(uintptr_t)stack + size) & ~(uint64_t)15;
@@ -180,6 +163,6 @@ void coro_ctx_init(struct coro_ctx *ctx, void *stack, size_t size, coro_ctx_fn *
 /* Save the running context in *from and continue the one in *to. Returns when
    something switches back to *from. from and to must differ; *to must be a
    context saved by an earlier switch or made by coro_ctx_init. */
-bool coro_ctx_switch(struct coro_ctx *from, struct coro_ctx *to);
+void coro_ctx_switch(struct coro_ctx *from, struct coro_ctx *to);
 
 #endif /* CORO_CTX_H */

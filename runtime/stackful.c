@@ -63,7 +63,7 @@
 struct stackful {
   struct coro base;            /* first: what coro_next, coro_done and coro_free see */
   struct coro_ctx ctx;         /* the body's registers while it is not running */
-  struct coro_ctx caller;      /* the resumer's registers while the body runs */
+  struct coro_ctx caller;      /* the resumer's registers while the body runs (right after ctx: coro.h) */
   void (*entry)(coro_t *c);    /* the generated entry function: unpacks the args, runs the body */
   struct stackful *next_mapped;/* the next instance of this thread with a stack mapped (the overflow report's list) */
   struct stackful *prev_mapped;/* and the one before */
@@ -90,6 +90,17 @@ static _Thread_local size_t tls_default_stack;   /* coro_default_stack_size; 0: 
 static _Thread_local char tls_altstack_checked;  /* this thread has a signal stack (ours or its own) */
 
 static bool stackful_resume(coro_t *c, void *out);
+
+/* coro.h's inline switch keeps the body's context right after the header
+   and the resumer's right after that. It is offered only where it is libcoro's
+   own switch: the x86_64 assembly, without ASan, whose fiber annotations
+   must surround every switch. */
+#if defined(__x86_64__) && defined(__LP64__) && !defined(CORO_SWITCH_UCONTEXT) && !defined(STACKFUL_ASAN)
+#define STACKFUL_INLINE_SWITCH 1
+_Static_assert(offsetof(struct stackful, ctx) == sizeof(struct coro), "coro.h: the body's context right after the header");
+_Static_assert(offsetof(struct stackful, caller) == offsetof(struct stackful, ctx) + sizeof(struct coro_ctx),
+               "coro.h: the resumer's context right after the body's");
+#endif
 
 static size_t page_size(void) {
   return (size_t)sysconf(_SC_PAGESIZE);
@@ -411,19 +422,13 @@ static void stack_unmap(struct stackful *s) {
  * Running the body
  * =================================================================== */
 
-/* Why the switches below come last: every switch leaves the CPU's
- * return-address predictor out of step, because the `ret`s that run after it
- * on one stack meet the return addresses that calls pushed on the other. Each
- * such `ret` is a misprediction, so the fewer of them between two switches,
- * the faster a round trip. So stackful_resume and coro_stackful_suspend do
- * all their bookkeeping first and end in the switch, which the compiler turns
- * into a jump: the switch then "returns" straight into coro_next (inline in
- * its caller) on one side and straight into the body on the other, with no
- * `ret` in between. (Measured on x86_64: runtime/asm/README.md.) For the same
- * reason the path keeps no thread-local bookkeeping: the overflow report
- * finds the instance in the list of mapped stacks instead. Under ASan the
- * fiber annotations must follow the switch, so there it is an ordinary call;
- * only the speed differs.
+/* The common path of a round trip is not here. On x86_64, coro_next and
+ * yield switch stacks inline (coro.h), once the first resume has mapped the
+ * stack and set base.stack_ctx; what comes through here is the first resume,
+ * tasks resumed by the scheduler, other processors, the ucontext build, and
+ * ASan builds, whose fiber annotations must surround each switch. The path
+ * keeps no thread-local bookkeeping either way: the overflow report finds
+ * the instance in the list of mapped stacks instead.
  */
 
 /* The start routine of every stackful context (the trampoline calls it on the
@@ -434,9 +439,8 @@ static void stackful_main(void *arg) {
   struct stackful *s = arg;
   tool_switched_in(s, 1);
   s->entry(&s->base);
-  s->base.status = CORO_DONE;
+  s->base.status = CORO_DONE;            /* coro_next answers false: no more values */
   tool_switch_out(s, 1);
-  s->caller.ret = 0;                      /* coro_next answers false: no more values */
   coro_ctx_switch(&s->ctx, &s->caller);
   coro_fatal("coro_next", "instance %p was resumed after its body returned", arg);
 }
@@ -446,6 +450,9 @@ static void stackful_start(struct stackful *s) {
   guard_install();
   stack_map(s);
   coro_ctx_init(&s->ctx, s->map + s->map_size - s->stack_size, s->stack_size, stackful_main, s);
+#ifdef STACKFUL_INLINE_SWITCH
+  s->base.resume_point = CORO_INLINE_SWITCH_MARK;   /* its stack is there: coro_next and yield may switch inline */
+#endif
 }
 
 /* The uncommon cases of a resume, out of the way of the common one: a
@@ -469,22 +476,21 @@ static bool stackful_resume(coro_t *c, void *out) {
 #ifdef STACKFUL_ASAN
   void *fake_save;
   tool_switch_in(s, &fake_save);
-  bool more = coro_ctx_switch(&s->caller, &s->ctx);
+  coro_ctx_switch(&s->caller, &s->ctx);
   tool_switched_back(fake_save);
-  return more;
 #else
-  return coro_ctx_switch(&s->caller, &s->ctx);  /* last: a jump; its value is caller.ret */
+  coro_ctx_switch(&s->caller, &s->ctx);
 #endif
+  return s->base.status != CORO_DONE;  /* suspended again (a value, or a turn), or finished */
 }
 
 void coro_stackful_suspend(coro_t *c) {
   struct stackful *s = (struct stackful *)c;
   if (__builtin_expect(s->base.status != CORO_RUNNING || !s->map, 0))
     coro_fatal("coro_stackful_suspend", "instance %p is not a running coroutine", (void *)c);
-  s->base.status = CORO_SUSPENDED;
+  s->base.status = CORO_SUSPENDED;        /* coro_next answers true: a value (or a turn) */
   tool_switch_out(s, 0);
-  s->caller.ret = 1;                      /* coro_next answers true: a value (or a turn) */
-  coro_ctx_switch(&s->ctx, &s->caller);   /* last, but for ASan: a jump (see above) */
+  coro_ctx_switch(&s->ctx, &s->caller);
   tool_switched_in(s, 0);
 }
 

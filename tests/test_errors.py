@@ -34,3 +34,29 @@ def test_every_message_has_a_caret():
         assert ": error: " in lines[0], golden
         assert lines[1].lstrip().split(" |")[0].isdigit(), golden
         assert lines[2].rstrip().endswith("^"), golden
+
+
+def many_yields(n):
+    return "coroutine int many(void) {\n" + "".join(f"  yield {i};\n" for i in range(n)) + "}\n"
+
+
+def test_too_many_resume_points(coroc, tmp_path):
+    """The runtime keeps a resume point in 15 bits (its top bit marks stackful
+    instances): 32,767 yields are taken, one more is refused at the one that
+    does not fit."""
+    (tmp_path / "fits.coc").write_text(many_yields(32767))
+    res = run([COROC, "-o", tmp_path / "fits.c", "fits.coc"], cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "case 32767: goto coro_resume_32767;" in (tmp_path / "fits.c").read_text()
+
+    (tmp_path / "many.coc").write_text(many_yields(32768))
+    out = tmp_path / "many.c"
+    res = run([COROC, "-o", out, "many.coc"], cwd=tmp_path)
+    assert res.returncode == 1
+    assert not out.exists()
+    assert res.stderr.splitlines() == [
+        "many.coc:32769:3: error: coroutine 'many' has more than 32767 yields and awaits; "
+        "split it into several coroutines",
+        " 32769 |   yield 32767;",
+        "       |   ^",
+    ]

@@ -200,7 +200,7 @@ def test_stackful_cases(builds, name):
     assert res.returncode == 0, res.stdout + res.stderr
     assert res.stdout.endswith("OK\n")
     for case in ["basic", f"interleaved {INTERLEAVED}", "deep recursion", "nested", "free",
-                 "stack size", "fp control", "alignment"]:
+                 "stack size", "fp control", "live values", "alignment"]:
         assert f"ok {case}\n" in res.stdout
     asan_clean(res, b)
 

@@ -168,10 +168,17 @@ static void lower_decl(Lowering *l, Node *decl) {
 
 static void walk(Lowering *l, Node *n);
 
+/* CORO_MAX_RESUME_POINTS of coro.h: resume_point is a 16-bit field whose top
+   bit marks stackful instances. */
+enum { MAX_RESUME_POINTS = 0x7fff };
+
 /* Resume points are numbered in source order; each remembers its line for
    the comment in the dispatch switch. */
 static int new_resume_point(Lowering *l, const Token *where) {
   Coroutine *co = l->co;
+  if (co->nresume == MAX_RESUME_POINTS)   /* the runtime keeps the number in 15 bits */
+    error_tok(where, "coroutine '%s' has more than %d yields and awaits; split it into several coroutines",
+              co->name, MAX_RESUME_POINTS);
   co->nresume++;
   co->resume_lines = xrealloc(co->resume_lines, sizeof(int) * (co->nresume + 1));
   co->resume_lines[co->nresume] = where->pos.line;

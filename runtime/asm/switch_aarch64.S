@@ -49,11 +49,9 @@ coro_ctx_switch:                                // x0 = from, x1 = to
         ldr     x11, [x1, #168]                 // to's FP control
         cmp     x10, x11                        // differs from the one in force? (nearly never)
         b.ne    1f                              // only then pay for msr fpcr, which synchronizes the FP unit
-        ldr     x0, [x1, #176]                  // the value the switch returns in to: to->ret
         br      x30                             // continue to: br, not ret, since we return into another context than
                                                 // our caller's; ret would use (and spoil) the return-address predictor
 1:      msr     fpcr, x11                       // to's rounding mode, FZ, DN, trap enables
-        ldr     x0, [x1, #176]                  // the value the switch returns in to: to->ret
         br      x30                             // continue to, as above
         .cfi_endproc                            // end of the unwind info
         .size   coro_ctx_switch, .-coro_ctx_switch // its size, for symbolizers

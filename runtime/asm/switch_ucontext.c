@@ -38,8 +38,7 @@ void coro_ctx_init(struct coro_ctx *ctx, void *stack, size_t size, coro_ctx_fn *
   makecontext(&ctx->uc, (void (*)(void))ucontext_entry, 2, (unsigned)(self >> 32), (unsigned)self);
 }
 
-bool coro_ctx_switch(struct coro_ctx *from, struct coro_ctx *to) {
+void coro_ctx_switch(struct coro_ctx *from, struct coro_ctx *to) {
   if (swapcontext(&from->uc, &to->uc) != 0)
     coro_fatal("coro_ctx_switch", "swapcontext failed");
-  return from->ret != 0;  /* set by whoever switched back to us */
 }

@@ -117,6 +117,12 @@ enum coro_status {
   CORO_DONE         /* its body returned; never runs again */
 };
 
+/* The largest resume point number of a stackless body (coroc refuses more
+   yields and awaits in one coroutine), and the resume_point of a stackful
+   instance whose switch may be inlined: above every stackless one. */
+#define CORO_MAX_RESUME_POINTS 0x7fff
+#define CORO_INLINE_SWITCH_MARK 0x8000
+
 /* The header every instance starts with. A stackless instance is a frame
    struct whose first member is this header; a stackful one embeds it in its
    stack bookkeeping. The resume path reads `resume`, writes `out`, and calls
@@ -126,9 +132,12 @@ struct coro {
                                    (true; a generator's value went to *out) or its end (false) */
   void (*release)(coro_t *c);   /* free what the instance owns (the frame, the stack) */
   void *out;                    /* where the yield being made copies its value; NULL: drop it */
-  unsigned short resume_point;  /* stackless: the numbered point where resume continues; 0 = start */
+  unsigned short resume_point;  /* stackless: the numbered point where resume continues; 0 = start
+                                   (at most CORO_MAX_RESUME_POINTS). Stackful: CORO_INLINE_SWITCH_MARK
+                                   once coro_next and yield may switch inline (below), else 0 */
   unsigned short status;        /* enum coro_status. Two shorts side by side: a suspension's two
-                                   stores (resume point, status) merge into one */
+                                   stores (resume point, status) merge into one, and coro_next
+                                   tests both with one load */
   unsigned char spawned;        /* a task handed to coro_spawn: the scheduler frees it at its end */
   unsigned char generator;      /* made by a generator (yield EXPR): consumed by coro_next, never awaited */
   coro_t *parent;               /* a task being awaited: the task awaiting it, resumed directly when it ends */
@@ -237,13 +246,201 @@ void coro_ready(coro_t *c);
 
 /* }================================================================== */
 
+/* {==================================================================
+ * The inline stackful switch (x86_64)
+ *
+ * A stackful context that is not running is five things: its stack
+ * pointer, the address where it goes on, its frame pointer and its FP
+ * control state. To resume one, make its FP control current, load rsp and
+ * rbp, and jump. Everything else it needs is on its own stack, or in
+ * registers that the code around the switch saved itself: the switch below
+ * is an asm statement that tells the compiler it clobbers every other
+ * register, so the compiler spills just what is live across it, and
+ * coro_next and yield switch stacks with no call at all. The runtime's
+ * assembly (runtime/asm/switch_x86_64.S) saves and resumes contexts in the
+ * same shape, so a context saved by either is resumed by either.
+ * runtime/asm/README.md tells why and what it costs.
+ * =================================================================== */
+#ifdef __cplusplus
+#define CORO_STATIC_ASSERT(what, why) static_assert(what, why)
+#else
+#define CORO_STATIC_ASSERT(what, why) _Static_assert(what, why)
+#endif
+
+#if defined(__x86_64__) && defined(__LP64__) && !defined(CORO_SWITCH_UCONTEXT)
+struct coro_ctx {
+  uint64_t rsp;        /* stack pointer: which stack this context runs on */
+  uint64_t rip;        /* where it goes on */
+  uint64_t rbp;        /* callee-saved, and the frame pointer if one is used, which no asm may clobber */
+  uint32_t mxcsr;      /* SSE control (rounding, exception masks, FTZ/DAZ): callee-saved; its flags are not */
+  uint16_t fpucw;      /* x87 control word (precision, rounding, masks): callee-saved */
+  uint16_t unused;
+};
+CORO_STATIC_ASSERT(offsetof(struct coro_ctx, rsp) == 0x00, "switch_x86_64.S: rsp at 0x00");
+CORO_STATIC_ASSERT(offsetof(struct coro_ctx, rip) == 0x08, "switch_x86_64.S: rip at 0x08");
+CORO_STATIC_ASSERT(offsetof(struct coro_ctx, rbp) == 0x10, "switch_x86_64.S: rbp at 0x10");
+CORO_STATIC_ASSERT(offsetof(struct coro_ctx, mxcsr) == 0x18, "switch_x86_64.S: mxcsr at 0x18");
+CORO_STATIC_ASSERT(offsetof(struct coro_ctx, fpucw) == 0x1c, "switch_x86_64.S: fpucw at 0x1c");
+CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x20, "switch_x86_64.S: 0x20 bytes in all");
+
+/* Inline only where it can be: GCC or clang (the asm statement), and not
+   under AddressSanitizer, whose fiber annotations must surround every switch
+   (the runtime's out-of-line switch has them). CORO_NO_INLINE_SWITCH turns
+   it off by hand. Whatever this says, the runtime marks an instance as one
+   to switch inline (CORO_INLINE_SWITCH_MARK) only when it was built with
+   this switch, so a program and a libcoro built differently still agree. */
+#if defined(__GNUC__) && !defined(CORO_NO_INLINE_SWITCH) && !defined(__SANITIZE_ADDRESS__)
+#if !defined(__has_feature)
+#define CORO_INLINE_SWITCH 1
+#elif !__has_feature(address_sanitizer)
+#define CORO_INLINE_SWITCH 1
+#endif
+#endif
+#endif
+
+#ifdef CORO_INLINE_SWITCH
+/* The switch proper, as text for the two asm statements below: save the
+   running context in *rdi, resume *rsi. Line by line as coro_ctx_switch in
+   runtime/asm/switch_x86_64.S, which comments each one. The running context
+   goes on at label 1, which each statement puts right after it. */
+#define CORO_SWITCH_ASM                                                                \
+  "leaq    1f(%%rip), %%rax\n\t"   /* from goes on at label 1 */                       \
+  "movq    %%rsp, 0x00(%%rdi)\n\t" /* from->rsp */                                     \
+  "movq    %%rax, 0x08(%%rdi)\n\t" /* from->rip */                                     \
+  "movq    %%rbp, 0x10(%%rdi)\n\t" /* from->rbp */                                     \
+  "stmxcsr 0x18(%%rdi)\n\t"        /* from->mxcsr: storing is cheap, so always */      \
+  "fnstcw  0x1c(%%rdi)\n\t"        /* from->fpucw */                                   \
+  "movl    0x18(%%rdi), %%eax\n\t" /* does to's MXCSR differ in a control bit? */      \
+  "xorl    0x18(%%rsi), %%eax\n\t"                                                     \
+  "testl   $~0x3f, %%eax\n\t"                                                          \
+  "jne     2f\n\t"                 /* then reload it: slow, so only then */            \
+  "movzwl  0x1c(%%rdi), %%eax\n\t" /* does to's x87 control word differ? */            \
+  "cmpw    0x1c(%%rsi), %%ax\n\t"                                                      \
+  "jne     2f\n\t"                                                                     \
+  "movq    0x00(%%rsi), %%rsp\n\t" /* to's stack */                                    \
+  "movq    0x10(%%rsi), %%rbp\n\t" /* to's frame pointer */                            \
+  "jmpq    *0x08(%%rsi)\n"         /* go on in to: a jump, no ret */                   \
+  "2:\n\t"                                                                             \
+  "ldmxcsr 0x18(%%rsi)\n\t"        /* to's FP control */                               \
+  "fldcw   0x1c(%%rsi)\n\t"                                                            \
+  "movq    0x00(%%rsi), %%rsp\n\t"                                                     \
+  "movq    0x10(%%rsi), %%rbp\n\t"                                                     \
+  "jmpq    *0x08(%%rsi)\n"                                                             \
+  "1:\n\t"                                                                             \
+  CORO_SWITCH_ENDBR
+
+/* Label 1 is the target of an indirect jump: under indirect-branch tracking
+   (-fcf-protection) it must begin with endbr64. */
+#if defined(__CET__) && (__CET__ & 1)
+#define CORO_SWITCH_ENDBR "endbr64\n\t"
+#else
+#define CORO_SWITCH_ENDBR
+#endif
+
+/* What a call clobbers: every caller-saved register (all vector registers,
+   AVX-512's masks, the x87/MMX stack), the flags and memory. */
+#ifdef __AVX512F__
+#define CORO_CLOBBERS_AVX512                                                          \
+  "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24",    \
+  "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",                      \
+  "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7",
+#else
+#define CORO_CLOBBERS_AVX512
+#endif
+#define CORO_CLOBBERS_CALL                                                             \
+  "rax", "rcx", "rdx", "r8", "r9", "r10", "r11",                                       \
+  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",                      \
+  "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",                \
+  CORO_CLOBBERS_AVX512                                                                 \
+  "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)",                 \
+  "mm0", "mm1", "mm2", "mm3", "mm4", "mm5", "mm6", "mm7", "cc", "memory"
+
+/* Inside a stackful body (yield): the asm says it clobbers the callee-saved
+   registers too (all but rbp, which the context keeps), so the compiler
+   saves only what is live across the yield, and nothing else is saved. */
+static inline __attribute__((always_inline)) void coro_switch_inline(struct coro_ctx *from,
+                                                                    struct coro_ctx *to) {
+  __asm__ volatile(CORO_SWITCH_ASM
+                   : "+D"(from), "+S"(to)
+                   :
+                   : "rbx", "r12", "r13", "r14", "r15", CORO_CLOBBERS_CALL);
+}
+
+/* In the resumer (coro_next), the same switch, shaped like a call: it keeps
+   rbx and r12-r15 itself, on the resumer's stack, so that the code around
+   it may keep its values in them as across any call. (Declaring them
+   clobbered here would make every loop that calls coro_next keep its
+   variables in memory, stackless instances or not.) It first steps over
+   the 128-byte red zone below rsp, where the code around may keep data. */
+static inline __attribute__((always_inline)) void coro_switch_inline_call(struct coro_ctx *from,
+                                                                         struct coro_ctx *to) {
+  __asm__ volatile("leaq    -128(%%rsp), %%rsp\n\t"
+                   "pushq   %%rbx\n\t"
+                   "pushq   %%r12\n\t"
+                   "pushq   %%r13\n\t"
+                   "pushq   %%r14\n\t"
+                   "pushq   %%r15\n\t"
+                   CORO_SWITCH_ASM
+                   "popq    %%r15\n\t"
+                   "popq    %%r14\n\t"
+                   "popq    %%r13\n\t"
+                   "popq    %%r12\n\t"
+                   "popq    %%rbx\n\t"
+                   "leaq    128(%%rsp), %%rsp"
+                   : "+D"(from), "+S"(to)
+                   :
+                   : CORO_CLOBBERS_CALL);
+}
+#endif
+
+/* }================================================================== */
+
 /* coro_next, inline: the resume path is one check, one store and one
-   indirect call, as lean as calling a hand-written state machine. What is
-   not the common case (a finished or running instance) is out of line. */
+   indirect call, as lean as calling a hand-written state machine; for a
+   stackful instance, the stack switch itself, right here. What is not the
+   common case (a finished or running instance) is out of line. */
 bool coro_next_refused(coro_t *gen);
+
+#ifdef CORO_INLINE_SWITCH
+/* The status of a stackful instance that switches inline, stored with its
+   mark as one word: the gate (below) reads that word, and a load that finds
+   only part of itself in the last store waits for the store to complete. */
+static inline void coro_inline_status(coro_t *c, enum coro_status status) {
+  uint32_t gate = CORO_INLINE_SWITCH_MARK | (uint32_t)status << 16;
+  memcpy((char *)c + offsetof(struct coro, resume_point), &gate, sizeof gate);
+}
+
+/* coro_next of an instance that did not pass the gate (below): a refusal,
+   or a stackful instance to switch to, right here. */
+static inline bool coro_next_gated(coro_t *gen, void *out) {
+  if (gen->status >= CORO_RUNNING)
+    return coro_next_refused(gen);
+  struct coro_ctx *body = (struct coro_ctx *)(gen + 1);
+  coro_inline_status(gen, CORO_RUNNING);
+  gen->out = out;                    /* the body writes its yield there */
+  coro_switch_inline_call(body + 1, body);
+  return gen->status != CORO_DONE;   /* suspended again, or finished */
+}
+
+CORO_STATIC_ASSERT(offsetof(struct coro, status) == offsetof(struct coro, resume_point) + 2,
+               "coro_next reads resume_point and status as one 32-bit gate");
+#endif
+
 static inline bool coro_next(coro_t *gen, void *out) {
+#ifdef CORO_INLINE_SWITCH
+  /* The gate: resume_point in the low half, status in the high half
+     (x86_64 is little-endian), read as the one word that a stackless
+     suspension stores. It lets through an instance whose status is below
+     CORO_RUNNING and which has no CORO_INLINE_SWITCH_MARK: one load and one
+     test, what stackless instances pay without the inline switch too. */
+  uint32_t gate;
+  memcpy(&gate, (const char *)gen + offsetof(struct coro, resume_point), sizeof gate);
+  if (__builtin_expect(gate & (~(uint32_t)CORO_SUSPENDED << 16 | CORO_INLINE_SWITCH_MARK), 0))
+    return coro_next_gated(gen, out);
+#else
   if (__builtin_expect(gen->status >= CORO_RUNNING, 0))  /* RUNNING or DONE */
     return coro_next_refused(gen);
+#endif
   gen->status = CORO_RUNNING;
   return gen->resume(gen, out);  /* out in a register, the answer in one */
 }
@@ -338,6 +535,19 @@ void *coro_stackful_args(coro_t *c);
    this thread. */
 void coro_stackful_suspend(coro_t *c);
 
+/* The same, with the switch inline where it can be (above). */
+static inline void coro_stackful_yield(coro_t *c) {
+#ifdef CORO_INLINE_SWITCH
+  if (__builtin_expect(c->resume_point == CORO_INLINE_SWITCH_MARK && c->status == CORO_RUNNING, 1)) {
+    struct coro_ctx *body = (struct coro_ctx *)(c + 1);
+    coro_inline_status(c, CORO_SUSPENDED);
+    coro_switch_inline(body, body + 1);   /* to the resumer, which saved itself in body + 1 */
+    return;
+  }
+#endif
+  coro_stackful_suspend(c);
+}
+
 /* `yield EXPR;` in a stackful generator of T: EXPR is evaluated once,
    converted to T and stored where coro_next asked; then suspend. */
 #define CORO_STACKFUL_YIELD(c, T, ...)  /* ... is EXPR, which may hold commas */ \
@@ -345,7 +555,7 @@ void coro_stackful_suspend(coro_t *c);
     T coro_value_ = (__VA_ARGS__);                                       \
     if ((c)->out)                                                        \
       *(T *)(c)->out = coro_value_;                                      \
-    coro_stackful_suspend(c);                                            \
+    coro_stackful_yield(c);                                              \
   } while (0)
 
 /* Tasks in the stackless backend. */
@@ -381,7 +591,7 @@ void coro_await_task(coro_t *parent, coro_t *child);
 #define CORO_STACKFUL_YIELD_TASK(c)                                      \
   do {                                                                   \
     coro_ready(c);                                                       \
-    coro_stackful_suspend(c);                                            \
+    coro_stackful_yield(c);                                              \
   } while (0)
 
 #define CORO_STACKFUL_AWAIT(c, ...)                                      \
@@ -389,7 +599,7 @@ void coro_await_task(coro_t *parent, coro_t *child);
     __typeof__(__VA_ARGS__) coro_aw_ = (__VA_ARGS__);                    \
     while (!CORO_READY(coro_aw_)) {                                      \
       ((struct coro_awaitable *)&coro_aw_)->ops->suspend((struct coro_awaitable *)&coro_aw_, c); \
-      coro_stackful_suspend(c);                                          \
+      coro_stackful_yield(c);                                            \
     }                                                                    \
     coro_aw_.result;                                                     \
   })
@@ -398,7 +608,7 @@ void coro_await_task(coro_t *parent, coro_t *child);
   __extension__({                                                        \
     coro_t *coro_child_ = (__VA_ARGS__);                                 \
     coro_await_task(c, coro_child_);                                     \
-    coro_stackful_suspend(c);                                            \
+    coro_stackful_yield(c);                                              \
     T coro_value_ = *(T *)coro_child_->result;                           \
     coro_free(coro_child_);                                              \
     coro_value_;                                                         \
@@ -408,7 +618,7 @@ void coro_await_task(coro_t *parent, coro_t *child);
   __extension__({                                                        \
     coro_t *coro_child_ = (__VA_ARGS__);                                 \
     coro_await_task(c, coro_child_);                                     \
-    coro_stackful_suspend(c);                                            \
+    coro_stackful_yield(c);                                              \
     coro_free(coro_child_);                                              \
   })
 

@@ -22,7 +22,7 @@
 #include <sys/mman.h>
 
 uint64_t regs_probe(uint64_t seed, struct coro_ctx *from, struct coro_ctx *to,
-                    bool (*sw)(struct coro_ctx *from, struct coro_ctx *to));
+                    void (*sw)(struct coro_ctx *from, struct coro_ctx *to));
 
 #define ROUNDS 1000
 #define STACK_SIZE (64 * 1024)

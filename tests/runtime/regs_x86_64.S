@@ -1,5 +1,5 @@
 /* unsigned long regs_probe(uint64_t seed, struct coro_ctx *from, struct coro_ctx *to,
- *                          bool (*sw)(struct coro_ctx *from, struct coro_ctx *to));
+ *                          void (*sw)(struct coro_ctx *from, struct coro_ctx *to));
  *
  * Fill every callee-saved register and the FP control state with patterns made
  * from seed, call sw(from, to) directly (no C code in between that could save
