@@ -10,6 +10,10 @@
  *   body: CORO_STACKFUL_YIELD -> coro_stackful_suspend: switch back to the consumer
  *   entry function returns -> stackful_main marks the instance done, switches back for good
  *
+ * On x86_64, once the first resume has mapped the stack, coro_next and the
+ * yield switch inline instead (coro.h), with no call into this file; the
+ * contexts they save and resume are the two in struct stackful below.
+ *
  * Stacks are mapped lazily at the first resume (coro_set_stack_size may still
  * change the size before it) and unmapped when the instance is freed. Below
  * each stack lies a PROT_NONE guard page: an overflow faults there, and a
@@ -424,7 +428,8 @@ static void stack_unmap(struct stackful *s) {
 
 /* The common path of a round trip is not here. On x86_64, coro_next and
  * yield switch stacks inline (coro.h), once the first resume has mapped the
- * stack and set base.stack_ctx; what comes through here is the first resume,
+ * stack and marked the instance (CORO_INLINE_SWITCH_MARK in resume_point,
+ * which this file sets nowhere else); what comes through here is the first resume,
  * tasks resumed by the scheduler, other processors, the ucontext build, and
  * ASan builds, whose fiber annotations must surround each switch. The path
  * keeps no thread-local bookkeeping either way: the overflow report finds
@@ -433,8 +438,7 @@ static void stack_unmap(struct stackful *s) {
 
 /* The start routine of every stackful context (the trampoline calls it on the
    fresh stack): run the body, mark the instance done, and leave for good. Its
-   stack stays mapped until coro_free: it cannot unmap the stack it runs on,
-   and unmapping it after the switch would cost the resume path its jump. */
+   stack stays mapped until coro_free: it cannot unmap the stack it runs on. */
 static void stackful_main(void *arg) {
   struct stackful *s = arg;
   tool_switched_in(s, 1);
@@ -465,9 +469,9 @@ static __attribute__((noinline, cold)) bool stackful_resume_slow(struct stackful
   return stackful_resume(&s->base, out);
 }
 
-/* c->resume: coro_next has checked the state and set it RUNNING. Control
-   comes back here (under ASan) or straight to coro_next when the body
-   suspends or ends. */
+/* c->resume: coro_next or the scheduler has checked the state and set it
+   RUNNING. The switch returns when the body suspends or ends, whichever
+   switch it uses to come back. */
 static bool stackful_resume(coro_t *c, void *out) {
   struct stackful *s = (struct stackful *)c;
   if (__builtin_expect(s->base.status != CORO_RUNNING || !s->map, 0))
