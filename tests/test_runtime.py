@@ -7,12 +7,16 @@ sources (not linked with the prebuilt libcoro), once per build:
     gcc-ucontext, clang-ucontext   the ucontext switch (-DCORO_SWITCH_UCONTEXT)
     asan-*                         the same under AddressSanitizer, which must report nothing
     aarch64-asm, aarch64-ucontext  cross-compiled (aarch64-linux-gnu-gcc -static), run under qemu-aarch64
+    gcc-asm-O0, gcc-asm-avx512,    x86_64 only: coro.h's inline switch under flags that change what the
+    clang-asm-avx2-cet             compiler keeps live across it (run only where the processor has the
+                                   instructions; elsewhere skipped, saying why)
 
 Every build compiles with -Wall -Wextra -Werror. The programs:
 
     regs.c + regs_<arch>.S   callee-saved registers and FP control survive switches (assembly-level)
     stackful_cases.c         the generated-code interface: 10,000 interleaved generators, deep
-                             recursion, free at any point, stack sizes, FP control per coroutine;
+                             recursion, free at any point, stack sizes, FP control per coroutine,
+                             values of every kind live in registers across the inline switch;
                              and, in child processes, the guard-page report on overflow and misuse
     generated_fib.c          a generator in exactly the shape coroc emits, using <coro.h> only
     roundtrip.c              the timing loop of docs (here only checked to run)
@@ -58,9 +62,10 @@ def run(cmd, env=None, timeout=120, cwd=None):
 class Build:
     """One way of compiling the runtime and the test programs."""
 
-    def __init__(self, name, cc, switch, arch, cflags=(), ldflags=(), runner=(), asan=False):
+    def __init__(self, name, cc, switch, arch, cflags=(), ldflags=(), runner=(), asan=False, cpu=None):
         self.name, self.cc, self.switch, self.arch = name, cc, switch, arch
         self.cflags, self.ldflags, self.runner, self.asan = list(cflags), list(ldflags), list(runner), asan
+        self.cpu = cpu   # a flag of /proc/cpuinfo that the code built with cflags needs
         self.static = arch != HOST_ARCH
         self.dir = None
 
@@ -72,6 +77,8 @@ class Build:
             return f"no assembly context switch for this processor ({platform.machine()})"
         if self.runner and shutil.which(self.runner[0]) is None:
             return f"{self.runner[0]} is not installed (it runs the {self.arch} tests)"
+        if self.cpu and self.cpu not in cpu_flags():
+            return f"this processor has no {self.cpu} to run code built with {' '.join(self.cflags)}"
         return None
 
     def runtime_sources(self):
@@ -113,7 +120,24 @@ class Build:
         return run([*self.runner, self.dir / program, *args], env=env, timeout=timeout, cwd=self.dir)
 
 
+def cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return []
+
+
 ASAN_FLAGS = ["-fsanitize=address", "-O1", "-fno-omit-frame-pointer"]
+# The x86_64 switch is inline in coro.h, where what the compiler keeps live across it depends on
+# the flags: no optimization (everything in memory), AVX-512 (16 more vector registers and the mask
+# registers, all of which the asm must list as clobbered), and indirect-branch tracking (the place
+# the switch jumps back to must start with endbr64).
+X86_VARIANTS = [
+    Build("gcc-asm-O0", "gcc", "asm", HOST_ARCH, ["-O0"]),
+    Build("gcc-asm-avx512", "gcc", "asm", HOST_ARCH, ["-O2", "-mavx512f"], cpu="avx512f"),
+    Build("clang-asm-avx2-cet", "clang", "asm", HOST_ARCH, ["-O2", "-mavx2", "-fcf-protection"], cpu="avx2"),
+]
 BUILDS = {b.name: b for b in [
     Build("gcc-asm", "gcc", "asm", HOST_ARCH, ["-O2"]),
     Build("clang-asm", "clang", "asm", HOST_ARCH, ["-O2"]),
@@ -127,6 +151,8 @@ BUILDS = {b.name: b for b in [
 ]}
 if HOST_ARCH == "aarch64":   # the native builds already run the aarch64 switch
     del BUILDS["aarch64-asm"], BUILDS["aarch64-ucontext"]
+if HOST_ARCH == "x86_64":
+    BUILDS.update({b.name: b for b in X86_VARIANTS})
 PLAIN = [n for n, b in BUILDS.items() if not b.asan]
 ALL = list(BUILDS)
 

@@ -304,6 +304,7 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x20, "switch_x86_64.S: 0x20 bytes
    runtime/asm/switch_x86_64.S, which comments each one. The running context
    goes on at label 1, which each statement puts right after it. */
 #define CORO_SWITCH_ASM                                                                \
+  CORO_SWITCH_VZEROUPPER                                                               \
   "leaq    1f(%%rip), %%rax\n\t"   /* from goes on at label 1 */                       \
   "movq    %%rsp, 0x00(%%rdi)\n\t" /* from->rsp */                                     \
   "movq    %%rax, 0x08(%%rdi)\n\t" /* from->rip */                                     \
@@ -328,6 +329,16 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x20, "switch_x86_64.S: 0x20 bytes
   "jmpq    *0x08(%%rsi)\n"                                                             \
   "1:\n\t"                                                                             \
   CORO_SWITCH_ENDBR
+
+/* Code built for AVX leaves the upper halves of the vector registers clean
+   at every call (a vzeroupper), so that code using the older SSE encodings
+   does not pay for merging them; the switch does what a call would, since
+   it clobbers all vector registers anyway. */
+#ifdef __AVX__
+#define CORO_SWITCH_VZEROUPPER "vzeroupper\n\t"
+#else
+#define CORO_SWITCH_VZEROUPPER
+#endif
 
 /* Label 1 is the target of an indirect jump: under indirect-branch tracking
    (-fcf-protection) it must begin with endbr64. */
