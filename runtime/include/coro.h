@@ -371,8 +371,9 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x20, "switch_x86_64.S: 0x20 bytes
    saves only what is live across the yield, and nothing else is saved. */
 static inline __attribute__((always_inline)) void coro_switch_inline(struct coro_ctx *from,
                                                                     struct coro_ctx *to) {
+  struct coro_ctx *rdi = from, *rsi = to;   /* copies: the asm leaves the other side's in them */
   __asm__ volatile(CORO_SWITCH_ASM
-                   : "+D"(from), "+S"(to)
+                   : "+D"(rdi), "+S"(rsi)
                    :
                    : "rbx", "r12", "r13", "r14", "r15", CORO_CLOBBERS_CALL);
 }
@@ -385,6 +386,7 @@ static inline __attribute__((always_inline)) void coro_switch_inline(struct coro
    the 128-byte red zone below rsp, where the code around may keep data. */
 static inline __attribute__((always_inline)) void coro_switch_inline_call(struct coro_ctx *from,
                                                                          struct coro_ctx *to) {
+  struct coro_ctx *rdi = from, *rsi = to;
   __asm__ volatile("leaq    -128(%%rsp), %%rsp\n\t"
                    "pushq   %%rbx\n\t"
                    "pushq   %%r12\n\t"
@@ -398,7 +400,7 @@ static inline __attribute__((always_inline)) void coro_switch_inline_call(struct
                    "popq    %%r12\n\t"
                    "popq    %%rbx\n\t"
                    "leaq    128(%%rsp), %%rsp"
-                   : "+D"(from), "+S"(to)
+                   : "+D"(rdi), "+S"(rsi)
                    :
                    : CORO_CLOBBERS_CALL);
 }
