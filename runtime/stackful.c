@@ -462,20 +462,20 @@ static void stackful_start(struct stackful *s) {
 /* The uncommon cases of a resume, out of the way of the common one: a
    refusal, and the first resume, which maps the stack. */
 static __attribute__((noinline, cold)) bool stackful_resume_slow(struct stackful *s, void *out) {
-  if (s->base.status != CORO_RUNNING)
-    coro_fatal("stackful_resume", "instance %p is %s, not running: resume it with coro_next",
-               (void *)s, coro_status_name(s->base.status));
+  if (s->base.status == CORO_DONE)
+    coro_fatal("stackful_resume", "instance %p is done: it cannot be resumed", (void *)s);
   stackful_start(s);
   return stackful_resume(&s->base, out);
 }
 
-/* c->resume: coro_next or the scheduler has checked the state and set it
-   RUNNING. The switch returns when the body suspends or ends, whichever
-   switch it uses to come back. */
+/* c->resume: coro_next or the scheduler has checked that the instance may
+   be resumed (the scheduler has also marked it running). The switch returns
+   when the body suspends or ends, whichever switch it uses to come back. */
 static bool stackful_resume(coro_t *c, void *out) {
   struct stackful *s = (struct stackful *)c;
-  if (__builtin_expect(s->base.status != CORO_RUNNING || !s->map, 0))
+  if (__builtin_expect(s->base.status == CORO_DONE || !s->map, 0))
     return stackful_resume_slow(s, out);
+  c->status = CORO_RUNNING;
   c->out = out;  /* the body, on its own stack, writes its yields there */
 #ifdef STACKFUL_ASAN
   void *fake_save;

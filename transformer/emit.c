@@ -1204,7 +1204,7 @@ static void emit_resume(Emitter *e, Coroutine *co) {
   emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_c;", co->name,
            co->name);
   emit_put(e, 0, "(void)coro_f, (void)coro_out;");
-  emit_put(e, at, "switch (coro_c->resume_point) {  /* 0: from the start */");
+  emit_put(e, at, "switch (coro_enter(coro_c)) {  /* running now; 0: from the start */");
   for (int i = 1; i <= co->nresume; i++)
     emit_put(e, at, "case %d: goto coro_resume_%d;  /* %s:%d */", i, i, e->src->name,
              co->resume_lines[i]);

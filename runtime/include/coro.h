@@ -408,20 +408,28 @@ static inline __attribute__((always_inline)) void coro_switch_inline_call(struct
 
 /* }================================================================== */
 
-/* coro_next, inline: the resume path is one check, one store and one
-   indirect call, as lean as calling a hand-written state machine; for a
+/* coro_next, inline: the resume path is one check and one indirect call,
+   as lean as calling a hand-written state machine; for a
    stackful instance, the stack switch itself, right here. What is not the
    common case (a finished or running instance) is out of line. */
 bool coro_next_refused(coro_t *gen);
 
+/* Set the resume point and the status. Where coro_next reads the two as one
+   word (the gate, below), they are stored as one word too: a load that finds
+   only part of itself in the last store, or parts in two stores, waits for
+   the stores to reach the cache (a dozen cycles or more on every resume),
+   and a compiler merges the two stores only when it sees both values. */
+static inline void coro_set_state(coro_t *c, unsigned resume_point, enum coro_status status) {
 #ifdef CORO_INLINE_SWITCH
-/* The status of a stackful instance that switches inline, stored with its
-   mark as one word: the gate (below) reads that word, and a load that finds
-   only part of itself in the last store waits for the store to complete. */
-static inline void coro_inline_status(coro_t *c, enum coro_status status) {
-  uint32_t gate = CORO_INLINE_SWITCH_MARK | (uint32_t)status << 16;
+  uint32_t gate = resume_point | (uint32_t)status << 16;   /* x86_64 is little-endian */
   memcpy((char *)c + offsetof(struct coro, resume_point), &gate, sizeof gate);
+#else
+  c->resume_point = (unsigned short)resume_point;
+  c->status = (unsigned short)status;
+#endif
 }
+
+#ifdef CORO_INLINE_SWITCH
 
 /* coro_next of an instance that did not pass the gate (below): a refusal,
    or a stackful instance to switch to, right here. */
@@ -429,7 +437,7 @@ static inline bool coro_next_gated(coro_t *gen, void *out) {
   if (gen->status >= CORO_RUNNING)
     return coro_next_refused(gen);
   struct coro_ctx *body = (struct coro_ctx *)(gen + 1);
-  coro_inline_status(gen, CORO_RUNNING);
+  coro_set_state(gen, CORO_INLINE_SWITCH_MARK, CORO_RUNNING);
   gen->out = out;                    /* the body writes its yield there */
   coro_switch_inline_call(body + 1, body);
   return gen->status != CORO_DONE;   /* suspended again, or finished */
@@ -454,8 +462,7 @@ static inline bool coro_next(coro_t *gen, void *out) {
   if (__builtin_expect(gen->status >= CORO_RUNNING, 0))  /* RUNNING or DONE */
     return coro_next_refused(gen);
 #endif
-  gen->status = CORO_RUNNING;
-  return gen->resume(gen, out);  /* out in a register, the answer in one */
+  return gen->resume(gen, out);  /* it marks itself running; out in a register, the answer in one */
 }
 
 /* Allocate a zeroed frame of `size` bytes aligned to `align` whose first
@@ -483,6 +490,16 @@ const char *coro_status_name(int status);
     CORO_SUSPEND(c, n);                                                  \
   } while (0)
 
+/* What a resume function does first: mark the instance running, so that a
+   generator that tries to resume itself is refused, and hand its resume
+   point to the dispatch switch. When the body reaches its next suspension
+   with no call on the way, the compiler drops the store, since the
+   suspension's store overwrites it. */
+static inline unsigned coro_enter(coro_t *c) {
+  c->status = CORO_RUNNING;
+  return c->resume_point;
+}
+
 /* The label after a resume function's dispatch switch, where the body
    starts: only the first resume comes this way, every later one jumps past
    it to its resume point. GCC takes `cold` on a label to mean just that and
@@ -497,8 +514,7 @@ const char *coro_status_name(int status);
 /* Suspend at resume point n: the next resume continues at label coro_resume_n. */
 #define CORO_SUSPEND(c, n)                                               \
   do {                                                                   \
-    (c)->resume_point = (n);                                             \
-    (c)->status = CORO_SUSPENDED;                                        \
+    coro_set_state((c), (n), CORO_SUSPENDED);                            \
     return true;                                                         \
   } while (0)
 
@@ -553,7 +569,7 @@ static inline void coro_stackful_yield(coro_t *c) {
 #ifdef CORO_INLINE_SWITCH
   if (__builtin_expect(c->resume_point == CORO_INLINE_SWITCH_MARK && c->status == CORO_RUNNING, 1)) {
     struct coro_ctx *body = (struct coro_ctx *)(c + 1);
-    coro_inline_status(c, CORO_SUSPENDED);
+    coro_set_state(c, CORO_INLINE_SWITCH_MARK, CORO_SUSPENDED);
     coro_switch_inline(body, body + 1);   /* to the resumer, which saved itself in body + 1 */
     return;
   }

@@ -19,7 +19,7 @@ static bool coro_resume_countdown(coro_t *coro_c, void *coro_out) {
   struct coro_frame_countdown *coro_f = (struct coro_frame_countdown *)coro_c;
   (void)coro_f, (void)coro_out;
 #line 4
-  switch (coro_c->resume_point) {  /* 0: from the start */
+  switch (coro_enter(coro_c)) {  /* running now; 0: from the start */
 #line 4
   case 1: goto coro_resume_1;  /* countdown.coc:6 */
   }

@@ -30,7 +30,7 @@ static bool coro_resume_walk(coro_t *coro_c, void *coro_out) {
   struct coro_frame_walk *coro_f = (struct coro_frame_walk *)coro_c;
   (void)coro_f, (void)coro_out;
 #line 7
-  switch (coro_c->resume_point) {  /* 0: from the start */
+  switch (coro_enter(coro_c)) {  /* running now; 0: from the start */
 #line 7
   case 1: goto coro_resume_1;  /* local_types.coc:15 */
 #line 7

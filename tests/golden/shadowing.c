@@ -24,7 +24,7 @@ static bool coro_resume_pairs(coro_t *coro_c, void *coro_out) {
   struct coro_frame_pairs *coro_f = (struct coro_frame_pairs *)coro_c;
   (void)coro_f, (void)coro_out;
 #line 4
-  switch (coro_c->resume_point) {  /* 0: from the start */
+  switch (coro_enter(coro_c)) {  /* running now; 0: from the start */
 #line 4
   case 1: goto coro_resume_1;  /* shadowing.coc:10 */
 #line 4

@@ -21,7 +21,7 @@ static bool coro_resume_tokens(coro_t *coro_c, void *coro_out) {
   struct coro_frame_tokens *coro_f = (struct coro_frame_tokens *)coro_c;
   (void)coro_f, (void)coro_out;
 #line 5
-  switch (coro_c->resume_point) {  /* 0: from the start */
+  switch (coro_enter(coro_c)) {  /* running now; 0: from the start */
 #line 5
   case 1: goto coro_resume_1;  /* switch_goto.coc:16 */
   }

@@ -27,7 +27,7 @@ static bool coro_resume_leaf(coro_t *coro_c, void *coro_out) {
   struct coro_frame_leaf *coro_f = (struct coro_frame_leaf *)coro_c;
   (void)coro_f, (void)coro_out;
 #line 6
-  switch (coro_c->resume_point) {  /* 0: from the start */
+  switch (coro_enter(coro_c)) {  /* running now; 0: from the start */
 #line 6
   case 1: goto coro_resume_1;  /* tasks_chain.coc:7 */
   }
@@ -86,7 +86,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
   struct coro_frame_child *coro_f = (struct coro_frame_child *)coro_c;
   (void)coro_f, (void)coro_out;
 #line 11
-  switch (coro_c->resume_point) {  /* 0: from the start */
+  switch (coro_enter(coro_c)) {  /* running now; 0: from the start */
 #line 11
   case 1: goto coro_resume_1;  /* tasks_chain.coc:12 */
 #line 11
@@ -184,7 +184,7 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
   struct coro_frame_top *coro_f = (struct coro_frame_top *)coro_c;
   (void)coro_f, (void)coro_out;
 #line 20
-  switch (coro_c->resume_point) {  /* 0: from the start */
+  switch (coro_enter(coro_c)) {  /* running now; 0: from the start */
 #line 20
   case 1: goto coro_resume_1;  /* tasks_chain.coc:21 */
 #line 20

@@ -213,7 +213,7 @@ static coro_t *churn(long seed, int n) {
 struct evens_frame { struct coro coro; long i, n; };
 static bool evens_resume(coro_t *c, void *out) {
   struct evens_frame *f = (struct evens_frame *)c;
-  switch (c->resume_point) {
+  switch (coro_enter(c)) {
   case 1:
     goto coro_resume_1;
   }
