@@ -133,6 +133,26 @@ def assert_backends_agree(outputs, where):
             f"--- {first} ---\n{outputs[first]}--- {backend} ---\n{outputs[backend]}")
 
 
+class CheckedRuns:
+    """The runs of a directory of check.h programs, each program's stdout kept
+    by (case name, compiler, backend), so that the comparison of the backends
+    reuses the runs of the tests before it; a missing one is run again."""
+
+    def __init__(self, timeout=30):
+        self.timeout = timeout
+        self.outputs = {}
+
+    def run(self, toolchain, case, backend, cc):
+        out = run_checked_program(toolchain, case, backend, cc, timeout=self.timeout)
+        self.outputs[(case.name, cc, backend)] = out
+        return out
+
+    def assert_backends_agree(self, toolchain, case, cc):
+        outputs = {b: self.outputs.get((case.name, cc, b)) or self.run(toolchain, case, b, cc)
+                   for b in BACKENDS}
+        assert_backends_agree(outputs, f"{case.name} ({cc})")
+
+
 def build_runtime_archive(out_dir, cc, ar, flags, switch_asm):
     """libcoro compiled from its sources with cc and flags (a cross compiler,
     a sanitizer) into out_dir/libcoro.a, with the given assembly switch."""

@@ -15,28 +15,20 @@ include "check.h" from tests/, and their own headers from tests/cases/.
 """
 import pytest
 
-from conftest import BACKENDS, COMPILERS, TESTS_DIR, assert_backends_agree, run_checked_program
+from conftest import BACKENDS, COMPILERS, TESTS_DIR, CheckedRuns
 
 CASES_DIR = TESTS_DIR / "cases"
 CASES = sorted(CASES_DIR.glob("*.coc"))
 IDS = [p.name for p in CASES]
 
-# stdout of each passing run, keyed by (case name, compiler, backend), for the
-# comparison of the backends; a missing entry is built again there.
-_outputs = {}
-
-
-def build_and_run(toolchain, case, backend, cc):
-    out = run_checked_program(toolchain, case, backend, cc)
-    _outputs[(case.name, cc, backend)] = out
-    return out
+RUNS = CheckedRuns()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cc", COMPILERS)
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_case(toolchain, case, cc, backend):
-    build_and_run(toolchain, case, backend, cc)
+    RUNS.run(toolchain, case, backend, cc)
 
 
 # The same program must print the same under every backend (once there are two).
@@ -44,9 +36,7 @@ if len(BACKENDS) > 1:
     @pytest.mark.parametrize("cc", COMPILERS)
     @pytest.mark.parametrize("case", CASES, ids=IDS)
     def test_backends_agree(toolchain, case, cc):
-        outputs = {b: _outputs.get((case.name, cc, b)) or build_and_run(toolchain, case, b, cc)
-                   for b in BACKENDS}
-        assert_backends_agree(outputs, f"{case.name} ({cc})")
+        RUNS.assert_backends_agree(toolchain, case, cc)
 
 
 def test_cases_exist():

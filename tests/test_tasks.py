@@ -18,7 +18,7 @@ A case whose first line is `// coroc-args: ARGS` gets ARGS (shell words) on
 both the coroc and the compiler command lines, as in test_cases.py."""
 import pytest
 
-from conftest import BACKENDS, COMPILERS, TESTS_DIR, assert_backends_agree, run_checked_program
+from conftest import BACKENDS, COMPILERS, TESTS_DIR, CheckedRuns
 
 TASKS_DIR = TESTS_DIR / "tasks"
 CASES = sorted(TASKS_DIR.glob("*.coc"))
@@ -26,21 +26,14 @@ IDS = [p.name for p in CASES]
 
 RUN_TIMEOUT = 30  # seconds; a task never woken must fail, not hang the suite
 
-# stdout of each passing run, keyed by (case name, compiler, backend).
-_outputs = {}
-
-
-def build_and_run(toolchain, case, backend, cc):
-    out = run_checked_program(toolchain, case, backend, cc, timeout=RUN_TIMEOUT)
-    _outputs[(case.name, cc, backend)] = out
-    return out
+RUNS = CheckedRuns(timeout=RUN_TIMEOUT)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cc", COMPILERS)
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_task(toolchain, case, cc, backend):
-    build_and_run(toolchain, case, backend, cc)
+    RUNS.run(toolchain, case, backend, cc)
 
 
 # The same program must print the same under every backend.
@@ -48,9 +41,7 @@ if len(BACKENDS) > 1:
     @pytest.mark.parametrize("cc", COMPILERS)
     @pytest.mark.parametrize("case", CASES, ids=IDS)
     def test_backends_agree(toolchain, case, cc):
-        outputs = {b: _outputs.get((case.name, cc, b)) or build_and_run(toolchain, case, b, cc)
-                   for b in BACKENDS}
-        assert_backends_agree(outputs, f"{case.name} ({cc})")
+        RUNS.assert_backends_agree(toolchain, case, cc)
 
 
 def test_tasks_exist():
