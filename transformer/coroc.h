@@ -200,6 +200,11 @@ enum {
   SP_TYPE = 1 << 9,       /* some type specifier was given */
 };
 
+/* The parser's limit on nesting (its stack depth, in grammar symbols):
+   brackets, prefix operators, right-leaning chains (`a = b = c`, `?:`),
+   nested statements. */
+#define COROC_MAX_NESTING 1000000
+
 /* A list of nodes. */
 typedef struct {
   Node **v;  /* the nodes */
@@ -222,6 +227,8 @@ struct Node {
                       ND_AWAIT: the coroutine awaited (a task), or NULL (an awaitable operation) */
   const char *type;/* ND_AWAIT of an operation: the awaitable's type, as C text */
   bool discarded;  /* an expression whose value is not used (a statement's, a comma's left, a (void) cast's) */
+  bool awaits;     /* lower.c: an await stands in this subtree (set by mark_awaits) */
+  bool selects;    /* lower.c: a `?:` with an await in an arm stands in this subtree */
 };
 
 Node *new_node(NodeKind kind, int first, int last);
@@ -229,6 +236,18 @@ void list_push(NodeList *l, Node *n);
 Node *node_list(NodeKind kind, int first, int last, Node *item);
 Node *node_append(Node *list, Node *item, int last);
 void ast_dump(FILE *out, const Node *n, int depth);
+
+/* The one walk over a tree: depth first, children in source order (a for
+   loop's init before its condition, step and body). `pre` sees a node before
+   its children and returns false to skip them; `post` (may be NULL) sees it
+   after them. The walk keeps its own stack on the heap, so a chain of a
+   million operators costs no C stack. */
+typedef bool VisitPre(Node *n, void *ctx);
+typedef void VisitPost(Node *n, void *ctx);
+void visit(Node *root, VisitPre *pre, VisitPost *post, void *ctx);
+/* The i-th child in source order, for i = 0, 1, ...; NULL past the last
+   (a missing optional child is skipped, never returned as NULL). */
+Node *node_child(const Node *n, int *i);
 
 /* ND_EXPR operators that are not a single token's code (the others are). */
 enum {
@@ -345,10 +364,18 @@ typedef struct {
 void lower(Source *src, Coroutine *cos, const Options *opt);
 void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
 
-/* lower.c: does this expression hold an await? */
+/* lower.c: does this expression hold an await? (O(1): see Node.awaits) */
 bool has_await(const Node *n);
+/* lower.c: does it hold a `?:` with an await in an arm? (O(1)) */
+bool has_awaiting_select(const Node *n);
 /* lower.c: mark n and what inherits its fate as discarded (see Node.discarded) */
 void mark_discarded(Node *n);
+/* lower.c: the parts of expression n that order its awaits, in the order C
+   evaluates them: each await, each && || whose right side awaits, each ?:
+   with an await in an arm, each comma with an await; found without
+   descending into them, and only where an await is. Plain operators around
+   them (C leaves their operands unsequenced) are looked through. */
+void collect_sequenced(Node *n, NodeList *out);
 
 /* emit.c's printer, shared with emit_stackful.c */
 typedef struct {
@@ -360,8 +387,9 @@ typedef struct {
   int indent;         /* current indentation, in levels of two spaces */
   int mapped;         /* the .coc line the compiler will give the next output line; 0: unknown */
   bool named;         /* a #line has named the .coc already */
-  struct { int first, last; const char *text; } *repl; /* await lowering: ranges printed as text */
+  struct { int first, last, next; const char *text; } *repl; /* await lowering: ranges printed as text */
   int nrepl, caprepl;
+  int *repl_at;       /* [token] the newest repl entry starting there, or -1; entries chain by next */
   const char *continue_label; /* a loop whose condition awaits: where `continue` goes */
   int open_blocks;    /* blocks opened around a statement for `?:` values, to close after it */
   int nselects;       /* coro_sel_N numbers used so far */

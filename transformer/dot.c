@@ -17,6 +17,7 @@
 #include "coroc.h"
 #include "parser.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -83,34 +84,42 @@ static char *label_set(Graph *g, const char *name) {
 static void flow(Graph *g, Node *n, char *pending, Jumps j);
 static void arrive(Graph *g, char *pending, int state);
 
-/* The awaits of an expression, in an order C allows; what && || ?: may
-   skip is a branch: the states before it get through too. */
-static void flow_expr(Graph *g, Node *n, char *pending) {
-  if (!n || n->kind == ND_SIZEOF || n->kind == ND_STMT_EXPR)
-    return;
+static void flow_expr(Graph *g, Node *n, char *pending);
+
+/* One part that orders awaits (collect_sequenced): what && || ?: may skip
+   is a branch, the states before it get through too. */
+static void flow_sequenced(Graph *g, Node *n, char *pending) {
   if (n->kind == ND_AWAIT) {
     flow_expr(g, n->a, pending);
     arrive(g, pending, n->resume_point);
     return;
   }
-  if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR || n->flags == '?')) {
-    flow_expr(g, n->a, pending);
-    char *skip = new_set(g);
-    merge(g, skip, pending);
-    if (n->flags == '?') {
-      flow_expr(g, n->b, pending);
-      flow_expr(g, n->c, skip);
-    } else {
-      flow_expr(g, n->b, pending);
-    }
-    merge(g, pending, skip);
+  flow_expr(g, n->a, pending);
+  if (n->flags == ',') {
+    flow_expr(g, n->b, pending);
     return;
   }
-  Node *kids[] = {n->a, n->b, n->c, n->d};
-  for (int i = 0; i < 4; i++)
-    flow_expr(g, kids[i], pending);
-  for (int i = 0; i < n->kids.n; i++)
-    flow_expr(g, n->kids.v[i], pending);
+  char *skip = new_set(g);
+  merge(g, skip, pending);
+  if (n->flags == '?') {
+    flow_expr(g, n->b, pending);
+    flow_expr(g, n->c, skip);
+  } else {
+    flow_expr(g, n->b, pending);
+  }
+  merge(g, pending, skip);
+  free(skip);
+}
+
+/* The awaits of an expression, in an order C allows. */
+static void flow_expr(Graph *g, Node *n, char *pending) {
+  if (!has_await(n))
+    return;
+  NodeList parts = {0};
+  collect_sequenced(n, &parts);
+  for (int i = 0; i < parts.n; i++)
+    flow_sequenced(g, parts.v[i], pending);
+  free(parts.v);
 }
 
 static void arrive(Graph *g, char *pending, int state) {

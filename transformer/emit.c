@@ -44,6 +44,8 @@ static void line_directive(Emitter *e, int line) {
   e->named = true;
 }
 
+enum { MAX_INDENT = 40 };
+
 /* Print one line of output that stands for `line` of the .coc (0: a line of
    coroc's own that stands for nothing in particular). */
 void emit_put(Emitter *e, int line, const char *fmt, ...) {
@@ -51,7 +53,9 @@ void emit_put(Emitter *e, int line, const char *fmt, ...) {
     line_directive(e, line);
   if (line > 0)
     e->mapped = line;
-  fprintf(e->out, "%*s", e->indent * 2, "");
+  /* deeper than MAX_INDENT levels the text stops moving right: readable for
+     any real body, and linear in size for a machine-made one nested 10^5 deep */
+  fprintf(e->out, "%*s", (e->indent < MAX_INDENT ? e->indent : MAX_INDENT) * 2, "");
   va_list ap;
   va_start(ap, fmt);
   vfprintf(e->out, fmt, ap);
@@ -136,12 +140,15 @@ static bool print_collapsed(FILE *out, Emitter *e, const Node *tagged) {
   return true;
 }
 
-/* The widest lowered range that starts at token i and ends by `last`. */
+/* The widest lowered range that starts at token i and ends by `last`: the
+   entries are chained by the token they start at, so printing a token asks
+   only about its own (usually none). */
 static int best_repl(Emitter *e, int i, int last) {
   int best = -1;
-  for (int k = 0; k < e->nrepl; k++)
-    if (e->repl[k].first == i && e->repl[k].last <= last &&
-        (best < 0 || e->repl[k].last > e->repl[best].last))
+  if (!e->repl_at)
+    return -1;
+  for (int k = e->repl_at[i]; k >= 0; k = e->repl[k].next)
+    if (e->repl[k].last <= last && (best < 0 || e->repl[k].last > e->repl[best].last))
       best = k;
   return best;
 }
@@ -153,6 +160,14 @@ static const char *replacement(Emitter *e, int i, int last) {
 
 static int repl_end(Emitter *e, int i, int last) {
   return e->repl[best_repl(e, i, last)].last;
+}
+
+/* Forget the entries from `keep` on, newest first (they were chained so). */
+static void drop_repl(Emitter *e, int keep) {
+  while (e->nrepl > keep) {
+    e->nrepl--;
+    e->repl_at[e->repl[e->nrepl].first] = e->repl[e->nrepl].next;
+  }
 }
 
 static void print_range(FILE *out, Emitter *e, int first, int last, const Style *st) {
@@ -372,26 +387,35 @@ static void push_repl(Emitter *e, const Node *n, const char *text) {
     e->caprepl = e->caprepl ? e->caprepl * 2 : 16;
     e->repl = xrealloc(e->repl, sizeof e->repl[0] * e->caprepl);
   }
+  if (!e->repl_at) {
+    e->repl_at = xcalloc(e->toks->n + 1, sizeof(int));
+    for (int i = 0; i <= e->toks->n; i++)
+      e->repl_at[i] = -1;
+  }
   e->repl[e->nrepl].first = n->first;
   e->repl[e->nrepl].last = n->last;
-  e->repl[e->nrepl++].text = text;
+  e->repl[e->nrepl].text = text;
+  e->repl[e->nrepl].next = e->repl_at[n->first];
+  e->repl_at[n->first] = e->nrepl++;
 }
 
 static char *lower_await_expr(Emitter *e, Node *n);
 static char *lower_select(Emitter *e, Node *n);
 static void close_blocks(Emitter *e, int to);
-static bool has_awaiting_select(const Node *n);
+
+/* The outermost awaits of n (an await inside another's operand is part of it). */
+static bool awaits_pre(Node *n, void *ctx) {
+  if (!has_await(n))
+    return false;
+  if (n->kind == ND_AWAIT) {
+    list_push(ctx, n);
+    return false;
+  }
+  return true;
+}
 
 static void collect_awaits(Node *n, NodeList *out) {
-  if (!n)
-    return;
-  if (n->kind == ND_AWAIT)
-    list_push(out, n);
-  Node *kids[] = {n->a, n->b, n->c, n->d};
-  for (int i = 0; i < 4; i++)
-    collect_awaits(kids[i], out);
-  for (int i = 0; i < n->kids.n; i++)
-    collect_awaits(n->kids.v[i], out);
+  visit(n, awaits_pre, NULL, out);
 }
 
 /* Does the coroutine `f` (a symbol) return a value? */
@@ -456,21 +480,6 @@ static char *lower_logical(Emitter *e, Node *n, bool is_and) {
   return format("coro_f->coro_cond_%d", k);
 }
 
-/* Does n hold a `?:` with an await in an arm? */
-static bool has_awaiting_select(const Node *n) {
-  if (!n || n->kind == ND_AWAIT)
-    return n && has_awaiting_select(n->a);
-  if (n->kind == ND_EXPR && n->flags == '?' && (has_await(n->b) || has_await(n->c)))
-    return true;
-  if (has_awaiting_select(n->a) || has_awaiting_select(n->b) || has_awaiting_select(n->c) ||
-      has_awaiting_select(n->d))
-    return true;
-  for (int i = 0; i < n->kids.n; i++)
-    if (has_awaiting_select(n->kids.v[i]))
-      return true;
-  return false;
-}
-
 /* The value an await will have, as lower_await will name it. */
 static const char *await_value(const Node *n) {
   if (!n->name)
@@ -487,7 +496,7 @@ static char *typed_text(Emitter *e, Node *n) {
   for (int i = 0; i < awaits.n; i++)
     push_repl(e, awaits.v[i], await_value(awaits.v[i]));
   char *text = node_str(e, n);
-  e->nrepl = saved;
+  drop_repl(e, saved);
   return text;
 }
 
@@ -552,6 +561,31 @@ static void close_blocks(Emitter *e, int to) {
   }
 }
 
+/* An operator whose operands C leaves unsequenced, with awaits below it:
+   the parts that order awaits (collect_sequenced) are lowered in turn, and
+   one holding a `?:` that awaits goes last, so that its value (a local of
+   the block lower_select opens) is used before any other suspension. The
+   operators between are looked through, not recursed into: a chain of a
+   million `+` costs no C stack. */
+static void lower_unsequenced(Emitter *e, Node *n) {
+  NodeList parts = {0};
+  collect_sequenced(n, &parts);
+  Node *select = NULL;
+  for (int i = 0; i < parts.n; i++)
+    if (!has_awaiting_select(parts.v[i]))
+      lower_await_expr(e, parts.v[i]);
+  for (int i = 0; i < parts.n; i++)
+    if (has_awaiting_select(parts.v[i])) {
+      if (select)
+        error_tok(&e->toks->v[parts.v[i]->first], "two operands that each hold a '?:' with "
+                  "'await' in one expression: put one in a variable first");
+      select = parts.v[i];
+    }
+  if (select)
+    lower_await_expr(e, select);
+  free(parts.v);
+}
+
 /* Print the statements that evaluate the awaits in n, in an order C allows,
    and return the C text of n's value. Operands around an await that C
    leaves unsequenced are evaluated after it; &&, || and the comma keep
@@ -574,30 +608,7 @@ static char *lower_await_expr(Emitter *e, Node *n) {
   } else if (n->kind == ND_EXPR && n->flags == '?' && (has_await(n->b) || has_await(n->c))) {
     text = lower_select(e, n);
   } else {
-    /* C leaves these operands unsequenced: the awaits go first, and an
-       operand holding a `?:` that awaits goes last, so that its value (a
-       local of the block, below) is used before any other suspension */
-    Node *kids[64];
-    int nk = 0;
-    Node *fixed[] = {n->a, n->b, n->c, n->d};
-    for (int i = 0; i < 4; i++)
-      if (fixed[i] && nk < 64)
-        kids[nk++] = fixed[i];
-    for (int i = 0; i < n->kids.n && nk < 64; i++)
-      kids[nk++] = n->kids.v[i];
-    Node *select = NULL;
-    for (int i = 0; i < nk; i++)
-      if (has_await(kids[i]) && !has_awaiting_select(kids[i]))
-        lower_await_expr(e, kids[i]);
-    for (int i = 0; i < nk; i++)
-      if (has_awaiting_select(kids[i])) {
-        if (select)
-          error_tok(&e->toks->v[kids[i]->first], "two operands that each hold a '?:' with "
-                    "'await' in one expression: put one in a variable first");
-        select = kids[i];
-      }
-    if (select)
-      lower_await_expr(e, select);
+    lower_unsequenced(e, n);
     return node_str(e, n);
   }
   push_repl(e, n, text);
@@ -921,11 +932,15 @@ static void emit_for(Emitter *e, Node *n) {
      while (C) S   ->  for (;;) { ...C's awaits...; if (!(C)) break; S }
      do S while (C) -> for (;;) { S coro_cont_N:; ...; if (!(C)) break; }
    `continue` must still reach the condition and the step: where they come
-   after the body, it becomes `goto coro_cont_N`. */
-static void emit_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, bool cond_last) {
+   after the body, it becomes `goto coro_cont_N`. With `init_done`, a for
+   loop's init (which awaits) was printed before the loop by the caller. */
+static void emit_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, bool cond_last,
+                               bool init_done) {
   int line = emit_line_of(e, n);
   char *init = "";
-  if (n->kind == ND_FOR && n->d->kind == ND_DECL) {
+  if (init_done) {
+    ;
+  } else if (n->kind == ND_FOR && n->d->kind == ND_DECL) {
     char *inits = decl_inits(e, n->d, ", ");
     init = inits ? inits : "";
   } else if (n->kind == ND_FOR && n->d->a) {
@@ -1004,7 +1019,7 @@ static void emit_stmt(Emitter *e, Node *n) {
 
 static void emit_stmt_kind(Emitter *e, Node *n) {
   int line = emit_line_of(e, n);
-  e->nrepl = 0;
+  drop_repl(e, 0);
   switch (n->kind) {
   case ND_BLOCK:
     emit_substmt(e, line, "", n);
@@ -1052,14 +1067,14 @@ static void emit_stmt_kind(Emitter *e, Node *n) {
     return;
   case ND_WHILE:
     if (has_await(n->a)) {
-      emit_awaiting_loop(e, n, n->a, NULL, false);
+      emit_awaiting_loop(e, n, n->a, NULL, false, false);
       return;
     }
     emit_loop_body(e, line, format("while (%s)", node_str(e, n->a)), n->b);
     return;
   case ND_DO:
     if (has_await(n->a)) {
-      emit_awaiting_loop(e, n, n->a, NULL, true);
+      emit_awaiting_loop(e, n, n->a, NULL, true, false);
       return;
     }
     emit_loop_body(e, line, "do", n->b);
@@ -1068,12 +1083,16 @@ static void emit_stmt_kind(Emitter *e, Node *n) {
   case ND_FOR:
     if (has_await(n->a) || has_await(n->c) || (n->d->kind == ND_DECL && has_await(n->d)) ||
         (n->d->kind == ND_EXPR_STMT && has_await(n->d->a))) {
-      if (n->d->kind == ND_DECL && has_await(n->d)) {
+      /* an init that awaits is printed before the loop (the tree stays as it is:
+         the printer may run twice) */
+      bool init_done = true;
+      if (n->d->kind == ND_DECL && has_await(n->d))
         emit_awaiting_decl(e, n->d);
-        n->d = new_node(ND_EXPR_STMT, n->d->last, n->d->last);  /* the init is done */
-      } else if (n->d->a && has_await(n->d->a))
-        emit_put(e, line, "%s;", lower_await_expr(e, n->d->a)), n->d->a = NULL;
-      emit_awaiting_loop(e, n, n->a, n->c, false);
+      else if (n->d->kind == ND_EXPR_STMT && has_await(n->d->a))
+        emit_put(e, line, "%s;", lower_await_expr(e, n->d->a));
+      else
+        init_done = false;
+      emit_awaiting_loop(e, n, n->a, n->c, false, init_done);
       return;
     }
     emit_for(e, n);

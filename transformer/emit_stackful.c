@@ -22,19 +22,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The splices of a body: its yields and awaits sorted by position, and the
+   next one not yet printed. */
+typedef struct {
+  NodeList nodes;  /* ND_YIELD and ND_AWAIT, by their first token */
+  int next;        /* the first one not yet reached */
+} Splices;
+
+/* The first original token at or after byte `offset` (tokens are in order). */
+static int token_at(TokenList *o, size_t offset) {
+  int lo = 0, hi = o->n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (o->v[mid].offset < offset)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /* The text of the .coc from byte `from` to byte `to`, with the splices of
-   the yields and awaits in `yields` (sorted) and of __func__ made. */
-static void splice(FILE *out, Source *src, Coroutine *co, NodeList *yields, size_t from, size_t to) {
+   the yields and awaits and of __func__ made. An await inside another's
+   operand is printed by the nested call, which moves sp->next on. */
+static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t from, size_t to) {
   TokenList *o = &src->original;
   size_t at = from;
-  for (int i = 0; i < o->n && o->v[i].offset < to; i++) {
+  for (int i = token_at(o, from); i < o->n && o->v[i].offset < to; i++) {
     Token *t = &o->v[i];
     if (t->offset < at || t->dead)
       continue;
-    Node *y = NULL;
-    for (int k = 0; k < yields->n && !y; k++)
-      if (yields->v[k]->first == i)
-        y = yields->v[k];
+    while (sp->next < sp->nodes.n && sp->nodes.v[sp->next]->first < i)
+      sp->next++;
+    Node *y = sp->next < sp->nodes.n && sp->nodes.v[sp->next]->first == i ? sp->nodes.v[sp->next] : NULL;
     bool func = t->kind == TK_IDENT && (!strcmp(t->text, "__func__") || !strcmp(t->text, "__FUNCTION__"));
     if (!y && !func)
       continue;
@@ -44,6 +64,7 @@ static void splice(FILE *out, Source *src, Coroutine *co, NodeList *yields, size
       at = t->end;
       continue;
     }
+    sp->next++;
     at = o->v[y->last].end;
     if (y->kind == ND_YIELD && !y->a) {  /* `yield;` in a task */
       fputs("CORO_STACKFUL_YIELD_TASK(coro_c);", out);
@@ -62,24 +83,17 @@ static void splice(FILE *out, Source *src, Coroutine *co, NodeList *yields, size
       fprintf(out, "CORO_STACKFUL_AWAIT_TASK(coro_c, coro_value_%s, ", y->name);
     else
       fputs("CORO_STACKFUL_AWAIT_VOID_TASK(coro_c, ", out);
-    splice(out, src, co, yields, first->offset, last->end);
+    splice(out, src, co, sp, first->offset, last->end);
     fputs(y->kind == ND_YIELD ? ");" : ")", out);
   }
   if (at < to)
     fwrite(src->text + at, 1, to - at, out);
 }
 
-static void collect_yields(Node *n, NodeList *out) {
-  if (!n)
-    return;
+static bool yields_pre(Node *n, void *ctx) {
   if (n->kind == ND_YIELD || n->kind == ND_AWAIT)
-    list_push(out, n);
-
-  Node *kids[] = {n->a, n->b, n->c, n->d};
-  for (int i = 0; i < 4; i++)
-    collect_yields(kids[i], out);
-  for (int i = 0; i < n->kids.n; i++)
-    collect_yields(n->kids.v[i], out);
+    list_push(ctx, n);
+  return true;
 }
 
 static int by_position(const void *a, const void *b) {
@@ -123,9 +137,10 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "%s;  /* it may call itself */", emit_creation_header(e, co));
 
   /* the body, as written, from its '{' on */
-  NodeList yields = {0};
-  collect_yields(body, &yields);
-  qsort(yields.v, yields.n, sizeof(Node *), by_position);
+  Splices yields = {0};
+  visit(body, yields_pre, NULL, &yields.nodes);
+  if (yields.nodes.n > 1)  /* (qsort wants an array, and a body may have no yield) */
+    qsort(yields.nodes.v, yields.nodes.n, sizeof(Node *), by_position);
   Token *open = &src->original.v[body->first], *close = &src->original.v[body->last];
   emit_sync(e, open->pos.line);
   bool value = !co->is_generator && !co->returns_void;  /* a task's body returns its value */
@@ -140,9 +155,13 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "/* the first thing to run on the new stack: the body, with its arguments */");
   emit_put(e, at, "static void coro_entry_%s(coro_t *coro_c) {", co->name);
   emit_indent(e, 1);
-  char *call = format("coro_body_%s(coro_c", co->name);
+  char *call = NULL;  /* coro_body_NAME(coro_c, coro_a->x, ...): built once, not re-formatted per parameter */
+  size_t call_len = 0;
+  FILE *args = open_memstream(&call, &call_len);
+  fprintf(args, "coro_body_%s(coro_c", co->name);
   for (int i = 0; i < params.n; i++)
-    call = format("%s, coro_a->%s", call, params.v[i]->sym->field);
+    fprintf(args, ", coro_a->%s", params.v[i]->sym->field);
+  fclose(args);
   if (params.n || value)
     emit_put(e, at, "struct coro_args_%s *coro_a = coro_stackful_args(coro_c);", co->name);
   emit_put(e, at, "%s%s);", value ? "coro_a->coro_result = " : "", call);

@@ -20,6 +20,7 @@
 #include "coroc.h"
 #include "parser.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -28,23 +29,49 @@ typedef struct {
   Source *src;        /* its input */
   int stmt_expr;      /* > 0 inside ({ ... }) */
   int unevaluated;    /* > 0 inside sizeof, _Alignof, typeof */
-  const char **names; /* field and type names taken so far */
+  const char **names; /* field and type names taken so far: a hash set of capnames slots */
   int nnames, capnames;
 } Lowering;
 
+static unsigned name_hash(const char *s) {
+  unsigned h = 2166136261u;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+/* The names taken are an open-addressed hash set: a coroutine with a
+   hundred thousand locals names them in linear time. */
 static bool name_taken(Lowering *l, const char *name) {
-  for (int i = 0; i < l->nnames; i++)
+  if (!l->capnames)
+    return false;
+  for (unsigned i = name_hash(name) & (l->capnames - 1); l->names[i]; i = (i + 1) & (l->capnames - 1))
     if (strcmp(l->names[i], name) == 0)
       return true;
   return false;
 }
 
+static void insert_name(const char **set, int cap, const char *name) {
+  unsigned i = name_hash(name) & (cap - 1);
+  while (set[i])
+    i = (i + 1) & (cap - 1);
+  set[i] = name;
+}
+
 static const char *take_name(Lowering *l, const char *name) {
-  if (l->nnames == l->capnames) {
-    l->capnames = l->capnames ? l->capnames * 2 : 32;
-    l->names = xrealloc(l->names, sizeof(char *) * l->capnames);
+  if (2 * (l->nnames + 1) > l->capnames) {  /* keep it at most half full */
+    int cap = l->capnames ? l->capnames * 2 : 64;
+    const char **set = xcalloc(cap, sizeof(char *));
+    for (int i = 0; i < l->capnames; i++)
+      if (l->names[i])
+        insert_name(set, cap, l->names[i]);
+    free(l->names);
+    l->names = set;
+    l->capnames = cap;
   }
-  return l->names[l->nnames++] = name;
+  insert_name(l->names, l->capnames, name);
+  l->nnames++;
+  return name;
 }
 
 /* A field name for a local: its own name the first time, then coro_NAME_2... */
@@ -76,19 +103,18 @@ static const char *hoisted_name(Lowering *l, const char *name) {
 
 /* Is this array size a constant? Only names of objects make it variable:
    enumeration constants, macros (unknown names) and sizeof are constant. */
-static bool is_variable_size(const Node *n) {
-  if (!n || n->kind == ND_SIZEOF)
+static bool variable_size_pre(Node *n, void *ctx) {
+  if (n->kind == ND_SIZEOF)
     return false;
-  if (n->kind == ND_IDENT) {
-    Sym *s = n->tok->sym;
-    return s && s->kind == SYM_OBJECT;
-  }
-  if (is_variable_size(n->a) || is_variable_size(n->b) || is_variable_size(n->c))
-    return true;
-  for (int i = 0; i < n->kids.n; i++)
-    if (is_variable_size(n->kids.v[i]))
-      return true;
-  return false;
+  if (n->kind == ND_IDENT && n->tok->sym && n->tok->sym->kind == SYM_OBJECT)
+    *(bool *)ctx = true;
+  return !*(bool *)ctx;
+}
+
+static bool is_variable_size(Node *n) {
+  bool variable = false;
+  visit(n, variable_size_pre, NULL, &variable);
+  return variable;
 }
 
 static void check_no_vla(Lowering *l, const Node *declarator, const char *what) {
@@ -166,8 +192,6 @@ static void lower_decl(Lowering *l, Node *decl) {
  * The walk
  * =================================================================== */
 
-static void walk(Lowering *l, Node *n);
-
 /* CORO_MAX_RESUME_POINTS of coro.h: resume_point is a 16-bit field whose top
    bit marks stackful instances. */
 enum { MAX_RESUME_POINTS = 0x7fff };
@@ -202,7 +226,6 @@ static void walk_yield(Lowering *l, Node *n) {
       co->first_bare_yield = n->tok;
   }
   n->resume_point = new_resume_point(l, n->tok);
-  walk(l, n->a);
 }
 
 /* C text for the type a function returns: its specifiers (no storage
@@ -239,17 +262,24 @@ static char *return_type(Sym *f) {
 }
 
 /* Does this body have a `yield EXPR;` (is it a generator's)? */
-static bool yields_values(const Node *n) {
-  if (!n)
-    return false;
+static bool yield_value_pre(Node *n, void *ctx) {
   if (n->kind == ND_YIELD && n->a)
-    return true;
-  if (yields_values(n->a) || yields_values(n->b) || yields_values(n->c) || yields_values(n->d))
-    return true;
-  for (int i = 0; i < n->kids.n; i++)
-    if (yields_values(n->kids.v[i]))
-      return true;
-  return false;
+    *(bool *)ctx = true;
+  return !*(bool *)ctx;
+}
+
+static bool yields_values(Node *body) {
+  bool found = false;
+  visit(body, yield_value_pre, NULL, &found);
+  return found;
+}
+
+/* The definition of coroutine `name`, if the file has one. */
+static Coroutine *find_definition(Lowering *l, const char *name) {
+  for (Coroutine *c = l->all; c; c = c->next)
+    if (c->def && strcmp(c->name, name) == 0)
+      return c;
+  return NULL;
 }
 
 /* What is awaited: a coroutine (a task: `await child(x)`), or an awaitable
@@ -259,10 +289,10 @@ static void classify_await(Lowering *l, Node *n) {
   Sym *f = op->kind == ND_EXPR && op->flags == OP_CALL && op->a->kind == ND_IDENT ? op->a->tok->sym
                                                                                      : NULL;
   if (f && (f->specs & SP_COROUTINE)) {
-    for (Coroutine *c = l->all; c; c = c->next)
-      if (c->def && strcmp(c->name, f->name) == 0 && yields_values(c->def->c))
-        error_tok(n->tok, "'%s' is a generator: consume it with coro_next; only tasks are "
-                  "awaited", f->name);
+    Coroutine *callee = find_definition(l, f->name);
+    if (callee && callee->is_generator)
+      error_tok(n->tok, "'%s' is a generator: consume it with coro_next; only tasks are "
+                "awaited", f->name);
     n->name = f->name;
     n->sym = f;
     return;
@@ -285,42 +315,103 @@ static void walk_await(Lowering *l, Node *n) {
   n->resume_point = new_resume_point(l, n->tok);
   classify_await(l, n);
   list_push(&l->co->awaits, n);
-  walk(l, n->a);
 }
 
 /* A value nobody uses: the arms of a dropped ?: and the right of a dropped
-   comma are dropped too; so is what stands in parentheses or a (void) cast. */
+   comma are dropped too; so is what stands in parentheses or a (void) cast.
+   A node marked once has had its heirs marked: a chain of commas, each
+   marking its left side, costs one visit a node. */
 void mark_discarded(Node *n) {
-  if (!n)
-    return;
-  n->discarded = true;
-  if (n->kind != ND_EXPR)
-    return;
-  if (n->flags == ',') {
-    mark_discarded(n->a);
-    mark_discarded(n->b);
-  } else if (n->flags == '?') {
-    mark_discarded(n->b);
-    mark_discarded(n->c);
-  } else if (n->flags == ')') {
-    mark_discarded(n->a);
-  } else if (n->flags == '(' && n->a->kind == ND_TYPENAME && (n->a->a->flags & SP_VOID) &&
-             !n->a->b) {
-    mark_discarded(n->b);
+  NodeList todo = {0};
+  if (n)
+    list_push(&todo, n);
+  while (todo.n > 0) {
+    n = todo.v[--todo.n];
+    if (n->discarded)
+      continue;
+    n->discarded = true;
+    if (n->kind != ND_EXPR)
+      continue;
+    Node *heirs[2] = {NULL, NULL};
+    if (n->flags == ',') {
+      heirs[0] = n->a, heirs[1] = n->b;
+    } else if (n->flags == '?') {
+      heirs[0] = n->b, heirs[1] = n->c;
+    } else if (n->flags == ')') {
+      heirs[0] = n->a;
+    } else if (n->flags == '(' && n->a->kind == ND_TYPENAME && (n->a->a->flags & SP_VOID) &&
+               !n->a->b) {
+      heirs[0] = n->b;
+    }
+    for (int i = 0; i < 2; i++)
+      if (heirs[i])
+        list_push(&todo, heirs[i]);
   }
+  free(todo.v);
 }
 
 bool has_await(const Node *n) {
-  if (!n)
-    return false;
+  return n && n->awaits;
+}
+
+bool has_awaiting_select(const Node *n) {
+  return n && n->selects;
+}
+
+/* Node.awaits and Node.selects, from the leaves up, once per body. */
+static bool awaits_pre(Node *n, void *ctx) {
+  (void)n, (void)ctx;
+  return true;
+}
+
+static void awaits_post(Node *n, void *ctx) {
+  (void)ctx;
+  n->awaits = n->kind == ND_AWAIT;
+  n->selects = false;
+  Node *kid;
+  for (int i = 0; (kid = node_child(n, &i));) {
+    n->awaits |= kid->awaits;
+    n->selects |= kid->selects;
+  }
+  if (n->kind == ND_EXPR && n->flags == '?' && (has_await(n->b) || has_await(n->c)))
+    n->selects = true;
+}
+
+static void mark_awaits(Node *body) {
+  visit(body, awaits_pre, awaits_post, NULL);
+}
+
+/* Is n one of the parts that order awaits (see collect_sequenced)? */
+static bool is_sequencing(const Node *n) {
   if (n->kind == ND_AWAIT)
     return true;
-  if (has_await(n->a) || has_await(n->b) || has_await(n->c) || has_await(n->d))
+  if (n->kind != ND_EXPR)
+    return false;
+  switch (n->flags) {
+  case T_ANDAND:
+  case T_OROR:
+    return has_await(n->b);
+  case '?':
+    return has_await(n->b) || has_await(n->c);
+  case ',':
     return true;
-  for (int i = 0; i < n->kids.n; i++)
-    if (has_await(n->kids.v[i]))
-      return true;
-  return false;
+  default:
+    return false;
+  }
+}
+
+static bool sequenced_pre(Node *n, void *ctx) {
+  if (!has_await(n) || n->kind == ND_SIZEOF || n->kind == ND_STMT_EXPR)
+    return false;
+  if (is_sequencing(n)) {
+    list_push(ctx, n);
+    return false;
+  }
+  return true;
+}
+
+void collect_sequenced(Node *n, NodeList *out) {
+  visit(n, sequenced_pre, NULL, out);
 }
 
 /* Children in source order, so that fields and resume points are numbered
@@ -341,9 +432,36 @@ static void keep_literal(Lowering *l, Node *lit) {
   l->src->original.v[lit->first].literal = lit;
 }
 
-static void walk_kids(Lowering *l, Node *n) {
-  if (n->kind == ND_EXPR_STMT)
+/* What the walk does at a node before its children: number resume points,
+   give locals their fields, keep compound literals, mark discarded values. */
+static bool lower_pre(Node *n, void *ctx) {
+  Lowering *l = ctx;
+  switch (n->kind) {
+  case ND_YIELD:
+    walk_yield(l, n);
+    return true;
+  case ND_AWAIT:
+    walk_await(l, n);
+    return true;
+  case ND_RETURN:
+    if (n->a && !l->co->first_return_value)
+      l->co->first_return_value = n;
+    return true;
+  case ND_STMT_EXPR:
+    l->stmt_expr++;
+    return true;
+  case ND_DECL:
+    lower_decl(l, n);
+    break;
+  case ND_SIZEOF:
+    l->unevaluated++;
+    break;
+  case ND_EXPR_STMT:
     mark_discarded(n->a);
+    break;
+  default:
+    break;
+  }
   if (n->kind == ND_EXPR && n->flags == ',')
     mark_discarded(n->a);
   if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR) && has_await(n->b))
@@ -355,59 +473,20 @@ static void walk_kids(Lowering *l, Node *n) {
   }
   if (n->kind == ND_EXPR && n->flags == '&' && !n->b && is_compound_literal(n->a))
     keep_literal(l, n->a);
-  if (n->kind == ND_FOR) {
-    walk(l, n->d);
-    walk(l, n->a);
-    walk(l, n->c);
-    walk(l, n->b);
-    return;
-  }
-  if (n->kind == ND_DO) {
-    walk(l, n->b);
-    walk(l, n->a);
-    return;
-  }
-  walk(l, n->a);
-  walk(l, n->b);
-  walk(l, n->c);
-  walk(l, n->d);
-  for (int i = 0; i < n->kids.n; i++)
-    walk(l, n->kids.v[i]);
+  return true;
 }
 
-static void walk(Lowering *l, Node *n) {
-  if (!n)
-    return;
-  switch (n->kind) {
-  case ND_YIELD:
-    walk_yield(l, n);
-    return;
-  case ND_AWAIT:
-    walk_await(l, n);
-    return;
-  case ND_RETURN:
-    if (n->a && !l->co->first_return_value)
-      l->co->first_return_value = n;
-    walk(l, n->a);
-    return;
-  case ND_DECL:
-    lower_decl(l, n);
-    walk_kids(l, n);
-    return;
-  case ND_STMT_EXPR:
-    l->stmt_expr++;
-    walk(l, n->a);
+static void lower_post(Node *n, void *ctx) {
+  Lowering *l = ctx;
+  if (n->kind == ND_STMT_EXPR)
     l->stmt_expr--;
-    return;
-  case ND_SIZEOF:
-    l->unevaluated++;
-    walk_kids(l, n);
+  else if (n->kind == ND_SIZEOF)
     l->unevaluated--;
-    return;
-  default:
-    walk_kids(l, n);
-    return;
-  }
+}
+
+static void walk(Lowering *l, Node *body) {
+  mark_awaits(body);
+  visit(body, lower_pre, lower_post, l);
 }
 
 /* The rules that depend on the whole body: what kind of coroutine it is. */
@@ -496,6 +575,8 @@ static void lower_params(Lowering *l) {
 
 void lower(Source *src, Coroutine *cos, const Options *opt) {
   (void)opt;
+  for (Coroutine *co = cos; co; co = co->next)  /* an await of a later one must know */
+    co->is_generator = co->def && yields_values(co->def->c);
   for (Coroutine *co = cos; co; co = co->next) {
     if (!co->def)
       continue;

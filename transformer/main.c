@@ -12,6 +12,8 @@
 #include "coroc.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -147,10 +149,7 @@ static void write_output(const char *out, const char *buf, size_t len) {
     fatal("cannot write %s: %s", out, strerror(errno));
 }
 
-int main(int argc, char **argv) {
-  Command cmd = {0};
-  parse_args(argc, argv, &cmd);
-
+static int transform(Command cmd) {
   cmd.opt.cpp = &cmd.cpp;
   cmd.opt.input_dir = strcmp(cmd.in, "-") == 0 ? "." : source_dir_of(cmd.in);
   Source src = {0};
@@ -184,4 +183,27 @@ int main(int argc, char **argv) {
   fclose(mem);
   write_output(cmd.out, buf, len);
   return 0;
+}
+
+/* The passes walk the tree with explicit stacks where it can be as deep as
+   the input is long (a chain of a million operators); what still recurses
+   follows nesting (statements in statements, awaits in awaits), which the
+   parser bounds at COROC_MAX_NESTING. A thread with a stack sized for that
+   bound runs them; untouched, its pages cost nothing. */
+enum { TRANSFORM_STACK = 1 << 30 };
+
+static void *transform_thread(void *arg) {
+  return (void *)(intptr_t)transform(*(Command *)arg);
+}
+
+int main(int argc, char **argv) {
+  Command cmd = {0};
+  parse_args(argc, argv, &cmd);
+  pthread_attr_t attr;
+  pthread_t thread;
+  void *status;
+  if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, TRANSFORM_STACK) != 0 ||
+      pthread_create(&thread, &attr, transform_thread, &cmd) != 0 || pthread_join(thread, &status) != 0)
+    fatal("cannot start a thread with a %d MiB stack", TRANSFORM_STACK >> 20);
+  return (int)(intptr_t)status;
 }

@@ -54,6 +54,12 @@ struct Parser {
 #include <stdlib.h>
 #include <string.h>
 
+/* How deep the parser's stack may grow: input nested deeper (hundreds of
+   thousands of `(`, `-` or `?:` in a row) is refused with a message naming
+   this limit (docs/limitations.md), where bison would say "memory
+   exhausted". Left-leaning chains (`x + x + ... + x`) keep the stack low. */
+#define YYMAXDEPTH COROC_MAX_NESTING
+
 static int yylex(YYSTYPE *lval, Loc *lloc, Parser *p);
 static void yyerror(Loc *loc, Parser *p, const char *msg);
 
@@ -1103,6 +1109,9 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
 }
 
 static void yyerror(Loc *loc, Parser *p, const char *msg) {
+  if (strcmp(msg, "memory exhausted") == 0)  /* the stack reached YYMAXDEPTH */
+    error_at(token_pos(p, loc->first), "nested too deeply: coroc's parser holds at most %d "
+             "unfinished constructs (brackets, operators, statements) at once", COROC_MAX_NESTING);
   error_at(token_pos(p, loc->first), "%s", msg);
 }
 
