@@ -1,9 +1,10 @@
 /* ast.c: node constructors, lists, and a debug dump (COROC_DUMP_AST=1). */
 #include "coroc.h"
 #include <stdlib.h>
+#include <string.h>
 
 Node *new_node(NodeKind kind, int first, int last) {
-  Node *n = xcalloc(1, sizeof *n);
+  Node *n = arena_alloc(&arena_tree, sizeof *n);
   n->kind = kind;
   n->first = first;
   n->last = last;
@@ -18,16 +19,31 @@ void list_push(NodeList *l, Node *n) {
   l->v[l->n++] = n;
 }
 
+/* A child of a tree node: its list grows in the tree's arena (the old
+   array stays there, unused: the doubling keeps that to as much again). */
+void node_add_kid(Node *n, Node *kid) {
+  NodeList *l = &n->kids;
+  if (l->n == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 4;
+    Node **v = arena_alloc(&arena_tree, sizeof(Node *) * cap);
+    if (l->n)
+      memcpy(v, l->v, sizeof(Node *) * l->n);
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n++] = kid;
+}
+
 Node *node_list(NodeKind kind, int first, int last, Node *item) {
   Node *list = new_node(kind, first, last);
   if (item)
-    list_push(&list->kids, item);
+    node_add_kid(list, item);
   return list;
 }
 
 Node *node_append(Node *list, Node *item, int last) {
   if (item)
-    list_push(&list->kids, item);
+    node_add_kid(list, item);
   list->last = last;
   return list;
 }

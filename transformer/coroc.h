@@ -56,6 +56,21 @@ void *xrealloc(void *p, size_t size);
 char *xstrndup(const char *s, size_t n);
 char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Arenas (diag.c): zeroed memory handed out in order, given back in one piece. */
+typedef struct ArenaBlock ArenaBlock;
+typedef struct {
+  ArenaBlock *top;  /* the block being filled */
+} Arena;
+typedef struct {
+  ArenaBlock *block;  /* the block being filled when the mark was taken */
+  size_t used;        /* and how much of it was used */
+} ArenaMark;
+extern Arena arena_tree;  /* nodes, node lists and symbols: a plain function's body goes back */
+extern Arena arena_perm;  /* what lives to the end: spellings of tokens */
+void *arena_alloc(Arena *a, size_t size);
+ArenaMark arena_mark(Arena *a);
+void arena_release(Arena *a, ArenaMark m);
+
 /* {=====================================================================
  * source.c + lexer.l: tokens
  * ====================================================================== */
@@ -72,22 +87,35 @@ typedef enum {
   TK_EOF,        /* the end of the input */
 } TokenKind;
 
+/* 32 bytes: a large file with its headers makes hundreds of thousands. What
+   the passes learn about the user's own tokens (the symbol a name refers
+   to, ...) is kept beside them (source.c, token notes), not in each. */
 struct Token {
-  TokenKind kind;   /* family */
-  int code;         /* the parser's token code (punctuators); 0 until the parser classifies it */
-  const char *text; /* the spelling, NUL-terminated copy */
-  int len;          /* strlen(text) */
-  Pos pos;          /* where it stands */
-  size_t offset;    /* byte offset in the original .coc (original tokens only) */
-  size_t end;       /* byte offset just past it (original tokens only) */
-  bool space;       /* whitespace (or a comment) came before it on its line */
-  bool bol;         /* it is the first token on its line */
-  bool in_main;     /* it comes from the .coc itself, not from a header */
-  bool dead;        /* original tokens: in a conditional group the preprocessor skipped */
-  Sym *sym;         /* the declaration an identifier refers to (original tokens, after parsing) */
-  Node *hoisted;    /* lower.c: the struct/union/enum definition this keyword starts moved to file scope */
-  Node *literal;    /* lower.c: the compound literal this '(' starts, kept in the frame */
+  const char *text;       /* the spelling, NUL-terminated: interned (tokens.c), or a copy for strings and directives */
+  Pos pos;                /* where it stands */
+  unsigned offset;        /* byte offset in the text it was scanned from */
+  unsigned short code;    /* the parser's token code (punctuators); 0 until the parser classifies it */
+  unsigned char kind;     /* TokenKind: its family */
+  bool space : 1;         /* whitespace (or a comment) came before it on its line */
+  bool bol : 1;           /* it is the first token on its line */
+  bool in_main : 1;       /* it comes from the .coc itself, not from a header */
+  bool dead : 1;          /* original tokens: in a conditional group the preprocessor skipped */
 };
+
+/* The byte offset just past a token (its spelling is the text's own bytes). */
+static inline size_t token_end(const Token *t) {
+  return t->offset + __builtin_strlen(t->text);
+}
+
+/* tokens.c: the one copy of a spelling (identifiers, keywords, punctuators,
+   numbers): equal spellings give equal pointers. */
+const char *intern(const char *s, size_t len);
+/* An interned word's keyword code (parser.h's T_*), 0 if none. */
+int name_keyword(const char *interned);
+/* An interned spelling's hash. */
+unsigned interned_hash(const char *interned);
+/* A spelling kept as it is, not interned (string literals, directive lines). */
+char *copy_spelling(const char *s, size_t len);
 
 /* A growable array of tokens; the parser pulls from it in order. */
 typedef struct {
@@ -111,7 +139,8 @@ typedef struct {
   char *text;           /* the whole original text, NUL-terminated */
   size_t len;           /* its length */
   TokenList expanded;   /* the preprocessed translation unit */
-  TokenList original;   /* the .coc's own tokens, macros unexpanded */
+  TokenList original;   /* the .coc's own tokens, macros unexpanded: scanned when first needed */
+  bool original_ready;  /* ... and they have been */
   bool *line_live;      /* [line] the preprocessed text has tokens from this line */
   bool *directive_live; /* [line] the preprocessor kept the directive on this line (-dD) */
   int nlines;           /* lines in the original */
@@ -125,6 +154,16 @@ typedef struct {
 } CppArgs;
 
 void source_load(Source *src, const char *path, const CppArgs *cpp);
+
+/* Token notes: what the parse and the passes learn about the user's own
+   tokens (Source.original), kept beside them. Asked of any other token
+   (a header's, a macro's), they answer NULL, and setting one is ignored. */
+Sym *token_sym(const Token *t);          /* the declaration a name refers to */
+void token_set_sym(const Token *t, Sym *s);
+Node *token_hoisted(const Token *t);     /* the type definition this keyword starts, moved to file scope */
+void token_set_hoisted(const Token *t, Node *n);
+Node *token_literal(const Token *t);     /* the compound literal this '(' starts, kept in the frame */
+void token_set_literal(const Token *t, Node *n);
 /* Where coro.h is (beside an installed coroc, or in its source tree). */
 const char *source_runtime_include(void);
 /* The directory of a path ("." for a bare name or standard input). */
@@ -232,7 +271,8 @@ struct Node {
 };
 
 Node *new_node(NodeKind kind, int first, int last);
-void list_push(NodeList *l, Node *n);
+void list_push(NodeList *l, Node *n);  /* a list of the passes (malloc'd) */
+void node_add_kid(Node *n, Node *kid);  /* a tree node's kids (in the tree's arena) */
 Node *node_list(NodeKind kind, int first, int last, Node *item);
 Node *node_append(Node *list, Node *item, int last);
 void ast_dump(FILE *out, const Node *n, int depth);

@@ -115,6 +115,57 @@ void internal_error_at(const char *file, int line, const char *fmt, ...) {
   die();
 }
 
+/* {==================================================================
+ * Arenas: the tree, symbols and token spellings are allocated in order
+ * from large blocks and never freed one by one. A mark taken before a
+ * piece of work and released after it gives back everything allocated in
+ * between at once: the file parse does that with the body of each plain
+ * function, which nothing needs once it is parsed.
+ * =================================================================== */
+
+enum { ARENA_BLOCK = 1 << 20 };
+
+struct ArenaBlock {
+  ArenaBlock *prev;  /* the block filled before this one */
+  size_t size;       /* usable bytes in data */
+  size_t used;       /* bytes handed out */
+  _Alignas(16) char data[];
+};
+
+Arena arena_tree, arena_perm;
+
+void *arena_alloc(Arena *a, size_t size) {
+  size = (size + 15) & ~(size_t)15;
+  ArenaBlock *b = a->top;
+  if (!b || b->size - b->used < size) {
+    size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
+    ArenaBlock *nb = malloc(sizeof *nb + cap);
+    if (!nb)
+      fatal("out of memory");
+    *nb = (ArenaBlock){.prev = b, .size = cap};
+    a->top = b = nb;
+  }
+  void *p = b->data + b->used;
+  b->used += size;
+  return memset(p, 0, size);
+}
+
+ArenaMark arena_mark(Arena *a) {
+  return (ArenaMark){a->top, a->top ? a->top->used : 0};
+}
+
+void arena_release(Arena *a, ArenaMark m) {
+  while (a->top != m.block) {
+    ArenaBlock *prev = a->top->prev;
+    free(a->top);
+    a->top = prev;
+  }
+  if (a->top)
+    a->top->used = m.used;
+}
+
+/* }================================================================== */
+
 void *xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size ? size : 1);
   if (!p)

@@ -93,7 +93,7 @@ static const char *token_text(Emitter *e, const Token *t) {
   if (e->co && t->kind == TK_IDENT && (strcmp(t->text, "__func__") == 0 ||
                                        strcmp(t->text, "__FUNCTION__") == 0))
     return format("\"%s\"", e->co->name);  /* the coroutine's name, not coro_resume_NAME */
-  Sym *s = t->sym;
+  Sym *s = token_sym(t);
   if (s && s->owner && s->field) {
     if (s->kind == SYM_OBJECT)
       return format("coro_f->%s", s->field);
@@ -110,8 +110,9 @@ static bool is_conditional_directive(const Token *t) {
 }
 
 static const char *tagged_name(const Node *tagged) {
-  if (tagged->tok->sym && tagged->tok->sym->field && tagged->tok->sym->owner)
-    return tagged->tok->sym->field;
+  Sym *s = token_sym(tagged->tok);
+  if (s && s->field && s->owner)
+    return s->field;
   return tagged->name;
 }
 
@@ -203,21 +204,21 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
       i = end;
       continue;
     }
-    if (t->literal && e->co && !(st && st->raw) && !(st && st->literal == t->literal)) {
-      Node *lit = t->literal;
+    Node *lit = token_literal(t), *hoisted = token_hoisted(t);
+    if (lit && e->co && !(st && st->raw) && !(st && st->literal == lit)) {
       fprintf(out, "CORO_LITERAL(coro_f->%s, ", lit->name);
       print_range(out, e, lit->first, lit->last, &(Style){.collapse = true, .literal = lit});
       fputc(')', out);
       i = lit->last;
       continue;
     }
-    if (t->hoisted && st && st->collapse && print_collapsed(out, e, t->hoisted)) {
-      i = t->hoisted->last;
+    if (hoisted && st && st->collapse && print_collapsed(out, e, hoisted)) {
+      i = hoisted->last;
       continue;
     }
-    if (t->hoisted && !t->hoisted->tok->sym && t->hoisted->name) {
+    if (hoisted && !token_sym(hoisted->tok) && hoisted->name) {
       /* an anonymous hoisted type gets its generated tag after the keyword */
-      fprintf(out, "%s %s", t->text, t->hoisted->name);
+      fprintf(out, "%s %s", t->text, hoisted->name);
       continue;
     }
     fputs(st && st->raw ? t->text : token_text(e, t), out);
@@ -345,7 +346,7 @@ static bool is_array_type(const Node *specs, const Node *declarator, int depth) 
     return declarator->kids.v[0]->kind == ND_ARRAY;
   for (int i = 0; specs && i < specs->kids.n && depth < 32; i++) {
     Node *k = specs->kids.v[i];
-    Sym *s = k->kind == ND_IDENT ? k->tok->sym : NULL;
+    Sym *s = k->kind == ND_IDENT ? k->sym : NULL;
     if (s && s->kind == SYM_TYPEDEF && s->decl && s->decl->kind == ND_INIT_DECL)
       return is_array_type(s->decl->c, s->decl->a, depth + 1);
   }
@@ -1003,7 +1004,7 @@ static void keep_fallthrough_comment(Emitter *e, Node *label) {
   if (label->first == 0)
     return;
   const Token *prev = &e->toks->v[label->first - 1], *t = &e->toks->v[label->first];
-  for (size_t i = prev->end; i + 4 <= t->offset; i++)
+  for (size_t i = token_end(prev); i + 4 <= t->offset; i++)
     if (strncasecmp(e->src->text + i, "fall", 4) == 0) {
       emit_put(e, 0, "/* fallthrough */");
       return;
@@ -1313,7 +1314,7 @@ void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
       included = true;
     }
     emit_coroutine(&e, co);
-    at = last->end;
+    at = token_end(last);
     if (opt->line_directives && at < src->len)
       line_directive(&e, last->pos.line);
     e.mapped = last->pos.line;

@@ -61,11 +61,11 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
     fwrite(src->text + at, 1, t->offset - at, out);
     if (func) {
       fprintf(out, "\"%s\"", co->name);
-      at = t->end;
+      at = token_end(t);
       continue;
     }
     sp->next++;
-    at = o->v[y->last].end;
+    at = token_end(&o->v[y->last]);
     if (y->kind == ND_YIELD && !y->a) {  /* `yield;` in a task */
       fputs("CORO_STACKFUL_YIELD_TASK(coro_c);", out);
       continue;
@@ -83,7 +83,7 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       fprintf(out, "CORO_STACKFUL_AWAIT_TASK(coro_c, coro_value_%s, ", y->name);
     else
       fputs("CORO_STACKFUL_AWAIT_VOID_TASK(coro_c, ", out);
-    splice(out, src, co, sp, first->offset, last->end);
+    splice(out, src, co, sp, first->offset, token_end(last));
     fputs(y->kind == ND_YIELD ? ");" : ")", out);
   }
   if (at < to)
@@ -148,7 +148,7 @@ void emit_stackful(Emitter *e, Coroutine *co) {
     fprintf(e->out, "static coro_value_%s coro_body_%s(%s) ", co->name, co->name, body_params(e, co));
   else
     fprintf(e->out, "static void coro_body_%s(%s) ", co->name, body_params(e, co));
-  splice(e->out, src, co, &yields, open->offset, close->end);
+  splice(e->out, src, co, &yields, open->offset, token_end(close));
   fputc('\n', e->out);
   emit_resync(e, close->pos.line + 1);
 

@@ -106,7 +106,7 @@ static const char *hoisted_name(Lowering *l, const char *name) {
 static bool variable_size_pre(Node *n, void *ctx) {
   if (n->kind == ND_SIZEOF)
     return false;
-  if (n->kind == ND_IDENT && n->tok->sym && n->tok->sym->kind == SYM_OBJECT)
+  if (n->kind == ND_IDENT && n->sym && n->sym->kind == SYM_OBJECT)
     *(bool *)ctx = true;
   return !*(bool *)ctx;
 }
@@ -129,14 +129,14 @@ static void check_no_vla(Lowering *l, const Node *declarator, const char *what) 
 
 static void hoist_tagged(Lowering *l, Node *tagged) {
   Token *t = tagged->tok;
-  Sym *s = t->sym;
+  Sym *s = token_sym(t);
   if (s && s->kind == SYM_TAG && s->depth > 0 && !s->owner) {
     s->owner = l->co;
     s->field = hoisted_name(l, s->name);
   }
   if (tagged->has_body) {
     list_push(&l->co->types, tagged);
-    l->src->original.v[tagged->first].hoisted = tagged;
+    token_set_hoisted(&l->src->original.v[tagged->first], tagged);
     if (!s)
       tagged->name = hoisted_name(l, "anon");
     for (int i = 0; i < tagged->kids.n; i++) {
@@ -286,7 +286,7 @@ static Coroutine *find_definition(Lowering *l, const char *name) {
    operation, a function returning an awaitable struct (`await coro_read(...)`). */
 static void classify_await(Lowering *l, Node *n) {
   Node *op = n->a;
-  Sym *f = op->kind == ND_EXPR && op->flags == OP_CALL && op->a->kind == ND_IDENT ? op->a->tok->sym
+  Sym *f = op->kind == ND_EXPR && op->flags == OP_CALL && op->a->kind == ND_IDENT ? op->a->sym
                                                                                      : NULL;
   if (f && (f->specs & SP_COROUTINE)) {
     Coroutine *callee = find_definition(l, f->name);
@@ -429,7 +429,7 @@ static void keep_literal(Lowering *l, Node *lit) {
   char *field = format("coro_lit_%d", l->co->literals.n + 1);
   lit->name = take_name(l, field);
   list_push(&l->co->literals, lit);
-  l->src->original.v[lit->first].literal = lit;
+  token_set_literal(&l->src->original.v[lit->first], lit);
 }
 
 /* What the walk does at a node before its children: number resume points,
@@ -520,7 +520,8 @@ static void check_field_types(Lowering *l) {
     for (int r = 0; r < 2; r++)
       for (int j = ranges[r][0]; j <= ranges[r][1]; j++) {
         Token *t = &l->src->original.v[j];
-        if (t->sym && t->sym->kind == SYM_OBJECT && t->sym->owner == l->co && t != n->sym->tok)
+        Sym *s = token_sym(t);
+        if (s && s->kind == SYM_OBJECT && s->owner == l->co && t != n->sym->tok)
           error_tok(t, "the type of '%s' depends on '%s', a local of coroutine '%s': a frame "
                     "needs every type known outside the body", n->sym->name, t->text, l->co->name);
       }
@@ -547,8 +548,8 @@ static void check_hoisted_types(Lowering *l) {
     Node *t = l->co->types.v[i];
     for (int j = t->first; j <= t->last; j++) {
       Token *tok = &l->src->original.v[j];
-      if (tok->sym && tok->sym->kind == SYM_OBJECT && tok->sym->owner == l->co &&
-          tok->sym->tok != tok)
+      Sym *s = token_sym(tok);
+      if (s && s->kind == SYM_OBJECT && s->owner == l->co && s->tok != tok)
         error_tok(tok, "a type declared in coroutine '%s' cannot depend on its local '%s': "
                   "coroc moves the type to file scope", l->co->name, tok->text);
     }

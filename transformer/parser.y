@@ -47,6 +47,11 @@ struct Parser {
   Token *queue[64];       /* original: the expansion of a type-like macro, being returned */
   int nqueue, qhead;      /* its length and the next to return */
   int qindex;             /* the index of the macro's name, the location of all of it */
+  struct {
+    ArenaMark mark;       /* the tree's arena where the body began */
+    bool release;         /* give it back at the end (the file parse, a plain function) */
+  } bodies[64];           /* the function bodies being parsed (GNU C nests them) */
+  int nbodies;
 };
 }
 
@@ -99,6 +104,8 @@ static void outside_check(Parser *p, const char *word, Loc loc) {
 }
 
 static Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, Loc loc);
+static void body_begin(Parser *p, Node *declarator, Loc loc);
+static void body_keep(Parser *p);
 static void outside_check(Parser *p, const char *word, Loc loc);
 static Pos token_pos(Parser *p, int index);
 }
@@ -218,7 +225,7 @@ kr_start
   : %empty                                     { Node *specs = p->specs.v[p->specs.n - 1];
                                                  if (specs->flags & SP_COROUTINE)
                                                    error_at(token_pos(p, @0.first), "a coroutine needs a prototype-style parameter list");
-                                                 scope_push(); }
+                                                 body_keep(p); scope_push(); }
   ;
 
 kr_decls : kr_declaration | kr_decls kr_declaration ;
@@ -255,11 +262,7 @@ kr_nts
 /* Entering a function body: its parameters come into scope. When this is a
    coroutine of the file parse, its second parse runs here. */
 body_start
-  : %empty                                     { Node *specs = p->specs.v[p->specs.n - 1];
-                                                 Node *d = $<Node *>0;
-                                                 coroutine_found(p, specs, d, true, (Loc){@-1.first, @0.last});
-                                                 p->in_coroutine = specs->flags & SP_COROUTINE;
-                                                 scope_push(); declare_params(p, d); $$ = NULL; }
+  : %empty                                     { body_begin(p, $<Node *>0, (Loc){@-1.first, @0.last}); $$ = NULL; }
   ;
 
 /* Declaration specifiers: exactly one type at the core (built-in words like
@@ -414,10 +417,10 @@ enumerators
 enumerator
   : enum_name attrs_opt                        { $$ = NEW(ND_ENUMERATOR, @$); $$->tok = TOK(@1.first);
                                                  $$->sym = scope_declare(SYM_ENUMCONST, $$->tok, $$, 0);
-                                                 if (p->original) $$->tok->sym = $$->sym; }
+                                                 if (p->original) token_set_sym($$->tok, $$->sym); }
   | enum_name attrs_opt '=' const_expr         { $$ = NEW(ND_ENUMERATOR, @$); $$->tok = TOK(@1.first); $$->a = $4;
                                                  $$->sym = scope_declare(SYM_ENUMCONST, $$->tok, $$, 0);
-                                                 if (p->original) $$->tok->sym = $$->sym; }
+                                                 if (p->original) token_set_sym($$->tok, $$->sym); }
   ;
 
 enum_name : IDENTIFIER | TYPEDEF_NAME ;
@@ -829,69 +832,19 @@ generic_assoc
  * The lexer hook: keywords, typedef names, opaque GNU groups
  * =================================================================== */
 
-typedef struct { const char *name; int code; } Keyword;
-
-/* The GNU spellings map to the standard word. */
-static const Keyword keywords[] = {
-  {"_Alignas", T_ALIGNAS}, {"_Alignof", T_ALIGNOF}, {"_Atomic", T_ATOMIC}, {"_Bool", T_BOOL},
-  {"_Complex", T_COMPLEX}, {"_Float128", T_FLOATN}, {"_Float128x", T_FLOATN}, {"_Float16", T_FLOATN},
-  {"_Float32", T_FLOATN}, {"_Float32x", T_FLOATN}, {"_Float64", T_FLOATN}, {"_Float64x", T_FLOATN},
-  {"_Generic", T_GENERIC}, {"_Imaginary", T_IMAGINARY}, {"_Noreturn", T_NORETURN},
-  {"_Nonnull", T_NULLABILITY}, {"_Null_unspecified", T_NULLABILITY}, {"_Nullable", T_NULLABILITY},
-  {"_Static_assert", T_STATIC_ASSERT}, {"_Thread_local", T_THREAD_LOCAL},
-  {"__alignof", T_ALIGNOF}, {"__alignof__", T_ALIGNOF}, {"__asm", T_ASM}, {"__asm__", T_ASM},
-  {"__attribute", T_ATTRIBUTE}, {"__attribute__", T_ATTRIBUTE}, {"__auto_type", T_AUTO_TYPE},
-  {"__bf16", T_FLOATN}, {"__builtin_offsetof", T_OFFSETOF},
-  {"__builtin_types_compatible_p", T_TYPES_COMPATIBLE}, {"__builtin_va_arg", T_VA_ARG},
-  {"__builtin_va_list", T_BUILTIN_VA_LIST}, {"__complex", T_COMPLEX}, {"__complex__", T_COMPLEX},
-  {"__const", T_CONST}, {"__const__", T_CONST}, {"__extension__", T_EXTENSION},
-  {"__float128", T_FLOATN}, {"__fp16", T_FLOATN}, {"__ibm128", T_FLOATN},
-  {"__imag", T_IMAG}, {"__imag__", T_IMAG}, {"__inline", T_INLINE}, {"__inline__", T_INLINE},
-  {"__int128", T_INT128}, {"__label__", T_LABEL}, {"__real", T_REAL}, {"__real__", T_REAL},
-  {"__restrict", T_RESTRICT}, {"__restrict__", T_RESTRICT}, {"__signed", T_SIGNED},
-  {"__signed__", T_SIGNED}, {"__thread", T_THREAD_LOCAL}, {"__typeof", T_TYPEOF},
-  {"__typeof__", T_TYPEOF}, {"__volatile", T_VOLATILE}, {"__volatile__", T_VOLATILE},
-  {"asm", T_ASM}, {"auto", T_AUTO}, {"await", T_AWAIT}, {"break", T_BREAK}, {"case", T_CASE},
-  {"char", T_CHAR_KW}, {"const", T_CONST}, {"continue", T_CONTINUE}, {"coroutine", T_COROUTINE},
-  {"default", T_DEFAULT}, {"do", T_DO}, {"double", T_DOUBLE}, {"else", T_ELSE}, {"enum", T_ENUM},
-  {"extern", T_EXTERN}, {"float", T_FLOAT}, {"for", T_FOR}, {"goto", T_GOTO}, {"if", T_IF},
-  {"inline", T_INLINE}, {"int", T_INT}, {"long", T_LONG}, {"register", T_REGISTER},
-  {"restrict", T_RESTRICT}, {"return", T_RETURN}, {"short", T_SHORT}, {"signed", T_SIGNED},
-  {"sizeof", T_SIZEOF}, {"static", T_STATIC}, {"struct", T_STRUCT}, {"switch", T_SWITCH},
-  {"typedef", T_TYPEDEF}, {"typeof", T_TYPEOF}, {"union", T_UNION}, {"unsigned", T_UNSIGNED},
-  {"void", T_VOID}, {"volatile", T_VOLATILE}, {"while", T_WHILE}, {"yield", T_YIELD},
-};
-
-static int keyword_cmp(const void *key, const void *elem) {
-  return strcmp(key, ((const Keyword *)elem)->name);
-}
-
-static int keyword_order(const void *a, const void *b) {
-  return strcmp(((const Keyword *)a)->name, ((const Keyword *)b)->name);
-}
-
+/* The parser's code for a keyword token, 0 for any other word. */
 static int keyword_code(const Token *t) {
-  static Keyword sorted[sizeof keywords / sizeof keywords[0]];
-  static bool ready;
-  if (!ready) {  /* bsearch needs strcmp order, which is easy to get wrong by hand */
-    memcpy(sorted, keywords, sizeof keywords);
-    qsort(sorted, sizeof sorted / sizeof sorted[0], sizeof sorted[0], keyword_order);
-    ready = true;
-  }
-  const Keyword *k = bsearch(t->text, sorted, sizeof sorted / sizeof sorted[0],
-                             sizeof sorted[0], keyword_cmp);
-  if (!k)
-    return 0;
+  int code = name_keyword(t->text);
   /* The three words are keywords of the .coc only: a header may use them as names. */
-  if ((k->code == T_COROUTINE || k->code == T_YIELD || k->code == T_AWAIT) && !t->in_main)
+  if ((code == T_COROUTINE || code == T_YIELD || code == T_AWAIT) && !t->in_main)
     return 0;
-  return k->code;
+  return code;
 }
 
 /* `__extension__` only silences pedantic warnings: the parser never sees
    it, and it stays in the output with the tokens around it. */
 static bool is_extension(const Token *t) {
-  return t->kind == TK_IDENT && strcmp(t->text, "__extension__") == 0;
+  return t->kind == TK_IDENT && name_keyword(t->text) == T_EXTENSION;
 }
 
 /* The index of the next token the parser should see at or after i: the
@@ -1135,8 +1088,9 @@ static Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c) {
 static Node *ident(Parser *p, Token *t, Loc loc) {
   Node *n = new_node(ND_IDENT, loc.first, loc.last);
   n->tok = t;
-  t->sym = scope_lookup(t->text);
-  (void)p;
+  n->sym = scope_lookup(t->text);
+  if (p->original)
+    token_set_sym(t, n->sym);
   return n;
 }
 
@@ -1144,7 +1098,7 @@ static Node *specs_add(Node *specs, Node *item, int flags, Loc loc) {
   if (!specs)
     specs = new_node(ND_SPECS, loc.first, loc.last);
   if (item)
-    list_push(&specs->kids, item);
+    node_add_kid(specs, item);
   specs->flags |= flags;
   specs->last = loc.last;
   return specs;
@@ -1157,7 +1111,7 @@ static Node *declarator_new(Token *name, Loc loc) {
 }
 
 static Node *declarator_derive(Node *d, Node *deriv, Loc loc) {
-  list_push(&d->kids, deriv);
+  node_add_kid(d, deriv);
   d->first = loc.first;
   d->last = loc.last;
   return d;
@@ -1193,7 +1147,7 @@ static void declare(Parser *p, Node *init_decl) {
   init_decl->sym->toks = p->toks;
   init_decl->sym->in_stmt_expr = p->stmt_expr_depth > 0;
   if (p->original)
-    d->tok->sym = init_decl->sym;
+    token_set_sym(d->tok, init_decl->sym);
 }
 
 /* A function body sees its parameters: those of the derivation nearest the
@@ -1208,7 +1162,7 @@ static void declare_params(Parser *p, Node *init_decl) {
     if (param->b && param->b->tok) {
       param->sym = scope_declare(SYM_OBJECT, param->b->tok, param, param->a->flags);
       if (p->original)
-        param->b->tok->sym = param->sym;
+        token_set_sym(param->b->tok, param->sym);
     }
   }
 }
@@ -1231,13 +1185,50 @@ static void declare_tag(Parser *p, Node *tagged, bool defines) {
   if (defines)
     sym->decl = tagged;
   if (p->original)
-    t->sym = sym;
+    token_set_sym(t, sym);
+}
+
+/* The tree of a function body that the file parse made is needed by
+   nothing once it is parsed (coroutines are parsed again, from the user's
+   own tokens): everything allocated in the tree's arena from its start to its
+   end goes back then, so a large file costs the memory of its largest
+   function, not of all of them. What lasts (the function's declarator, the
+   file-scope symbols) was made before. */
+static void body_push(Parser *p, bool release) {
+  if (p->nbodies == (int)(sizeof p->bodies / sizeof p->bodies[0]))
+    error_tok(&p->toks->v[p->pos], "functions nested too deeply (coroc's limit is %d)", p->nbodies);
+  p->bodies[p->nbodies].release = release;
+  p->bodies[p->nbodies++].mark = arena_mark(&arena_tree);
+}
+
+/* Entering a function body: its parameters come into scope. When this is a
+   coroutine of the file parse, its second parse runs here. */
+static void body_begin(Parser *p, Node *declarator, Loc loc) {
+  Node *specs = p->specs.v[p->specs.n - 1];
+  coroutine_found(p, specs, declarator, true, loc);
+  p->in_coroutine = specs->flags & SP_COROUTINE;
+  body_push(p, !p->original && !p->in_coroutine);
+  scope_push();
+  declare_params(p, declarator);
+}
+
+/* An old-style definition's body: kept (rare, and its parameter
+   declarations come before the mark could be taken). */
+static void body_keep(Parser *p) {
+  body_push(p, false);
 }
 
 static Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, Loc loc) {
   scope_pop();
   p->in_coroutine = false;
   end_decl(p);
+  bool release = p->bodies[--p->nbodies].release;
+  for (int i = 0; i < p->nbodies; i++)
+    release &= p->bodies[i].release;  /* a nested function's body goes with its outer one */
+  if (release) {
+    arena_release(&arena_tree, p->bodies[p->nbodies].mark);
+    body = NULL;
+  }
   Node *n = new_node(ND_FUNCDEF, loc.first, loc.last);
   n->a = specs;
   n->b = declarator->a;  /* declarator_reg made an ND_INIT_DECL around it */

@@ -25,11 +25,10 @@ static int depth;
 static Sym **declared;
 static int ndeclared, capdeclared;
 
-static unsigned hash(const char *s) {
-  unsigned h = 2166136261u;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 16777619u;
-  return h % NBUCKETS;
+/* Names are interned (tokens.c): one hash computed once per spelling, and
+   equal names are equal pointers. */
+static unsigned hash(const char *name) {
+  return interned_hash(name) % NBUCKETS;
 }
 
 void scope_reset(void) {
@@ -63,7 +62,7 @@ int scope_depth(void) {
 
 Sym *scope_declare(SymKind kind, Token *tok, Node *decl, int specs) {
   Namespace *ns = kind == SYM_TAG ? &tags : &ordinary;
-  Sym *s = xcalloc(1, sizeof *s);
+  Sym *s = arena_alloc(&arena_tree, sizeof *s);
   *s = (Sym){.kind = kind, .name = tok->text, .decl = decl, .depth = depth, .specs = specs, .tok = tok};
   unsigned h = hash(tok->text);
   s->chain = ns->buckets[h];
@@ -78,7 +77,7 @@ Sym *scope_declare(SymKind kind, Token *tok, Node *decl, int specs) {
 
 static Sym *lookup(Namespace *ns, const char *name) {
   for (Sym *s = ns->buckets[hash(name)]; s; s = s->chain)
-    if (strcmp(s->name, name) == 0)
+    if (s->name == name)
       return s;
   return NULL;
 }

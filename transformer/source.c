@@ -251,6 +251,8 @@ static char *preprocess(const char *path, const char *text, size_t len, const Cp
  * Tying the two token lists together
  * =================================================================== */
 
+static void scan_original(Source *src);
+
 /* A run of tokens between directive lines with no live line in it was
    skipped by the preprocessor: the nested parse must not see it. */
 static void mark_dead(Source *src) {
@@ -305,6 +307,7 @@ static int first_on_line(Source *src, int line) {
 }
 
 int source_find_original(Source *src, int index) {
+  scan_original(src);
   Token *t = &src->expanded.v[index];
   if (!t->in_main)
     return -1;
@@ -327,7 +330,7 @@ int source_find_original(Source *src, int index) {
 }
 
 Pos source_original_pos(Source *src, int index) {
-  int i = source_find_original(src, index);
+  int i = source_find_original(src, index);  /* (scans the original) */
   if (i >= 0)
     return src->original.v[i].pos;
   Token *t = &src->expanded.v[index];
@@ -344,21 +347,113 @@ Pos source_original_pos(Source *src, int index) {
 
 /* }================================================================== */
 
+/* {==================================================================
+ * Token notes
+ * =================================================================== */
+
+/* Parallel to Source.original, made when the first note is set. */
+typedef struct {
+  Sym *sym;
+  Node *hoisted;
+  Node *literal;
+} Note;
+
+static const TokenList *noted;  /* the user's own tokens */
+static Note *notes;
+
+static Note *note_of(const Token *t, bool make) {
+  if (!noted || t < noted->v || t > noted->v + noted->n)
+    return NULL;
+  if (!notes) {
+    if (!make)
+      return NULL;
+    notes = xcalloc(noted->n + 1, sizeof *notes);
+  }
+  return &notes[t - noted->v];
+}
+
+Sym *token_sym(const Token *t) {
+  Note *n = note_of(t, false);
+  return n ? n->sym : NULL;
+}
+
+void token_set_sym(const Token *t, Sym *s) {
+  Note *n = note_of(t, true);
+  if (n)
+    n->sym = s;
+}
+
+Node *token_hoisted(const Token *t) {
+  Note *n = note_of(t, false);
+  return n ? n->hoisted : NULL;
+}
+
+void token_set_hoisted(const Token *t, Node *node) {
+  Note *n = note_of(t, true);
+  if (n)
+    n->hoisted = node;
+}
+
+Node *token_literal(const Token *t) {
+  Note *n = note_of(t, false);
+  return n ? n->literal : NULL;
+}
+
+void token_set_literal(const Token *t, Node *node) {
+  Note *n = note_of(t, true);
+  if (n)
+    n->literal = node;
+}
+
+/* }================================================================== */
+
 /* What the preprocessor reads: the .coc with its own #line directives blanked
    out, so that every line number coroc sees is a line of the file as it
    stands (the compiler still gets them: they stay in the output). */
 static char *without_line_directives(Source *src) {
-  char *text = xstrndup(src->text, src->len);
+  if (!src->original_ready)
+    return src->text;  /* none can be there (may_have_line_directives) */
+  char *text = NULL;
   for (int i = 0; i < src->original.n; i++) {
     Token *t = &src->original.v[i];
     if (t->kind != TK_DIRECTIVE || !is_line_directive(t->text))
       continue;
     src->has_line_directives = true;
-    for (size_t j = t->offset; j < t->end; j++)
+    if (!text)
+      text = xstrndup(src->text, src->len);
+    for (size_t j = t->offset; j < token_end(t); j++)
       if (text[j] != '\n')
         text[j] = ' ';
   }
-  return text;
+  return text ? text : src->text;
+}
+
+/* Could the text hold a `#line N` or `# N` directive? A `#` followed by
+   blanks and a digit or the word line, anywhere (even in a comment): if
+   none is there, none can be a directive. */
+static bool may_have_line_directives(const char *text, size_t len) {
+  for (const char *p = memchr(text, '#', len); p; p = memchr(p, '#', text + len - p)) {
+    p++;
+    while (p < text + len && (*p == ' ' || *p == '\t'))
+      p++;
+    if (p < text + len && ((*p >= '0' && *p <= '9') || (text + len - p >= 4 && !memcmp(p, "line", 4))))
+      return true;
+  }
+  return false;
+}
+
+/* The user's own tokens are scanned when first needed: by a coroutine (the
+   output is made of them), a diagnostic (it points into them), or #line
+   directives (the preprocessor must not see them). A file without any of
+   these, plain C, is scanned once, as the preprocessor expanded it. */
+static void scan_original(Source *src) {
+  if (src->original_ready)
+    return;
+  src->original_ready = true;
+  tokenize(src->name, src->text, src->len, false, NULL, &src->original);
+  noted = &src->original;
+  if (src->expanded.v)
+    mark_dead(src);
 }
 
 bool is_line_directive(const char *directive) {
@@ -380,11 +475,15 @@ void source_load(Source *src, const char *path, const CppArgs *cpp) {
         pos = (Pos){src->name, pos.line + 1, 0};
     error_at(pos, "a NUL byte in the source: is this a C file?");
   }
-  tokenize(src->name, src->text, src->len, false, NULL, &src->original);
-  size_t plen;
+  if (may_have_line_directives(src->text, src->len))
+    scan_original(src);
+  size_t plen = 0;
   char *input = without_line_directives(src);
   char *pp = preprocess(path, input, src->len, cpp, &plen);
+  if (input != src->text)
+    free(input);
   tokenize(src->name, pp, plen, true, "<stdin>", &src->expanded);
   mark_live_lines(src);
-  mark_dead(src);
+  if (src->original_ready)
+    mark_dead(src);
 }
