@@ -385,6 +385,8 @@ void source_load(Source *src, const char *path, const CppArgs *cpp) {
   char *input = without_line_directives(src);
   char *pp = preprocess(path, input, src->len, cpp, &plen);
   tokenize(src->name, pp, plen, true, "<stdin>", &src->expanded);
+  src->cpp_text = pp;
+  src->cpp_len = plen;
   mark_live_lines(src);
   mark_dead(src);
 }
