@@ -1,6 +1,7 @@
 """The command line of coroc (CONTRACT.md section 2, docs/cli.md).
 
     coroc [--backend=stackless|stackful] [-o OUT.c] [-I DIR]... [-D NAME[=VALUE]]...
+          [-MD|-MMD [-MF DEPFILE] [-MT TARGET]... [-MP]]
           [--no-line] [--dot] [--stats] IN.coc
     coroc --help | --version
 
@@ -17,11 +18,16 @@ What is checked here, each test in its own temporary directory (the cwd of coroc
   * a missing input file or a directory as input: exit 1 with a message naming it;
   * `-I DIR`, `-IDIR`, `-D NAME`, `-DNAME=VALUE` reach the preprocessor;
   * #line directives point at the .coc (and --no-line removes them all);
-  * the output begins with the user's own first lines (`#define _GNU_SOURCE`).
+  * the output begins with the user's own first lines (`#define _GNU_SOURCE`);
+  * -MD/-MMD write a depfile (-MF, -MT, -MP): its target, the input, every
+    header the preprocessor read (the list of gcc -M), quoted for make; all
+    or nothing, like -o.
 The output of --dot and --stats is not checked here.
 """
 import os
 import re
+import shutil
+import subprocess
 
 import pytest
 
@@ -120,6 +126,16 @@ USAGE_ERRORS = {
     "o-without-value-alone": ["-o"],
     "I-without-value": ["gen.coc", "-I"],
     "D-without-value": ["gen.coc", "-D"],
+    "MD-without-target": ["-MD", "-MF", "gen.d", "gen.coc"],
+    "MMD-without-target": ["-MMD", "-MF", "gen.d", "gen.coc"],
+    "MD-without-depfile-name": ["-MD", "-MT", "t", "gen.coc"],
+    "MF-without-MD": ["-MF", "gen.d", "-o", "OUT.c", "gen.coc"],
+    "MT-without-MD": ["-MT", "t", "-o", "OUT.c", "gen.coc"],
+    "MP-without-MD": ["-MP", "-o", "OUT.c", "gen.coc"],
+    "MF-without-value": ["-MD", "-o", "OUT.c", "gen.coc", "-MF"],
+    "MT-without-value": ["-MD", "-o", "OUT.c", "gen.coc", "-MT"],
+    "two-MF": ["-MD", "-MF", "a.d", "-MF", "b.d", "-o", "OUT.c", "gen.coc"],
+    "depfile-is-output": ["-MD", "-MF", "OUT.c", "-o", "OUT.c", "gen.coc"],
 }
 
 
@@ -572,3 +588,189 @@ def test_o_through_a_symlink_keeps_the_link(coroc, tmp_path, gen):
     assert res.returncode == 0, res.stderr
     assert link.is_symlink()
     assert target.read_text() == coroc_in(coroc, tmp_path, gen).stdout
+
+
+# --------------------------------------------------------------------------
+# -MD, -MMD, -MF DEPFILE, -MT TARGET: the depfile
+# --------------------------------------------------------------------------
+
+# A user header in a directory of its own, found with -I, with a name that make
+# needs quoted; stdio.h is a system header; coro.h comes with coroc's -include.
+DEP_DIR = "my inc"
+DEP_HEADER = "we$ird #1.h"
+DEP_COC = """\
+#include <stdio.h>
+#include "we$ird #1.h"
+
+coroutine int g(void) {
+  yield ANSWER;
+}
+"""
+
+
+@pytest.fixture
+def dep_input(tmp_path):
+    (tmp_path / DEP_DIR).mkdir()
+    (tmp_path / DEP_DIR / DEP_HEADER).write_text("#define ANSWER 42\n")
+    (tmp_path / "gen.coc").write_text(DEP_COC)
+    return tmp_path
+
+
+def make_words(text):
+    """The words of a depfile as make splits them (names stay quoted)."""
+    return re.findall(r"(?:\\.|[^\s\\])+", text.replace("\\\n", " "))
+
+
+def depfile_rule(text):
+    """(targets, prerequisites) of a depfile of one rule, names quoted for make."""
+    words = make_words(text)
+    colon = next(i for i, w in enumerate(words) if w.endswith(":"))
+    return words[:colon] + [words[colon][:-1]], words[colon + 1:]
+
+
+def make_quoted(name):
+    """A file name as gcc -M quotes it (for names without a backslash)."""
+    return name.replace("$", "$$").replace("#", "\\#").replace(" ", "\\ ")
+
+
+def make_unquoted(word):
+    return re.sub(r"\\(.)", r"\1", word).replace("$$", "$")
+
+
+def coroc_with_cpp(coroc, cwd, cpp, *args, input=None):
+    env = dict(os.environ, COROC_CPP=cpp)
+    return subprocess.run([str(a) for a in (coroc, *args)], input=input, capture_output=True,
+                          text=True, timeout=30, cwd=cwd, env=env)
+
+
+def test_depfile_names_target_input_and_headers(coroc, dep_input):
+    res = coroc_in(coroc, dep_input, "-MD", "-MF", "gen.d", "-I", DEP_DIR, "-o", "OUT.c", "gen.coc")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == res.stderr == ""
+    targets, prereqs = depfile_rule((dep_input / "gen.d").read_text())
+    assert targets == ["OUT.c"]
+    assert prereqs[0] == "gen.coc", prereqs
+    assert make_quoted(f"{DEP_DIR}/{DEP_HEADER}") in prereqs, prereqs
+    assert any(p.endswith("/stdio.h") for p in prereqs), prereqs
+    assert any(p.endswith("/coro.h") for p in prereqs), "coro.h, which coroc includes, is missing"
+    assert not [p for p in prereqs if p.startswith("<") or p in ("-", "<stdin>")], prereqs
+    assert len(set(prereqs)) == len(prereqs), "a file is named twice"
+    assert (dep_input / "OUT.c").read_text() == coroc_in(coroc, dep_input, "-I", DEP_DIR, "gen.coc").stdout
+
+
+@pytest.mark.parametrize("flags, gcc_flags", [(["-MD"], ["-M"]), (["-MMD"], ["-MM"]),
+                                               (["-MD", "-MP"], ["-M", "-MP"])],
+                         ids=["MD", "MMD", "MD-MP"])
+def test_depfile_lists_what_gcc_lists(coroc, dep_input, flags, gcc_flags):
+    """With gcc as the preprocessor, the files, their order and their quoting
+    are those of gcc -M (-MM for -MMD), given the options coroc gives gcc."""
+    res = coroc_with_cpp(coroc, dep_input, "gcc -E", *flags, "-MF", "gen.d", "-I", DEP_DIR,
+                         "-o", "OUT.c", "gen.coc")
+    assert res.returncode == 0, res.stderr
+    ours = make_words((dep_input / "gen.d").read_text())
+    coro_h = make_unquoted(next(w for w in ours if w.endswith("/coro.h")))
+    gcc = run(["gcc", *gcc_flags, "-MT", "OUT.c", "-x", "c", "-iquote", ".", "-idirafter",
+               os.path.dirname(coro_h), "-include", coro_h, "-I", DEP_DIR, "gen.coc"], cwd=dep_input)
+    assert gcc.returncode == 0, gcc.stderr
+    assert ours == make_words(gcc.stdout)
+    assert any(w.endswith("/stdio.h") for w in ours) == (flags[0] == "-MD"), ours
+
+
+@pytest.mark.skipif(shutil.which("clang") is None, reason="clang is not installed")
+def test_depfile_with_clang_as_the_preprocessor(coroc, dep_input):
+    """clang names its pseudo files differently (<command line>) and may write
+    ./ before a name: neither reaches the depfile."""
+    res = coroc_with_cpp(coroc, dep_input, "clang -E", "-MD", "-MF", "gen.d", "-I", DEP_DIR,
+                         "-o", "OUT.c", "gen.coc")
+    assert res.returncode == 0, res.stderr
+    targets, prereqs = depfile_rule((dep_input / "gen.d").read_text())
+    assert targets == ["OUT.c"] and prereqs[0] == "gen.coc", prereqs
+    assert make_quoted(f"{DEP_DIR}/{DEP_HEADER}") in prereqs, prereqs
+    assert any(p.endswith("/stdio.h") for p in prereqs), prereqs
+    assert not [p for p in prereqs if p.startswith(("<", "./"))], prereqs
+
+
+def test_depfile_default_name_and_target_from_o(coroc, dep_input):
+    """-MD alone, as gcc: the depfile is OUT.c with its suffix replaced by .d,
+    and its target the -o output, quoted for make."""
+    res = coroc_in(coroc, dep_input, "-MD", "-I", DEP_DIR, "-o", "my out.c", "gen.coc")
+    assert res.returncode == 0, res.stderr
+    targets, prereqs = depfile_rule((dep_input / "my out.d").read_text())
+    assert targets == ["my\\ out.c"], targets
+    assert prereqs[0] == "gen.coc"
+
+
+def test_depfile_MT_verbatim_and_repeated(coroc, dep_input):
+    res = coroc_in(coroc, dep_input, "-MMD", "-MFgen.d", "-MT", "a\\ b.c", "-MTc.c", "-I", DEP_DIR,
+                   "-o", "OUT.c", "gen.coc")
+    assert res.returncode == 0, res.stderr
+    targets, _ = depfile_rule((dep_input / "gen.d").read_text())
+    assert targets == ["a\\ b.c", "c.c"], targets
+
+
+def test_depfile_of_standard_input(coroc, dep_input):
+    """The input from standard input has no name to list; its headers are
+    listed, and the C still goes to standard output."""
+    res = coroc_in(coroc, dep_input, "-MD", "-MF", "gen.d", "-MT", "gen.c", "-I", DEP_DIR, "-",
+                   input=DEP_COC)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == coroc_in(coroc, dep_input, "-I", DEP_DIR, "-", input=DEP_COC).stdout
+    targets, prereqs = depfile_rule((dep_input / "gen.d").read_text())
+    assert targets == ["gen.c"]
+    assert not [p for p in prereqs if p in ("-", "<stdin>", "gen.coc")], prereqs
+    assert make_quoted(f"{DEP_DIR}/{DEP_HEADER}") in prereqs, prereqs
+
+
+def test_depfile_usage_error_names_what_is_missing(coroc, dep_input):
+    res = coroc_in(coroc, dep_input, "-MD", "-MF", "gen.d", "gen.coc")
+    assert res.returncode == 2
+    first = res.stderr.splitlines()[0]
+    assert "-MD" in first and "-o" in first and "-MT" in first, res.stderr
+
+
+OLD_DEP = b"OUT.c: an older depfile that a failed run must leave alone\n"
+
+
+def old_dep(d):
+    dep = d / "gen.d"
+    dep.write_bytes(OLD_DEP)
+    os.utime(dep, OLD_TIME)
+    return dep
+
+
+@pytest.mark.parametrize("name", BAD.keys())
+def test_depfile_failed_run_leaves_existing_depfile(coroc, tmp_path, name):
+    (tmp_path / "bad.coc").write_text(BAD[name])
+    dep = old_dep(tmp_path)
+    before = os.stat(dep)
+    res = coroc_in(coroc, tmp_path, "-MD", "-MF", "gen.d", "-o", "OUT.c", "bad.coc")
+    assert res.returncode == 1, res.stderr
+    assert dep.read_bytes() == OLD_DEP, "a failed run changed the depfile"
+    after = os.stat(dep)
+    assert (after.st_mtime_ns, after.st_ino) == (before.st_mtime_ns, before.st_ino)
+    assert listing(tmp_path) == ["bad.coc", "gen.d"], f"a failed run left {listing(tmp_path)}"
+
+
+@pytest.mark.parametrize("name", BAD.keys())
+def test_depfile_failed_run_creates_no_depfile(coroc, tmp_path, name):
+    (tmp_path / "bad.coc").write_text(BAD[name])
+    res = coroc_in(coroc, tmp_path, "-MD", "-MF", "gen.d", "-o", "OUT.c", "bad.coc")
+    assert res.returncode == 1, res.stderr
+    assert listing(tmp_path) == ["bad.coc"], f"a failed run left {listing(tmp_path)}"
+
+
+def test_depfile_not_written_when_the_output_cannot_be(coroc, tmp_path, gen):
+    dep = old_dep(tmp_path)
+    res = coroc_in(coroc, tmp_path, "-MD", "-MF", "gen.d", "-o", "no/such/dir/OUT.c", "gen.coc")
+    assert res.returncode == 1, res.stderr
+    assert dep.read_bytes() == OLD_DEP and os.stat(dep).st_mtime_ns == OLD_TIME[1] * 1_000_000_000
+    assert listing(tmp_path) == ["gen.coc", "gen.d"], listing(tmp_path)
+
+
+def test_output_not_written_when_the_depfile_cannot_be(coroc, tmp_path, gen):
+    out = old_out(tmp_path)
+    res = coroc_in(coroc, tmp_path, "-MD", "-MF", "no/such/dir/gen.d", "-o", "OUT.c", "gen.coc")
+    assert res.returncode == 1, res.stderr
+    assert "no/such/dir/gen.d" in res.stderr, res.stderr
+    assert out.read_bytes() == OLD_BYTES and os.stat(out).st_mtime_ns == OLD_TIME[1] * 1_000_000_000
+    assert listing(tmp_path) == ["OUT.c", "gen.coc"], listing(tmp_path)

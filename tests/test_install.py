@@ -10,12 +10,17 @@ directory, with nothing from the source or build tree:
 The consumer's generator yields 1..LIMIT and main prints each value and the
 sum; the test computes the expected output itself. LIMIT comes from a -D, so
 that the compile definitions are seen to reach coroc and the compiler.
+
+A third consumer checks coroc's depfile through coroc_generate: changing a
+header that the .coc includes makes `cmake --build` run coroc again, with the
+Makefile generator and with Ninja.
 """
 import os
 import pathlib
 import re
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -180,6 +185,139 @@ def test_pkg_config_consumer(installed, tmp_path):
     res = subprocess.run([tmp_path / "app"], capture_output=True, text=True, timeout=30)
     assert res.returncode == 0, res.stderr
     assert res.stdout == expected_output()
+
+
+# {==================================================================
+# The depfile: a header change runs coroc again
+# ===================================================================
+
+# The header decides an #if inside the coroutine body. coroc keeps only the
+# group in effect, so the program prints the new value only if coroc ran
+# again: compiling the old generated C again would not do it.
+HEADER_COC = """\
+#include <stdio.h>
+#include "answer.h"
+
+coroutine int values(void) {
+#if BIG
+  yield 100;
+#else
+  yield 1;
+#endif
+}
+
+int main(void) {
+  coro_t *g = values();
+  int v;
+  while (coro_next(g, &v))
+    printf("%d\\n", v);
+  coro_free(g);
+  return 0;
+}
+"""
+
+# flat: the .coc and answer.h side by side, coroc_generate at the top level.
+# subdir: coroc_generate in a subdirectory, answer.h found through a relative
+# -I, so that the depfile names it relative to the subdirectory's binary
+# directory (what policy CMP0116 is about with Ninja).
+LAYOUTS = {
+    "flat": {
+        "CMakeLists.txt": """\
+cmake_minimum_required(VERSION 3.16)
+project(consumer LANGUAGES C)
+find_package(coroc REQUIRED)
+add_executable(app)
+target_link_libraries(app PRIVATE coroc::coro)
+coroc_generate(TARGET app SOURCES gen.coc)
+""",
+        "gen.coc": HEADER_COC,
+        "header": "answer.h",
+        "app": "app",
+    },
+    "subdir": {
+        "CMakeLists.txt": """\
+cmake_minimum_required(VERSION 3.16)
+project(consumer LANGUAGES C)
+find_package(coroc REQUIRED)
+add_subdirectory(sub)
+""",
+        "sub/CMakeLists.txt": """\
+add_executable(app)
+target_link_libraries(app PRIVATE coroc::coro)
+target_include_directories(app PRIVATE ../inc)
+file(RELATIVE_PATH inc "${CMAKE_CURRENT_BINARY_DIR}" "${CMAKE_CURRENT_SOURCE_DIR}/../inc")
+coroc_generate(TARGET app SOURCES gen.coc OPTIONS "-I${inc}")
+""",
+        "sub/gen.coc": HEADER_COC,
+        "header": "inc/answer.h",
+        "app": "sub/app",
+    },
+}
+
+GENERATORS = ["Unix Makefiles", "Ninja"]
+
+
+def run_app(path):
+    res = subprocess.run([path], capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+    return res.stdout
+
+
+@pytest.mark.parametrize("layout", LAYOUTS.keys())
+@pytest.mark.parametrize("generator", GENERATORS)
+def test_cmake_consumer_header_change_runs_coroc_again(installed, tmp_path, generator, layout):
+    if generator == "Ninja" and shutil.which("ninja") is None:
+        pytest.skip("ninja is not installed: the Ninja generator cannot be tried")
+    files = LAYOUTS[layout]
+    src, build = tmp_path / "src", tmp_path / "build"
+    for name, text in files.items():
+        if name.endswith(("CMakeLists.txt", ".coc")):
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            (src / name).write_text(text)
+    header = src / files["header"]
+    header.parent.mkdir(parents=True, exist_ok=True)
+    header.write_text("#define BIG 0\n")
+
+    conf = sh([CMAKE, "-G", generator, "-S", src, "-B", build,
+               f"-DCMAKE_PREFIX_PATH={installed.prefix}"])
+    assert "CMP0116" not in conf.stdout + conf.stderr, conf.stderr
+    sh([CMAKE, "--build", build])
+    assert run_app(build / files["app"]) == "1\n"
+    depfiles = list(build.rglob("gen.stackless.c.d"))
+    assert len(depfiles) == 1 and "answer.h" in depfiles[0].read_text(), depfiles
+
+    time.sleep(1.1)  # a newer mtime, even where the file system counts seconds
+    header.write_text("#define BIG 1\n")
+    log = sh([CMAKE, "--build", build]).stdout
+    assert "coroc (stackless)" in log, f"changing {header.name} did not run coroc again:\n{log}"
+    assert run_app(build / files["app"]) == "100\n"
+
+    # and a build with nothing changed runs nothing: every file the depfile
+    # names is found where it says
+    log = sh([CMAKE, "--build", build]).stdout
+    assert "coroc (" not in log, f"a build with nothing changed ran coroc:\n{log}"
+
+
+def test_cmake_consumer_older_cmake_does_without_depfile(installed, tmp_path):
+    """Before CMake 3.20 (CMAKE_VERSION set lower, as an older CMake would have
+    it), coroc_generate passes no -MD and no DEPFILE, which that CMake would
+    refuse; the build works, and DEPENDS is what runs coroc again."""
+    src, build = tmp_path / "src", tmp_path / "build"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(
+        LAYOUTS["flat"]["CMakeLists.txt"]
+        .replace("find_package(coroc REQUIRED)", "set(CMAKE_VERSION 3.19.0)\nfind_package(coroc REQUIRED)")
+        .replace("SOURCES gen.coc)", "SOURCES gen.coc DEPENDS answer.h)"))
+    (src / "gen.coc").write_text(HEADER_COC)
+    (src / "answer.h").write_text("#define BIG 0\n")
+    sh([CMAKE, "-S", src, "-B", build, f"-DCMAKE_PREFIX_PATH={installed.prefix}"])
+    log = sh([CMAKE, "--build", build, "--verbose"]).stdout
+    assert "gen.stackless.c.d" not in log and not list(build.rglob("gen.stackless.c.d")), log
+    assert run_app(build / "app") == "1\n"
+    time.sleep(1.1)
+    (src / "answer.h").write_text("#define BIG 1\n")
+    assert "coroc (stackless)" in sh([CMAKE, "--build", build]).stdout
+    assert run_app(build / "app") == "100\n"
 
 
 @pytest.mark.parametrize("call, message", [

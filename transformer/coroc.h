@@ -48,7 +48,7 @@ _Noreturn void internal_error_at(const char *file, int line, const char *fmt, ..
     __attribute__((format(printf, 3, 4)));
 /* Register the text of a file so that diagnostics can print its lines. */
 void diag_add_file(const char *name, const char *text, size_t len);
-/* A file to delete if coroc stops with an error (the temporary output). */
+/* A file to delete if coroc stops with an error (a temporary output or depfile). */
 void diag_remove_on_error(const char *path);
 /* Allocation that cannot fail quietly. */
 void *xcalloc(size_t n, size_t size);
@@ -145,6 +145,8 @@ typedef struct {
   bool *directive_live; /* [line] the preprocessor kept the directive on this line (-dD) */
   int nlines;           /* lines in the original */
   bool has_line_directives; /* the .coc has #line directives of its own */
+  const char *cpp_text; /* what the preprocessor printed (depfile.c reads its linemarkers) */
+  size_t cpp_len;       /* its length */
 } Source;
 
 /* Options that reach the preprocessor. */
@@ -175,6 +177,26 @@ Pos source_original_pos(Source *src, int index);
 /* The index of the original token that the preprocessed token `index` comes
    from, or -1 when a macro made it. */
 int source_find_original(Source *src, int index);
+
+/* {=====================================================================
+ * depfile.c: the dependency file of -MD/-MMD
+ * ====================================================================== */
+
+typedef struct {
+  bool wanted;          /* -MD or -MMD was given */
+  bool system_headers;  /* -MD: system headers too; -MMD: user headers only */
+  bool phony;           /* -MP: a rule with no prerequisites for each header */
+  const char *path;     /* where the rule goes (-MF, or OUT.c with the suffix .d) */
+  const char **targets; /* -MT, verbatim; or the -o output, quoted by depfile_quote */
+  int ntargets;
+} DepOptions;
+
+/* The rule `TARGETS: INPUT FILES...`, where FILES are the files the
+   preprocessor read for src, first one first; `input` is the input's path
+   (NULL for standard input). */
+char *depfile_rule(const DepOptions *dep, const Source *src, const char *input, size_t *len);
+/* A file name quoted for make as gcc quotes it. */
+char *depfile_quote(const char *name);
 
 /* {=====================================================================
  * ast.c: the syntax tree

@@ -8,8 +8,8 @@
  * line are repeated in the caret line so a terminal lines them up.
  *
  * Every pass reports through error_at/error_tok. Before exiting, coroc
- * removes the temporary file its output was being written to, so a failed
- * run never leaves a partial file behind.
+ * removes the temporary files its output and depfile were being written to,
+ * so a failed run never leaves a partial file behind.
  */
 #define _GNU_SOURCE
 #include "coroc.h"
@@ -28,7 +28,8 @@ typedef struct {
 
 static KnownFile known[16];
 static int nknown;
-static const char *remove_path;
+static const char *remove_paths[8];  /* --stats's files, the temporary output and depfile */
+static int nremove;
 
 void diag_add_file(const char *name, const char *text, size_t len) {
   if (nknown < (int)(sizeof known / sizeof known[0]))
@@ -36,12 +37,13 @@ void diag_add_file(const char *name, const char *text, size_t len) {
 }
 
 void diag_remove_on_error(const char *path) {
-  remove_path = path;
+  if (nremove < (int)(sizeof remove_paths / sizeof remove_paths[0]))
+    remove_paths[nremove++] = path;
 }
 
 static _Noreturn void die(void) {
-  if (remove_path)
-    unlink(remove_path);
+  for (int i = 0; i < nremove; i++)
+    unlink(remove_paths[i]);
   exit(1);
 }
 

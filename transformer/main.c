@@ -1,11 +1,13 @@
 /* main.c: the command line (docs/cli.md).
  *
  *   coroc [--backend=stackless|stackful] [-o OUT.c] [-I DIR]... [-D NAME[=VALUE]]...
+ *         [-MD|-MMD [-MF DEPFILE] [-MT TARGET]... [-MP]]
  *         [--no-line] [--dot] [--stats] IN.coc
  *
  * The output is built in memory and written only once everything succeeded:
  * to a temporary file beside OUT.c that is then renamed over it, so a failed
- * run leaves no partial file and leaves an existing OUT.c as it was.
+ * run leaves no partial file and leaves an existing OUT.c as it was. The
+ * depfile of -MD (depfile.c) is written the same way.
  * Exit status: 0 success, 1 an error in the input, 2 a usage error.
  */
 #define _GNU_SOURCE
@@ -21,6 +23,7 @@
 
 static const char usage_text[] =
   "usage: coroc [--backend=stackless|stackful] [-o OUT.c] [-I DIR]... [-D NAME[=VALUE]]...\n"
+  "             [-MD|-MMD [-MF DEPFILE] [-MT TARGET]... [-MP]]\n"
   "             [--no-line] [--dot] [--stats] IN.coc\n"
   "       coroc --help | --version\n";
 
@@ -33,6 +36,16 @@ static const char help_text[] =
   "                       locals live in a heap frame (the default)\n"
   "  --backend=stackful   each coroutine stays a function that runs on its own stack\n"
   "  -o OUT.c             write the C here (whole, or not at all); default: stdout\n"
+  "  -MD                  also write a depfile: a Makefile rule naming the input and\n"
+  "                       every file the preprocessor read for it, so that a build\n"
+  "                       runs coroc again when a header changes\n"
+  "  -MMD                 the same without system headers\n"
+  "  -MF DEPFILE          where the depfile goes (whole, or not at all); default:\n"
+  "                       OUT.c with its suffix replaced by .d\n"
+  "  -MT TARGET           the rule's target, as written (may be repeated); default:\n"
+  "                       OUT.c\n"
+  "  -MP                  also a rule without prerequisites for each header, so that\n"
+  "                       make does not stop when a header is removed\n"
   "  -I DIR, -D NAME[=V]  as for the C compiler: coroc preprocesses the input to learn\n"
   "                       the type names of headers and which #if groups are in effect\n"
   "  --no-line            no #line directives (they point compiler errors and gdb\n"
@@ -54,6 +67,8 @@ static _Noreturn void usage_error(const char *fmt, const char *arg) {
 typedef struct {
   Options opt;
   CppArgs cpp;
+  DepOptions dep;
+  const char *dep_option;  /* "-MD" or "-MMD" as given; NULL: no depfile */
   const char *in;
   const char *out;
 } Command;
@@ -68,9 +83,59 @@ static const char *option_value(int argc, char **argv, int *i, const char *name)
   return argv[++*i];
 }
 
+/* -MD, -MMD, -MF DEPFILE, -MT TARGET, -MP: true if argv[*i] is one of them. */
+static bool parse_dep_option(int argc, char **argv, int *i, Command *cmd) {
+  const char *a = argv[*i];
+  if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0) {
+    cmd->dep_option = a;
+    cmd->dep.system_headers = strcmp(a, "-MD") == 0;
+  } else if (strncmp(a, "-MF", 3) == 0) {
+    if (cmd->dep.path)
+      usage_error("%s", "more than one -MF");
+    cmd->dep.path = option_value(argc, argv, i, "-MF");
+  } else if (strncmp(a, "-MT", 3) == 0) {
+    cmd->dep.targets[cmd->dep.ntargets++] = option_value(argc, argv, i, "-MT");
+  } else if (strcmp(a, "-MP") == 0) {
+    cmd->dep.phony = true;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/* OUT.c with its suffix replaced by .d, as gcc -MD names its depfile. */
+static char *beside_output(const char *out) {
+  const char *base = strrchr(out, '/');
+  base = base ? base + 1 : out;
+  const char *dot = strrchr(base, '.');
+  size_t stem = dot && dot != base ? (size_t)(dot - out) : strlen(out);
+  return format("%.*s.d", (int)stem, out);
+}
+
+/* The depfile's name and the rule's target, given or derived from -o. */
+static void settle_depfile(Command *cmd) {
+  DepOptions *dep = &cmd->dep;
+  if (!cmd->dep_option) {
+    if (dep->path || dep->ntargets || dep->phony)
+      usage_error("%s", "-MF, -MT and -MP need -MD or -MMD");
+    return;
+  }
+  if (!dep->ntargets && !cmd->out)
+    usage_error("%s needs a target for its rule: give -o OUT.c or -MT TARGET", cmd->dep_option);
+  if (!dep->path && !cmd->out)
+    usage_error("%s needs -MF DEPFILE when there is no -o", cmd->dep_option);
+  if (!dep->ntargets)
+    dep->targets[dep->ntargets++] = depfile_quote(cmd->out);  /* gcc quotes the -o target */
+  if (!dep->path)
+    dep->path = beside_output(cmd->out);
+  if (cmd->out && strcmp(dep->path, cmd->out) == 0)
+    usage_error("the depfile and the output are both '%s'", cmd->out);
+}
+
 static void parse_args(int argc, char **argv, Command *cmd) {
   cmd->opt.line_directives = true;
   cmd->cpp.args = xcalloc(2 * argc + 1, sizeof(char *));
+  cmd->dep.targets = xcalloc(argc + 1, sizeof(char *));
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0) {
@@ -92,6 +157,8 @@ static void parse_args(int argc, char **argv, Command *cmd) {
       cmd->opt.dot = true;
     } else if (strcmp(a, "--stats") == 0) {
       cmd->opt.stats = true;
+    } else if (parse_dep_option(argc, argv, &i, cmd)) {
+      continue;
     } else if (strncmp(a, "-o", 2) == 0) {
       if (cmd->out)
         usage_error("%s", "more than one -o");
@@ -112,24 +179,30 @@ static void parse_args(int argc, char **argv, Command *cmd) {
     usage_error("%s", "no input file");
   if (cmd->opt.dot && cmd->opt.stats)
     usage_error("%s", "--dot and --stats cannot be combined");
+  settle_depfile(cmd);
 }
 
-/* Write the whole output at once: to OUT via a temporary file and rename,
-   or to standard output (or into OUT itself when it is a device or a FIFO). */
-static void write_output(const char *out, const char *buf, size_t len) {
-  if (!out) {
-    if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0)
-      fatal("cannot write the output: %s", strerror(errno));
-    return;
-  }
+static void write_stdout(const char *buf, size_t len) {
+  if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0)
+    fatal("cannot write the output: %s", strerror(errno));
+}
+
+/* A file written whole under a temporary name, until commit() renames it. */
+typedef struct {
+  const char *path;  /* the name to give it (through a symlink: its target) */
+  char *tmp;         /* the temporary file; NULL when there is nothing to rename */
+} Pending;
+
+/* Write buf to a temporary file beside `out`; or, when `out` is a device or
+   a FIFO (-o /dev/null, -o /dev/stdout), into it: renaming a file over it
+   would replace the device itself. */
+static Pending write_temp(const char *out, const char *buf, size_t len) {
   struct stat st;
   if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
-    /* a device, a FIFO (-o /dev/null, -o /dev/stdout): write into it; renaming
-       a file over it would replace the device itself */
     FILE *f = fopen(out, "w");
     if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0)
       fatal("cannot write %s: %s", out, strerror(errno));
-    return;
+    return (Pending){out, NULL};
   }
   char *target = realpath(out, NULL);  /* through a symlink: replace its target, keep the link */
   if (target)
@@ -145,8 +218,29 @@ static void write_output(const char *out, const char *buf, size_t len) {
   FILE *f = fdopen(fd, "w");
   if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0)
     fatal("cannot write %s: %s", out, strerror(errno));
-  if (rename(tmp, out) != 0)
-    fatal("cannot write %s: %s", out, strerror(errno));
+  return (Pending){out, tmp};
+}
+
+static void commit(const Pending *p) {
+  if (p->tmp && rename(p->tmp, p->path) != 0)
+    fatal("cannot write %s: %s", p->path, strerror(errno));
+}
+
+/* Write the output (to OUT or standard output) and the depfile, each whole
+   or not at all: both are written out before either is renamed into place.
+   The depfile goes first, so that a rename that fails never leaves a new
+   output beside an older depfile, which could miss a header it includes. */
+static void write_results(const Command *cmd, const char *buf, size_t len, const char *rule,
+                          size_t rule_len) {
+  Pending dep = {0}, out = {0};
+  if (rule)
+    dep = write_temp(cmd->dep.path, rule, rule_len);
+  if (cmd->out)
+    out = write_temp(cmd->out, buf, len);
+  else
+    write_stdout(buf, len);
+  commit(&dep);
+  commit(&out);
 }
 
 static int transform(Command cmd) {
@@ -181,7 +275,11 @@ static int transform(Command cmd) {
     }
   }
   fclose(mem);
-  write_output(cmd.out, buf, len);
+  char *rule = NULL;
+  size_t rule_len = 0;
+  if (cmd.dep_option)
+    rule = depfile_rule(&cmd.dep, &src, strcmp(cmd.in, "-") == 0 ? NULL : cmd.in, &rule_len);
+  write_results(&cmd, buf, len, rule, rule_len);
   return 0;
 }
 

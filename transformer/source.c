@@ -483,6 +483,8 @@ void source_load(Source *src, const char *path, const CppArgs *cpp) {
   if (input != src->text)
     free(input);
   tokenize(src->name, pp, plen, true, "<stdin>", &src->expanded);
+  src->cpp_text = pp;
+  src->cpp_len = plen;
   mark_live_lines(src);
   if (src->original_ready)
     mark_dead(src);

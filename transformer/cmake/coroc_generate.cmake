@@ -24,14 +24,21 @@
 #               <name>.coc becomes <OUTPUT_DIR>/<name>.<backend>.c, so one .coc
 #               can be built with both backends in one project.
 #   OPTIONS     more command-line options for coroc, such as --no-line.
-#   DEPENDS     more files whose change must re-run coroc: coroc reads the
-#               headers a .coc includes, but the build cannot see them.
+#   DEPENDS     more files whose change must re-run coroc. The headers that a
+#               .coc includes need not be listed where the depfile is used
+#               (below); list them on an older CMake, and list a header that
+#               the build generates, so that it is made before coroc runs.
 #
 # coroc is given the target's include directories and compile definitions as
 # -I/-D (it must know the type names that headers declare, and evaluate #if
 # inside coroutine bodies as the compiler will), and -I the .coc's own
 # directory. The generated C is compiled with that directory on its include
 # path too, so `#include "local.h"` beside the .coc works in both.
+#
+# With CMake >= 3.20 and a Makefile or Ninja generator (>= 3.21: Visual Studio
+# and Xcode too), coroc also writes a depfile, <output>.d (coroc -MD -MF), and
+# the custom command reads it (DEPFILE): a change to any header the .coc
+# includes runs coroc again. Other CMake versions and generators do without.
 #
 # coroc_generate does not link the runtime: link the target with coroc::coro
 # (or `coro` inside coroc's own build).
@@ -43,6 +50,15 @@
 #   coroc_generate(TARGET app BACKEND stackless SOURCES gen.coc)
 #   # builds ${CMAKE_CURRENT_BINARY_DIR}/gen.stackless.c into app
 include_guard(GLOBAL)
+
+# Can add_custom_command take a DEPFILE with this CMake and this generator?
+# (Using it where it cannot is an error.)
+if((CMAKE_VERSION VERSION_GREATER_EQUAL 3.20 AND CMAKE_GENERATOR MATCHES "Makefiles|Ninja|WMake")
+   OR (CMAKE_VERSION VERSION_GREATER_EQUAL 3.21 AND CMAKE_GENERATOR MATCHES "Visual Studio|Xcode"))
+  set_property(GLOBAL PROPERTY COROC_USE_DEPFILE TRUE)
+else()
+  set_property(GLOBAL PROPERTY COROC_USE_DEPFILE FALSE)
+endif()
 
 if(NOT DEFINED COROC_EXECUTABLE_TARGET)
   set(COROC_EXECUTABLE_TARGET coroc::coroc)
@@ -113,16 +129,35 @@ function(coroc_generate)
     endif()
     set_property(GLOBAL PROPERTY "COROC_GENERATED_${out}" "${arg_TARGET} from ${src}")
 
+    # The depfile names the headers coroc read, so that changing one of them
+    # runs coroc again. CMP0116 NEW (recorded per command, so set only around
+    # it): Ninja reads relative paths in it from the current binary directory,
+    # where coroc runs, as the Makefile generators always do.
+    get_property(use_depfile GLOBAL PROPERTY COROC_USE_DEPFILE)
+    set(dep_args "")
+    set(depfile "")
+    if(use_depfile)
+      set(dep_args -MD -MF "${out}.d")
+      set(depfile DEPFILE "${out}.d")
+    endif()
+
     file(RELATIVE_PATH out_rel "${CMAKE_BINARY_DIR}" "${out}")
+    cmake_policy(PUSH)
+    if(POLICY CMP0116)
+      cmake_policy(SET CMP0116 NEW)
+    endif()
     add_custom_command(
       OUTPUT "${out}"
       COMMAND "$<TARGET_FILE:${coroc}>" "--backend=${arg_BACKEND}" ${arg_OPTIONS}
-              "-I${src_dir}" "${inc_args}" "${def_args}"
+              "-I${src_dir}" "${inc_args}" "${def_args}" ${dep_args}
               -o "${out}" "${src}"
       DEPENDS "${src}" ${coroc} ${arg_DEPENDS}
+      ${depfile}
+      WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"
       COMMENT "coroc (${arg_BACKEND}): ${out_rel}"
       VERBATIM
       COMMAND_EXPAND_LISTS)
+    cmake_policy(POP)
     target_sources(${arg_TARGET} PRIVATE "${out}")
     # `#include "x.h"` in the .coc means beside the .coc, for the compiler too.
     set_property(SOURCE "${out}" APPEND PROPERTY INCLUDE_DIRECTORIES "${src_dir}")

@@ -1,0 +1,918 @@
+#!/usr/bin/env python3
+"""tests/bench/frontend.py: part 4 of the benchmark, coroc beside the compiler's front end.
+
+coroc runs on every .coc file of a build, before the compiler, and it runs the
+preprocessor (`cc -E`) itself as a subprocess. Whatever time and memory it
+takes is added to every build. This part measures that cost against what the
+build pays anyway for the same file, on two inputs that the script generates
+(deterministically, from a fixed seed) into its work directory:
+
+  large.c    about 20,000 lines of preprocessed C without coroutines: many
+             system headers and generated code of every common kind, run
+             through `cc -E -P`, the form a build hands to a compiler. It
+             measures coroc on plain C, which is most of any real .coc
+             (headers included), and it is the input on which coroc can be
+             set beside `gcc -fsyntax-only`, the compiler's whole front end.
+  large.coc  3,000 coroutines (generators, tasks awaiting each other, leaf
+             tasks) and a main: coroc's own work, in both backends.
+
+Every command is timed as a whole process (fork, exec, wait4), so its figures
+include its children: coroc's `cc -E`, gcc's cc1. Per command it reports the
+median wall time of N runs (after one warm-up, the runs interleaved), user +
+system CPU time, lines per second and the peak resident memory, in MiB and in
+bytes per byte of input. Then the ratios of the same run (coroc / gcc
+-fsyntax-only, coroc / cc -E) and the issue's targets, met or not.
+
+A benchmark, not a test: it exits 0 whatever the figures. It exits 1 only when
+something could not run: an input that gcc rejects, a coroc that fails on
+them or whose output does not compile.
+
+  tests/bench/frontend.py [--coroc PATH] [--reps N] [--workdir DIR] [--seed S]
+"""
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNTIME_INCLUDE = ROOT / "runtime" / "include"
+
+# The sizes the issue asks for; the generators stop when they reach them.
+C_TARGET_LINES = 20000
+COC_COROUTINES = 3000
+
+# The issue's targets.
+TARGET_TIME_VS_GCC = 0.5          # coroc time / gcc -fsyntax-only time on large.c
+TARGET_RSS_PER_BYTE = 20.0        # peak RSS / input bytes, every coroc row
+TARGET_COC_LINES_PER_S = 100000   # coroc on large.coc, each backend
+
+
+def fail(msg):
+    """Something could not run: say what, exit 1 (never because of a figure)."""
+    print(f"frontend.py: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+# {==================================================================
+# The large C file
+# ===================================================================
+
+# Headers a real C program of some size includes. No _GNU_SOURCE: coroc
+# preprocesses its input again, with `-include coro.h`, and coro.h's
+# <sys/socket.h>, read without _GNU_SOURCE, defines __SOCKADDR_ARG as a
+# macro; text preprocessed with _GNU_SOURCE declares a typedef of that name,
+# which the macro then breaks. (Only an input that is already preprocessed,
+# as this one, can meet that: a .coc's own #include is read once.)
+C_HEADERS = """stdio.h stdlib.h string.h math.h errno.h ctype.h stdint.h inttypes.h
+time.h signal.h unistd.h fcntl.h sys/stat.h sys/types.h sys/time.h sys/socket.h
+netinet/in.h arpa/inet.h pthread.h stdbool.h stddef.h limits.h assert.h
+stdarg.h setjmp.h locale.h sys/mman.h sys/wait.h dirent.h poll.h wchar.h""".split()
+
+WORDS = """alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega
+buffer socket stream packet header record cursor window thread signal timer
+queue index bucket node entry table frame parser token symbol module""".split()
+
+# Literal text with escapes of every kind the lexer must get right. No \\x
+# escape is followed by a hex digit, which it would swallow.
+STRING_PIECES = ["%s", "\\t", "\\n", "\\\"", "\\\\", "\\x41 ", "\\101", "%d", "'", "?"]
+CHAR_LITERALS = ["'a'", "'Z'", "'\\n'", "'\\t'", "'\\''", "'\\\\'", "'\\0'", "'\\x7f'", "'0'", "' '"]
+
+
+class CGen:
+    """Generated C, one unit (types, tables, functions) at a time.
+
+    Every unit k has its own prefix u<k>_, so nothing collides; a unit's
+    functions call those of earlier units, as the files of a real program
+    call each other. All of it is valid gnu11 that gcc accepts without a
+    warning at its default level."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.mix_funcs = []    # "u<k>_mix": int (int, int), defined so far
+        self.hash_funcs = []   # "u<k>_hash": uint32_t (const void *, size_t)
+
+    # -- small pieces ------------------------------------------------------
+
+    def string(self):
+        """A string literal with escapes and no conversion (it is data)."""
+        r = self.rng
+        parts = [r.choice(WORDS)]
+        for _ in range(r.randint(1, 4)):
+            piece = r.choice(STRING_PIECES + WORDS)
+            parts.append(piece.replace("%", "%%") if piece.startswith("%") else piece)
+        return '"' + " ".join(parts) + '"'
+
+    def expr(self, names, depth=0):
+        """An int expression over the int variables `names`."""
+        return self.expr_and_const(names, depth)[0]
+
+    def expr_and_const(self, names, depth):
+        """(text, whether it is a constant expression). Every operator gets
+        at least one operand that is not constant, so that no part of the
+        expression is folded at compile time, where an overflow would be a
+        warning; at run time it is never evaluated."""
+        r = self.rng
+        if depth > 2 or r.random() < 0.3:
+            pick = r.random()
+            if pick < 0.55:
+                return r.choice(names), False
+            if pick < 0.8:
+                return str(r.randint(1, 999)), True
+            if pick < 0.9:
+                return r.choice(CHAR_LITERALS), True
+            return "(int)sizeof(" + r.choice(["long", "double", "void *", "int64_t"]) + ")", True
+        a, a_const = self.expr_and_const(names, depth + 1)
+        b, b_const = self.expr_and_const(names, depth + 1)
+        if a_const and b_const:
+            b, b_const = r.choice(names), False
+        v = a if b_const else b   # an operand that is not constant
+        kind = r.randrange(9)
+        if kind < 4:
+            return f"({a} {r.choice(['+', '-', '*', '&', '|', '^'])} {b})", False
+        if kind == 5:
+            return f"(int)((unsigned)({v}) {r.choice(['<<', '>>'])} {r.randint(1, 7)})", False
+        if kind == 6:
+            if a == b:   # x < x: gcc -Wall would call it a mistake
+                b = f"({b} + 1)"
+            cmp = r.choice(["<", ">", "==", "!=", "<=", ">="])
+            return f"({a} {cmp} {b} ? {v} : {self.expr(names, depth + 1)})", False
+        if kind == 7:
+            return f"(int)(unsigned char)({v})", False
+        if kind == 8 and self.mix_funcs:
+            return f"{r.choice(self.mix_funcs)}({a}, {b})", False
+        return f"({v} {r.choice(['/', '%'])} {r.randint(2, 97)})", False
+
+    def statements(self, names, depth, ind, labels):
+        """A random block body: assignments, nested control flow, calls."""
+        r = self.rng
+        out = []
+        for _ in range(r.randint(1, 3) if depth else r.randint(5, 8)):
+            var = r.choice(names)
+            kind = r.randrange(10 if depth < 2 else 3)
+            if kind == 0:
+                out.append(f"{ind}{var} = {self.expr(names)};")
+            elif kind == 1:
+                out.append(f"{ind}{var} {r.choice(['+=', '-=', '^=', '|='])} {self.expr(names)};")
+            elif kind == 2:
+                out.append(f"{ind}if ({self.expr(names)} > {r.randint(0, 500)})")
+                out.append(f"{ind}    goto done;")
+                labels.add("done")
+            elif kind == 3:
+                out.append(f"{ind}if ({self.expr(names)} {r.choice(['<', '>', '!='])} {self.expr(names)}) {{")
+                out += self.statements(names, depth + 1, ind + "    ", labels)
+                out.append(f"{ind}}} else {{")
+                out += self.statements(names, depth + 1, ind + "    ", labels)
+                out.append(f"{ind}}}")
+            elif kind == 4:
+                i = f"i{depth}"
+                out.append(f"{ind}for (int {i} = 0; {i} < {r.randint(2, 64)}; {i}++) {{")
+                out += self.statements(names + [i], depth + 1, ind + "    ", labels)
+                out.append(f"{ind}}}")
+            elif kind == 5:
+                out.append(f"{ind}while ({var} > {r.randint(1, 100)}) {{")
+                out += self.statements(names, depth + 1, ind + "    ", labels)
+                out.append(f"{ind}    {var} /= {r.randint(2, 9)};")
+                out.append(f"{ind}}}")
+            elif kind == 6:
+                out.append(f"{ind}do {{")
+                out += self.statements(names, depth + 1, ind + "    ", labels)
+                out.append(f"{ind}}} while ({var}-- > {r.randint(50, 900)});")
+            elif kind == 7:
+                out += self.switch(names, depth, ind, labels)
+            elif kind == 8:
+                t = f"t{depth}_{len(out)}"
+                out.append(f"{ind}{{")
+                out.append(f"{ind}    int {t} = {self.expr(names)};")
+                out += self.statements(names + [t], depth + 1, ind + "    ", labels)
+                out.append(f"{ind}    {var} ^= {t};")
+                out.append(f"{ind}}}")
+            else:
+                out.append(f"{ind}{var} = {var} ? {self.expr(names)} : {self.expr(names)};")
+        return out
+
+    def switch(self, names, depth, ind, labels):
+        r = self.rng
+        out = [f"{ind}switch ({self.expr(names)} & {r.choice([7, 15, 31])}) {{"]
+        for case in r.sample(range(16), r.randint(2, 6)):
+            out.append(f"{ind}case {case}:")
+            out += self.statements(names, depth + 1, ind + "    ", labels)
+            if r.random() < 0.7:   # else it falls through to the next case
+                out.append(f"{ind}    break;")
+        out.append(f"{ind}default:")
+        out.append(f"{ind}    {r.choice(names)}++;")
+        out.append(f"{ind}}}")
+        return out
+
+    # -- one unit ----------------------------------------------------------
+
+    def unit(self, k):
+        """Every kind of C a program has, prefixed u<k>_."""
+        r = self.rng
+        p, P = f"u{k}_", f"U{k}_"
+        nkinds = r.randint(4, 12)
+        kinds = [f"{P}{w.upper()}" for w in r.sample(WORDS, nkinds)]
+        out = [f"/* unit {k} */"]
+        out.append(f"enum {p}kind {{ {kinds[0]}, {kinds[1]} = {r.randint(2, 9)},")
+        out += [f"    {name}," for name in kinds[2:]]
+        out.append(f"    {P}COUNT }};")
+        out += self.types(p)
+        out += self.tables(p, kinds)
+        out += self.func_name(p, P, kinds)
+        out += self.func_parse(p)
+        out += self.func_hash(p)
+        out += self.func_build(p)
+        out += self.func_callbacks(p)
+        out += self.func_system(p)
+        out += self.func_mix(p)
+        return out
+
+    def types(self, p):
+        r = self.rng
+        fields = ["    int id;", "    unsigned flags : 3;", "    unsigned mode : 5;",
+                  "    unsigned short port;", "    double weight;",
+                  f"    char name[{r.choice([16, 24, 32])}];", "    const char *label;",
+                  f"    struct {p}node *next;",
+                  "    union { int64_t i; double d; void *p; } val;",
+                  f"    uint32_t counts[{r.randint(2, 8)}];",
+                  "    struct { int16_t x, y; } pos;"]
+        extra = ["    long long total;", "    float ratio;", "    size_t len;",
+                 "    time_t stamp;", "    pthread_mutex_t *lock;", "    FILE *log;"]
+        fields += r.sample(extra, r.randint(1, len(extra)))
+        return ([f"typedef struct {p}node {{"] + fields + [f"}} {p}node_t;",
+                f"typedef int (*{p}cb_t)({p}node_t *, void *);",
+                f"typedef union {p}word {{ uint32_t w; uint8_t b[4]; float f; }} {p}word_t;",
+                f"typedef const char *{p}str_t;",
+                f"struct {p}point {{ double x, y; }};"])
+
+    def tables(self, p, kinds):
+        """Static tables with designated and positional initializers."""
+        r = self.rng
+        errs = ["EINVAL", "ENOENT", "EAGAIN", "EPERM", "ERANGE", "EIO", "0"]
+        rows = [f"    [{i}] = {{ .name = {self.string()}, .code = {r.choice(errs)}, "
+                f".scale = {r.uniform(-100, 100):.4f}, .kind = {r.choice(kinds)} }},"
+                for i in range(r.randint(4, 12))]
+        out = [f"static const struct {{ const char *name; int code; double scale; enum {p}kind kind; }} {p}table[] = {{"]
+        out += rows + ["};"]
+        out.append(f"static const int32_t {p}primes[] = {{ " +
+                   ", ".join(str(r.randint(-99999, 99999)) for _ in range(r.randint(8, 24))) + " };")
+        out.append(f"static {p}node_t {p}nodes[{r.randint(2, 6)}] = {{")
+        out.append(f"    {{ .id = {r.randint(1, 99)}, .name = \"{r.choice(WORDS)}\", .label = NULL,"
+                   f" .val = {{ .d = {r.uniform(0, 1):.3f} }}, .pos = {{ -1, 1 }} }},")
+        out.append(f"    [1] = {{ {r.randint(100, 999)}, 1, 2, 8080, 0.5, \"second\" }},")
+        out.append("};")
+        out.append(f"static pthread_mutex_t {p}lock = PTHREAD_MUTEX_INITIALIZER;")
+        return out
+
+    def func_name(self, p, P, kinds):
+        """A switch over an enum: cases sharing a body, fall-through, default."""
+        r = self.rng
+        out = [f"const char *{p}kind_name(enum {p}kind k) {{", "    switch (k) {"]
+        for name in kinds:
+            out.append(f"    case {name}:")
+            if r.random() < 0.75:
+                out.append(f"        return \"{name.split('_', 1)[1].lower()}\";")
+        out += ["    default:", "        break;", "    }",
+                f"    return k < {P}COUNT ? {self.string()} : NULL;", "}"]
+        return out
+
+    def func_parse(self, p):
+        """Characters, pointers, errno: a number parser."""
+        r = self.rng
+        base = r.choice([8, 10, 16])
+        return [
+            f"int {p}parse(const char *s, long *out) {{",
+            "    long v = 0;",
+            "    int sign = 1;",
+            "    if (*s == '-') {",
+            "        sign = -1;",
+            "        s++;",
+            "    }",
+            "    for (; *s != '\\0'; s++) {",
+            "        if (isdigit((unsigned char)*s))",
+            f"            v = v * {base} + (*s - '0');",
+            "        else if (*s == '_' || *s == '\\'')",
+            "            continue;",
+            "        else if (isspace((unsigned char)*s))",
+            "            break;",
+            "        else {",
+            "            errno = EINVAL;",
+            "            return -1;",
+            "        }",
+            "    }",
+            f"    if (v > LONG_MAX / {r.randint(2, 64)})",
+            "        errno = ERANGE;",
+            "    *out = sign * v;",
+            "    return 0;",
+            "}",
+        ]
+
+    def func_hash(self, p):
+        """Pointer arithmetic, unsigned arithmetic, a union."""
+        r = self.rng
+        self.hash_funcs.append(f"{p}hash")
+        return [
+            f"uint32_t {p}hash(const void *data, size_t len) {{",
+            "    const unsigned char *q = data, *end = q + len;",
+            f"    uint32_t h = {r.randint(1, 2**31)}u;",
+            "    while (q < end) {",
+            "        h ^= *q++;",
+            f"        h *= {r.choice([16777619, 2654435761, 40503])}u;",
+            "    }",
+            f"    {p}word_t w = {{ .w = h }};",
+            "    return (uint32_t)w.b[0] << 24 | (uint32_t)w.b[3] << 8 | (h >> 13);",
+            "}",
+        ]
+
+    def func_build(self, p):
+        """malloc, goto cleanup, snprintf, compound literals, math."""
+        r = self.rng
+        hash_call = r.choice(self.hash_funcs)
+        return [
+            f"int {p}build({p}node_t **out, int n) {{",
+            "    int rc = -1;",
+            f"    {p}node_t *nodes = calloc((size_t)n, sizeof *nodes);",
+            f"    char *buf = malloc({r.choice([64, 128, 256])});",
+            "    if (nodes == NULL || buf == NULL)",
+            "        goto fail;",
+            "    for (int i = 0; i < n; i++) {",
+            f"        size_t row = (size_t)i % (sizeof {p}table / sizeof {p}table[0]);",
+            f"        snprintf(buf, 64, \"%s-%d:%\" PRId64, {p}table[row].name, i, (int64_t)i * {r.randint(3, 999)});",
+            "        strncpy(nodes[i].name, buf, sizeof nodes[i].name - 1);",
+            "        nodes[i].id = (int)(" + hash_call + "(buf, strlen(buf)) & 0x7fff);",
+            "        nodes[i].next = i + 1 < n ? &nodes[i + 1] : NULL;",
+            f"        nodes[i].val.d = sqrt((double)i) * {p}table[row].scale;",
+            f"        struct {p}point d = (struct {p}point){{ .x = nodes[i].val.d, .y = -{r.uniform(1, 9):.2f} }};",
+            "        nodes[i].weight = hypot(d.x, d.y) + fabs(floor(d.x));",
+            "        nodes[i].flags = (unsigned)i & 7u;",
+            "    }",
+            "    *out = nodes;",
+            "    nodes = NULL;",
+            "    rc = 0;",
+            "fail:",
+            "    free(nodes);",
+            "    free(buf);",
+            "    return rc;",
+            "}",
+        ]
+
+    def func_callbacks(self, p):
+        """A table of function pointers, and a walk that calls each."""
+        r = self.rng
+        n = r.randint(2, 5)
+        out = []
+        for i in range(n):
+            out += [f"static int {p}cb_{i}({p}node_t *node, void *ctx) {{",
+                    f"    return node->id {r.choice(['+', '^', '-'])} *(const int *)ctx * {r.randint(1, 9)};",
+                    "}"]
+        out.append(f"static const {p}cb_t {p}cbs[] = {{ " + ", ".join(f"{p}cb_{i}" for i in range(n)) + " };")
+        out += [f"int {p}visit({p}node_t *head, int ctx) {{",
+                "    int total = 0;",
+                f"    pthread_mutex_lock(&{p}lock);",
+                f"    for ({p}node_t *node = head; node != NULL; node = node->next)",
+                f"        for (size_t i = 0; i < sizeof {p}cbs / sizeof {p}cbs[0]; i++)",
+                f"            total += {p}cbs[i](node, &ctx) % {r.randint(3, 97)};",
+                f"    for (const int32_t *q = {p}primes; q < {p}primes + sizeof {p}primes / sizeof *{p}primes; q++)",
+                "        total ^= *q;",
+                f"    pthread_mutex_unlock(&{p}lock);",
+                f"    return total + {p}nodes[0].id;",
+                "}"]
+        return out
+
+    def func_system(self, p):
+        """System calls and their macros: open, fstat, sockets, time, signals."""
+        r = self.rng
+        return [
+            f"int {p}open_checked(const char *path, struct stat *st) {{",
+            f"    int fd = open(path, O_RDONLY | {r.choice(['O_CLOEXEC', 'O_NONBLOCK', 'O_NOCTTY'])});",
+            "    if (fd < 0)",
+            "        return -errno;",
+            "    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {",
+            "        close(fd);",
+            "        return -EINVAL;",
+            "    }",
+            "    return fd;",
+            "}",
+            f"int {p}listen(uint16_t port, struct sockaddr_in *sa) {{",
+            "    memset(sa, 0, sizeof *sa);",
+            "    sa->sin_family = AF_INET;",
+            f"    sa->sin_port = htons((uint16_t)(port + {r.randint(1, 999)}));",
+            "    sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);",
+            "    int fd = socket(AF_INET, SOCK_STREAM, 0);",
+            "    if (fd >= 0 && bind(fd, (struct sockaddr *)sa, sizeof *sa) != 0) {",
+            "        close(fd);",
+            "        fd = -1;",
+            "    }",
+            "    return fd;",
+            "}",
+            f"double {p}elapsed(const struct timespec *start) {{",
+            "    struct timespec now;",
+            "    clock_gettime(CLOCK_MONOTONIC, &now);",
+            f"    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)",
+            f"        fprintf(stderr, \"{p}elapsed: %s\\n\", strerror(errno));",
+            "    return (double)(now.tv_sec - start->tv_sec) + (now.tv_nsec - start->tv_nsec) / 1e9;",
+            "}",
+        ]
+
+    def func_mix(self, p):
+        """Random control flow over a few ints, calling earlier units."""
+        names = ["a", "b", "c", "d"]
+        labels = set()
+        body = self.statements(names, 0, "    ", labels)
+        out = [f"int {p}mix(int a, int b) {{",
+               f"    int c = a ^ {self.rng.randint(1, 9999)}, d = b - c;"]
+        out += body
+        if labels:
+            out.append("done:")
+        out += ["    return a + b + c + d;", "}"]
+        self.mix_funcs.append(f"{p}mix")
+        return out
+
+
+def preprocess(src, dst):
+    """`cc -E -P`: what a build hands to the compiler, without line markers."""
+    run_checked(["cc", "-std=gnu11", "-E", "-P", str(src), "-o", str(dst)], "cc -E -P")
+
+
+def make_c_file(workdir, seed):
+    """large.c: system headers, then generated units, preprocessed."""
+    includes = "".join(f"#include <{h}>\n" for h in C_HEADERS)
+    head_src = workdir / "large_headers.c"
+    head_src.write_text(includes)
+    preprocess(head_src, workdir / "large_headers.i")
+    header_lines = count_lines((workdir / "large_headers.i").read_bytes())
+
+    gen = CGen(random.Random(seed))
+    lines, k = [], 0
+    while header_lines + len(lines) < C_TARGET_LINES:
+        lines += gen.unit(k)
+        k += 1
+    src = workdir / "large_src.c"
+    src.write_text("/* generated by tests/bench/frontend.py */\n" + includes + "\n".join(lines) + "\n")
+    dst = workdir / "large.c"
+    preprocess(src, dst)
+    return dst, f"preprocessed C, no coroutines: {len(C_HEADERS)} system headers + {k} generated units"
+
+# }==================================================================
+
+
+# {==================================================================
+# The large .coc
+# ===================================================================
+
+class CocGen:
+    """Generated coroutines: generators, tasks that await earlier tasks,
+    leaf tasks. Kinds are tracked, since only a task may be awaited."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.int_gens = []    # gen_N(int n): int generators of one int
+        self.tasks = []       # int tasks of one int: task_N and leaf_N
+        self.counts = {"generators": 0, "tasks": 0, "leaf tasks": 0}
+
+    def coroutine(self, n):
+        r = self.rng
+        if not self.tasks:
+            return self.leaf(n)
+        pick = r.random()
+        if pick < 0.40:
+            return self.generator(n)
+        if pick < 0.85:
+            return self.task(n)
+        return self.leaf(n)
+
+    def generator(self, n):
+        """One of four shapes of generator."""
+        r = self.rng
+        self.counts["generators"] += 1
+        k = r.randint(2, 97)
+        shape = r.randrange(4) if self.int_gens else 0
+        if shape == 0:
+            self.int_gens.append(f"gen_{n}")
+            return [f"coroutine int gen_{n}(int n) {{",
+                    f"  for (int i = 0; i < n; i++)",
+                    f"    yield i * {k};",
+                    "}"]
+        if shape == 1:
+            return [f"coroutine long gen_{n}(int n, long start) {{",
+                    "  long acc = start;",
+                    f"  double scale = {r.uniform(0.5, 4):.3f};",
+                    f"  unsigned char tag = {r.choice(CHAR_LITERALS)};",
+                    "  for (int i = 0; i < n; i++) {",
+                    f"    acc += (long)i * {k};",
+                    f"    if (acc % {r.randint(2, 9)} == 0)",
+                    "      yield acc;",
+                    "    else if (i & 1)",
+                    "      yield (long)(acc * scale);",
+                    "    tag++;",
+                    "  }",
+                    "  yield (long)tag;",
+                    "}"]
+        if shape == 2:
+            return [f"coroutine int gen_{n}(const int *v, size_t len) {{",
+                    f"  struct point p = {{ 0, {k} }};",
+                    "  size_t i = 0;",
+                    "  while (i < len) {",
+                    "    p.x += v[i];",
+                    "    if (p.x > p.y) {",
+                    "      yield p.x - p.y;",
+                    f"      p.y += {k};",
+                    "    }",
+                    "    i++;",
+                    "  }",
+                    "}"]
+        src = r.choice(self.int_gens)
+        return [f"coroutine int gen_{n}(int n) {{",
+                f"  coro_t *src = {src}(n);",
+                "  int v;",
+                "  while (coro_next(src, &v))",
+                f"    if (v % {k} != 0)",
+                f"      yield v + {k};",
+                "  coro_free(src);",
+                "}"]
+
+    def task(self, n):
+        """int task_N(int x): awaits earlier tasks, yields its turn."""
+        r = self.rng
+        self.counts["tasks"] += 1
+        m1, m2 = r.choice(self.tasks), r.choice(self.tasks)
+        k = r.randint(2, 97)
+        shape = r.randrange(4)
+        if shape == 0:
+            body = [f"  int a = await {m1}(x);",
+                    "  yield;",
+                    "  return a + 1;"]
+        elif shape == 1:
+            body = ["  long total = 0;",
+                    f"  double ratio = {r.uniform(0.1, 2):.3f};",
+                    "  for (int i = 0; i < 3; i++) {",
+                    f"    total += await {m1}(x + i);",
+                    f"    if (total > {k})",
+                    "      yield;",
+                    "  }",
+                    "  return (int)(total * ratio);"]
+        elif shape == 2:
+            body = ["  int a;",
+                    f"  if (x % {r.randint(2, 5)} == 0)",
+                    f"    a = await {m1}(x / 2);",
+                    "  else {",
+                    "    yield;",
+                    f"    a = await {m2}(x - 1) + {k};",
+                    "  }",
+                    f"  while (await {m1}(a) < {k})",
+                    f"    a += {r.randint(1, 9)};",
+                    "  return a;"]
+        else:
+            body = ["  char buf[24];",
+                    "  unsigned short tag = (unsigned short)x;",
+                    f"  snprintf(buf, sizeof buf, \"task {n}: %d\", x);",
+                    "  int a = (int)strlen(buf) + tag;",
+                    "  switch (a & 3) {",
+                    "  case 0:",
+                    f"    a += await {m1}(a);",
+                    "    break;",
+                    "  case 1:",
+                    "    yield;",
+                    "    /* fall through */",
+                    "  default:",
+                    f"    a -= await {m2}(x);",
+                    "  }",
+                    "  return a;"]
+        self.tasks.append(f"task_{n}")
+        return [f"coroutine int task_{n}(int x) {{"] + body + ["}"]
+
+    def leaf(self, n):
+        """A task with no suspension point: it just returns."""
+        r = self.rng
+        self.counts["leaf tasks"] += 1
+        self.tasks.append(f"leaf_{n}")
+        return [f"coroutine int leaf_{n}(int x) {{",
+                f"  int r = x * {r.randint(2, 97)};",
+                "  if (r < 0)",
+                "    r = -r;",
+                f"  return r % {r.randint(100, 9999)};",
+                "}"]
+
+    def main(self):
+        """Drive a few of them, so that the file is a whole program."""
+        tops = self.tasks[-4:]
+        out = ["static int result;",
+               "coroutine void top(int x) {",
+               "  result += " + " + ".join(f"await {t}(x)" for t in tops) + ";",
+               "}",
+               "int main(void) {",
+               "  int v;",
+               "  long sum = 0;"]
+        for g in self.int_gens[-3:]:
+            out += ["  {",
+                    f"    coro_t *g = {g}(10);",
+                    "    while (coro_next(g, &v))",
+                    "      sum += v;",
+                    "    coro_free(g);",
+                    "  }"]
+        out += ["  for (int i = 0; i < 4; i++)",
+                "    coro_spawn(top(i));",
+                "  int rc = coro_run();",
+                "  printf(\"%ld %d\\n\", sum, result);",
+                "  return rc;",
+                "}"]
+        return out
+
+
+def make_coc_file(workdir, seed):
+    gen = CocGen(random.Random(seed))
+    lines = ["/* generated by tests/bench/frontend.py */",
+             "#include <coro.h>",
+             "#include <stdio.h>",
+             "#include <stdlib.h>",
+             "#include <string.h>",
+             "#include <stdint.h>",
+             "struct point { int x, y; };"]
+    for n in range(COC_COROUTINES):
+        lines += gen.coroutine(n)
+    lines += gen.main()
+    dst = workdir / "large.coc"
+    dst.write_text("\n".join(lines) + "\n")
+    kinds = ", ".join(f"{v} {k}" for k, v in gen.counts.items())
+    return dst, f"{COC_COROUTINES} coroutines ({kinds}) and a main"
+
+# }==================================================================
+
+
+# {==================================================================
+# Running and measuring
+# ===================================================================
+
+def run_checked(argv, what):
+    """Run a command once; its failure ends the benchmark, with its output."""
+    res = subprocess.run(argv, capture_output=True, text=True)
+    if res.returncode != 0:
+        fail(f"{what} failed (exit {res.returncode}): {' '.join(argv)}\n{res.stdout}{res.stderr}")
+    return res
+
+
+def verify(coroc, c_file, coc_file, workdir):
+    """Before any timing: the inputs are what they claim to be, and every
+    timed command succeeds on them. A fast failure must not look like speed."""
+    res = run_checked(["gcc", "-std=gnu11", "-fsyntax-only", str(c_file)], "gcc -fsyntax-only on large.c")
+    if res.stderr.strip():
+        fail(f"gcc warns on large.c (the generator should make clean C):\n{res.stderr}")
+    run_checked([coroc, "-o", os.devnull, str(c_file)], "coroc on large.c")
+    for backend in ("stackless", "stackful"):
+        out = workdir / f"large.{backend}.c"
+        run_checked([coroc, f"--backend={backend}", "-I", str(RUNTIME_INCLUDE), "-o", str(out), str(coc_file)],
+                    f"coroc --backend={backend} on large.coc")
+        run_checked(["gcc", "-std=gnu11", "-c", "-I", str(RUNTIME_INCLUDE), str(out), "-o",
+                     str(workdir / f"large.{backend}.o")], f"gcc -c of coroc's {backend} output")
+
+
+def measure(argv, errfile):
+    """One run as a whole process: wall seconds, CPU seconds, peak RSS bytes.
+
+    wait4 gives the rusage of the child, which on Linux includes what it got
+    from the children it waited for (coroc's cc -E, gcc's cc1); its ru_maxrss
+    is the largest of the process and those children, in KiB."""
+    start = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        # The child: nothing but dup2 and exec, and never back into Python's
+        # own code after a failed exec (hence _exit).
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+            os.dup2(errfile.fileno(), 2)
+            os.execvp(argv[0], argv)
+        except OSError as e:
+            os.write(2, f"cannot run {argv[0]}: {e}\n".encode())
+        os._exit(127)
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        errfile.seek(0)
+        fail(f"{' '.join(argv)} failed while being timed:\n{errfile.read().decode(errors='replace')}")
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024
+
+
+def time_all(commands, reps):
+    """One warm-up of each command, then `reps` rounds that each run every
+    command once, so that a slow moment of the machine falls on all of them
+    alike and the ratios of one round compare like with like."""
+    runs = {name: [] for name, _ in commands}
+    with tempfile.TemporaryFile() as errfile:
+        for rep in range(reps + 1):
+            for name, argv in commands:
+                errfile.seek(0)
+                errfile.truncate()
+                result = measure(argv, errfile)
+                if rep > 0:
+                    runs[name].append(result)
+    return runs
+
+# }==================================================================
+
+
+# {==================================================================
+# Reporting
+# ===================================================================
+
+def processor():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown processor"
+
+
+def count_lines(data):
+    return data.count(b"\n")
+
+
+def fmt_lines_per_s(v):
+    return f"{v / 1e6:.2f}M" if v >= 1e6 else f"{v / 1e3:.0f}k"
+
+
+def print_table(title, size, commands, runs):
+    lines, nbytes = size
+    print(f"\n{title}")
+    print(f"| {'command':<40} | {'wall ms median (min-max)':>24} | {'CPU ms':>7} | {'lines/s':>7} "
+          f"| {'peak RSS MiB':>12} | {'RSS B/input B':>13} |")
+    print(f"|{'-' * 42}|{'-' * 25}:|{'-' * 8}:|{'-' * 8}:|{'-' * 13}:|{'-' * 14}:|")
+    for name, _ in commands:
+        wall = [w for w, _, _ in runs[name]]
+        cpu = statistics.median(c for _, c, _ in runs[name])
+        rss = statistics.median(m for _, _, m in runs[name])
+        med = statistics.median(wall)
+        span = f"{med * 1e3:.0f} ({min(wall) * 1e3:.0f}-{max(wall) * 1e3:.0f})"
+        print(f"| {name:<40} | {span:>24} | {cpu * 1e3:>7.0f} | {fmt_lines_per_s(lines / med):>7} "
+              f"| {rss / 2**20:>12.1f} | {rss / nbytes:>13.1f} |")
+
+
+def ratio(runs, a, b, field=0):
+    """Median of the paired ratios a/b of each round, and ratio of the
+    medians; of wall time (field 0) or of CPU time (field 1)."""
+    paired = statistics.median(x[field] / y[field] for x, y in zip(runs[a], runs[b]))
+    of_medians = (statistics.median(x[field] for x in runs[a]) /
+                  statistics.median(y[field] for y in runs[b]))
+    return paired, of_medians
+
+
+def print_ratios(runs, pairs):
+    """Wall time is what a build waits for. CPU time is printed beside it
+    because on a busy machine it moves less: it leaves out the time a
+    process waited for a processor."""
+    print("ratios, median of the paired ratios of each round (in parentheses: ratio of the medians):")
+    for a, b in pairs:
+        wall, wall_m = ratio(runs, a, b, 0)
+        cpu, cpu_m = ratio(runs, a, b, 1)
+        print(f"  {a} / {b}: wall {wall:.2f}x ({wall_m:.2f}x), CPU {cpu:.2f}x ({cpu_m:.2f}x)")
+
+
+def verdict(ok):
+    return "met" if ok else "NOT MET"
+
+
+def print_targets(c_runs, c_size, coc_runs, coc_size):
+    """The verdicts go by wall time, what a build waits for; the figure of
+    CPU time follows in parentheses, as the steadier one on a busy machine."""
+    print("\ntargets (of the issue), from this run:")
+    wall, _ = ratio(c_runs, "coroc", "gcc -std=gnu11 -fsyntax-only", 0)
+    cpu, _ = ratio(c_runs, "coroc", "gcc -std=gnu11 -fsyntax-only", 1)
+    print(f"target: coroc time <= {TARGET_TIME_VS_GCC}x gcc -fsyntax-only on the large C file: "
+          f"{wall:.2f}x  {verdict(wall <= TARGET_TIME_VS_GCC)}  (CPU time: {cpu:.2f}x)")
+    for label, runs, size in (("large.c", c_runs, c_size), ("large.coc", coc_runs, coc_size)):
+        for name in runs:
+            if not name.startswith("coroc"):
+                continue
+            per_byte = statistics.median(m for _, _, m in runs[name]) / size[1]
+            print(f"target: peak RSS <= {TARGET_RSS_PER_BYTE:.0f} bytes per input byte ({name}, {label}): "
+                  f"{per_byte:.1f}  {verdict(per_byte <= TARGET_RSS_PER_BYTE)}")
+    for name in coc_runs:
+        if name.startswith("coroc"):
+            rate = coc_size[0] / statistics.median(w for w, _, _ in coc_runs[name])
+            cpu_rate = coc_size[0] / statistics.median(c for _, c, _ in coc_runs[name])
+            print(f"target: {name} on the large .coc >= {TARGET_COC_LINES_PER_S // 1000}k lines/s: "
+                  f"{fmt_lines_per_s(rate)}  {verdict(rate >= TARGET_COC_LINES_PER_S)}  "
+                  f"(per CPU second: {fmt_lines_per_s(cpu_rate)})")
+
+# }==================================================================
+
+
+def find_coroc(given):
+    """--coroc, else a coroc already built in this tree, the benchmark's
+    Release build first."""
+    if given:
+        path = shutil.which(given) or given
+        if not os.access(path, os.X_OK):
+            fail(f"--coroc {given}: not an executable")
+        return os.path.abspath(path)
+    for rel in ("build-bench/coroc/transformer/coroc", "build-bench/transformer/coroc", "build/transformer/coroc"):
+        if os.access(ROOT / rel, os.X_OK):
+            return str(ROOT / rel)
+    fail("no coroc found in build-bench/ or build/: pass --coroc PATH, or run tests/bench/run --frontend, "
+         "which builds one")
+
+
+def build_type(coroc):
+    """The CMake build type of the tree coroc was built in, if it is one: a
+    Debug coroc would make every figure meaningless, so the output says."""
+    for d in Path(coroc).resolve().parents:
+        cache = d / "CMakeCache.txt"
+        if cache.is_file():
+            for line in cache.read_text(errors="replace").splitlines():
+                if line.startswith("CMAKE_BUILD_TYPE:"):
+                    return line.split("=", 1)[1] or "none"
+            return "none"
+    return "not a CMake build"
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(
+        description="Part 4 of coroc's benchmark: coroc's time and memory beside gcc -fsyntax-only and "
+                    "cc -E, on a large preprocessed C file and a large .coc (docs/benchmarks.md).")
+    ap.add_argument("--coroc", help="the coroc to measure (default: build-bench/coroc/transformer/coroc, "
+                                    "build-bench/transformer/coroc or build/transformer/coroc)")
+    ap.add_argument("--reps", type=int, default=5, help="timed runs of each command, after one warm-up (default 5)")
+    ap.add_argument("--workdir", type=Path, default=ROOT / "build-bench" / "frontend",
+                    help="where the inputs and coroc's outputs go (default build-bench/frontend)")
+    ap.add_argument("--seed", type=int, default=20261122, help="seed of the generators (default: fixed)")
+    args = ap.parse_args()
+    if args.reps < 1:
+        ap.error("--reps must be at least 1")
+    return args
+
+
+def commands(coroc, c_file, coc_file):
+    """What is timed on each input: (name, argv) lists."""
+    rt = str(RUNTIME_INCLUDE)
+    # coroc's own call of the preprocessor (transformer/source.c): -dD keeps
+    # the #defines, and coro.h is included first. It shows how much of
+    # coroc's time is the subprocess.
+    coroc_cpp = ["cc", "-E", "-dD", "-x", "c", "-idirafter", rt, "-include", f"{rt}/coro.h"]
+    c_commands = [
+        ("coroc", [coroc, "-o", os.devnull, str(c_file)]),
+        ("gcc -std=gnu11 -fsyntax-only", ["gcc", "-std=gnu11", "-fsyntax-only", str(c_file)]),
+        ("cc -E", ["cc", "-E", str(c_file), "-o", os.devnull]),
+        ("cc -E -dD -include coro.h (coroc's call)", coroc_cpp + [str(c_file), "-o", os.devnull]),
+    ]
+    # -x c: a .coc is C to the preprocessor, which would otherwise take it
+    # for a linker input and do nothing.
+    coc_commands = [
+        ("coroc (stackless)", [coroc, "-I", rt, "-o", os.devnull, str(coc_file)]),
+        ("coroc --backend=stackful", [coroc, "--backend=stackful", "-I", rt, "-o", os.devnull, str(coc_file)]),
+        ("cc -E -x c", ["cc", "-E", "-x", "c", "-I", rt, str(coc_file), "-o", os.devnull]),
+        ("cc -E -dD -include coro.h (coroc's call)", coroc_cpp + ["-I", rt, str(coc_file), "-o", os.devnull]),
+    ]
+    return c_commands, coc_commands
+
+
+def print_header(coroc, workdir, reps, c_size, c_what, coc_size, coc_what):
+    gcc_version = run_checked(["gcc", "-dumpfullversion"], "gcc -dumpfullversion").stdout.strip()
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print("4. coroc beside the compiler's front end (tests/bench/frontend.py)")
+    print(f"processor: {processor()}; {os.cpu_count()} processors; load average {load} before the runs; "
+          f"gcc {gcc_version}")
+    print(f"coroc: {coroc} (build type {build_type(coroc)})")
+    print(f"inputs, in {workdir}:")
+    print(f"  large.c    {c_size[0]:>6} lines {c_size[1]:>8} bytes  {c_what}")
+    print(f"  large.coc  {coc_size[0]:>6} lines {coc_size[1]:>8} bytes  {coc_what}")
+    print(f"each command run whole (fork, exec, wait4: children included): one warm-up, then {reps} "
+          "timed runs, interleaved; median wall time (min-max)")
+    sys.stdout.flush()   # before the long part, when stdout is a pipe
+
+
+def main():
+    args = parse_args()
+    coroc = find_coroc(args.coroc)
+    workdir = args.workdir.resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+
+    c_file, c_what = make_c_file(workdir, args.seed)
+    coc_file, coc_what = make_coc_file(workdir, args.seed)
+    verify(coroc, c_file, coc_file, workdir)
+
+    c_data, coc_data = c_file.read_bytes(), coc_file.read_bytes()
+    c_size = (count_lines(c_data), len(c_data))
+    coc_size = (count_lines(coc_data), len(coc_data))
+    c_commands, coc_commands = commands(coroc, c_file, coc_file)
+    print_header(coroc, workdir, args.reps, c_size, c_what, coc_size, coc_what)
+
+    c_runs = time_all(c_commands, args.reps)
+    coc_runs = time_all(coc_commands, args.reps)
+
+    print_table(f"large.c ({c_size[0]} lines, {c_size[1]} bytes)", c_size, c_commands, c_runs)
+    print_ratios(c_runs, [("coroc", "gcc -std=gnu11 -fsyntax-only"), ("coroc", "cc -E")])
+    print_table(f"large.coc ({coc_size[0]} lines, {coc_size[1]} bytes)", coc_size, coc_commands, coc_runs)
+    print_ratios(coc_runs, [("coroc (stackless)", "cc -E -x c"), ("coroc --backend=stackful", "cc -E -x c")])
+    print_targets(c_runs, c_size, coc_runs, coc_size)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
