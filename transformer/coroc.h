@@ -153,6 +153,7 @@ typedef struct {
 typedef struct {
   const char **args;    /* -I DIR, -D NAME=VALUE, ... as separate argv words */
   int nargs;
+  bool keep_output;     /* keep what it printed in Source.cpp_text (-MD: depfile.c reads it) */
 } CppArgs;
 
 void source_load(Source *src, const char *path, const CppArgs *cpp);
@@ -357,6 +358,8 @@ void scope_pop(void);
 int scope_depth(void);
 Sym *scope_declare(SymKind kind, Token *tok, Node *decl, int specs);
 Sym *scope_lookup(const char *name);      /* ordinary identifiers */
+int scope_declared_count(void);           /* the symbols in scope now, in the order declared ... */
+Sym *scope_declared(int i);               /* ... the i-th of them */
 Sym *scope_lookup_tag(const char *name);  /* struct/union/enum tags */
 
 /* {=====================================================================

@@ -180,6 +180,7 @@ static void parse_args(int argc, char **argv, Command *cmd) {
   if (cmd->opt.dot && cmd->opt.stats)
     usage_error("%s", "--dot and --stats cannot be combined");
   settle_depfile(cmd);
+  cmd->cpp.keep_output = cmd->dep_option != NULL;
 }
 
 static void write_stdout(const char *buf, size_t len) {

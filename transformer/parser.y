@@ -47,11 +47,9 @@ struct Parser {
   Token *queue[64];       /* original: the expansion of a type-like macro, being returned */
   int nqueue, qhead;      /* its length and the next to return */
   int qindex;             /* the index of the macro's name, the location of all of it */
-  struct {
-    ArenaMark mark;       /* the tree's arena where the body began */
-    bool release;         /* give it back at the end (the file parse, a plain function) */
-  } bodies[64];           /* the function bodies being parsed (GNU C nests them) */
-  int nbodies;
+  ArenaMark external_mark; /* file parse: the tree's arena where this external declaration began */
+  int external_syms;      /* ... and the count of symbols then (scope.c) */
+  bool keep_external;     /* ... it is a coroutine's: keep its tree */
 };
 }
 
@@ -105,7 +103,7 @@ static void outside_check(Parser *p, const char *word, Loc loc) {
 
 static Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, Loc loc);
 static void body_begin(Parser *p, Node *declarator, Loc loc);
-static void body_keep(Parser *p);
+static void external_done(Parser *p);
 static void outside_check(Parser *p, const char *word, Loc loc);
 static Pos token_pos(Parser *p, int index);
 }
@@ -174,15 +172,17 @@ static Pos token_pos(Parser *p, int index);
 %%
 
 start
-  : translation_unit                 { p->unit = $1; }
+  : translation_unit                 { p->unit = NULL; }
   | %empty                           { p->unit = NEW(ND_TRANSLATION_UNIT, @$); }
   | START_COROUTINE function_definition { p->unit = $2; }
   | START_COROUTINE declaration      { p->unit = $2; }
   ;
 
+/* Only the file parse reads a translation unit; it keeps no tree of it
+   (external_done). */
 translation_unit
-  : external_declaration             { $$ = node_list(ND_TRANSLATION_UNIT, @$.first, @$.last, $1); }
-  | translation_unit external_declaration { $$ = node_append($1, $2, @2.last); }
+  : external_declaration             { external_done(p); $$ = NULL; }
+  | translation_unit external_declaration { external_done(p); $$ = NULL; }
   ;
 
 external_declaration
@@ -225,7 +225,7 @@ kr_start
   : %empty                                     { Node *specs = p->specs.v[p->specs.n - 1];
                                                  if (specs->flags & SP_COROUTINE)
                                                    error_at(token_pos(p, @0.first), "a coroutine needs a prototype-style parameter list");
-                                                 body_keep(p); scope_push(); }
+                                                 scope_push(); }
   ;
 
 kr_decls : kr_declaration | kr_decls kr_declaration ;
@@ -1188,47 +1188,69 @@ static void declare_tag(Parser *p, Node *tagged, bool defines) {
     token_set_sym(t, sym);
 }
 
-/* The tree of a function body that the file parse made is needed by
-   nothing once it is parsed (coroutines are parsed again, from the user's
-   own tokens): everything allocated in the tree's arena from its start to its
-   end goes back then, so a large file costs the memory of its largest
-   function, not of all of them. What lasts (the function's declarator, the
-   file-scope symbols) was made before. */
-static void body_push(Parser *p, bool release) {
-  if (p->nbodies == (int)(sizeof p->bodies / sizeof p->bodies[0]))
-    error_tok(&p->toks->v[p->pos], "functions nested too deeply (coroc's limit is %d)", p->nbodies);
-  p->bodies[p->nbodies].release = release;
-  p->bodies[p->nbodies++].mark = arena_mark(&arena_tree);
-}
-
 /* Entering a function body: its parameters come into scope. When this is a
    coroutine of the file parse, its second parse runs here. */
 static void body_begin(Parser *p, Node *declarator, Loc loc) {
   Node *specs = p->specs.v[p->specs.n - 1];
   coroutine_found(p, specs, declarator, true, loc);
   p->in_coroutine = specs->flags & SP_COROUTINE;
-  body_push(p, !p->original && !p->in_coroutine);
   scope_push();
   declare_params(p, declarator);
 }
 
-/* An old-style definition's body: kept (rare, and its parameter
-   declarations come before the mark could be taken). */
-static void body_keep(Parser *p) {
-  body_push(p, false);
+/* What a later pass asks of a file-scope declaration of the file parse: a
+   function's type (the value of an awaitable), a typedef's (is it an
+   array?). Its specifiers and declarator are copied, without the
+   parameters, initializers and anything below. */
+static Node *keep_node(const Node *n) {
+  Node *copy = arena_alloc(&arena_perm, sizeof *copy);
+  *copy = *n;
+  copy->a = copy->b = copy->c = copy->d = NULL;
+  copy->kids = (NodeList){0};
+  return copy;
+}
+
+static Node *keep_list(const Node *n) {
+  Node *copy = keep_node(n);
+  copy->kids.v = arena_alloc(&arena_perm, sizeof(Node *) * (n->kids.n + 1));
+  copy->kids.n = copy->kids.cap = n->kids.n;
+  for (int i = 0; i < n->kids.n; i++)
+    copy->kids.v[i] = keep_node(n->kids.v[i]);
+  return copy;
+}
+
+static Node *keep_declaration(const Node *init_decl) {
+  Node *copy = keep_node(init_decl);
+  copy->a = keep_list(init_decl->a);  /* the declarator and its derivations */
+  copy->c = keep_list(init_decl->c);  /* the specifiers */
+  return copy;
+}
+
+/* The end of an external declaration of the file parse. Its tree is needed
+   by nothing once parsed (coroutines are parsed again, from the user's own
+   tokens), so all of it goes back to the arena: a large file costs the
+   memory of its largest declaration, not of all of them. What later passes
+   read of the symbols it declared is copied first. A coroutine's is kept
+   whole: its second parse made its tree in between. */
+static void external_done(Parser *p) {
+  if (!p->keep_external) {
+    for (int i = p->external_syms; i < scope_declared_count(); i++) {
+      Sym *s = scope_declared(i);
+      bool wanted = (s->kind == SYM_FUNCTION || s->kind == SYM_TYPEDEF) && s->decl &&
+                    s->decl->kind == ND_INIT_DECL;
+      s->decl = wanted ? keep_declaration(s->decl) : NULL;
+    }
+    arena_release(&arena_tree, p->external_mark);
+  }
+  p->keep_external = false;
+  p->external_mark = arena_mark(&arena_tree);
+  p->external_syms = scope_declared_count();
 }
 
 static Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, Loc loc) {
   scope_pop();
   p->in_coroutine = false;
   end_decl(p);
-  bool release = p->bodies[--p->nbodies].release;
-  for (int i = 0; i < p->nbodies; i++)
-    release &= p->bodies[i].release;  /* a nested function's body goes with its outer one */
-  if (release) {
-    arena_release(&arena_tree, p->bodies[p->nbodies].mark);
-    body = NULL;
-  }
   Node *n = new_node(ND_FUNCDEF, loc.first, loc.last);
   n->a = specs;
   n->b = declarator->a;  /* declarator_reg made an ND_INIT_DECL around it */
@@ -1280,6 +1302,7 @@ static void coroutine_found(Parser *p, Node *specs, Node *n, bool is_def, Loc lo
   if (start < 0)
     error_at(source_original_pos(p->src, loc.first),
              "cannot find this coroutine in the source text (is it produced by a macro?)");
+  p->keep_external = true;
   Parser q = {.src = p->src, .toks = &p->src->original, .pos = start, .original = true};
   yydebug = getenv("COROC_TRACE") != NULL;
   if (yyparse(&q) != 0)
@@ -1308,6 +1331,7 @@ Coroutine *parse_source(Source *src) {
   scope_reset();
   Parser p = {.src = src, .toks = &src->expanded};
   p.cos_tail = &p.cos;
+  p.external_mark = arena_mark(&arena_tree);
   yydebug = getenv("COROC_TRACE") != NULL;
   if (yyparse(&p) != 0)
     internal_error("parse failed without a diagnostic");

@@ -56,13 +56,22 @@ void scope_pop(void) {
   depth--;
 }
 
+int scope_declared_count(void) {
+  return ndeclared;
+}
+
+Sym *scope_declared(int i) {
+  return declared[i];
+}
+
 int scope_depth(void) {
   return depth;
 }
 
 Sym *scope_declare(SymKind kind, Token *tok, Node *decl, int specs) {
   Namespace *ns = kind == SYM_TAG ? &tags : &ordinary;
-  Sym *s = arena_alloc(&arena_tree, sizeof *s);
+  /* a file-scope symbol lives to the end; a block's goes with the tree */
+  Sym *s = arena_alloc(depth == 0 ? &arena_perm : &arena_tree, sizeof *s);
   *s = (Sym){.kind = kind, .name = tok->text, .decl = decl, .depth = depth, .specs = specs, .tok = tok};
   unsigned h = hash(tok->text);
   s->chain = ns->buckets[h];

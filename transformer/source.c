@@ -483,8 +483,12 @@ void source_load(Source *src, const char *path, const CppArgs *cpp) {
   if (input != src->text)
     free(input);
   tokenize(src->name, pp, plen, true, "<stdin>", &src->expanded);
-  src->cpp_text = pp;
-  src->cpp_len = plen;
+  if (cpp->keep_output) {  /* the depfile's linemarkers */
+    src->cpp_text = pp;
+    src->cpp_len = plen;
+  } else {
+    free(pp);  /* the tokens hold their own spellings */
+  }
   mark_live_lines(src);
   if (src->original_ready)
     mark_dead(src);
