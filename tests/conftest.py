@@ -23,6 +23,10 @@ TESTS_DIR = SOURCE_DIR / "tests"
 
 # Generated C must compile warning-free with both compilers.
 WARNINGS = ["-Wall", "-Wextra", "-Werror"]
+
+# Every coroc run of the suite prints its output twice and compares the two
+# (main.c, render): a printer that changed the tree would differ the second time.
+os.environ.setdefault("COROC_CHECK_EMIT", "1")
 COMPILERS = ["gcc", "clang"]
 BACKENDS = ["stackless", "stackful"]
 

@@ -244,6 +244,46 @@ static void write_results(const Command *cmd, const char *buf, size_t len, const
   commit(&out);
 }
 
+/* The printer (or --dot's) into a string. */
+static char *print_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len) {
+  char *buf = NULL;
+  FILE *mem = open_memstream(&buf, len);
+  if (!mem)
+    fatal("out of memory");
+  if (dot)
+    emit_dot(mem, src, cos);
+  else
+    emit(mem, src, cos, opt);
+  if (fclose(mem) != 0)
+    fatal("out of memory");
+  return buf;
+}
+
+/* What coroc prints: the C, --dot's graphs, or --stats' table, which is
+   read off the C. The printers only read what the passes decided, so
+   printing twice gives the same bytes: with COROC_CHECK_EMIT set (the test
+   suite sets it for every run) coroc prints twice and compares. */
+static char *render(Source *src, Coroutine *cos, const Options *opt, size_t *len) {
+  char *out = print_to_string(src, cos, opt, opt->dot, len);
+  if (getenv("COROC_CHECK_EMIT")) {
+    size_t again_len;
+    char *again = print_to_string(src, cos, opt, opt->dot, &again_len);
+    if (again_len != *len || memcmp(again, out, *len) != 0)
+      internal_error("printing twice gave different output: a printer changed the tree");
+    free(again);
+  }
+  if (!opt->stats)
+    return out;
+  char *table = NULL;
+  FILE *mem = open_memstream(&table, len);
+  if (!mem)
+    fatal("out of memory");
+  emit_stats(mem, src, cos, opt, out);
+  fclose(mem);
+  free(out);
+  return table;
+}
+
 static int transform(Command cmd) {
   cmd.opt.cpp = &cmd.cpp;
   cmd.opt.input_dir = strcmp(cmd.in, "-") == 0 ? "." : source_dir_of(cmd.in);
@@ -255,27 +295,8 @@ static int transform(Command cmd) {
       ast_dump(stderr, co->decl, 0);
   lower(&src, cos, &cmd.opt);
 
-  char *buf = NULL;
   size_t len = 0;
-  FILE *mem = open_memstream(&buf, &len);
-  if (!mem)
-    fatal("out of memory");
-  if (cmd.opt.dot) {
-    emit_dot(mem, &src, cos);
-  } else {
-    emit(mem, &src, cos, &cmd.opt);
-    if (cmd.opt.stats) {
-      fclose(mem);
-      mem = open_memstream(&buf, &len);
-      char *c_text = NULL;
-      size_t c_len = 0;
-      FILE *c = open_memstream(&c_text, &c_len);
-      emit(c, &src, cos, &cmd.opt);
-      fclose(c);
-      emit_stats(mem, &src, cos, &cmd.opt, c_text);
-    }
-  }
-  fclose(mem);
+  char *buf = render(&src, cos, &cmd.opt, &len);
   char *rule = NULL;
   size_t rule_len = 0;
   if (cmd.dep_option)
