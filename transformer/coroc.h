@@ -87,20 +87,31 @@ typedef enum {
   TK_EOF,        /* the end of the input */
 } TokenKind;
 
-/* 32 bytes: a large file with its headers makes hundreds of thousands. What
+/* 24 bytes: a large file with its headers makes hundreds of thousands. What
    the passes learn about the user's own tokens (the symbol a name refers
    to, ...) is kept beside them (source.c, token notes), not in each. */
 struct Token {
   const char *text;       /* the spelling, NUL-terminated: interned (tokens.c), or a copy for strings and directives */
-  Pos pos;                /* where it stands */
   unsigned offset;        /* byte offset in the text it was scanned from */
-  unsigned short code;    /* the parser's token code (punctuators); 0 until the parser classifies it */
-  unsigned char kind;     /* TokenKind: its family */
+  int line;               /* where it stands: line (1-based) ... */
+  unsigned col;           /* ... column (1-based, in bytes) ... */
+  unsigned file : 15;     /* ... and file (an index of file_name) */
+  unsigned code : 10;     /* the parser's token code (punctuators); 0 until the parser classifies it */
+  unsigned kind : 3;      /* TokenKind: its family */
   bool space : 1;         /* whitespace (or a comment) came before it on its line */
   bool bol : 1;           /* it is the first token on its line */
   bool in_main : 1;       /* it comes from the .coc itself, not from a header */
   bool dead : 1;          /* original tokens: in a conditional group the preprocessor skipped */
 };
+
+/* tokens.c: files by number (a token keeps 15 bits, not a pointer). */
+unsigned file_number(const char *interned_name);
+const char *file_name(unsigned number);
+
+/* Where a token stands. */
+static inline Pos tok_pos(const Token *t) {
+  return (Pos){file_name(t->file), t->line, (int)t->col};
+}
 
 /* The byte offset just past a token (its spelling is the text's own bytes). */
 static inline size_t token_end(const Token *t) {

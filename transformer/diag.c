@@ -92,7 +92,7 @@ void error_at(Pos pos, const char *fmt, ...) {
 void error_tok(const Token *tok, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vreport(tok->pos, fmt, ap);
+  vreport(tok_pos(tok), fmt, ap);
   va_end(ap);
   die();
 }

@@ -247,7 +247,7 @@ static void flow(Graph *g, Node *n, char *pending, Jumps j) {
 static void print_graph(FILE *out, Source *src, Coroutine *co, Graph *g) {
   fprintf(out, "digraph \"%s\" {\n", co->name);
   fprintf(out, "  label=\"coroutine %s (%s:%d)\";\n", co->name, src->name,
-          src->original.v[co->first].pos.line);
+          src->original.v[co->first].line);
   fprintf(out, "  node [shape=box, fontname=\"monospace\"];\n");
   fprintf(out, "  s0 [label=\"start\", shape=oval];\n");
   for (int i = 1; i <= co->nresume; i++)

@@ -66,7 +66,7 @@ void emit_put(Emitter *e, int line, const char *fmt, ...) {
 }
 
 int emit_line_of(Emitter *e, const Node *n) {
-  return e->toks->v[n->first].pos.line;
+  return e->toks->v[n->first].line;
 }
 
 /* }================================================================== */
@@ -744,7 +744,7 @@ static void redefine_macros(Emitter *e, Coroutine *co, bool restore) {
 /* Is this directive a #define or #undef the preprocessor kept? */
 static bool is_kept_directive(Emitter *e, const Token *t) {
   return t->kind == TK_DIRECTIVE && !is_conditional_directive(t) && !is_line_directive(t->text) &&
-         e->src->directive_live[t->pos.line];
+         e->src->directive_live[t->line];
 }
 
 /* Token i is the body's first directive about its macro, and defines it. */
@@ -770,10 +770,10 @@ static void emit_directives(Emitter *e, int from, int to) {
     if (!is_kept_directive(e, t))
       continue;
     const char *text = directive_text(e, t);
-    if (e->opt->line_directives && e->mapped != t->pos.line)
-      line_directive(e, t->pos.line);
+    if (e->opt->line_directives && e->mapped != t->line)
+      line_directive(e, t->line);
     fprintf(e->out, "%s\n", text);
-    e->mapped = t->pos.line + 1;
+    e->mapped = t->line + 1;
     for (const char *p = text; *p; p++)
       e->mapped += *p == '\n';
   }
@@ -1059,7 +1059,7 @@ static void emit_stmt_kind(Emitter *e, Node *n) {
   case ND_IF:
     emit_substmt(e, line, format("if (%s)", lower_await_expr(e, n->a)), n->b);
     if (n->c) {
-      int else_line = n->c->first > 0 ? e->toks->v[n->c->first - 1].pos.line : line;
+      int else_line = n->c->first > 0 ? e->toks->v[n->c->first - 1].line : line;
       emit_substmt(e, else_line, "else", n->c);
     }
     return;
@@ -1079,7 +1079,7 @@ static void emit_stmt_kind(Emitter *e, Node *n) {
       return;
     }
     emit_loop_body(e, line, "do", n->b);
-    emit_put(e, e->toks->v[n->last].pos.line, "while (%s);", node_str(e, n->a));
+    emit_put(e, e->toks->v[n->last].line, "while (%s);", node_str(e, n->a));
     return;
   case ND_FOR:
     if (has_await(n->a) || has_await(n->c) || (n->d->kind == ND_DECL && has_await(n->d)) ||
@@ -1233,7 +1233,7 @@ static void emit_resume(Emitter *e, Coroutine *co) {
      saying so lets the compiler lay the resume paths out straight */
   emit_put(e, at, "coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */");
   emit_items(e, body);
-  emit_put(e, e->toks->v[body->last].pos.line, "CORO_FINISH(coro_c);");
+  emit_put(e, e->toks->v[body->last].line, "CORO_FINISH(coro_c);");
   e->indent--;
   emit_put(e, 0, "}");
 }
@@ -1316,8 +1316,8 @@ void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
     emit_coroutine(&e, co);
     at = token_end(last);
     if (opt->line_directives && at < src->len)
-      line_directive(&e, last->pos.line);
-    e.mapped = last->pos.line;
+      line_directive(&e, last->line);
+    e.mapped = last->line;
   }
   fwrite(src->text + at, 1, src->len - at, out);
 }

@@ -142,7 +142,7 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   if (yields.nodes.n > 1)  /* (qsort wants an array, and a body may have no yield) */
     qsort(yields.nodes.v, yields.nodes.n, sizeof(Node *), by_position);
   Token *open = &src->original.v[body->first], *close = &src->original.v[body->last];
-  emit_sync(e, open->pos.line);
+  emit_sync(e, open->line);
   bool value = !co->is_generator && !co->returns_void;  /* a task's body returns its value */
   if (value)
     fprintf(e->out, "static coro_value_%s coro_body_%s(%s) ", co->name, co->name, body_params(e, co));
@@ -150,7 +150,7 @@ void emit_stackful(Emitter *e, Coroutine *co) {
     fprintf(e->out, "static void coro_body_%s(%s) ", co->name, body_params(e, co));
   splice(e->out, src, co, &yields, open->offset, token_end(close));
   fputc('\n', e->out);
-  emit_resync(e, close->pos.line + 1);
+  emit_resync(e, close->line + 1);
 
   emit_put(e, 0, "/* the first thing to run on the new stack: the body, with its arguments */");
   emit_put(e, at, "static void coro_entry_%s(coro_t *coro_c) {", co->name);

@@ -205,7 +205,7 @@ static int new_resume_point(Lowering *l, const Token *where) {
               co->name, MAX_RESUME_POINTS);
   co->nresume++;
   co->resume_lines = xrealloc(co->resume_lines, sizeof(int) * (co->nresume + 1));
-  co->resume_lines[co->nresume] = where->pos.line;
+  co->resume_lines[co->nresume] = where->line;
   co->resume_words = xrealloc(co->resume_words, sizeof(char *) * (co->nresume + 1));
   co->resume_words[co->nresume] = where->text;  /* "yield" or "await" */
   return co->nresume;

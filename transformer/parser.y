@@ -1007,7 +1007,7 @@ static Pos token_pos(Parser *p, int index) {
   Token *t = &p->toks->v[index];
   if (!p->original && t->in_main)
     return source_original_pos(p->src, index);
-  return t->pos;
+  return tok_pos(t);
 }
 
 /* A token's name for a message: 'x' for punctuators and words, else its kind. */

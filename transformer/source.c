@@ -265,7 +265,7 @@ static void mark_dead(Source *src) {
     int j = i;
     bool live = false;
     for (; j < o->n && o->v[j].kind != TK_DIRECTIVE; j++) {
-      int line = o->v[j].pos.line;
+      int line = o->v[j].line;
       if (line < src->nlines && src->line_live[line])
         live = true;
     }
@@ -284,12 +284,12 @@ static void mark_live_lines(Source *src) {
   src->directive_live = xcalloc(src->nlines + 1, sizeof(bool));
   for (int i = 0; i < src->expanded.n; i++) {
     Token *t = &src->expanded.v[i];
-    if (!t->in_main || t->pos.line <= 0 || t->pos.line >= src->nlines)
+    if (!t->in_main || t->line <= 0 || t->line >= src->nlines)
       continue;
     if (t->kind == TK_DIRECTIVE)
-      src->directive_live[t->pos.line] = true;
+      src->directive_live[t->line] = true;
     else
-      src->line_live[t->pos.line] = true;
+      src->line_live[t->line] = true;
   }
 }
 
@@ -298,7 +298,7 @@ static int first_on_line(Source *src, int line) {
   int lo = 0, hi = src->original.n;
   while (lo < hi) {
     int mid = (lo + hi) / 2;
-    if (src->original.v[mid].pos.line < line)
+    if (src->original.v[mid].line < line)
       lo = mid + 1;
     else
       hi = mid;
@@ -314,14 +314,14 @@ int source_find_original(Source *src, int index) {
   int repeat = 0;
   for (int j = index - 1; j >= 0; j--) {
     Token *u = &src->expanded.v[j];
-    if (!u->in_main || u->pos.line != t->pos.line)
+    if (!u->in_main || u->line != t->line)
       break;
     if (strcmp(u->text, t->text) == 0)
       repeat++;
   }
-  for (int i = first_on_line(src, t->pos.line); i < src->original.n; i++) {
+  for (int i = first_on_line(src, t->line); i < src->original.n; i++) {
     Token *o = &src->original.v[i];
-    if (o->pos.line != t->pos.line)
+    if (o->line != t->line)
       break;
     if (o->kind != TK_DIRECTIVE && !o->dead && strcmp(o->text, t->text) == 0 && repeat-- == 0)
       return i;
@@ -332,17 +332,17 @@ int source_find_original(Source *src, int index) {
 Pos source_original_pos(Source *src, int index) {
   int i = source_find_original(src, index);  /* (scans the original) */
   if (i >= 0)
-    return src->original.v[i].pos;
+    return tok_pos(&src->original.v[i]);
   Token *t = &src->expanded.v[index];
   if (t->kind == TK_EOF)
-    return src->original.v[src->original.n].pos;
+    return tok_pos(&src->original.v[src->original.n]);
   if (!t->in_main)
-    return t->pos;
+    return tok_pos(t);
   /* made by a macro: point at the start of the line it stands on */
-  i = first_on_line(src, t->pos.line);
-  if (i < src->original.n && src->original.v[i].pos.line == t->pos.line)
-    return src->original.v[i].pos;
-  return (Pos){src->name, t->pos.line, 1};
+  i = first_on_line(src, t->line);
+  if (i < src->original.n && src->original.v[i].line == t->line)
+    return tok_pos(&src->original.v[i]);
+  return (Pos){src->name, t->line, 1};
 }
 
 /* }================================================================== */

@@ -178,7 +178,7 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
       continue;
     long size = probes[k++].value, align = probes[k++].value;
     fprintf(out, "coroutine %s (%s:%d), %s: %s %ld bytes, align %ld\n", co->name, src->name,
-            src->original.v[co->first].pos.line, stackful ? "stackful" : "stackless",
+            src->original.v[co->first].line, stackful ? "stackful" : "stackless",
             stackful ? "arguments" : "frame", size, align);
     fprintf(out, "  %6s %6s  %s\n", "offset", "size", "field");
     if (!stackful) {
@@ -191,7 +191,7 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
         continue;
       long off = probes[k++].value, fsize = probes[k++].value;
       fprintf(out, "  %6ld %6ld  %s  (%s:%d%s)\n", off, fsize, n->sym->field, src->name,
-              src->original.v[n->first].pos.line, n->kind == ND_PARAM ? ", parameter" : "");
+              src->original.v[n->first].line, n->kind == ND_PARAM ? ", parameter" : "");
     }
     if (!stackful) {
       char **names = extra_fields(co);

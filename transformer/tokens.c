@@ -129,3 +129,23 @@ char *copy_spelling(const char *s, size_t len) {
   memcpy(p, s, len);
   return p;
 }
+
+/* The files tokens come from, by number: a header's name is interned once
+   by the scanner, and each token keeps its number. */
+static const char **files;
+static unsigned nfiles;
+
+unsigned file_number(const char *interned_name) {
+  for (unsigned i = nfiles; i-- > 0;)  /* few files; the newest are asked most */
+    if (files[i] == interned_name)
+      return i;
+  if (nfiles == 1u << 15)
+    fatal("more than %u files included", nfiles);
+  files = xrealloc(files, sizeof *files * (nfiles + 1));
+  files[nfiles] = interned_name;
+  return nfiles++;
+}
+
+const char *file_name(unsigned number) {
+  return files[number];
+}
