@@ -577,9 +577,8 @@ static void lower_unsequenced(Emitter *e, Node *n) {
       lower_await_expr(e, parts.v[i]);
   for (int i = 0; i < parts.n; i++)
     if (has_awaiting_select(parts.v[i])) {
-      if (select)
-        error_tok(&e->toks->v[parts.v[i]->first], "two operands that each hold a '?:' with "
-                  "'await' in one expression: put one in a variable first");
+      if (select)  /* lower.c (check_one_select) refused it */
+        internal_error("two operands hold a '?:' that awaits");
       select = parts.v[i];
     }
   if (select)

@@ -432,6 +432,25 @@ static void keep_literal(Lowering *l, Node *lit) {
   token_set_literal(&l->src->original.v[lit->first], lit);
 }
 
+/* The stackless backend keeps the value of a `?:` that awaits in a local of
+   a block around its statement, used before any other suspension: so among
+   the operands C leaves unsequenced (looked through plain operators, as
+   lower_unsequenced does), one at most may hold such a `?:`. Refused for
+   both backends, so that both accept the same programs. */
+static void check_one_select(Lowering *l, Node *n) {
+  if (!has_awaiting_select(n) || (n->kind != ND_EXPR && n->kind != ND_INIT_LIST) || is_sequencing(n))
+    return;
+  Node *kid, *first = NULL;
+  for (int i = 0; (kid = node_child(n, &i));) {
+    if (!has_awaiting_select(kid))
+      continue;
+    if (first)
+      error_tok(&l->src->original.v[kid->first], "two operands that each hold a '?:' with 'await' "
+                "in one expression: put one in a variable first");
+    first = kid;
+  }
+}
+
 /* What the walk does at a node before its children: number resume points,
    give locals their fields, keep compound literals, mark discarded values. */
 static bool lower_pre(Node *n, void *ctx) {
@@ -462,6 +481,7 @@ static bool lower_pre(Node *n, void *ctx) {
   default:
     break;
   }
+  check_one_select(l, n);
   if (n->kind == ND_EXPR && n->flags == ',')
     mark_discarded(n->a);
   if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR) && has_await(n->b))
