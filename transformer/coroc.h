@@ -286,22 +286,23 @@ typedef struct {
 } NodeList;
 
 struct Node {
-  NodeKind kind;   /* what it is */
-  int first;       /* index of its first token (in the token list it was parsed from) */
-  int last;        /* index of its last token; last < first for an empty node */
-  Token *tok;      /* the representative token: for diagnostics and names */
   Node *a, *b, *c, *d; /* children, by kind (see NodeKind) */
   NodeList kids;   /* children in order, by kind */
-  int flags;       /* ND_SPECS: SP_*; ND_TAGGED: token code of struct/union/enum */
-  bool has_body;   /* ND_TAGGED: has a { member list } */
-  Sym *sym;        /* ND_INIT_DECL, ND_TAGGED, ND_ENUMERATOR, ND_PARAM: the symbol declared */
-  int resume_point;/* ND_YIELD, ND_AWAIT: its number */
+  Token *tok;      /* the representative token: for diagnostics and names */
+  Sym *sym;        /* ND_INIT_DECL, ND_TAGGED, ND_ENUMERATOR, ND_PARAM: the symbol declared;
+                      ND_IDENT: the one named; ND_AWAIT of a task: the coroutine */
   const char *name;/* ND_TAGGED: the generated tag of an anonymous hoisted type;
                       ND_AWAIT: the coroutine awaited (a task), or NULL (an awaitable operation) */
   const char *type;/* ND_AWAIT of an operation: the awaitable's type, as C text */
-  bool discarded;  /* an expression whose value is not used (a statement's, a comma's left, a (void) cast's) */
-  bool awaits;     /* lower.c: an await stands in this subtree (set by mark_awaits) */
-  bool selects;    /* lower.c: a `?:` with an await in an arm stands in this subtree */
+  int first;       /* index of its first token (in the token list it was parsed from) */
+  int last;        /* index of its last token; last < first for an empty node */
+  int flags;       /* ND_SPECS: SP_*; ND_TAGGED: token code of struct/union/enum */
+  int resume_point;/* ND_YIELD, ND_AWAIT: its number */
+  unsigned char kind; /* NodeKind: what it is */
+  bool has_body : 1;  /* ND_TAGGED: has a { member list } */
+  bool discarded : 1; /* an expression whose value is not used (a statement's, a comma's left, a (void) cast's) */
+  bool awaits : 1;    /* lower.c: an await stands in this subtree (set by mark_awaits) */
+  bool selects : 1;   /* lower.c: a `?:` with an await in an arm stands in this subtree */
 };
 
 Node *new_node(NodeKind kind, int first, int last);

@@ -50,6 +50,8 @@ struct Parser {
   ArenaMark external_mark; /* file parse: the tree's arena where this external declaration began */
   int external_syms;      /* ... and the count of symbols then (scope.c) */
   bool keep_external;     /* ... it is a coroutine's: keep its tree */
+  ArenaMark coroutine_body; /* file parse: where the body of the coroutine being parsed began */
+  bool release_body;      /* ... give it back at its end */
 };
 }
 
@@ -1194,6 +1196,12 @@ static void body_begin(Parser *p, Node *declarator, Loc loc) {
   Node *specs = p->specs.v[p->specs.n - 1];
   coroutine_found(p, specs, declarator, true, loc);
   p->in_coroutine = specs->flags & SP_COROUTINE;
+  if (!p->original && p->in_coroutine) {
+    /* the second parse made the coroutine's tree; what this parse makes of
+       its body from here on goes back at its end (funcdef_end) */
+    p->coroutine_body = arena_mark(&arena_tree);
+    p->release_body = true;
+  }
   scope_push();
   declare_params(p, declarator);
 }
@@ -1251,6 +1259,11 @@ static Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, L
   scope_pop();
   p->in_coroutine = false;
   end_decl(p);
+  if (p->release_body && scope_depth() == 0) {
+    arena_release(&arena_tree, p->coroutine_body);
+    p->release_body = false;
+    body = NULL;
+  }
   Node *n = new_node(ND_FUNCDEF, loc.first, loc.last);
   n->a = specs;
   n->b = declarator->a;  /* declarator_reg made an ND_INIT_DECL around it */
