@@ -378,6 +378,25 @@ Sym *scope_lookup_tag(const char *name);  /* struct/union/enum tags */
  * parser.y: the two parses
  * ====================================================================== */
 
+/* lower.c's result: a stackless body as lines of C, in order. */
+typedef enum {
+  LINE_CODE,       /* a line of C */
+  LINE_DIRECTIVE,  /* a preprocessor line of the body, printed where it stands */
+} LineKind;
+
+typedef struct {
+  LineKind kind;    /* what it is */
+  int line;         /* LINE_CODE: the .coc line it stands for (0: none); LINE_DIRECTIVE: its token */
+  int indent;       /* LINE_CODE: its depth */
+  const char *text; /* LINE_CODE: the C */
+} Line;
+
+typedef struct {
+  Line *v;   /* the lines */
+  int n;     /* count */
+  int cap;   /* allocated */
+} Lines;
+
 /* A coroutine definition or prototype found by the whole-file parse. */
 struct Coroutine {
   const char *name;   /* its name */
@@ -404,6 +423,7 @@ struct Coroutine {
   int nconds;         /* coro_cond_1..n: the int fields of && and || around an await */
   const char **macros;/* #define lines, in effect at the coroutine, of the macros its body uses */
   int nmacros;        /* their count */
+  Lines body;         /* lower.c: the stackless body as lines of C */
   Coroutine *next;    /* the next one in the file */
 };
 
@@ -424,7 +444,8 @@ const TokenList *macro_body(const char *name);
 const char *macro_definition(const char *name);
 
 /* {=====================================================================
- * lower.c and emit.c
+ * The passes after the parse: check.c, frame.c, lower.c; text.c and the
+ * printers emit.c, emit_stackless.c, emit_stackful.c (docs/design.md)
  * ====================================================================== */
 
 typedef enum { BACKEND_STACKLESS, BACKEND_STACKFUL } Backend;
@@ -438,25 +459,34 @@ typedef struct {
   bool stats;        /* --stats: print frame sizes instead of C */
 } Options;
 
-void lower(Source *src, Coroutine *cos, const Options *opt);
-void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
-
-/* lower.c: does this expression hold an await? (O(1): see Node.awaits) */
+/* check.c: the coroutine rules, for both backends; numbers the resume
+   points, says what each await awaits, marks discarded values. */
+void check(Source *src, Coroutine *cos);
+/* check.c: does this expression hold an await? (O(1): see Node.awaits) */
 bool has_await(const Node *n);
-/* lower.c: does it hold a `?:` with an await in an arm? (O(1)) */
+/* check.c: does it hold a `?:` with an await in an arm? (O(1)) */
 bool has_awaiting_select(const Node *n);
-/* lower.c: mark n and what inherits its fate as discarded (see Node.discarded) */
+/* check.c: mark n and what inherits its fate as discarded (see Node.discarded) */
 void mark_discarded(Node *n);
-/* lower.c: the parts of expression n that order its awaits, in the order C
+/* check.c: the parts of expression n that order its awaits, in the order C
    evaluates them: each await, each && || whose right side awaits, each ?:
    with an await in an arm, each comma with an await; found without
    descending into them, and only where an await is. Plain operators around
    them (C leaves their operands unsequenced) are looked through. */
 void collect_sequenced(Node *n, NodeList *out);
+/* check.c: does the coroutine f (a symbol) give a value to its awaiter? */
+bool task_has_value(const Sym *f);
 
-/* emit.c's printer, shared with emit_stackful.c */
+/* frame.c: the fields of each frame, and the names of types moved out of bodies. */
+void layout_frames(Source *src, Coroutine *cos);
+
+/* lower.c: each stackless body as lines of C (Coroutine.body). */
+void lower(Source *src, Coroutine *cos, const Options *opt);
+
+/* The writer that lowering and printing share (emit.c). */
 typedef struct {
   FILE *out;          /* where the output goes */
+  Lines *sink;        /* lowering: lines go here instead (lower.c) */
   Source *src;        /* the input */
   const Options *opt; /* the command line */
   TokenList *toks;    /* the original tokens */
@@ -464,31 +494,61 @@ typedef struct {
   int indent;         /* current indentation, in levels of two spaces */
   int mapped;         /* the .coc line the compiler will give the next output line; 0: unknown */
   bool named;         /* a #line has named the .coc already */
-  struct { int first, last, next; const char *text; } *repl; /* await lowering: ranges printed as text */
+  struct { int first, last, next; const char *text; } *repl; /* lowering: ranges printed as text */
   int nrepl, caprepl;
   int *repl_at;       /* [token] the newest repl entry starting there, or -1; entries chain by next */
-  const char *continue_label; /* a loop whose condition awaits: where `continue` goes */
-  int open_blocks;    /* blocks opened around a statement for `?:` values, to close after it */
-  int nselects;       /* coro_sel_N numbers used so far */
-  bool continue_used; /* a `goto continue_label` was printed */
-
+  const char *continue_label; /* lowering: a loop whose condition awaits: where `continue` goes */
+  int open_blocks;    /* lowering: blocks opened around a statement for `?:` values, to close after it */
+  int nselects;       /* lowering: coro_sel_N numbers used so far */
+  bool continue_used; /* lowering: a `goto continue_label` was printed */
 } Emitter;
+
+/* emit.c: the writer, and the pieces both backends print */
+void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
 void emit_put(Emitter *e, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int emit_line_of(Emitter *e, const Node *n);
 void emit_indent(Emitter *e, int delta);
 void emit_sync(Emitter *e, int line);
 void emit_resync(Emitter *e, int line);
-char *emit_range(Emitter *e, int first, int last, bool raw);
-char *emit_field_decl(Emitter *e, const Node *specs, const Node *declarator, const char *name);
+void emit_directives(Emitter *e, int from, int to);  /* the kept directives among tokens [from, to) */
+void emit_directive(Emitter *e, int index);          /* the one that is token index */
+bool is_first_define(Emitter *e, Coroutine *co, int index);
+void redefine_macros(Emitter *e, Coroutine *co, bool restore);
 char *emit_creation_header(Emitter *e, Coroutine *co);
 void emit_value_type(Emitter *e, Coroutine *co);
+void lines_push(Lines *l, Line line);
+
+/* text.c: how a range of tokens is printed */
+typedef struct {
+  const Token *name;       /* a declarator's name token ... */
+  const char *name_text;   /* ... is printed as this ("" for nothing) */
+  const Node *omit;        /* a node whose tokens are left out */
+  const Node *sized;       /* an ND_ARRAY printed with ... */
+  const char *size;        /* ... this size between its brackets */
+  bool collapse;           /* print hoisted struct/union/enum definitions as `struct NAME` */
+  bool raw;                /* print names as written (the creation function's parameters) */
+  const Node *unconst;     /* an ND_POINTER whose own `const` (after its last '*') is left out */
+  const Node *literal;     /* the compound literal being printed inside its CORO_LITERAL */
+} Style;
+char *range_str(Emitter *e, int first, int last, const Style *st);
+char *node_str(Emitter *e, const Node *n);
+char *emit_range(Emitter *e, int first, int last, bool raw);
+char *specs_str(Emitter *e, const Node *specs, bool drop_const);
+char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
+                 const char *name, bool is_param);
+char *emit_field_decl(Emitter *e, const Node *specs, const Node *declarator, const char *name);
+bool is_array_type(const Node *specs, const Node *declarator, int depth);
+void push_repl(Emitter *e, const Node *n, const char *text);  /* lowering: print n as text */
+void drop_repl(Emitter *e, int keep);                         /* ... forget those from keep on */
+
+/* emit_stackless.c, emit_stackful.c: a coroutine definition, by backend */
+void emit_stackless(Emitter *e, Coroutine *co);
+void emit_stackful(Emitter *e, Coroutine *co);
 
 /* dot.c: --dot, each coroutine's state machine as a Graphviz graph */
 void emit_dot(FILE *out, Source *src, Coroutine *cos);
 /* stats.c: --stats, each coroutine's frame as the compiler lays it out */
 void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, const char *c_text);
 
-/* emit_stackful.c: a coroutine definition for the stackful backend */
-void emit_stackful(Emitter *e, Coroutine *co);
 
 #endif

@@ -1,613 +1,623 @@
-/* lower.c: what a coroutine needs before it can be printed as a state machine.
+/* lower.c: the body of a stackless coroutine, as the lines of C it becomes.
  *
- * For each coroutine definition, one walk over its body:
- *  - checks the coroutine rules (docs/limitations.md): a generator may not
- *    await or use a bare `yield;`, nor `return EXPR;`; nothing may suspend
- *    where C does not evaluate (sizeof) or inside a statement expression;
- *    a variable-length array cannot live in a frame;
- *  - numbers the resume points (each yield) 1, 2, 3... in source order;
- *  - gives every parameter and local a field of the frame. A local that
- *    shadows another name of the same coroutine gets the field coro_NAME_N;
- *    `static` and `extern` locals stay where they are;
- *  - renames the types (struct/union/enum tags, typedef names, enumeration
- *    constants) declared in the body, because they move to file scope in
- *    front of the frame: `struct node` becomes `struct coro_gen_node`.
- *
- * The identifier tokens of the body point at their symbols (the parser
- * resolved them), so renaming a symbol renames every use: emit.c prints
- * sym->field instead of the spelling.
+ * The stackless backend turns a body into the inside of a resume function: a
+ * switch jumps to where the last suspension left off, and every local is a
+ * field of the frame. Most statements stay as written (their tokens printed
+ * again by text.c with the renames of frame.c); what changes:
+ *  - each `yield` becomes CORO_YIELD and a numbered resume point after it;
+ *  - each `await` becomes statements before the statement it stands in: the
+ *    awaitable kept in the frame, a loop that suspends until it is ready, a
+ *    resume point, and the value it gives (lower_await); C's evaluation
+ *    rules hold, so an await on the right of && and || runs only when C
+ *    would evaluate it (lower_logical), only the arm of ?: that C picks runs
+ *    (lower_select), commas keep their order, and a loop whose condition or
+ *    step awaits becomes an endless loop that tests inside (lower_awaiting_loop);
+ *  - declarations become assignments to the frame's fields.
+ * The result is data: Coroutine.body, a list of lines, each with the .coc
+ * line it stands for and its depth, which emit_stackless.c prints. Lowering
+ * writes through the same Emitter as the printers, with Emitter.sink set:
+ * emit_put appends a line instead of printing it.
  */
+#define _GNU_SOURCE
 #include "coroc.h"
 #include "parser.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-  Coroutine *co;      /* the coroutine being lowered */
-  Coroutine *all;     /* every coroutine of the file */
-  Source *src;        /* its input */
-  int stmt_expr;      /* > 0 inside ({ ... }) */
-  int unevaluated;    /* > 0 inside sizeof, _Alignof, typeof */
-  const char **names; /* field and type names taken so far: a hash set of capnames slots */
-  int nnames, capnames;
-} Lowering;
-
-static unsigned name_hash(const char *s) {
-  unsigned h = 2166136261u;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 16777619u;
-  return h;
-}
-
-/* The names taken are an open-addressed hash set: a coroutine with a
-   hundred thousand locals names them in linear time. */
-static bool name_taken(Lowering *l, const char *name) {
-  if (!l->capnames)
-    return false;
-  for (unsigned i = name_hash(name) & (l->capnames - 1); l->names[i]; i = (i + 1) & (l->capnames - 1))
-    if (strcmp(l->names[i], name) == 0)
-      return true;
-  return false;
-}
-
-static void insert_name(const char **set, int cap, const char *name) {
-  unsigned i = name_hash(name) & (cap - 1);
-  while (set[i])
-    i = (i + 1) & (cap - 1);
-  set[i] = name;
-}
-
-static const char *take_name(Lowering *l, const char *name) {
-  if (2 * (l->nnames + 1) > l->capnames) {  /* keep it at most half full */
-    int cap = l->capnames ? l->capnames * 2 : 64;
-    const char **set = xcalloc(cap, sizeof(char *));
-    for (int i = 0; i < l->capnames; i++)
-      if (l->names[i])
-        insert_name(set, cap, l->names[i]);
-    free(l->names);
-    l->names = set;
-    l->capnames = cap;
-  }
-  insert_name(l->names, l->capnames, name);
-  l->nnames++;
-  return name;
-}
-
-/* A field name for a local: its own name the first time, then coro_NAME_2... */
-static const char *field_name(Lowering *l, const char *name) {
-  if (!name_taken(l, name))
-    return take_name(l, name);
-  for (int i = 2;; i++) {
-    char *alt = format("coro_%s_%d", name, i);
-    if (!name_taken(l, alt))
-      return take_name(l, alt);
-  }
-}
-
-/* A file-scope name for a type or constant declared in the body. */
-static const char *hoisted_name(Lowering *l, const char *name) {
-  char *base = format("coro_%s_%s", l->co->name, name);
-  if (!name_taken(l, base))
-    return take_name(l, base);
-  for (int i = 2;; i++) {
-    char *alt = format("%s_%d", base, i);
-    if (!name_taken(l, alt))
-      return take_name(l, alt);
-  }
-}
+#include <strings.h>
 
 /* {==================================================================
- * Declarations: frame fields and hoisted types
+ * await inside expressions
  * =================================================================== */
 
-/* Is this array size a constant? Only names of objects make it variable:
-   enumeration constants, macros (unknown names) and sizeof are constant. */
-static bool variable_size_pre(Node *n, void *ctx) {
-  if (n->kind == ND_SIZEOF)
-    return false;
-  if (n->kind == ND_IDENT && n->sym && n->sym->kind == SYM_OBJECT)
-    *(bool *)ctx = true;
-  return !*(bool *)ctx;
-}
+static char *lower_await_expr(Emitter *e, Node *n);
 
-static bool is_variable_size(Node *n) {
-  bool variable = false;
-  visit(n, variable_size_pre, NULL, &variable);
-  return variable;
-}
+static char *lower_select(Emitter *e, Node *n);
 
-static void check_no_vla(Lowering *l, const Node *declarator, const char *what) {
-  for (int i = 0; i < declarator->kids.n; i++) {
-    Node *d = declarator->kids.v[i];
-    if (d->kind == ND_ARRAY && is_variable_size(d->a))
-      error_tok(declarator->tok ? declarator->tok : d->tok, "variable-length array %s in a "
-                "coroutine: a frame needs sizes known at compile time", what);
-  }
-  (void)l;
-}
+static void close_blocks(Emitter *e, int to);
 
-static void hoist_tagged(Lowering *l, Node *tagged) {
-  Token *t = tagged->tok;
-  Sym *s = token_sym(t);
-  if (s && s->kind == SYM_TAG && s->depth > 0 && !s->owner) {
-    s->owner = l->co;
-    s->field = hoisted_name(l, s->name);
-  }
-  if (tagged->has_body) {
-    list_push(&l->co->types, tagged);
-    token_set_hoisted(&l->src->original.v[tagged->first], tagged);
-    if (!s)
-      tagged->name = hoisted_name(l, "anon");
-    for (int i = 0; i < tagged->kids.n; i++) {
-      Node *e = tagged->kids.v[i];
-      if (e->kind == ND_ENUMERATOR && e->sym) {
-        e->sym->owner = l->co;
-        e->sym->field = hoisted_name(l, e->sym->name);
-      }
-    }
-  }
-}
-
-/* An object declared in the body: a frame field, unless static or extern. */
-static void lower_local(Lowering *l, Node *init_decl, int specs) {
-  Sym *s = init_decl->sym;
-  if (!s || s->in_stmt_expr)
-    return;
-  if (s->kind == SYM_TYPEDEF) {
-    s->owner = l->co;
-    s->field = hoisted_name(l, s->name);
-    return;
-  }
-  if (s->kind != SYM_OBJECT || (specs & (SP_STATIC | SP_EXTERN | SP_THREAD)))
-    return;
-  check_no_vla(l, init_decl->a, format("'%s'", s->name));
-  Node *kinds = init_decl->c;
-  for (int i = 0; i < kinds->kids.n; i++) {
-    Token *t = &l->src->original.v[kinds->kids.v[i]->first];
-    if (strcmp(t->text, "__auto_type") == 0)
-      error_tok(t, "'%s' needs its type written out: a frame field cannot be __auto_type", s->name);
-  }
-  s->owner = l->co;
-  s->field = field_name(l, s->name);
-  list_push(&l->co->locals, init_decl);
-}
-
-static void lower_decl(Lowering *l, Node *decl) {
-  Node *specs = decl->a;
-  if (l->stmt_expr)
-    return;
-  for (int i = 0; i < specs->kids.n; i++)
-    if (specs->kids.v[i]->kind == ND_TAGGED)
-      hoist_tagged(l, specs->kids.v[i]);
-  for (int i = 0; i < decl->kids.n; i++)
-    lower_local(l, decl->kids.v[i], specs->flags);
-  if (specs->flags & SP_TYPEDEF)
-    list_push(&l->co->types, decl);
-}
-
-/* }================================================================== */
-
-/* {==================================================================
- * The walk
- * =================================================================== */
-
-/* CORO_MAX_RESUME_POINTS of coro.h: resume_point is a 16-bit field whose top
-   bit marks stackful instances. */
-enum { MAX_RESUME_POINTS = 0x7fff };
-
-/* Resume points are numbered in source order; each remembers its line for
-   the comment in the dispatch switch. */
-static int new_resume_point(Lowering *l, const Token *where) {
-  Coroutine *co = l->co;
-  if (co->nresume == MAX_RESUME_POINTS)   /* the runtime keeps the number in 15 bits */
-    error_tok(where, "coroutine '%s' has more than %d yields and awaits; split it into several coroutines",
-              co->name, MAX_RESUME_POINTS);
-  co->nresume++;
-  co->resume_lines = xrealloc(co->resume_lines, sizeof(int) * (co->nresume + 1));
-  co->resume_lines[co->nresume] = where->line;
-  co->resume_words = xrealloc(co->resume_words, sizeof(char *) * (co->nresume + 1));
-  co->resume_words[co->nresume] = where->text;  /* "yield" or "await" */
-  return co->nresume;
-}
-
-static void walk_yield(Lowering *l, Node *n) {
-  Coroutine *co = l->co;
-  if (l->stmt_expr)
-    error_tok(n->tok, "'yield' inside a statement expression is not supported: the "
-              "expression's unfinished value would be lost while the coroutine is suspended");
-  if (n->a) {
-    if (co->returns_void)
-      error_tok(n->tok, "'yield' with a value in coroutine '%s', whose type is void", co->name);
-    co->is_generator = true;
-  } else {
-    co->has_bare_yield = true;
-    if (!co->first_bare_yield)
-      co->first_bare_yield = n->tok;
-  }
-  n->resume_point = new_resume_point(l, n->tok);
-}
-
-/* C text for the type a function returns: its specifiers (no storage
-   class) and its declarator without the name and the parameter list. */
-static char *return_type(Sym *f) {
-  TokenList *toks = f->toks;
-  Node *specs = f->decl->c, *d = f->decl->a;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream(&buf, &len);
-  for (int i = 0; i < specs->kids.n; i++) {
-    Node *k = specs->kids.v[i];
-    if (k->kind == ND_EXPR && (k->flags & (SP_TYPEDEF | SP_EXTERN | SP_STATIC | SP_THREAD)))
-      continue;
-    for (int j = k->first; j <= k->last; j++) {
-      Token *t = &toks->v[j];
-      if (t->kind == TK_IDENT && (!strcmp(t->text, "inline") || !strcmp(t->text, "__inline") ||
-                                  !strcmp(t->text, "__inline__")))
-        continue;
-      fprintf(out, "%s%s", len || ftell(out) ? " " : "", t->text);
-    }
-  }
-  Node *params = d->kids.v[0];
-  for (int j = d->first; j <= d->last; j++) {
-    if (j == params->first) {
-      j = params->last;
-      continue;
-    }
-    if (&toks->v[j] != d->tok)
-      fprintf(out, " %s", toks->v[j].text);
-  }
-  fclose(out);
-  return buf;
-}
-
-/* Does this body have a `yield EXPR;` (is it a generator's)? */
-static bool yield_value_pre(Node *n, void *ctx) {
-  if (n->kind == ND_YIELD && n->a)
-    *(bool *)ctx = true;
-  return !*(bool *)ctx;
-}
-
-static bool yields_values(Node *body) {
-  bool found = false;
-  visit(body, yield_value_pre, NULL, &found);
-  return found;
-}
-
-/* The definition of coroutine `name`, if the file has one. */
-static Coroutine *find_definition(Lowering *l, const char *name) {
-  for (Coroutine *c = l->all; c; c = c->next)
-    if (c->def && strcmp(c->name, name) == 0)
-      return c;
-  return NULL;
-}
-
-/* What is awaited: a coroutine (a task: `await child(x)`), or an awaitable
-   operation, a function returning an awaitable struct (`await coro_read(...)`). */
-static void classify_await(Lowering *l, Node *n) {
-  Node *op = n->a;
-  Sym *f = op->kind == ND_EXPR && op->flags == OP_CALL && op->a->kind == ND_IDENT ? op->a->sym
-                                                                                     : NULL;
-  if (f && (f->specs & SP_COROUTINE)) {
-    Coroutine *callee = find_definition(l, f->name);
-    if (callee && callee->is_generator)
-      error_tok(n->tok, "'%s' is a generator: consume it with coro_next; only tasks are "
-                "awaited", f->name);
-    n->name = f->name;
-    n->sym = f;
-    return;
-  }
-  if (f && f->kind == SYM_FUNCTION && f->decl && f->decl->kind == ND_INIT_DECL) {
-    n->type = return_type(f);
-    return;
-  }
-  error_tok(n->tok, "'await' needs a call: of a coroutine, or of a function that returns an "
-            "awaitable (docs/runtime.md)");
-}
-
-static void walk_await(Lowering *l, Node *n) {
-  if (l->unevaluated)
-    error_tok(n->tok, "'await' in an operand that C does not evaluate (sizeof, _Alignof, typeof)");
-  if (l->stmt_expr)
-    error_tok(n->tok, "'await' inside a statement expression is not supported");
-  if (!l->co->first_await)
-    l->co->first_await = n->tok;
-  n->resume_point = new_resume_point(l, n->tok);
-  classify_await(l, n);
-  list_push(&l->co->awaits, n);
-}
-
-/* A value nobody uses: the arms of a dropped ?: and the right of a dropped
-   comma are dropped too; so is what stands in parentheses or a (void) cast.
-   A node marked once has had its heirs marked: a chain of commas, each
-   marking its left side, costs one visit a node. */
-void mark_discarded(Node *n) {
-  NodeList todo = {0};
-  if (n)
-    list_push(&todo, n);
-  while (todo.n > 0) {
-    n = todo.v[--todo.n];
-    if (n->discarded)
-      continue;
-    n->discarded = true;
-    if (n->kind != ND_EXPR)
-      continue;
-    Node *heirs[2] = {NULL, NULL};
-    if (n->flags == ',') {
-      heirs[0] = n->a, heirs[1] = n->b;
-    } else if (n->flags == '?') {
-      heirs[0] = n->b, heirs[1] = n->c;
-    } else if (n->flags == ')') {
-      heirs[0] = n->a;
-    } else if (n->flags == '(' && n->a->kind == ND_TYPENAME && (n->a->a->flags & SP_VOID) &&
-               !n->a->b) {
-      heirs[0] = n->b;
-    }
-    for (int i = 0; i < 2; i++)
-      if (heirs[i])
-        list_push(&todo, heirs[i]);
-  }
-  free(todo.v);
-}
-
-bool has_await(const Node *n) {
-  return n && n->awaits;
-}
-
-bool has_awaiting_select(const Node *n) {
-  return n && n->selects;
-}
-
-/* Node.awaits and Node.selects, from the leaves up, once per body. */
+/* The outermost awaits of n (an await inside another's operand is part of it). */
 static bool awaits_pre(Node *n, void *ctx) {
-  (void)n, (void)ctx;
-  return true;
-}
-
-static void awaits_post(Node *n, void *ctx) {
-  (void)ctx;
-  n->awaits = n->kind == ND_AWAIT;
-  n->selects = false;
-  Node *kid;
-  for (int i = 0; (kid = node_child(n, &i));) {
-    n->awaits |= kid->awaits;
-    n->selects |= kid->selects;
-  }
-  if (n->kind == ND_EXPR && n->flags == '?' && (has_await(n->b) || has_await(n->c)))
-    n->selects = true;
-}
-
-static void mark_awaits(Node *body) {
-  visit(body, awaits_pre, awaits_post, NULL);
-}
-
-/* Is n one of the parts that order awaits (see collect_sequenced)? */
-static bool is_sequencing(const Node *n) {
-  if (n->kind == ND_AWAIT)
-    return true;
-  if (n->kind != ND_EXPR)
+  if (!has_await(n))
     return false;
-  switch (n->flags) {
-  case T_ANDAND:
-  case T_OROR:
-    return has_await(n->b);
-  case '?':
-    return has_await(n->b) || has_await(n->c);
-  case ',':
-    return true;
-  default:
-    return false;
-  }
-}
-
-static bool sequenced_pre(Node *n, void *ctx) {
-  if (!has_await(n) || n->kind == ND_SIZEOF || n->kind == ND_STMT_EXPR)
-    return false;
-  if (is_sequencing(n)) {
+  if (n->kind == ND_AWAIT) {
     list_push(ctx, n);
     return false;
   }
   return true;
 }
 
-void collect_sequenced(Node *n, NodeList *out) {
-  visit(n, sequenced_pre, NULL, out);
+static void collect_awaits(Node *n, NodeList *out) {
+  visit(n, awaits_pre, NULL, out);
 }
 
-/* Children in source order, so that fields and resume points are numbered
-   as they appear (a for loop's init comes before its condition and body). */
-static bool is_compound_literal(const Node *n) {
-  return n && n->kind == ND_EXPR && n->flags == '{';
+/* `await X`: evaluate X, keep the awaitable in the frame, suspend until it
+   is ready; its value is then the awaitable's result (an operation) or the
+   child task's return value, and the child is freed.
+
+     coro_f->coro_aw_3 = coro_read(fd, buf, len);
+     while (!CORO_READY(coro_f->coro_aw_3)) {
+       CORO_AWAIT_SUSPEND(coro_c, 3, coro_f->coro_aw_3);
+     coro_resume_3:;
+     }
+     ... coro_f->coro_aw_3.result ...                                      */
+static char *lower_await(Emitter *e, Node *n) {
+  int open = e->open_blocks;
+  char *operand = lower_await_expr(e, n->a);
+  int line = emit_line_of(e, n), k = n->resume_point;
+  emit_put(e, 0, "/* resume point %d: %s:%d */", k, e->src->name, line);
+  emit_put(e, line, "coro_f->coro_aw_%d = %s;", k, operand);
+  close_blocks(e, open);
+  if (!n->name) {
+    emit_put(e, line, "while (!CORO_READY(coro_f->coro_aw_%d)) {", k);
+    e->indent++;
+    emit_put(e, line, "CORO_AWAIT_SUSPEND(coro_c, %d, coro_f->coro_aw_%d);", k, k);
+    e->indent--;
+    emit_put(e, 0, "coro_resume_%d:;", k);
+    emit_put(e, 0, "}");
+    return format("coro_f->coro_aw_%d.result", k);
+  }
+  emit_put(e, line, "CORO_AWAIT_TASK(coro_c, %d, coro_f->coro_aw_%d);", k, k);
+  e->indent--;
+  emit_put(e, 0, "coro_resume_%d:;", k);
+  e->indent++;
+  bool is_void = !task_has_value(n->sym);
+  if (!is_void)
+    emit_put(e, line, "coro_f->coro_tmp_%d = *(coro_value_%s *)coro_f->coro_aw_%d->result;", k,
+             n->name, k);
+  emit_put(e, line, "coro_free(coro_f->coro_aw_%d);", k);
+  return is_void ? "(void)0" : format("coro_f->coro_tmp_%d", k);
 }
 
-/* A compound literal lives in the enclosing block, which a suspension
-   leaves: one that can be pointed to (an array, or one under a unary &)
-   gets a frame field. One used only for its value needs none. */
-static void keep_literal(Lowering *l, Node *lit) {
-  if (l->stmt_expr || l->unevaluated || lit->name)
-    return;
-  char *field = format("coro_lit_%d", l->co->literals.n + 1);
-  lit->name = take_name(l, field);
-  list_push(&l->co->literals, lit);
-  token_set_literal(&l->src->original.v[lit->first], lit);
+/* `A && B` with an await in B: B runs only when A holds, as C says.
+     coro_f->coro_cond_1 = (A) != 0;
+     if (coro_f->coro_cond_1) { ...B's awaits...; coro_f->coro_cond_1 = (B) != 0; }  */
+
+static char *lower_logical(Emitter *e, Node *n, bool is_and) {
+  int open = e->open_blocks;
+  char *left = lower_await_expr(e, n->a);
+  int k = n->resume_point, line = emit_line_of(e, n);  /* lower.c numbered the conds */
+  emit_put(e, line, "coro_f->coro_cond_%d = (%s) != 0;", k, left);
+  close_blocks(e, open);
+  emit_put(e, line, "if (%scoro_f->coro_cond_%d) {", is_and ? "" : "!", k);
+  e->indent++;
+  char *right = lower_await_expr(e, n->b);
+  emit_put(e, line, "coro_f->coro_cond_%d = (%s) != 0;", k, right);
+  close_blocks(e, open);
+  e->indent--;
+  emit_put(e, 0, "}");
+  return format("coro_f->coro_cond_%d", k);
 }
 
-/* The stackless backend keeps the value of a `?:` that awaits in a local of
-   a block around its statement, used before any other suspension: so among
-   the operands C leaves unsequenced (looked through plain operators, as
-   lower_unsequenced does), one at most may hold such a `?:`. Refused for
-   both backends, so that both accept the same programs. */
-static void check_one_select(Lowering *l, Node *n) {
-  if (!has_awaiting_select(n) || (n->kind != ND_EXPR && n->kind != ND_INIT_LIST) || is_sequencing(n))
-    return;
-  Node *kid, *first = NULL;
-  for (int i = 0; (kid = node_child(n, &i));) {
-    if (!has_awaiting_select(kid))
-      continue;
-    if (first)
-      error_tok(&l->src->original.v[kid->first], "two operands that each hold a '?:' with 'await' "
-                "in one expression: put one in a variable first");
-    first = kid;
+/* The value an await will have, as lower_await will name it. */
+static const char *await_value(const Node *n) {
+  if (!n->name)
+    return format("coro_f->coro_aw_%d.result", n->resume_point);
+  return task_has_value(n->sym) ? format("coro_f->coro_tmp_%d", n->resume_point) : "(void)0";
+}
+
+/* n printed with each await in it standing for its value: a C expression of
+   the type n will have, for __typeof__. */
+static char *typed_text(Emitter *e, Node *n) {
+  NodeList awaits = {0};
+  collect_awaits(n, &awaits);
+  int saved = e->nrepl;
+  for (int i = 0; i < awaits.n; i++)
+    push_repl(e, awaits.v[i], await_value(awaits.v[i]));
+  char *text = node_str(e, n);
+  drop_repl(e, saved);
+  return text;
+}
+
+/* `C ? await A : B`: only the arm C picks runs, as C says. Its value is kept
+   in a local of a block around the statement; it is used by the statement
+   before any other suspension (lower_await_expr orders the operands so), so
+   it need not be in the frame.
+     {
+       __typeof__(C ? A : B) coro_sel_1;
+       if (C) { ...A's awaits...; coro_sel_1 = A; } else { coro_sel_1 = B; }
+       ...the statement, with coro_sel_1...
+     }                                                                  */
+
+static char *lower_select(Emitter *e, Node *n) {
+  int line = emit_line_of(e, n), k = ++e->nselects;
+  char *cond = lower_await_expr(e, n->a);
+  if (n->discarded) {  /* its value is dropped (it may be void): just the arms */
+    emit_put(e, line, "if (%s) {", cond);
+    e->indent++;
+    int open = e->open_blocks;
+    char *arm = n->b ? lower_await_expr(e, n->b) : cond;
+    if (n->b && n->b->kind != ND_AWAIT)
+      emit_put(e, line, "(void)(%s);", arm);
+    close_blocks(e, open);
+    e->indent--;
+    emit_put(e, 0, "} else {");
+    e->indent++;
+    arm = lower_await_expr(e, n->c);
+    if (n->c->kind != ND_AWAIT)
+      emit_put(e, line, "(void)(%s);", arm);
+    close_blocks(e, open);
+    e->indent--;
+    emit_put(e, 0, "}");
+    return "(void)0";
+  }
+  char *type = format("__typeof__(%s ? %s : %s)", cond, n->b ? typed_text(e, n->b) : cond,
+                      typed_text(e, n->c));
+  emit_put(e, 0, "{");
+  e->indent++;
+  e->open_blocks++;
+  emit_put(e, line, "%s coro_sel_%d;", type, k);
+  emit_put(e, line, "if (%s) {", cond);
+  e->indent++;
+  int open = e->open_blocks;
+  emit_put(e, line, "coro_sel_%d = %s;", k, n->b ? lower_await_expr(e, n->b) : cond);
+  close_blocks(e, open);
+  e->indent--;
+  emit_put(e, 0, "} else {");
+  e->indent++;
+  emit_put(e, line, "coro_sel_%d = %s;", k, lower_await_expr(e, n->c));
+  close_blocks(e, open);
+  e->indent--;
+  emit_put(e, 0, "}");
+  return format("coro_sel_%d", k);
+}
+
+/* Close the blocks that lower_select opened, down to `to` left open. */
+static void close_blocks(Emitter *e, int to) {
+  while (e->open_blocks > to) {
+    e->open_blocks--;
+    e->indent--;
+    emit_put(e, 0, "}");
   }
 }
 
-/* What the walk does at a node before its children: number resume points,
-   give locals their fields, keep compound literals, mark discarded values. */
-static bool lower_pre(Node *n, void *ctx) {
-  Lowering *l = ctx;
-  switch (n->kind) {
-  case ND_YIELD:
-    walk_yield(l, n);
-    return true;
-  case ND_AWAIT:
-    walk_await(l, n);
-    return true;
-  case ND_RETURN:
-    if (n->a && !l->co->first_return_value)
-      l->co->first_return_value = n;
-    return true;
-  case ND_STMT_EXPR:
-    l->stmt_expr++;
-    return true;
-  case ND_DECL:
-    lower_decl(l, n);
-    break;
-  case ND_SIZEOF:
-    l->unevaluated++;
-    break;
-  case ND_EXPR_STMT:
-    mark_discarded(n->a);
-    break;
-  default:
-    break;
-  }
-  check_one_select(l, n);
-  if (n->kind == ND_EXPR && n->flags == ',')
-    mark_discarded(n->a);
-  if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR) && has_await(n->b))
-    n->resume_point = ++l->co->nconds;  /* its coro_cond_N field */
-  if (is_compound_literal(n)) {
-    Node *type = n->a;
-    if (type->b && type->b->kids.n && type->b->kids.v[0]->kind == ND_ARRAY)
-      keep_literal(l, n);
-  }
-  if (n->kind == ND_EXPR && n->flags == '&' && !n->b && is_compound_literal(n->a))
-    keep_literal(l, n->a);
-  return true;
-}
-
-static void lower_post(Node *n, void *ctx) {
-  Lowering *l = ctx;
-  if (n->kind == ND_STMT_EXPR)
-    l->stmt_expr--;
-  else if (n->kind == ND_SIZEOF)
-    l->unevaluated--;
-}
-
-static void walk(Lowering *l, Node *body) {
-  mark_awaits(body);
-  visit(body, lower_pre, lower_post, l);
-}
-
-/* The rules that depend on the whole body: what kind of coroutine it is. */
-static void check_kind(Coroutine *co) {
-  if (!co->is_generator) {
-    if (co->returns_void && co->first_return_value)  /* C11 6.8.6.4p1, as for any function */
-      error_tok(co->first_return_value->tok, "'return' with a value in coroutine '%s', whose "
-                "type is void", co->name);
-    return;
-  }
-  if (co->has_bare_yield)
-    error_tok(co->first_bare_yield, "a generator cannot use a bare 'yield;': it hands values to "
-              "its consumer, and only tasks yield to the scheduler");
-  if (co->first_await)
-    error_tok(co->first_await, "a generator cannot 'await': only tasks (coroutines without "
-              "'yield EXPR') await");
-  if (co->first_return_value)
-    error_tok(co->first_return_value->tok, "'return' with a value in generator '%s': use "
-              "'return;' to end the sequence", co->name);
-}
-
-/* A frame field's type is written in the frame struct, outside the
-   function, where no local exists: `char b[sizeof n]`, `typeof(n) m` or a
-   parameter `int m[n]` cannot be laid out. */
-static void check_field_types(Lowering *l) {
-  for (int i = 0; i < l->co->locals.n; i++) {
-    Node *n = l->co->locals.v[i];
-    Node *specs = n->kind == ND_PARAM ? n->a : n->c;
-    Node *d = n->kind == ND_PARAM ? n->b : n->a;
-    int ranges[2][2] = {{specs->first, specs->last}, {d->first, d->last}};
-    for (int r = 0; r < 2; r++)
-      for (int j = ranges[r][0]; j <= ranges[r][1]; j++) {
-        Token *t = &l->src->original.v[j];
-        Sym *s = token_sym(t);
-        if (s && s->kind == SYM_OBJECT && s->owner == l->co && t != n->sym->tok)
-          error_tok(t, "the type of '%s' depends on '%s', a local of coroutine '%s': a frame "
-                    "needs every type known outside the body", n->sym->name, t->text, l->co->name);
-      }
-  }
-}
-
-/* `#include` inside a body: its text is not in the tokens coroc prints. */
-static void check_no_include(Lowering *l) {
-  for (int i = l->co->first; i <= l->co->last; i++) {
-    Token *t = &l->src->original.v[i];
-    if (t->kind != TK_DIRECTIVE || t->dead)
-      continue;
-    const char *p = strchr(t->text, '#') + 1;
-    p += strspn(p, " \t");
-    if (strncmp(p, "include", 7) == 0)
-      error_tok(t, "#include inside a coroutine is not supported: include it before the coroutine");
-  }
-}
-
-/* Types declared in the body move to file scope, in front of the frame, where
-   the coroutine's locals do not exist. */
-static void check_hoisted_types(Lowering *l) {
-  for (int i = 0; i < l->co->types.n; i++) {
-    Node *t = l->co->types.v[i];
-    for (int j = t->first; j <= t->last; j++) {
-      Token *tok = &l->src->original.v[j];
-      Sym *s = token_sym(tok);
-      if (s && s->kind == SYM_OBJECT && s->owner == l->co && s->tok != tok)
-        error_tok(tok, "a type declared in coroutine '%s' cannot depend on its local '%s': "
-                  "coroc moves the type to file scope", l->co->name, tok->text);
+/* An operator whose operands C leaves unsequenced, with awaits below it:
+   the parts that order awaits (collect_sequenced) are lowered in turn, and
+   one holding a `?:` that awaits goes last, so that its value (a local of
+   the block lower_select opens) is used before any other suspension. The
+   operators between are looked through, not recursed into: a chain of a
+   million `+` costs no C stack. */
+static void lower_unsequenced(Emitter *e, Node *n) {
+  NodeList parts = {0};
+  collect_sequenced(n, &parts);
+  Node *select = NULL;
+  for (int i = 0; i < parts.n; i++)
+    if (!has_awaiting_select(parts.v[i]))
+      lower_await_expr(e, parts.v[i]);
+  for (int i = 0; i < parts.n; i++)
+    if (has_awaiting_select(parts.v[i])) {
+      if (select)  /* lower.c (check_one_select) refused it */
+        internal_error("two operands hold a '?:' that awaits");
+      select = parts.v[i];
     }
+  if (select)
+    lower_await_expr(e, select);
+  free(parts.v);
+}
+
+/* Print the statements that evaluate the awaits in n, in an order C allows,
+   and return the C text of n's value. Operands around an await that C
+   leaves unsequenced are evaluated after it; &&, || and the comma keep
+   their order; the arms of ?: are not supported yet. */
+static char *lower_await_expr(Emitter *e, Node *n) {
+  if (!has_await(n))
+    return node_str(e, n);
+  char *text = NULL;
+  if (n->kind == ND_AWAIT) {
+    text = lower_await(e, n);
+  } else if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR) && has_await(n->b)) {
+    text = lower_logical(e, n, n->flags == T_ANDAND);
+  } else if (n->kind == ND_EXPR && n->flags == ',') {  /* left, then right, as C says */
+    int open = e->open_blocks;
+    char *left = lower_await_expr(e, n->a);
+    if (n->a->kind != ND_AWAIT)  /* an await's own statements are all it needs */
+      emit_put(e, emit_line_of(e, n), "(void)(%s);", left);
+    close_blocks(e, open);
+    text = format("(%s)", lower_await_expr(e, n->b));
+  } else if (n->kind == ND_EXPR && n->flags == '?' && (has_await(n->b) || has_await(n->c))) {
+    text = lower_select(e, n);
+  } else {
+    lower_unsequenced(e, n);
+    return node_str(e, n);
+  }
+  push_repl(e, n, text);
+  return text;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Statements of a coroutine body
+ * =================================================================== */
+
+static void lower_stmt(Emitter *e, Node *n);
+
+/* `int a = 1, b[2] = {3, 4};` in a body: the objects live in the frame, so
+   only the initializations remain, where the declaration stood. */
+static char *init_str(Emitter *e, Node *specs, Node *init_decl) {
+  Node *d = init_decl->a;
+  Sym *s = init_decl->sym;
+  const char *lhs = format("coro_f->%s", s->field);
+  if (is_array_type(specs, d, 0)) {
+    char *type = field_decl(e, specs, d, init_decl->b, "", false);
+    const char *lit = init_decl->b->kind == ND_INIT_LIST ? node_str(e, init_decl->b)
+                                                          : format("{%s}", node_str(e, init_decl->b));
+    return format("memcpy(%s, (%s)%s, sizeof %s)", lhs, type, lit, lhs);
+  }
+  if (init_decl->b->kind == ND_INIT_LIST)
+    return format("%s = (%s)%s", lhs, field_decl(e, specs, d, NULL, "", false),
+                  node_str(e, init_decl->b));
+  return format("%s = %s", lhs, node_str(e, init_decl->b));
+}
+
+/* The initializations of a declaration joined by `sep`; NULL if none. */
+static char *decl_inits(Emitter *e, Node *decl, const char *sep) {
+  char *all = NULL;
+  for (int i = 0; i < decl->kids.n; i++) {
+    Node *id = decl->kids.v[i];
+    if (!id->b || !id->sym || id->sym->owner != e->co || id->sym->kind != SYM_OBJECT)
+      continue;
+    char *one = init_str(e, decl->a, id);
+    all = all ? format("%s%s%s", all, sep, one) : one;
+  }
+  return all;
+}
+
+static bool stays_in_place(Emitter *e, Node *decl) {
+  for (int i = 0; i < decl->kids.n; i++) {
+    Sym *s = decl->kids.v[i]->sym;
+    if (s && (!s->owner || s->owner != e->co))
+      return true;  /* static, extern, a function declaration */
+  }
+  return false;
+}
+
+/* `int x = 5, y = await f(x);`: each declarator in turn, its awaits just
+   before its own initialization (x must be set before f(x) runs). */
+static void lower_awaiting_decl(Emitter *e, Node *decl) {
+  for (int i = 0; i < decl->kids.n; i++) {
+    Node *id = decl->kids.v[i];
+    if (!id->b || !id->sym || id->sym->owner != e->co || id->sym->kind != SYM_OBJECT)
+      continue;
+    int open = e->open_blocks;
+    if (has_await(id->b))
+      lower_await_expr(e, id->b);
+    emit_put(e, emit_line_of(e, id), "%s;", init_str(e, decl->a, id));
+    close_blocks(e, open);
   }
 }
 
-/* The parameters come first in the frame, under their own names. */
-static void lower_params(Lowering *l) {
-  Node *f = l->co->declarator->kids.v[0];
-  if (f->flags)
-    error_tok(l->co->declarator->tok, "coroutine '%s' cannot be variadic: its body runs after the "
-              "call that had the extra arguments", l->co->name);
-  for (int i = 0; i < f->kids.n; i++) {
-    Node *param = f->kids.v[i];
-    if (!param->sym)
-      continue;
-    param->sym->owner = l->co;
-    param->sym->field = take_name(l, param->sym->name);
-    list_push(&l->co->locals, param);
+static void lower_decl(Emitter *e, Node *decl) {
+  if (decl->a->flags & SP_TYPEDEF)
+    return;  /* hoisted */
+  if (has_await(decl) && !stays_in_place(e, decl)) {
+    lower_awaiting_decl(e, decl);
+    return;
+  }
+  for (int i = 0; i < decl->kids.n; i++)
+    if (has_await(decl->kids.v[i]->b))
+      lower_await_expr(e, decl->kids.v[i]->b);
+  if (stays_in_place(e, decl)) {
+    emit_put(e, emit_line_of(e, decl), "%s", node_str(e, decl));
+    return;
+  }
+  char *inits = decl_inits(e, decl, "; ");
+  if (inits)
+    emit_put(e, emit_line_of(e, decl), "%s;", inits);
+}
+
+static void lower_yield(Emitter *e, Node *n) {
+  int line = emit_line_of(e, n);
+  if (!n->a) {  /* `yield;` in a task: every other ready task gets a turn */
+    emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
+    emit_put(e, line, "CORO_YIELD_TASK(coro_c, %d);", n->resume_point);
+    e->indent--;
+    emit_put(e, 0, "coro_resume_%d:;", n->resume_point);
+    e->indent++;
+    return;
+  }
+  emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
+  emit_put(e, line, "CORO_YIELD(coro_c, coro_out, %d, coro_value_%s, %s);", n->resume_point,
+           e->co->name, node_str(e, n->a));
+  e->indent--;
+  emit_put(e, 0, "coro_resume_%d:;", n->resume_point);
+  e->indent++;
+}
+
+/* The items of a block, with the directives kept between them. */
+static void lower_items(Emitter *e, Node *block) {
+  int prev = block->first + 1;
+  for (int i = 0; i < block->kids.n; i++) {
+    emit_directives(e, prev, block->kids.v[i]->first);
+    lower_stmt(e, block->kids.v[i]);
+    prev = block->kids.v[i]->last + 1;
+  }
+  emit_directives(e, prev, block->last);
+}
+
+/* The body of if/while/for/do/switch: a block, or one statement indented.
+   A statement that prints as several gets braces of its own. */
+static void lower_substmt(Emitter *e, int line, const char *header, Node *body) {
+  /* a statement that lowers to several (a yield, an await, a task's return)
+     gets braces of its own */
+  bool several = body->kind != ND_BLOCK &&
+                 (body->kind == ND_YIELD || body->kind == ND_RETURN || has_await(body));
+  if (body->kind == ND_BLOCK || several) {
+    emit_put(e, line, "%s%s{", header, *header ? " " : "");
+    e->indent++;
+    if (body->kind == ND_BLOCK) {
+      lower_items(e, body);
+    } else {
+      lower_stmt(e, body);
+    }
+    e->indent--;
+    emit_put(e, 0, "}");
+    return;
+  }
+  emit_put(e, line, "%s", header);
+  e->indent++;
+  lower_stmt(e, body);
+  e->indent--;
+}
+
+/* A loop body: `continue` in it is the loop's own again. */
+static void lower_loop_body(Emitter *e, int line, const char *header, Node *body) {
+  const char *saved = e->continue_label;
+  e->continue_label = NULL;
+  lower_substmt(e, line, header, body);
+  e->continue_label = saved;
+}
+
+static void lower_for(Emitter *e, Node *n) {
+  char *init = "";
+  if (n->d->kind == ND_DECL) {
+    char *inits = decl_inits(e, n->d, ", ");
+    init = inits ? inits : "";
+  } else if (n->d->a) {
+    init = node_str(e, n->d->a);
+  }
+  char *header = format("for (%s;%s%s;%s%s)", init, n->a ? " " : "", n->a ? node_str(e, n->a) : "",
+                  n->c ? " " : "", n->c ? node_str(e, n->c) : "");
+  lower_loop_body(e, emit_line_of(e, n), header, n->b);
+}
+
+/* A loop whose condition (or step) awaits: the condition becomes
+   statements at the top (or, for do-while, the bottom) of an endless loop.
+     while (C) S   ->  for (;;) { ...C's awaits...; if (!(C)) break; S }
+     do S while (C) -> for (;;) { S coro_cont_N:; ...; if (!(C)) break; }
+
+   `continue` must still reach the condition and the step: where they come
+   after the body, it becomes `goto coro_cont_N`. With `init_done`, a for
+   loop's init (which awaits) was printed before the loop by the caller. */
+static void lower_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, bool cond_last,
+                               bool init_done) {
+  int line = emit_line_of(e, n);
+  char *init = "";
+  if (init_done) {
+    ;
+  } else if (n->kind == ND_FOR && n->d->kind == ND_DECL) {
+    char *inits = decl_inits(e, n->d, ", ");
+    init = inits ? inits : "";
+  } else if (n->kind == ND_FOR && n->d->a) {
+    init = node_str(e, n->d->a);
+  }
+  bool after = cond_last || has_await(step);
+  char *plain_step = step && !has_await(step) ? node_str(e, step) : "";
+  emit_put(e, line, "for (%s;;%s%s) {", init, *plain_step ? " " : "", plain_step);
+  e->indent++;
+  int open = e->open_blocks;
+  if (cond && !cond_last) {
+    emit_put(e, line, "if (!(%s)) break;", lower_await_expr(e, cond));
+    close_blocks(e, open);
+  }
+  const char *saved = e->continue_label;
+  bool saved_used = e->continue_used;
+  e->continue_label = after ? format("coro_cont_%d", n->first) : NULL;
+  e->continue_used = false;
+  if (n->b->kind == ND_BLOCK)
+    lower_items(e, n->b);
+  else
+    lower_stmt(e, n->b);
+  bool used = e->continue_used;
+  e->continue_label = saved;
+  e->continue_used = saved_used;
+  if (after && used) {
+    e->indent--;
+    emit_put(e, 0, "coro_cont_%d:;", n->first);
+    e->indent++;
+  }
+  if (cond && cond_last) {
+    emit_put(e, line, "if (!(%s)) break;", lower_await_expr(e, cond));
+    close_blocks(e, open);
+  }
+  if (step && has_await(step)) {
+    emit_put(e, line, "%s;", lower_await_expr(e, step));
+    close_blocks(e, open);
+  }
+  e->indent--;
+  emit_put(e, 0, "}");
+}
+
+static void lower_return(Emitter *e, Node *n) {
+  int line = emit_line_of(e, n);
+  if (n->a) {
+    char *value = lower_await_expr(e, n->a);
+    if (e->co->returns_void)
+      emit_put(e, line, "(void)(%s);", value);
+    else
+      emit_put(e, line, "coro_f->coro_result = %s;", value);
+  }
+  emit_put(e, line, "CORO_FINISH(coro_c);");
+}
+
+static void lower_stmt_kind(Emitter *e, Node *n);
+
+/* A "fallthrough" comment before a case label tells the compiler that the
+   fall into it is meant; comments are not kept otherwise, so this one is. */
+static void keep_fallthrough_comment(Emitter *e, Node *label) {
+  if (label->first == 0)
+    return;
+  const Token *prev = &e->toks->v[label->first - 1], *t = &e->toks->v[label->first];
+  for (size_t i = token_end(prev); i + 4 <= t->offset; i++)
+    if (strncasecmp(e->src->text + i, "fall", 4) == 0) {
+      emit_put(e, 0, "/* fallthrough */");
+      return;
+    }
+}
+
+/* A statement; blocks that its `?:` awaits opened close after it. */
+static void lower_stmt(Emitter *e, Node *n) {
+  int open = e->open_blocks;
+  lower_stmt_kind(e, n);
+  close_blocks(e, open);
+}
+
+static void lower_stmt_kind(Emitter *e, Node *n) {
+  int line = emit_line_of(e, n);
+  drop_repl(e, 0);
+  switch (n->kind) {
+  case ND_BLOCK:
+    lower_substmt(e, line, "", n);
+    return;
+  case ND_DECL:
+    lower_decl(e, n);
+    return;
+  case ND_EXPR_STMT:
+    if (has_await(n->a)) {
+      char *value = lower_await_expr(e, n->a);
+      if (n->a->kind == ND_AWAIT || (n->a->kind == ND_EXPR && n->a->flags == '?'))
+        return;  /* `await op(...);` alone: nothing is left to do */
+      if (n->a->kind == ND_EXPR && n->a->flags == ',')
+        emit_put(e, line, "(void)%s;", value);  /* the value of a comma's right side, dropped */
+      else
+        emit_put(e, line, "%s;", value);
+      return;
+    }
+    emit_put(e, line, "%s", node_str(e, n));
+    return;
+  case ND_CONTINUE:
+    if (e->continue_label) {
+      emit_put(e, line, "goto %s;", e->continue_label);
+      e->continue_used = true;
+      return;
+    }
+    emit_put(e, line, "%s", node_str(e, n));
+    return;
+  case ND_GOTO:
+  case ND_BREAK:
+  case ND_ASM_STMT:
+  case ND_LABEL_DECL:
+  case ND_STATIC_ASSERT:
+    emit_put(e, line, "%s", node_str(e, n));
+    return;
+  case ND_IF:
+    lower_substmt(e, line, format("if (%s)", lower_await_expr(e, n->a)), n->b);
+    if (n->c) {
+      int else_line = n->c->first > 0 ? e->toks->v[n->c->first - 1].line : line;
+      lower_substmt(e, else_line, "else", n->c);
+    }
+    return;
+  case ND_SWITCH:
+    lower_substmt(e, line, format("switch (%s)", lower_await_expr(e, n->a)), n->b);
+    return;
+  case ND_WHILE:
+    if (has_await(n->a)) {
+      lower_awaiting_loop(e, n, n->a, NULL, false, false);
+      return;
+    }
+    lower_loop_body(e, line, format("while (%s)", node_str(e, n->a)), n->b);
+    return;
+  case ND_DO:
+    if (has_await(n->a)) {
+      lower_awaiting_loop(e, n, n->a, NULL, true, false);
+      return;
+    }
+    lower_loop_body(e, line, "do", n->b);
+    emit_put(e, e->toks->v[n->last].line, "while (%s);", node_str(e, n->a));
+    return;
+  case ND_FOR:
+    if (has_await(n->a) || has_await(n->c) || (n->d->kind == ND_DECL && has_await(n->d)) ||
+        (n->d->kind == ND_EXPR_STMT && has_await(n->d->a))) {
+      /* an init that awaits is printed before the loop (the tree stays as it is:
+         the printer may run twice) */
+      bool init_done = true;
+      if (n->d->kind == ND_DECL && has_await(n->d))
+        lower_awaiting_decl(e, n->d);
+      else if (n->d->kind == ND_EXPR_STMT && has_await(n->d->a))
+        emit_put(e, line, "%s;", lower_await_expr(e, n->d->a));
+      else
+        init_done = false;
+      lower_awaiting_loop(e, n, n->a, n->c, false, init_done);
+      return;
+    }
+    lower_for(e, n);
+    return;
+  case ND_RETURN:
+    lower_return(e, n);
+    return;
+  case ND_YIELD:
+    lower_yield(e, n);
+    return;
+  case ND_LABEL:
+    e->indent--;
+    emit_put(e, line, "%s:", n->tok->text);
+    e->indent++;
+    lower_stmt(e, n->b);
+    return;
+  case ND_CASE:
+    e->indent--;
+    keep_fallthrough_comment(e, n);
+    if (n->c)
+      emit_put(e, line, "case %s ... %s:", node_str(e, n->a), node_str(e, n->c));
+    else
+      emit_put(e, line, "case %s:", node_str(e, n->a));
+    e->indent++;
+    lower_stmt(e, n->b);
+    return;
+  case ND_DEFAULT:
+    e->indent--;
+    keep_fallthrough_comment(e, n);
+    emit_put(e, line, "default:");
+    e->indent++;
+    lower_stmt(e, n->b);
+    return;
+  default:
+    internal_error("unexpected statement kind %d", n->kind);
   }
 }
 
 /* }================================================================== */
 
 void lower(Source *src, Coroutine *cos, const Options *opt) {
-  (void)opt;
-  for (Coroutine *co = cos; co; co = co->next)  /* an await of a later one must know */
-    co->is_generator = co->def && yields_values(co->def->c);
+  if (opt->backend != BACKEND_STACKLESS)
+    return;  /* a stackful body stays as written (emit_stackful.c) */
   for (Coroutine *co = cos; co; co = co->next) {
     if (!co->def)
       continue;
-    Lowering l = {.co = co, .all = cos, .src = src};
-    lower_params(&l);
-    walk(&l, co->def->c);
-    check_kind(co);
-    check_hoisted_types(&l);
-    check_field_types(&l);
-    check_no_include(&l);
-
+    Emitter e = {.src = src, .opt = opt, .toks = &src->original, .co = co, .indent = 1,
+                 .sink = &co->body};
+    lower_items(&e, co->def->c);
+    free(e.repl);
+    free(e.repl_at);
   }
 }

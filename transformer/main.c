@@ -293,7 +293,9 @@ static int transform(Command cmd) {
   if (getenv("COROC_DUMP_AST"))  /* for debugging coroc: each coroutine's tree on stderr */
     for (Coroutine *co = cos; co; co = co->next)
       ast_dump(stderr, co->decl, 0);
-  lower(&src, cos, &cmd.opt);
+  check(&src, cos);            /* check.c: the coroutine rules, for both backends */
+  layout_frames(&src, cos);    /* frame.c: what lives in each frame */
+  lower(&src, cos, &cmd.opt);  /* lower.c: each stackless body as lines of C */
 
   size_t len = 0;
   char *buf = render(&src, cos, &cmd.opt, &len);

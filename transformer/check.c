@@ -1,0 +1,448 @@
+/* check.c: the coroutine rules, for both backends, and what the later
+ * passes are told about a body.
+ *
+ * One walk over each coroutine definition's body (docs/limitations.md has
+ * every message):
+ *  - a generator may not await or use a bare `yield;`, nor `return EXPR;`; a
+ *    void coroutine yields no value; nothing may suspend where C does not
+ *    evaluate (sizeof, typeof) or inside a statement expression; a local
+ *    that lives in a frame has a size known at compile time and a type
+ *    written out; a coroutine is not variadic; no #include in a body; one
+ *    expression holds at most one `?:` that awaits in an arm (the stackless
+ *    backend keeps its value in a block of its own);
+ *  - as it goes, it numbers the resume points (each yield and await) 1, 2,
+ *    3... in source order, says what each await awaits (a task, or an
+ *    awaitable operation and its type), marks the values nobody uses and
+ *    the subtrees that await (Node.awaits, Node.selects), and numbers the
+ *    && and || whose right side awaits (their coro_cond_N fields).
+ * Both backends run it, so they accept exactly the same programs.
+ */
+#include "coroc.h"
+#include "parser.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  Coroutine *co;      /* the coroutine being checked */
+  Coroutine *all;     /* every coroutine of the file */
+  Source *src;        /* its input */
+  int stmt_expr;      /* > 0 inside ({ ... }) */
+  int unevaluated;    /* > 0 inside sizeof, _Alignof, typeof */
+} Checker;
+
+/* {==================================================================
+ * Locals that live in a frame
+ * =================================================================== */
+
+/* Is this array size a constant? Only names of objects make it variable:
+   enumeration constants, macros (unknown names) and sizeof are constant. */
+static bool variable_size_pre(Node *n, void *ctx) {
+  if (n->kind == ND_SIZEOF)
+    return false;
+  if (n->kind == ND_IDENT && n->sym && n->sym->kind == SYM_OBJECT)
+    *(bool *)ctx = true;
+  return !*(bool *)ctx;
+}
+
+static bool is_variable_size(Node *n) {
+  bool variable = false;
+  visit(n, variable_size_pre, NULL, &variable);
+  return variable;
+}
+
+static void check_no_vla(Checker *c, const Node *declarator, const char *what) {
+  for (int i = 0; i < declarator->kids.n; i++) {
+    Node *d = declarator->kids.v[i];
+    if (d->kind == ND_ARRAY && is_variable_size(d->a))
+      error_tok(declarator->tok ? declarator->tok : d->tok, "variable-length array %s in a "
+                "coroutine: a frame needs sizes known at compile time", what);
+  }
+  (void)c;
+}
+
+/* An object declared in the body lives in the frame (frame.c), unless it is
+   static, extern or thread-local, or in a statement expression: so its size
+   must be known at compile time and its type written out. */
+static void check_local(Checker *c, Node *init_decl, int specs) {
+  Sym *s = init_decl->sym;
+  if (!s || s->in_stmt_expr || s->kind != SYM_OBJECT || (specs & (SP_STATIC | SP_EXTERN | SP_THREAD)))
+    return;
+  check_no_vla(c, init_decl->a, format("'%s'", s->name));
+  Node *kinds = init_decl->c;
+  for (int i = 0; i < kinds->kids.n; i++) {
+    Token *t = &c->src->original.v[kinds->kids.v[i]->first];
+    if (strcmp(t->text, "__auto_type") == 0)
+      error_tok(t, "'%s' needs its type written out: a frame field cannot be __auto_type", s->name);
+  }
+}
+
+static void check_decl(Checker *c, Node *decl) {
+  if (c->stmt_expr)
+    return;
+  for (int i = 0; i < decl->kids.n; i++)
+    check_local(c, decl->kids.v[i], decl->a->flags);
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Resume points and what is awaited
+ * =================================================================== */
+
+/* CORO_MAX_RESUME_POINTS of coro.h: resume_point is a 16-bit field whose top
+   bit marks stackful instances. */
+enum { MAX_RESUME_POINTS = 0x7fff };
+
+/* Resume points are numbered in source order; each remembers its line for
+   the comment in the dispatch switch. */
+static int new_resume_point(Checker *c, const Token *where) {
+  Coroutine *co = c->co;
+  if (co->nresume == MAX_RESUME_POINTS)   /* the runtime keeps the number in 15 bits */
+    error_tok(where, "coroutine '%s' has more than %d yields and awaits; split it into several coroutines",
+              co->name, MAX_RESUME_POINTS);
+  co->nresume++;
+  co->resume_lines = xrealloc(co->resume_lines, sizeof(int) * (co->nresume + 1));
+  co->resume_lines[co->nresume] = where->line;
+  co->resume_words = xrealloc(co->resume_words, sizeof(char *) * (co->nresume + 1));
+  co->resume_words[co->nresume] = where->text;  /* "yield" or "await" */
+  return co->nresume;
+}
+
+static void walk_yield(Checker *c, Node *n) {
+  Coroutine *co = c->co;
+  if (c->stmt_expr)
+    error_tok(n->tok, "'yield' inside a statement expression is not supported: the "
+              "expression's unfinished value would be lost while the coroutine is suspended");
+  if (n->a) {
+    if (co->returns_void)
+      error_tok(n->tok, "'yield' with a value in coroutine '%s', whose type is void", co->name);
+    co->is_generator = true;
+  } else {
+    co->has_bare_yield = true;
+    if (!co->first_bare_yield)
+      co->first_bare_yield = n->tok;
+  }
+  n->resume_point = new_resume_point(c, n->tok);
+}
+
+/* C text for the type a function returns: its specifiers (no storage
+   class) and its declarator without the name and the parameter list. */
+static char *return_type(Sym *f) {
+  TokenList *toks = f->toks;
+  Node *specs = f->decl->c, *d = f->decl->a;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  for (int i = 0; i < specs->kids.n; i++) {
+    Node *k = specs->kids.v[i];
+    if (k->kind == ND_EXPR && (k->flags & (SP_TYPEDEF | SP_EXTERN | SP_STATIC | SP_THREAD)))
+      continue;
+    for (int j = k->first; j <= k->last; j++) {
+      Token *t = &toks->v[j];
+      if (t->kind == TK_IDENT && (!strcmp(t->text, "inline") || !strcmp(t->text, "__inline") ||
+                                  !strcmp(t->text, "__inline__")))
+        continue;
+      fprintf(out, "%s%s", len || ftell(out) ? " " : "", t->text);
+    }
+  }
+  Node *params = d->kids.v[0];
+  for (int j = d->first; j <= d->last; j++) {
+    if (j == params->first) {
+      j = params->last;
+      continue;
+    }
+    if (&toks->v[j] != d->tok)
+      fprintf(out, " %s", toks->v[j].text);
+  }
+  fclose(out);
+  return buf;
+}
+
+/* Does this body have a `yield EXPR;` (is it a generator's)? */
+static bool yield_value_pre(Node *n, void *ctx) {
+  if (n->kind == ND_YIELD && n->a)
+    *(bool *)ctx = true;
+  return !*(bool *)ctx;
+}
+
+static bool yields_values(Node *body) {
+  bool found = false;
+  visit(body, yield_value_pre, NULL, &found);
+  return found;
+}
+
+/* The definition of coroutine `name`, if the file has one. */
+static Coroutine *find_definition(Checker *c, const char *name) {
+  for (Coroutine *co = c->all; co; co = co->next)
+    if (co->def && strcmp(co->name, name) == 0)
+      return co;
+  return NULL;
+}
+
+/* What is awaited: a coroutine (a task: `await child(x)`), or an awaitable
+   operation, a function returning an awaitable struct (`await coro_read(...)`). */
+static void classify_await(Checker *c, Node *n) {
+  Node *op = n->a;
+  Sym *f = op->kind == ND_EXPR && op->flags == OP_CALL && op->a->kind == ND_IDENT ? op->a->sym
+                                                                                     : NULL;
+  if (f && (f->specs & SP_COROUTINE)) {
+    Coroutine *callee = find_definition(c, f->name);
+    if (callee && callee->is_generator)
+      error_tok(n->tok, "'%s' is a generator: consume it with coro_next; only tasks are "
+                "awaited", f->name);
+    n->name = f->name;
+    n->sym = f;
+    return;
+  }
+  if (f && f->kind == SYM_FUNCTION && f->decl && f->decl->kind == ND_INIT_DECL) {
+    n->type = return_type(f);
+    return;
+  }
+  error_tok(n->tok, "'await' needs a call: of a coroutine, or of a function that returns an "
+            "awaitable (docs/runtime.md)");
+}
+
+static void walk_await(Checker *c, Node *n) {
+  if (c->unevaluated)
+    error_tok(n->tok, "'await' in an operand that C does not evaluate (sizeof, _Alignof, typeof)");
+  if (c->stmt_expr)
+    error_tok(n->tok, "'await' inside a statement expression is not supported");
+  if (!c->co->first_await)
+    c->co->first_await = n->tok;
+  n->resume_point = new_resume_point(c, n->tok);
+  classify_await(c, n);
+  list_push(&c->co->awaits, n);
+}
+
+/* Does the coroutine `f` (a symbol) return a value? */
+bool task_has_value(const Sym *f) {
+  return !((f->specs & SP_VOID) && f->decl && f->decl->a->kids.n == 1);
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * What the later passes are told
+ * =================================================================== */
+
+/* A value nobody uses: the arms of a dropped ?: and the right of a dropped
+   comma are dropped too; so is what stands in parentheses or a (void) cast.
+   A node marked once has had its heirs marked: a chain of commas, each
+   marking its left side, costs one visit a node. */
+void mark_discarded(Node *n) {
+  NodeList todo = {0};
+  if (n)
+    list_push(&todo, n);
+  while (todo.n > 0) {
+    n = todo.v[--todo.n];
+    if (n->discarded)
+      continue;
+    n->discarded = true;
+    if (n->kind != ND_EXPR)
+      continue;
+    Node *heirs[2] = {NULL, NULL};
+    if (n->flags == ',') {
+      heirs[0] = n->a, heirs[1] = n->b;
+    } else if (n->flags == '?') {
+      heirs[0] = n->b, heirs[1] = n->c;
+    } else if (n->flags == ')') {
+      heirs[0] = n->a;
+    } else if (n->flags == '(' && n->a->kind == ND_TYPENAME && (n->a->a->flags & SP_VOID) &&
+               !n->a->b) {
+      heirs[0] = n->b;
+    }
+    for (int i = 0; i < 2; i++)
+      if (heirs[i])
+        list_push(&todo, heirs[i]);
+  }
+  free(todo.v);
+}
+
+bool has_await(const Node *n) {
+  return n && n->awaits;
+}
+
+bool has_awaiting_select(const Node *n) {
+  return n && n->selects;
+}
+
+/* Node.awaits and Node.selects, from the leaves up, once per body. */
+static bool awaits_pre(Node *n, void *ctx) {
+  (void)n, (void)ctx;
+  return true;
+}
+
+static void awaits_post(Node *n, void *ctx) {
+  (void)ctx;
+  n->awaits = n->kind == ND_AWAIT;
+  n->selects = false;
+  Node *kid;
+  for (int i = 0; (kid = node_child(n, &i));) {
+    n->awaits |= kid->awaits;
+    n->selects |= kid->selects;
+  }
+  if (n->kind == ND_EXPR && n->flags == '?' && (has_await(n->b) || has_await(n->c)))
+    n->selects = true;
+}
+
+static void mark_awaits(Node *body) {
+  visit(body, awaits_pre, awaits_post, NULL);
+}
+
+/* Is n one of the parts that order awaits (see collect_sequenced)? */
+static bool is_sequencing(const Node *n) {
+  if (n->kind == ND_AWAIT)
+    return true;
+  if (n->kind != ND_EXPR)
+    return false;
+  switch (n->flags) {
+  case T_ANDAND:
+  case T_OROR:
+    return has_await(n->b);
+  case '?':
+    return has_await(n->b) || has_await(n->c);
+  case ',':
+    return true;
+  default:
+    return false;
+  }
+}
+
+static bool sequenced_pre(Node *n, void *ctx) {
+  if (!has_await(n) || n->kind == ND_SIZEOF || n->kind == ND_STMT_EXPR)
+    return false;
+  if (is_sequencing(n)) {
+    list_push(ctx, n);
+    return false;
+  }
+  return true;
+}
+
+void collect_sequenced(Node *n, NodeList *out) {
+  visit(n, sequenced_pre, NULL, out);
+}
+
+/* The stackless backend keeps the value of a `?:` that awaits in a local of
+   a block around its statement, used before any other suspension: so among
+   the operands C leaves unsequenced (looked through plain operators, as
+   lower_unsequenced does), one at most may hold such a `?:`. Refused for
+   both backends, so that both accept the same programs. */
+static void check_one_select(Checker *c, Node *n) {
+  if (!has_awaiting_select(n) || (n->kind != ND_EXPR && n->kind != ND_INIT_LIST) || is_sequencing(n))
+    return;
+  Node *kid, *first = NULL;
+  for (int i = 0; (kid = node_child(n, &i));) {
+    if (!has_awaiting_select(kid))
+      continue;
+    if (first)
+      error_tok(&c->src->original.v[kid->first], "two operands that each hold a '?:' with 'await' "
+                "in one expression: put one in a variable first");
+    first = kid;
+  }
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * The walk
+ * =================================================================== */
+
+static bool check_pre(Node *n, void *ctx) {
+  Checker *c = ctx;
+  switch (n->kind) {
+  case ND_YIELD:
+    walk_yield(c, n);
+    return true;
+  case ND_AWAIT:
+    walk_await(c, n);
+    return true;
+  case ND_RETURN:
+    if (n->a && !c->co->first_return_value)
+      c->co->first_return_value = n;
+    return true;
+  case ND_STMT_EXPR:
+    c->stmt_expr++;
+    return true;
+  case ND_DECL:
+    check_decl(c, n);
+    break;
+  case ND_SIZEOF:
+    c->unevaluated++;
+    break;
+  case ND_EXPR_STMT:
+    mark_discarded(n->a);
+    break;
+  default:
+    break;
+  }
+  check_one_select(c, n);
+  if (n->kind == ND_EXPR && n->flags == ',')
+    mark_discarded(n->a);
+  if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR) && has_await(n->b))
+    n->resume_point = ++c->co->nconds;  /* its coro_cond_N field */
+  return true;
+}
+
+static void check_post(Node *n, void *ctx) {
+  Checker *c = ctx;
+  if (n->kind == ND_STMT_EXPR)
+    c->stmt_expr--;
+  else if (n->kind == ND_SIZEOF)
+    c->unevaluated--;
+}
+
+/* The rules that depend on the whole body: what kind of coroutine it is. */
+static void check_kind(Coroutine *co) {
+  if (!co->is_generator) {
+    if (co->returns_void && co->first_return_value)  /* C11 6.8.6.4p1, as for any function */
+      error_tok(co->first_return_value->tok, "'return' with a value in coroutine '%s', whose "
+                "type is void", co->name);
+    return;
+  }
+  if (co->has_bare_yield)
+    error_tok(co->first_bare_yield, "a generator cannot use a bare 'yield;': it hands values to "
+              "its consumer, and only tasks yield to the scheduler");
+  if (co->first_await)
+    error_tok(co->first_await, "a generator cannot 'await': only tasks (coroutines without "
+              "'yield EXPR') await");
+  if (co->first_return_value)
+    error_tok(co->first_return_value->tok, "'return' with a value in generator '%s': use "
+              "'return;' to end the sequence", co->name);
+}
+
+/* `#include` inside a body: its text is not in the tokens coroc prints. */
+static void check_no_include(Checker *c) {
+  for (int i = c->co->first; i <= c->co->last; i++) {
+    Token *t = &c->src->original.v[i];
+    if (t->kind != TK_DIRECTIVE || t->dead)
+      continue;
+    const char *p = strchr(t->text, '#') + 1;
+    p += strspn(p, " \t");
+    if (strncmp(p, "include", 7) == 0)
+      error_tok(t, "#include inside a coroutine is not supported: include it before the coroutine");
+  }
+}
+
+static void check_variadic(Coroutine *co) {
+  if (co->declarator->kids.v[0]->flags)
+    error_tok(co->declarator->tok, "coroutine '%s' cannot be variadic: its body runs after the "
+              "call that had the extra arguments", co->name);
+}
+
+/* }================================================================== */
+
+void check(Source *src, Coroutine *cos) {
+  for (Coroutine *co = cos; co; co = co->next)  /* an await of a later one must know */
+    co->is_generator = co->def && yields_values(co->def->c);
+  for (Coroutine *co = cos; co; co = co->next) {
+    if (!co->def)
+      continue;
+    Checker c = {.co = co, .all = cos, .src = src};
+    check_variadic(co);
+    mark_awaits(co->def->c);
+    visit(co->def->c, check_pre, check_post, &c);
+    check_kind(co);
+    check_no_include(&c);
+  }
+}

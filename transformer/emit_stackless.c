@@ -1,0 +1,163 @@
+/* emit_stackless.c: a coroutine printed as a state machine.
+ *
+ *   typedef int coro_value_fib;                  the type it yields
+ *   struct coro_frame_fib {                      its parameters and locals
+ *     coro_t coro_base;                          (frame.c)
+ *     int n;
+ *     int a;
+ *   };
+ *   static bool coro_resume_fib(coro_t *coro_c,  the body as a state machine:
+ *                               void *coro_out)  a switch jumps to where the
+ *   { ... }                                      last suspension left off
+ *   coro_t *fib(int n)                           creation: allocate, store
+ *   { ... }                                      the arguments, run nothing
+ *
+ * The body's lines were made by lower.c; this file prints them, with the
+ * frame and functions around them.
+ */
+#define _GNU_SOURCE
+#include "coroc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The lines lower.c made, printed as they were made. */
+static void emit_lines(Emitter *e, const Lines *lines) {
+  int indent = e->indent;
+  for (int i = 0; i < lines->n; i++) {
+    const Line *l = &lines->v[i];
+    if (l->kind == LINE_DIRECTIVE) {
+      emit_directive(e, l->line);
+      continue;
+    }
+    e->indent = l->indent;
+    emit_put(e, l->line, "%s", l->text);
+  }
+  e->indent = indent;
+}
+
+static void emit_hoisted_types(Emitter *e, Coroutine *co) {
+  for (int i = 0; i < co->types.n; i++) {
+    Node *t = co->types.v[i];
+    if (t->kind == ND_TAGGED)
+      emit_put(e, emit_line_of(e, t), "%s;", range_str(e, t->first, t->last, NULL));
+    else
+      emit_put(e, emit_line_of(e, t), "%s", node_str(e, t));
+  }
+}
+
+/* `__typeof__(int[3]) coro_lit_1;`: a kept compound literal's field. */
+static void emit_literal_field(Emitter *e, Node *lit) {
+  Node *type = lit->a;
+  Node init = {.kind = ND_INIT_LIST, .first = lit->first, .last = lit->last, .kids = lit->kids};
+  char *t = type->b ? field_decl(e, type->a, type->b, &init, "", false) : specs_str(e, type->a, false);
+  emit_put(e, emit_line_of(e, lit), "__typeof__(%s) %s;", t, lit->name);
+}
+
+static void emit_frame(Emitter *e, Coroutine *co) {
+  emit_put(e, 0, "/* the frame of %s: its parameters and locals, kept across suspensions */",
+           co->name);
+  emit_put(e, 0, "struct coro_frame_%s {", co->name);
+  e->indent++;
+  emit_put(e, 0, "coro_t coro_base;  /* the runtime's header; must come first */");
+  for (int i = 0; i < co->locals.n; i++) {
+    Node *n = co->locals.v[i];
+    Node *specs = n->kind == ND_PARAM ? n->a : n->c;
+    Node *d = n->kind == ND_PARAM ? n->b : n->a;
+    char *decl = field_decl(e, specs, d, n->kind == ND_PARAM ? NULL : n->b, n->sym->field,
+                            n->kind == ND_PARAM);
+    if (n->kind == ND_INIT_DECL) {  /* `int x __attribute__((aligned(16)))`: the attribute too */
+      int end = n->b ? n->b->first - 2 : n->last;
+      if (end > d->last)
+        decl = format("%s %s", decl, range_str(e, d->last + 1, end, &(Style){.collapse = true}));
+    }
+    emit_put(e, emit_line_of(e, n), "%s;%s", decl, n->kind == ND_PARAM ? "  /* parameter */" : "");
+  }
+  for (int i = 0; i < co->literals.n; i++)
+    emit_literal_field(e, co->literals.v[i]);
+  if (!co->is_generator && !co->returns_void)
+    emit_put(e, 0, "coro_value_%s coro_result;  /* what it returns, to the task awaiting it */", co->name);
+  for (int i = 0; i < co->awaits.n; i++) {
+    Node *n = co->awaits.v[i];
+    int k = n->resume_point;
+    if (!n->name) {
+      emit_put(e, emit_line_of(e, n), "%s coro_aw_%d;  /* awaited */", n->type, k);
+      continue;
+    }
+    emit_put(e, emit_line_of(e, n), "coro_t *coro_aw_%d;  /* the task awaited */", k);
+    if (task_has_value(n->sym))
+      emit_put(e, 0, "coro_value_%s coro_tmp_%d;  /* and its value */", n->name, k);
+  }
+  for (int k = 1; k <= co->nconds; k++)
+    emit_put(e, 0, "int coro_cond_%d;  /* an && or || around an await */", k);
+  e->indent--;
+  emit_put(e, 0, "};");
+}
+
+static void emit_resume(Emitter *e, Coroutine *co) {
+  Node *body = co->def->c;
+  emit_put(e, 0, "/* the body of %s, resumed at resume_point */", co->name);
+  /* the lines that make code are pinned to the definition's line: a
+     debugger entering the function shows the coroutine's header, and a
+     breakpoint on a line of the body finds only the body's code */
+  int at = emit_line_of(e, co->decl);
+  emit_put(e, at, "static bool coro_resume_%s(coro_t *coro_c, void *coro_out) {", co->name);
+  e->indent++;
+  emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_c;", co->name,
+           co->name);
+  emit_put(e, 0, "(void)coro_f, (void)coro_out;");
+  emit_put(e, at, "switch (coro_enter(coro_c)) {  /* running now; 0: from the start */");
+  for (int i = 1; i <= co->nresume; i++)
+    emit_put(e, at, "case %d: goto coro_resume_%d;  /* %s:%d */", i, i, e->src->name,
+             co->resume_lines[i]);
+  emit_put(e, 0, "}");
+  /* the start of the body is run once, every other resume jumps past it:
+     saying so lets the compiler lay the resume paths out straight */
+  emit_put(e, at, "coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */");
+  emit_lines(e, &co->body);
+  emit_put(e, e->toks->v[body->last].line, "CORO_FINISH(coro_c);");
+  e->indent--;
+  emit_put(e, 0, "}");
+}
+
+static void emit_creation(Emitter *e, Coroutine *co) {
+  int at = emit_line_of(e, co->decl);
+  emit_put(e, 0, "/* %s(...) makes an instance and runs nothing yet (lazy start) */", co->name);
+  emit_put(e, at, "%s {", emit_creation_header(e, co));
+  e->indent++;
+  emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_frame_new("
+           "sizeof *coro_f, _Alignof(struct coro_frame_%s), coro_resume_%s);",
+           co->name, co->name, co->name, co->name);
+  for (int i = 0; i < co->locals.n; i++) {
+    Node *n = co->locals.v[i];
+    if (n->kind == ND_PARAM)
+      emit_put(e, at, "coro_f->%s = %s;", n->sym->field, n->sym->name);
+  }
+  if (!co->is_generator && !co->returns_void)
+    emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_result;");
+  if (co->is_generator)
+    emit_put(e, at, "coro_f->coro_base.generator = 1;");
+  emit_put(e, at, "return &coro_f->coro_base;");
+  e->indent--;
+  emit_put(e, 0, "}");
+}
+
+void emit_stackless(Emitter *e, Coroutine *co) {
+  emit_put(e, 0, "/* coroutine %s (%s:%d), lowered by coroc into a state machine */", co->name,
+           e->src->name, emit_line_of(e, co->decl));
+  emit_value_type(e, co);
+  /* macros defined in the body are defined here too: the frame may use them
+     (`char buf[CAP];`); defined twice the same way, they are defined once.
+     An #undef stays only where it stands, so after the body every macro is
+     as the user left it. */
+  for (int i = co->first; i <= co->last; i++)
+    if (is_first_define(e, co, i))
+      emit_directives(e, i, i + 1);
+  emit_hoisted_types(e, co);
+  emit_frame(e, co);
+  emit_put(e, 0, "%s;  /* it may call itself */", emit_creation_header(e, co));
+  redefine_macros(e, co, false);
+  emit_resume(e, co);
+  redefine_macros(e, co, true);
+  emit_creation(e, co);
+}

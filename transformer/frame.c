@@ -1,0 +1,276 @@
+/* frame.c: what lives in a coroutine's frame, and under which names.
+ *
+ *   struct coro_frame_NAME {
+ *     coro_t coro_base;          the runtime's header
+ *     PARAMS                     each parameter, under its own name
+ *     LOCALS                     each local: its name, or coro_NAME_2... when
+ *                                it shadows another of the same coroutine
+ *     coro_lit_N                 compound literals that can be pointed to
+ *     coro_result                a task's value
+ *     coro_aw_N, coro_tmp_N      each await: what is awaited, its value
+ *     coro_cond_N                each && and || whose right side awaits
+ *   };
+ *
+ * For each coroutine definition, one walk over its body gives every
+ * parameter and local a field (a symbol's `field`, and the coroutine's
+ * `locals`); `static` and `extern` locals stay where they are. Types
+ * (struct/union/enum tags, typedef names, enumeration constants) declared
+ * in the body move to file scope in front of the frame, so they are renamed:
+ * `struct node` becomes `struct coro_gen_node`. The identifier tokens of the
+ * body point at their symbols (the parser resolved them), so renaming a
+ * symbol renames every use: the printers print sym->field for the spelling.
+ * The fields of awaits and conditions are named by their numbers (check.c).
+ *
+ * A type that a frame cannot hold is refused here: a field's type is written
+ * outside the function, where no local exists.
+ */
+#include "coroc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  Coroutine *co;      /* the coroutine being laid out */
+  Source *src;        /* its input */
+  int stmt_expr;      /* > 0 inside ({ ... }): its locals stay real locals */
+  int unevaluated;    /* > 0 inside sizeof, _Alignof, typeof */
+  const char **names; /* field and type names taken so far: a hash set of capnames slots */
+  int nnames, capnames;
+} Layout;
+
+static unsigned name_hash(const char *s) {
+  unsigned h = 2166136261u;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+/* The names taken are an open-addressed hash set: a coroutine with a
+   hundred thousand locals names them in linear time. */
+static bool name_taken(Layout *l, const char *name) {
+  if (!l->capnames)
+    return false;
+  for (unsigned i = name_hash(name) & (l->capnames - 1); l->names[i]; i = (i + 1) & (l->capnames - 1))
+    if (strcmp(l->names[i], name) == 0)
+      return true;
+  return false;
+}
+
+static void insert_name(const char **set, int cap, const char *name) {
+  unsigned i = name_hash(name) & (cap - 1);
+  while (set[i])
+    i = (i + 1) & (cap - 1);
+  set[i] = name;
+}
+
+static const char *take_name(Layout *l, const char *name) {
+  if (2 * (l->nnames + 1) > l->capnames) {  /* keep it at most half full */
+    int cap = l->capnames ? l->capnames * 2 : 64;
+    const char **set = xcalloc(cap, sizeof(char *));
+    for (int i = 0; i < l->capnames; i++)
+      if (l->names[i])
+        insert_name(set, cap, l->names[i]);
+    free(l->names);
+    l->names = set;
+    l->capnames = cap;
+  }
+  insert_name(l->names, l->capnames, name);
+  l->nnames++;
+  return name;
+}
+
+/* A field name for a local: its own name the first time, then coro_NAME_2... */
+static const char *field_name(Layout *l, const char *name) {
+  if (!name_taken(l, name))
+    return take_name(l, name);
+  for (int i = 2;; i++) {
+    char *alt = format("coro_%s_%d", name, i);
+    if (!name_taken(l, alt))
+      return take_name(l, alt);
+  }
+}
+
+/* A file-scope name for a type or constant declared in the body. */
+static const char *hoisted_name(Layout *l, const char *name) {
+  char *base = format("coro_%s_%s", l->co->name, name);
+  if (!name_taken(l, base))
+    return take_name(l, base);
+  for (int i = 2;; i++) {
+    char *alt = format("%s_%d", base, i);
+    if (!name_taken(l, alt))
+      return take_name(l, alt);
+  }
+}
+
+/* {==================================================================
+ * Declarations: frame fields and hoisted types
+ * =================================================================== */
+
+static void hoist_tagged(Layout *l, Node *tagged) {
+  Token *t = tagged->tok;
+  Sym *s = token_sym(t);
+  if (s && s->kind == SYM_TAG && s->depth > 0 && !s->owner) {
+    s->owner = l->co;
+    s->field = hoisted_name(l, s->name);
+  }
+  if (tagged->has_body) {
+    list_push(&l->co->types, tagged);
+    token_set_hoisted(&l->src->original.v[tagged->first], tagged);
+    if (!s)
+      tagged->name = hoisted_name(l, "anon");
+    for (int i = 0; i < tagged->kids.n; i++) {
+      Node *e = tagged->kids.v[i];
+      if (e->kind == ND_ENUMERATOR && e->sym) {
+        e->sym->owner = l->co;
+        e->sym->field = hoisted_name(l, e->sym->name);
+      }
+    }
+  }
+}
+
+/* An object declared in the body: a frame field, unless static or extern. */
+static void layout_local(Layout *l, Node *init_decl, int specs) {
+  Sym *s = init_decl->sym;
+  if (!s || s->in_stmt_expr)
+    return;
+  if (s->kind == SYM_TYPEDEF) {
+    s->owner = l->co;
+    s->field = hoisted_name(l, s->name);
+    return;
+  }
+  if (s->kind != SYM_OBJECT || (specs & (SP_STATIC | SP_EXTERN | SP_THREAD)))
+    return;
+  s->owner = l->co;
+  s->field = field_name(l, s->name);
+  list_push(&l->co->locals, init_decl);
+}
+
+static void layout_decl(Layout *l, Node *decl) {
+  Node *specs = decl->a;
+  if (l->stmt_expr)
+    return;
+  for (int i = 0; i < specs->kids.n; i++)
+    if (specs->kids.v[i]->kind == ND_TAGGED)
+      hoist_tagged(l, specs->kids.v[i]);
+  for (int i = 0; i < decl->kids.n; i++)
+    layout_local(l, decl->kids.v[i], specs->flags);
+  if (specs->flags & SP_TYPEDEF)
+    list_push(&l->co->types, decl);
+}
+
+static bool is_compound_literal(const Node *n) {
+  return n && n->kind == ND_EXPR && n->flags == '{';
+}
+
+/* A compound literal lives in the enclosing block, which a suspension
+   leaves: one that can be pointed to (an array, or one under a unary &)
+   gets a frame field. One used only for its value needs none. */
+static void keep_literal(Layout *l, Node *lit) {
+  if (l->stmt_expr || l->unevaluated || lit->name)
+    return;
+  char *field = format("coro_lit_%d", l->co->literals.n + 1);
+  lit->name = take_name(l, field);
+  list_push(&l->co->literals, lit);
+  token_set_literal(&l->src->original.v[lit->first], lit);
+}
+
+/* The parameters come first in the frame, under their own names. */
+static void layout_params(Layout *l) {
+  Node *f = l->co->declarator->kids.v[0];
+  for (int i = 0; i < f->kids.n; i++) {
+    Node *param = f->kids.v[i];
+    if (!param->sym)
+      continue;
+    param->sym->owner = l->co;
+    param->sym->field = take_name(l, param->sym->name);
+    list_push(&l->co->locals, param);
+  }
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * The walk, in source order: fields are numbered as they appear
+ * =================================================================== */
+
+static bool layout_pre(Node *n, void *ctx) {
+  Layout *l = ctx;
+  if (n->kind == ND_STMT_EXPR)
+    l->stmt_expr++;
+  else if (n->kind == ND_SIZEOF)
+    l->unevaluated++;
+  else if (n->kind == ND_DECL)
+    layout_decl(l, n);
+  if (is_compound_literal(n)) {
+    Node *type = n->a;
+    if (type->b && type->b->kids.n && type->b->kids.v[0]->kind == ND_ARRAY)
+      keep_literal(l, n);
+  }
+  if (n->kind == ND_EXPR && n->flags == '&' && !n->b && is_compound_literal(n->a))
+    keep_literal(l, n->a);
+  return true;
+}
+
+static void layout_post(Node *n, void *ctx) {
+  Layout *l = ctx;
+  if (n->kind == ND_STMT_EXPR)
+    l->stmt_expr--;
+  else if (n->kind == ND_SIZEOF)
+    l->unevaluated--;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * What a frame cannot hold
+ * =================================================================== */
+
+/* A frame field's type is written in the frame struct, outside the
+   function, where no local exists: `char b[sizeof n]`, `typeof(n) m` or a
+   parameter `int m[n]` cannot be laid out. */
+static void check_field_types(Layout *l) {
+  for (int i = 0; i < l->co->locals.n; i++) {
+    Node *n = l->co->locals.v[i];
+    Node *specs = n->kind == ND_PARAM ? n->a : n->c;
+    Node *d = n->kind == ND_PARAM ? n->b : n->a;
+    int ranges[2][2] = {{specs->first, specs->last}, {d->first, d->last}};
+    for (int r = 0; r < 2; r++)
+      for (int j = ranges[r][0]; j <= ranges[r][1]; j++) {
+        Token *t = &l->src->original.v[j];
+        Sym *s = token_sym(t);
+        if (s && s->kind == SYM_OBJECT && s->owner == l->co && t != n->sym->tok)
+          error_tok(t, "the type of '%s' depends on '%s', a local of coroutine '%s': a frame "
+                    "needs every type known outside the body", n->sym->name, t->text, l->co->name);
+      }
+  }
+}
+
+/* Types declared in the body move to file scope, in front of the frame, where
+   the coroutine's locals do not exist. */
+static void check_hoisted_types(Layout *l) {
+  for (int i = 0; i < l->co->types.n; i++) {
+    Node *t = l->co->types.v[i];
+    for (int j = t->first; j <= t->last; j++) {
+      Token *tok = &l->src->original.v[j];
+      Sym *s = token_sym(tok);
+      if (s && s->kind == SYM_OBJECT && s->owner == l->co && s->tok != tok)
+        error_tok(tok, "a type declared in coroutine '%s' cannot depend on its local '%s': "
+                  "coroc moves the type to file scope", l->co->name, tok->text);
+    }
+  }
+}
+
+/* }================================================================== */
+
+void layout_frames(Source *src, Coroutine *cos) {
+  for (Coroutine *co = cos; co; co = co->next) {
+    if (!co->def)
+      continue;
+    Layout l = {.co = co, .src = src};
+    layout_params(&l);
+    visit(co->def->c, layout_pre, layout_post, &l);
+    check_hoisted_types(&l);
+    check_field_types(&l);
+    free(l.names);
+  }
+}
