@@ -155,3 +155,49 @@ def test_passthrough_behaves_identically(src, cc, coroc, tmp_path, original_runs
     assert got.stdout == expected.stdout, (
         f"{src.name} transformed by coroc and built with {cc} prints differently:\n"
         + describe_difference(expected.stdout, got.stdout, ("original's output", "transformed's output")))
+
+
+# What a group that #if skips may hold: the preprocessor only looks for its
+# directives, so an unterminated ' or " there is no error (gcc warns, which
+# -Werror turns into an error: that is why this is not a corpus file).
+SKIPPED_QUOTES = b"""#include <stdio.h>
+#if 0
+it's off, and "so is this
+#elif defined(NEVER_DEFINED_FOR_THE_TEST)
+  don't
+#else
+static const char *msg = "it's on";
+#endif
+#ifdef NEVER_DEFINED_FOR_THE_TEST
+#if 1
+  'nested
+#endif
+#endif
+int main(void) { puts(msg); return 0; }
+"""
+
+
+@pytest.mark.parametrize("args", [[], ["--no-line"]], ids=["default", "no-line"])
+def test_skipped_groups_may_hold_unterminated_quotes(args, coroc, tmp_path):
+    src = tmp_path / "skipped.c"
+    src.write_bytes(SKIPPED_QUOTES)
+    res = run_bytes([coroc, *args, src], cwd=tmp_path)
+    assert res.returncode == 0, f"coroc refused quotes in skipped groups:\n{text(res.stderr)}"
+    assert res.stdout == SKIPPED_QUOTES, describe_difference(SKIPPED_QUOTES, res.stdout)
+    exe = tmp_path / "skipped"
+    built = run_bytes(["gcc", "-std=gnu11", "-o", exe, src], timeout=180)
+    assert built.returncode == 0, text(built.stderr)
+    assert run_program(exe).stdout == b"it's on\n"
+
+
+@pytest.mark.parametrize("line,col", [(b"x = 'q;", 5), (b"\t int  s =  \"no end;", 13)])
+def test_live_unterminated_quote_is_reported_where_it_stands(line, col, coroc, tmp_path):
+    """In a live group the same text is an error, at its column in the user's
+    text (the preprocessor's output has other spacing)."""
+    src = tmp_path / "live.c"
+    src.write_bytes(b"int x;\n#if 1\n" + line + b"\n#endif\n")
+    res = run_bytes([coroc, src], cwd=tmp_path)
+    assert res.returncode == 1 and res.stdout == b""
+    quote = b"'" if b"'" in line else b'"'
+    first = res.stderr.decode().splitlines()[0]
+    assert first == f"{src}:3:{col}: error: missing terminating {quote.decode()} character", first

@@ -143,7 +143,8 @@ static Pos token_pos(Parser *p, int index);
 %nterm <Node *> pdeclarator pdirect_declarator decl_suffix
 %nterm <Node *> pointer abstract_declarator direct_abstract params param_list param_decl
 %nterm <Node *> type_name initializer init_list designation designators designator
-%nterm <Node *> statement compound_statement block_items block_item labeled_statement
+%nterm <Node *> statement plain_statement compound_statement block_items block_item labeled_statement
+%nterm <Node *> label labeled_declaration trailing_labels nested_function
 %nterm <Node *> expression_statement selection_statement iteration_statement jump_statement
 %nterm <Node *> yield_statement asm_statement label_decl for_init static_assert
 %nterm <Node *> expr expr_opt assign_expr cond_expr const_expr lor_expr land_expr or_expr xor_expr
@@ -266,6 +267,7 @@ decl_specs
 
 specs_b
   : bt                                         { $$ = specs_add(NULL, $1, $1->flags, @$); }
+  | attrs bt                                   { $$ = specs_add(specs_add(NULL, $1, 0, @1), $2, $2->flags, @$); }
   | nts bt                                     { $$ = specs_add($1, $2, $2->flags, @$); }
   | specs_b bt                                 { $$ = specs_add($1, $2, $2->flags, @$); }
   | specs_b nt                                 { $$ = specs_add($1, $2, $2->flags, @$); }
@@ -273,12 +275,17 @@ specs_b
 
 specs_t
   : ct                                         { $$ = specs_add(NULL, $1, $1->flags, @$); }
+  | attrs ct                                   { $$ = specs_add(specs_add(NULL, $1, 0, @1), $2, $2->flags, @$); }
   | nts ct                                     { $$ = specs_add($1, $2, $2->flags, @$); }
   | specs_t nt                                 { $$ = specs_add($1, $2, $2->flags, @$); }
   ;
 
+/* Leading attributes are parsed as one `attrs`, the same as those before a
+   statement, so that a block item can begin with attributes and only then
+   turn out to be a declaration or a statement. */
 nts
-  : nt                                         { $$ = specs_add(NULL, $1, $1->flags, @$); }
+  : nt_plain                                   { $$ = specs_add(NULL, $1, $1->flags, @$); }
+  | attrs nt_plain                             { $$ = specs_add(specs_add(NULL, $1, 0, @1), $2, $2->flags, @$); }
   | nts nt                                     { $$ = specs_add($1, $2, $2->flags, @$); }
   ;
 
@@ -387,8 +394,8 @@ struct_declarators
   ;
 
 struct_declarator
-  : declarator attrs_opt                       { $$ = $1; }
-  | declarator attrs_opt ':' const_expr attrs_opt { $$ = $1; }
+  : declarator                                 { $$ = $1; }
+  | declarator ':' const_expr attrs_opt        { $$ = $1; }
   | ':' const_expr attrs_opt                   { $$ = NULL; }
   ;
 
@@ -419,6 +426,7 @@ enum_name : IDENTIFIER | TYPEDEF_NAME ;
 init_declarators
   : init_declarator                            { $$ = node_list(ND_DECL, @$.first, @$.last, $1); }
   | init_declarators ',' init_declarator       { $$ = node_append($1, $3, @3.last); }
+  | init_declarators ',' attrs init_declarator { $$ = node_append($1, $4, @4.last); }
   ;
 
 init_declarator
@@ -434,8 +442,7 @@ declarator_reg
 
 asm_attrs
   : %empty                                     { $$ = NULL; }
-  | asm_attrs ASM                              { $$ = NULL; }
-  | asm_attrs ATTRIBUTE                        { $$ = NULL; }
+  | ASM attrs_opt                              { $$ = NULL; }
   ;
 
 declarator
@@ -455,13 +462,17 @@ direct_declarator
   : IDENTIFIER                                 { $$ = declarator_new($1, @$); }
   | TYPEDEF_NAME                               { $$ = declarator_new($1, @$); }
   | '(' pdeclarator ')'                        { $$ = declarator_paren($2, @$); }
+  | '(' scope_open attrs pdeclarator ')'       { scope_pop(); $$ = declarator_paren($4, @$); }
   | direct_declarator decl_suffix              { $$ = declarator_derive($1, $2, @$); }
+  | direct_declarator ATTRIBUTE                { $$ = declarator_paren($1, @$); }
   ;
 
 pdirect_declarator
   : IDENTIFIER                                 { $$ = declarator_new($1, @$); }
   | '(' pdeclarator ')'                        { $$ = declarator_paren($2, @$); }
+  | '(' scope_open attrs pdeclarator ')'       { scope_pop(); $$ = declarator_paren($4, @$); }
   | pdirect_declarator decl_suffix             { $$ = declarator_derive($1, $2, @$); }
+  | pdirect_declarator ATTRIBUTE               { $$ = declarator_paren($1, @$); }
   ;
 
 decl_suffix
@@ -482,10 +493,12 @@ array_size
   | array_quals_or_static assign_expr          { $<Node *>$ = $2; }
   | assign_expr                                { $<Node *>$ = $1; }
   | array_quals_or_static                      { $<Node *>$ = NULL; }
+  | array_quals_or_static '*'                  { $<Node *>$ = NULL; }
   ;
 
 array_quals_or_static
-  : qualifier | STATIC | array_quals_or_static qualifier | array_quals_or_static STATIC ;
+  : qualifier | STATIC | ATTRIBUTE
+  | array_quals_or_static qualifier | array_quals_or_static STATIC | array_quals_or_static ATTRIBUTE ;
 
 pointer
   : '*' qualifiers                             { $$ = NEW(ND_POINTER, @$); }
@@ -513,7 +526,7 @@ param_list
   ;
 
 param_decl
-  : param_specs declarator attrs_opt           { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; $$->b = $2; $$->tok = $2->tok;
+  : param_specs declarator                     { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; $$->b = $2; $$->tok = $2->tok;
                                                  if ($2->tok) $$->sym = scope_declare(SYM_OBJECT, $2->tok, $$, $<Node *>1->flags); }
   | param_specs abstract_declarator            { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; $$->b = $2; }
   | param_specs                                { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; }
@@ -536,6 +549,7 @@ abstract_declarator
 
 direct_abstract
   : '(' abstract_declarator ')'                { $$ = declarator_paren($2, @$); }
+  | '(' scope_open attrs abstract_declarator ')' { scope_pop(); $$ = declarator_paren($4, @$); }
   | '[' array_size ']'                         { Node *a = NEW(ND_ARRAY, @$); a->tok = TOK(@1.first); a->a = $<Node *>2;
                                                  $$ = declarator_derive(declarator_new(NULL, @$), a, @$); }
   | direct_abstract '[' array_size ']'         { Node *a = NEW(ND_ARRAY, @2); a->tok = TOK(@2.first); a->a = $<Node *>3;
@@ -572,7 +586,7 @@ designator
   | '.' IDENTIFIER                             { $$ = NULL; }
   ;
 
-attrs : ATTRIBUTE { $$ = NULL; } | attrs ATTRIBUTE { $$ = NULL; } ;
+attrs : ATTRIBUTE { $$ = NEW(ND_EXPR, @$); } | attrs ATTRIBUTE { $$ = NEW(ND_EXPR, @$); } ;
 attrs_opt : %empty { $$ = NULL; } | attrs ;
 
 /* }================================================================== */
@@ -581,7 +595,15 @@ attrs_opt : %empty { $$ = NULL; } | attrs ;
  * Statements
  * =================================================================== */
 
+/* GNU attributes may stand before a statement: `__attribute__((fallthrough));`,
+   or after a label. They are the same `attrs` that may begin a declaration's
+   specifiers, so a block item need not decide which it is until after them. */
 statement
+  : plain_statement
+  | attrs plain_statement                      { $$ = $2; $$->first = @$.first; }
+  ;
+
+plain_statement
   : labeled_statement
   | compound_statement
   | expression_statement
@@ -593,15 +615,33 @@ statement
   ;
 
 labeled_statement
-  : IDENTIFIER ':' statement                   { $$ = NEW(ND_LABEL, @$); $$->tok = $1; $$->b = $3; }
-  | TYPEDEF_NAME ':' statement                 { $$ = NEW(ND_LABEL, @$); $$->tok = $1; $$->b = $3; }
-  | CASE const_expr ':' statement              { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->a = $2; $$->b = $4; }
-  | CASE const_expr ELLIPSIS const_expr ':' statement { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->a = $2; $$->c = $4; $$->b = $6; }
-  | DEFAULT ':' statement                      { $$ = NEW(ND_DEFAULT, @$); $$->tok = $1; $$->b = $3; }
+  : label statement                            { $$ = $1; $$->b = $2; $$->last = @$.last; }
+  ;
+
+label
+  : IDENTIFIER ':'                             { $$ = NEW(ND_LABEL, @$); $$->tok = $1; }
+  | TYPEDEF_NAME ':'                           { $$ = NEW(ND_LABEL, @$); $$->tok = $1; }
+  | CASE const_expr ':'                        { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->a = $2; }
+  | CASE const_expr ELLIPSIS const_expr ':'    { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->a = $2; $$->c = $4; }
+  | DEFAULT ':'                                { $$ = NEW(ND_DEFAULT, @$); $$->tok = $1; }
+  ;
+
+/* As GNU C (and C23) allow: labels before a declaration, and at the end of
+   a block, where they label an empty statement. */
+labeled_declaration
+  : label declaration                          { $$ = $1; $$->b = $2; $$->last = @$.last; }
+  | label labeled_declaration                  { $$ = $1; $$->b = $2; $$->last = @$.last; }
+  ;
+
+trailing_labels
+  : label                                      { $$ = $1; $$->b = new_node(ND_EXPR_STMT, @$.last + 1, @$.last); }
+  | label trailing_labels                      { $$ = $1; $$->b = $2; $$->last = @$.last; }
   ;
 
 compound_statement
   : '{' scope_open block_items '}'             { scope_pop(); $$ = $3; $$->first = @$.first; $$->last = @$.last; }
+  | '{' scope_open block_items trailing_labels '}' { scope_pop(); $$ = node_append($3, $4, @4.last); $$->first = @$.first; $$->last = @$.last; }
+  | '{' scope_open trailing_labels '}'         { scope_pop(); $$ = node_list(ND_BLOCK, @$.first, @$.last, $3); }
   | '{' '}'                                    { $$ = NEW(ND_BLOCK, @$); }
   ;
 
@@ -614,6 +654,22 @@ block_item
   : declaration
   | statement
   | label_decl
+  | labeled_declaration
+  | nested_function
+  ;
+
+/* A GNU C nested function. In a coroutine it would have to be printed
+   inside the resume function, and its locals would become the frame's. */
+nested_function
+  : decl_specs declarator_reg nested_start body_start compound_statement
+                                               { $$ = funcdef_end(p, $1, $2, $5, @$); }
+  | decl_specs declarator_reg nested_start kr_start kr_decls compound_statement
+                                               { $$ = funcdef_end(p, $1, $2, $6, @$); }
+  ;
+
+nested_start
+  : %empty                                     { if (p->original) error_tok($<Node *>0->tok, "a nested function cannot be defined in a coroutine: define '%s' outside it", $<Node *>0->tok->text);
+                                                 $<Node *>$ = $<Node *>0; }  /* body_start finds the declarator before it */
   ;
 
 label_decl
@@ -623,7 +679,6 @@ label_decl
 expression_statement
   : ';'                                        { $$ = NEW(ND_EXPR_STMT, @$); }
   | expr ';'                                   { $$ = NEW(ND_EXPR_STMT, @$); $$->a = $1; }
-  | nts ';'                                    { $$ = NEW(ND_EXPR_STMT, @$); }  /* __attribute__((fallthrough)); */
   ;
 
 selection_statement
@@ -775,9 +830,15 @@ postfix_expr
 
 member : IDENTIFIER | TYPEDEF_NAME ;
 
+/* A type name as an argument: GNU builtins that take one
+   (__builtin_convertvector(v, T), __builtin_has_attribute(T, a)), and
+   macros like va_arg(ap, T) and offsetof(T, m), which the coroutine parse
+   reads unexpanded. */
 args
   : assign_expr                                { $$ = node_list(ND_EXPR, @$.first, @$.last, $1); }
+  | type_name                                  { $$ = node_list(ND_EXPR, @$.first, @$.last, $1); }
   | args ',' assign_expr                       { $$ = node_append($1, $3, @3.last); }
+  | args ',' type_name                         { $$ = node_append($1, $3, @3.last); }
   ;
 
 primary_expr
@@ -798,6 +859,7 @@ offsetof_member
   : member                                     { $$ = NULL; }
   | offsetof_member '.' member                 { $$ = NULL; }
   | offsetof_member '[' expr ']'               { $$ = NULL; }
+  | offsetof_member ARROW member               { $$ = NULL; }
   ;
 
 strings
