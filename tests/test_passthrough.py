@@ -157,10 +157,12 @@ def test_passthrough_behaves_identically(src, cc, coroc, tmp_path, original_runs
         + describe_difference(expected.stdout, got.stdout, ("original's output", "transformed's output")))
 
 
-# What a group that #if skips may hold: the preprocessor only looks for its
-# directives, so an unterminated ' or " there is no error (gcc warns, which
-# -Werror turns into an error: that is why this is not a corpus file).
-SKIPPED_QUOTES = b"""#include <stdio.h>
+# C that gcc takes with a warning that no option or pragma silences, so that
+# -Werror refuses it and it cannot be in the corpus: an unterminated ' or " in
+# a group that #if skips (the preprocessor only looks for its directives
+# there), and a file-scope declaration without type or storage class.
+WARNED_C = {
+    "skipped_quotes": (b"""#include <stdio.h>
 #if 0
 it's off, and "so is this
 #elif defined(NEVER_DEFINED_FOR_THE_TEST)
@@ -174,20 +176,27 @@ static const char *msg = "it's on";
 #endif
 #endif
 int main(void) { puts(msg); return 0; }
-"""
+""", b"it's on\n"),
+    "no_type_nor_storage_class": (b"""#include <stdio.h>
+counter = 3, *pointer = &counter;
+main() { printf("%d\\n", *pointer + counter); return 0; }
+""", b"6\n"),
+}
 
 
 @pytest.mark.parametrize("args", [[], ["--no-line"]], ids=["default", "no-line"])
-def test_skipped_groups_may_hold_unterminated_quotes(args, coroc, tmp_path):
-    src = tmp_path / "skipped.c"
-    src.write_bytes(SKIPPED_QUOTES)
+@pytest.mark.parametrize("name", sorted(WARNED_C))
+def test_warned_c_passes_through(name, args, coroc, tmp_path):
+    source, output = WARNED_C[name]
+    src = tmp_path / f"{name}.c"
+    src.write_bytes(source)
     res = run_bytes([coroc, *args, src], cwd=tmp_path)
-    assert res.returncode == 0, f"coroc refused quotes in skipped groups:\n{text(res.stderr)}"
-    assert res.stdout == SKIPPED_QUOTES, describe_difference(SKIPPED_QUOTES, res.stdout)
-    exe = tmp_path / "skipped"
-    built = run_bytes(["gcc", "-std=gnu11", "-o", exe, src], timeout=180)
+    assert res.returncode == 0, f"coroc refused {name}:\n{text(res.stderr)}"
+    assert res.stdout == source, describe_difference(source, res.stdout)
+    exe = tmp_path / name
+    built = run_bytes(["gcc", "-std=gnu11", "-w", "-o", exe, src], timeout=180)
     assert built.returncode == 0, text(built.stderr)
-    assert run_program(exe).stdout == b"it's on\n"
+    assert run_program(exe).stdout == output
 
 
 @pytest.mark.parametrize("line,col", [(b"x = 'q;", 5), (b"\t int  s =  \"no end;", 13)])

@@ -153,6 +153,8 @@ static Pos token_pos(Parser *p, int index);
 %nterm <Node *> attrs attrs_opt asm_attrs offsetof_member
 %nterm <int> assign_op unary_op
 %nterm <Node *> body_start kr_declaration kr_specs kr_specs_b kr_specs_t kr_nts nt_plain
+%nterm <Node *> implicit_specs no_specs implicit_declarators declarator_reg_p kr_implicit ideclarator idirect_declarator
+%nterm <Node *> implicit_members
 
 %precedence IFX
 %precedence ELSE
@@ -176,6 +178,8 @@ translation_unit
 external_declaration
   : function_definition
   | declaration
+  | no_specs implicit_declarators ';' { $$ = $2; $$->kind = ND_DECL; $$->a = $1;
+                                       $$->first = @$.first; $$->last = @$.last; end_decl(p); }
   | ';'                              { $$ = NEW(ND_EXPR_STMT, @$); }
   | ASM ';'                          { $$ = NEW(ND_ASM_STMT, @$); }
   ;
@@ -192,7 +196,45 @@ declaration
   | decl_specs init_declarators ';'            { $$ = $2; $$->kind = ND_DECL; $$->a = $1;
                                                  $$->first = @$.first; $$->last = @$.last; end_decl(p);
                                                  coroutine_found(p, $1, $$, false, @$); }
+  | implicit_specs implicit_declarators ';'    { $$ = $2; $$->kind = ND_DECL; $$->a = $1;
+                                                 $$->first = @$.first; $$->last = @$.last; end_decl(p); }
   | static_assert
+  ;
+
+/* Implicit int, which gcc still takes (with a warning): `static x = 1;`,
+   `register r;`, `main() { ... }`. Without a type, a typedef name after the
+   specifiers would be the type, and `_Atomic (` begins _Atomic(T), so the
+   first declarator begins with a name or a '*'. A coroutine needs its
+   types: its locals become typed fields. */
+implicit_specs
+  : nts                                        { if (p->original || ($1->flags & SP_COROUTINE)) error_at(token_pos(p, @1.first), "implicit int in a coroutine: write the type out");
+                                                 begin_decl(p, $1); }
+  ;
+
+no_specs
+  : %empty                                     { $$ = specs_add(NULL, NULL, 0, @$); begin_decl(p, $$); }
+  ;
+
+implicit_declarators
+  : declarator_reg_p asm_attrs                 { $$ = node_list(ND_DECL, @$.first, @$.last, $1); }
+  | declarator_reg_p asm_attrs '=' initializer { $1->b = $4; $1->last = @$.last; $$ = node_list(ND_DECL, @$.first, @$.last, $1); }
+  | implicit_declarators ',' init_declarator   { $$ = node_append($1, $3, @3.last); }
+  | implicit_declarators ',' attrs init_declarator { $$ = node_append($1, $4, @4.last); }
+  ;
+
+declarator_reg_p
+  : ideclarator                                { $$ = NEW(ND_INIT_DECL, @$); $$->a = $1; $$->tok = $1->tok; declare(p, $$); }
+  ;
+
+ideclarator
+  : idirect_declarator
+  | pointer direct_declarator                  { $$ = declarator_derive($2, $1, @$); }
+  ;
+
+idirect_declarator
+  : IDENTIFIER                                 { $$ = declarator_new($1, @$); }
+  | idirect_declarator decl_suffix             { $$ = declarator_derive($1, $2, @$); }
+  | idirect_declarator ATTRIBUTE               { $$ = declarator_paren($1, @$); }
   ;
 
 static_assert
@@ -205,6 +247,14 @@ function_definition
                                                { $$ = funcdef_end(p, $1, $2, $4, @$); }
   | decl_specs declarator_reg kr_start kr_decls compound_statement
                                                { $$ = funcdef_end(p, $1, $2, $5, @$); }
+  | implicit_specs declarator_reg_p body_start compound_statement
+                                               { $$ = funcdef_end(p, $1, $2, $4, @$); }
+  | implicit_specs declarator_reg_p kr_start kr_decls compound_statement
+                                               { $$ = funcdef_end(p, $1, $2, $5, @$); }
+  | no_specs declarator_reg_p body_start compound_statement
+                                               { $$ = funcdef_end(p, $1, $2, $4, @$); }
+  | no_specs declarator_reg_p kr_start kr_decls compound_statement
+                                               { $$ = funcdef_end(p, $1, $2, $5, @$); }
   ;
 
 /* An old-style definition, `int add(a, b) int a, b; { ... }`: the parameter
@@ -213,6 +263,9 @@ kr_start
   : %empty                                     { Node *specs = p->specs.v[p->specs.n - 1];
                                                  if (specs->flags & SP_COROUTINE)
                                                    error_at(token_pos(p, @0.first), "a coroutine needs a prototype-style parameter list");
+                                                 Node *d = $<Node *>0->a;  /* only a function has parameters to declare */
+                                                 if (d->kids.n == 0 || d->kids.v[0]->kind != ND_FUNC)
+                                                   error_at(token_pos(p, @0.last), "expected ';' after '%s'", TOK(@0.last)->text);
                                                  scope_push(); }
   ;
 
@@ -222,7 +275,10 @@ kr_decls : kr_declaration | kr_decls kr_declaration ;
    declarator before (`int f(void) __attribute__((x));`). */
 kr_declaration
   : kr_specs init_declarators ';'              { $$ = NULL; end_decl(p); }
+  | kr_implicit implicit_declarators ';'       { $$ = NULL; end_decl(p); }
   ;
+
+kr_implicit : kr_nts                           { begin_decl(p, $1); } ;
 
 kr_specs
   : kr_specs_b                                 { begin_decl(p, $1); }
@@ -382,8 +438,15 @@ struct_decls
 struct_decl
   : member_specs struct_declarators ';'        { $$ = NULL; }
   | member_specs ';'                           { $$ = NULL; }
+  | nts implicit_members ';'                   { $$ = NULL; }  /* implicit int */
   | static_assert                              { $$ = NULL; }
   | ';'                                        { $$ = NULL; }
+  ;
+
+implicit_members
+  : ideclarator                                { $$ = NULL; }
+  | ideclarator ':' const_expr attrs_opt       { $$ = NULL; }
+  | implicit_members ',' struct_declarator     { $$ = NULL; }
   ;
 
 member_specs : specs_b | specs_t ;
@@ -530,6 +593,9 @@ param_decl
                                                  if ($2->tok) $$->sym = scope_declare(SYM_OBJECT, $2->tok, $$, $<Node *>1->flags); }
   | param_specs abstract_declarator            { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; $$->b = $2; }
   | param_specs                                { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; }
+  | nts ideclarator                            { if (p->original) error_at(token_pos(p, @1.first), "implicit int in a coroutine: write the type out");
+                                                 $$ = NEW(ND_PARAM, @$); $$->a = $1; $$->b = $2; $$->tok = $2->tok;
+                                                 if ($2->tok) $$->sym = scope_declare(SYM_OBJECT, $2->tok, $$, $1->flags); }
   ;
 
 param_specs : specs_b { $<Node *>$ = $1; } | specs_t { $<Node *>$ = $1; } ;
@@ -573,9 +639,12 @@ init_list
   | init_list ',' designation initializer      { $$ = node_append($1, $4, @4.last); $4->d = $3; }
   ;
 
+/* and GNU's obsolete forms, `x: 1` and `[2] 3` */
 designation
   : designators '='                            { $$ = NEW(ND_EXPR, @$); }
   | IDENTIFIER ':'                             { $$ = NEW(ND_EXPR, @$); }
+  | '[' const_expr ']'                         { $$ = NEW(ND_EXPR, @$); }
+  | '[' const_expr ELLIPSIS const_expr ']'     { $$ = NEW(ND_EXPR, @$); }
   ;
 
 designators : designator | designators designator ;

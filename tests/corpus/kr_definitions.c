@@ -1,4 +1,4 @@
-/* kr_definitions.c: old-style (K&R) function definitions in all their forms.
+/* kr_definitions.c: old-style (K&R) function definitions in all their forms, and implicit int.
  *
  * Identifier lists with declarations in another order, several names per declaration,
  * pointer, array (adjusted to pointer), function and function pointer parameters,
@@ -8,7 +8,11 @@
  * ones, attributes before them, asm labels on their declarations, unprototyped
  * declarations (`int f();`) called with arguments, prototypes followed by an old-style
  * definition with promoted types, an empty identifier list, and comments and line
- * breaks between the parts.
+ * breaks between the parts. Implicit int, which gcc and clang still take with a
+ * warning (silenced here): static, const, extern, typedef, register and auto without a
+ * type, at file and block scope and in a for, on members and bit-fields, on
+ * parameters of both kinds of definition, and definitions without any specifier
+ * (`main() { ... }`, `twice(x) { ... }`, whose parameter defaults to int too).
  */
 #include <stdio.h>
 #include <string.h>
@@ -81,10 +85,46 @@ spread    /* a comment between the name and the list */
     return first * second;
 }
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wimplicit-int"
+#pragma GCC diagnostic ignored "-Wreturn-type"
+#ifndef __clang__
+#pragma GCC diagnostic ignored "-Wmissing-parameter-type"
+#endif
+static implicit_counter = 5;
+const implicit_limit = 10;
+static *implicit_pointer = &implicit_counter, implicit_pair[2] = { 1, 2 };
+extern implicit_external;
+int implicit_external = 7;
+typedef *implicit_pointer_t;
+struct implicit_members { const a; volatile b : 4, *c; unsigned d; };
+static implicit_twice(x) { return 2 * x; }
+static implicit_add(a, b) register a; { return a + b; }
+static implicit_params(register x, const y) { return x + y; }
+tally(n)
+{
+    register total = 0;
+    auto step = 1;
+    for (register i = 0; i < n; i += step)
+        total += i;
+    return total;
+}
+#pragma GCC diagnostic pop
+
+static void implicit_int(void)
+{
+    implicit_pointer_t p = &implicit_counter;
+    struct implicit_members m = { 1, 2, &implicit_external, 3 };
+    printf("implicit %d %d %d %d %d %d %d %d %d\n", implicit_counter, implicit_limit,
+           *implicit_pointer + implicit_pair[1], implicit_external, *p, m.a + m.b + *m.c + (int)m.d,
+           implicit_twice(4) + implicit_add(1, 2), implicit_params(3, 4), tally(5));
+}
+
 int main(argc, argv)
     int argc;
     char **argv;
 {
+    implicit_int();
     int y = 5, arr[3] = { 7, 8, 9 };
     pair_t p = { 2, 3 };
     union val u = { 4 };
