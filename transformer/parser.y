@@ -154,7 +154,7 @@ static Pos token_pos(Parser *p, int index);
 %nterm <int> assign_op unary_op
 %nterm <Node *> body_start kr_declaration kr_specs kr_specs_b kr_specs_t kr_nts nt_plain
 %nterm <Node *> implicit_specs no_specs implicit_declarators declarator_reg_p kr_implicit ideclarator idirect_declarator
-%nterm <Node *> implicit_members
+%nterm <Node *> implicit_members if_else
 
 %precedence IFX
 %precedence ELSE
@@ -234,7 +234,7 @@ ideclarator
 idirect_declarator
   : IDENTIFIER                                 { $$ = declarator_new($1, @$); }
   | idirect_declarator decl_suffix             { $$ = declarator_derive($1, $2, @$); }
-  | idirect_declarator ATTRIBUTE               { $$ = declarator_paren($1, @$); }
+  | idirect_declarator ATTRIBUTE               { $$ = $1; @$ = @1; }
   ;
 
 static_assert
@@ -521,13 +521,19 @@ pdeclarator
   | pointer direct_declarator                  { $$ = declarator_derive($2, $1, @$); }
   ;
 
+/* Attributes may begin a parenthesized declarator: `int (__attribute__((x)) *p)`.
+   The scope opened before them is the one a parameter list would open, since
+   after `(` attributes can begin either, and only what follows them tells.
+   Attributes after a declarator or a part of one (`f(void) __attribute__((x))`,
+   `a [[x]] [3]`) stay out of its range unless a part follows them: the range
+   is the declarator's type, which a coroutine's frame and value type copy. */
 direct_declarator
   : IDENTIFIER                                 { $$ = declarator_new($1, @$); }
   | TYPEDEF_NAME                               { $$ = declarator_new($1, @$); }
   | '(' pdeclarator ')'                        { $$ = declarator_paren($2, @$); }
   | '(' scope_open attrs pdeclarator ')'       { scope_pop(); $$ = declarator_paren($4, @$); }
   | direct_declarator decl_suffix              { $$ = declarator_derive($1, $2, @$); }
-  | direct_declarator ATTRIBUTE                { $$ = declarator_paren($1, @$); }
+  | direct_declarator ATTRIBUTE                { $$ = $1; @$ = @1; }
   ;
 
 pdirect_declarator
@@ -535,7 +541,7 @@ pdirect_declarator
   | '(' pdeclarator ')'                        { $$ = declarator_paren($2, @$); }
   | '(' scope_open attrs pdeclarator ')'       { scope_pop(); $$ = declarator_paren($4, @$); }
   | pdirect_declarator decl_suffix             { $$ = declarator_derive($1, $2, @$); }
-  | pdirect_declarator ATTRIBUTE               { $$ = declarator_paren($1, @$); }
+  | pdirect_declarator ATTRIBUTE               { $$ = $1; @$ = @1; }
   ;
 
 decl_suffix
@@ -752,8 +758,14 @@ expression_statement
 
 selection_statement
   : IF '(' expr ')' statement %prec IFX        { $$ = NEW(ND_IF, @$); $$->tok = $1; $$->a = $3; $$->b = $5; }
-  | IF '(' expr ')' statement ELSE statement   { $$ = NEW(ND_IF, @$); $$->tok = $1; $$->a = $3; $$->b = $5; $$->c = $7; }
+  | if_else statement                          { $$ = $1; $$->c = $2; $$->last = @$.last; }
   | SWITCH '(' expr ')' statement              { $$ = NEW(ND_SWITCH, @$); $$->tok = $1; $$->a = $3; $$->b = $5; }
+  ;
+
+/* Everything up to the `else`, as one symbol: a chain of `else if` then
+   takes one entry of the parser's stack per `if`, not six. */
+if_else
+  : IF '(' expr ')' statement ELSE             { $$ = NEW(ND_IF, @$); $$->tok = $1; $$->a = $3; $$->b = $5; }
   ;
 
 iteration_statement

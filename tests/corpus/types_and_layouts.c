@@ -11,7 +11,8 @@
  * empty structs and unions (a GNU extension: size 0), flexible array members (also
  * the last member of a struct inside a union), bit-fields (unnamed, zero-width,
  * _Bool, enum and typedef'd types, signed and unsigned, packed), anonymous structs
- * and unions nested in each other and designated through.
+ * and unions nested in each other and designated through; GNU's obsolete designators
+ * without `=` (`[1] 10`, `[3 ... 4] 20`, `y: 2`).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,16 @@ union anon_u {
     _Static_assert(sizeof(unsigned int) == 4, "in a union");
 };
 
+#ifdef __clang__
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wgnu-designator"
+#endif
+static int gnu_designated[6] = { [1] 10, [3 ... 4] 20, [5] = 30 };
+static struct { int x, y; } gnu_fields = { y: 2, x: 1 };
+#ifdef __clang__
+#pragma clang diagnostic pop
+#endif
+
 static void print_u128(const char *label, unsigned __int128 v)
 {
     char digits[64];
@@ -195,6 +206,8 @@ int main(void)
     n.lo = 0;
     n.s = 0x102;
     printf("anonymous2 %d %zu\n", n.s, sizeof n);
+    printf("gnu designators %d %d %d %d %d %d\n", gnu_designated[0], gnu_designated[1], gnu_designated[3],
+           gnu_designated[4], gnu_designated[5], gnu_fields.x * 10 + gnu_fields.y);
     union anon_u au = { .word = 0 };
     au.b1 = 1;
     printf("union %u\n", au.word);
