@@ -2,21 +2,21 @@
  * look, raw strings, #line, and standard attributes as tokens.
  *
  * Conditional groups that #if 0, #ifdef, #elif and #else skip, holding what is no C
- * token sequence: stray `@`, backquote and backslash, unbalanced brackets, `##`,
- * lines that start with `#` but are no directive, a linemarker-like line, and a
- * nested skipped group (an unterminated ' or " there is no error either, but gcc
- * -Werror refuses that, so test_passthrough.py tries it); gcc's raw strings
- * R"(...)" with and without a delimiter, holding quotes, backslashes, a `)"` that
- * is not their end, a line break and a backslash at the end of a line, with the
- * u8/u/U/L prefixes, concatenated with ordinary strings; #line with and without a
- * file name, followed by __LINE__ and __FILE__ in code and in #if; gcc's
- * [[...]] attributes with brackets, strings and parentheses inside.
+ * token sequence: stray `@`, backquote and backslash, unbalanced brackets, `##`, two
+ * brackets that open no attribute, lines that start with `#` but are no directive, a
+ * linemarker-like line, and a nested skipped group (an unterminated ' or " there is no
+ * error either, but gcc -Werror refuses that, so test_passthrough.py tries it); gcc's
+ * raw strings R"(...)" with and without a delimiter, holding quotes, backslashes, a
+ * `)"` that is not their end, a line break and a backslash at the end of a line, with
+ * the u8/u/U/L prefixes, concatenated with ordinary strings; #line with and without a
+ * file name, followed by __LINE__ and __FILE__ in code and in #if; gcc's [[...]]
+ * attributes with brackets, strings and parentheses inside.
  */
 #include <stdio.h>
 #include <string.h>
 
 #if 0
-` @ \ $ ( { [ 1abc .. ## ))) ]]] }}}
+` @ \ $ ( { [ 1abc .. ## ))) ]]] }}} x[[ unclosed
 #not a directive at all
   # 12 "looks like a linemarker"
 #if 1
