@@ -155,3 +155,58 @@ def test_passthrough_behaves_identically(src, cc, coroc, tmp_path, original_runs
     assert got.stdout == expected.stdout, (
         f"{src.name} transformed by coroc and built with {cc} prints differently:\n"
         + describe_difference(expected.stdout, got.stdout, ("original's output", "transformed's output")))
+
+
+# C that gcc takes with a warning that no option or pragma silences, so that
+# -Werror refuses it and it cannot be in the corpus: an unterminated ' or " in
+# a group that #if skips (the preprocessor only looks for its directives
+# there), and a file-scope declaration without type or storage class.
+WARNED_C = {
+    "skipped_quotes": (b"""#include <stdio.h>
+#if 0
+it's off, and "so is this
+#elif defined(NEVER_DEFINED_FOR_THE_TEST)
+  don't
+#else
+static const char *msg = "it's on";
+#endif
+#ifdef NEVER_DEFINED_FOR_THE_TEST
+#if 1
+  'nested
+#endif
+#endif
+int main(void) { puts(msg); return 0; }
+""", b"it's on\n"),
+    "no_type_nor_storage_class": (b"""#include <stdio.h>
+counter = 3, *pointer = &counter;
+main() { printf("%d\\n", *pointer + counter); return 0; }
+""", b"6\n"),
+}
+
+
+@pytest.mark.parametrize("args", [[], ["--no-line"]], ids=["default", "no-line"])
+@pytest.mark.parametrize("name", sorted(WARNED_C))
+def test_warned_c_passes_through(name, args, coroc, tmp_path):
+    source, output = WARNED_C[name]
+    src = tmp_path / f"{name}.c"
+    src.write_bytes(source)
+    res = run_bytes([coroc, *args, src], cwd=tmp_path)
+    assert res.returncode == 0, f"coroc refused {name}:\n{text(res.stderr)}"
+    assert res.stdout == source, describe_difference(source, res.stdout)
+    exe = tmp_path / name
+    built = run_bytes(["gcc", "-std=gnu11", "-w", "-o", exe, src], timeout=180)
+    assert built.returncode == 0, text(built.stderr)
+    assert run_program(exe).stdout == output
+
+
+@pytest.mark.parametrize("line,col", [(b"x = 'q;", 5), (b"\t int  s =  \"no end;", 13)])
+def test_live_unterminated_quote_is_reported_where_it_stands(line, col, coroc, tmp_path):
+    """In a live group the same text is an error, at its column in the user's
+    text (the preprocessor's output has other spacing)."""
+    src = tmp_path / "live.c"
+    src.write_bytes(b"int x;\n#if 1\n" + line + b"\n#endif\n")
+    res = run_bytes([coroc, src], cwd=tmp_path)
+    assert res.returncode == 1 and res.stdout == b""
+    quote = b"'" if b"'" in line else b'"'
+    first = res.stderr.decode().splitlines()[0]
+    assert first == f"{src}:3:{col}: error: missing terminating {quote.decode()} character", first

@@ -156,7 +156,8 @@ static Pos token_pos(Parser *p, int index);
 %nterm <Node *> pdeclarator pdirect_declarator decl_suffix
 %nterm <Node *> pointer abstract_declarator direct_abstract params param_list param_decl
 %nterm <Node *> type_name initializer init_list designation designators designator
-%nterm <Node *> statement compound_statement block_items block_item labeled_statement
+%nterm <Node *> statement plain_statement compound_statement block_items block_item labeled_statement
+%nterm <Node *> label labeled_declaration trailing_labels nested_function
 %nterm <Node *> expression_statement selection_statement iteration_statement jump_statement
 %nterm <Node *> yield_statement asm_statement label_decl for_init static_assert
 %nterm <Node *> expr expr_opt assign_expr cond_expr const_expr lor_expr land_expr or_expr xor_expr
@@ -165,6 +166,8 @@ static Pos token_pos(Parser *p, int index);
 %nterm <Node *> attrs attrs_opt asm_attrs offsetof_member
 %nterm <int> assign_op unary_op
 %nterm <Node *> body_start kr_declaration kr_specs kr_specs_b kr_specs_t kr_nts nt_plain
+%nterm <Node *> implicit_specs no_specs implicit_declarators declarator_reg_p kr_implicit ideclarator idirect_declarator
+%nterm <Node *> implicit_members if_else
 
 %precedence IFX
 %precedence ELSE
@@ -190,6 +193,8 @@ translation_unit
 external_declaration
   : function_definition
   | declaration
+  | no_specs implicit_declarators ';' { $$ = $2; $$->kind = ND_DECL; $$->a = $1;
+                                       $$->first = @$.first; $$->last = @$.last; end_decl(p); }
   | ';'                              { $$ = NEW(ND_EXPR_STMT, @$); }
   | ASM ';'                          { $$ = NEW(ND_ASM_STMT, @$); }
   ;
@@ -206,7 +211,45 @@ declaration
   | decl_specs init_declarators ';'            { $$ = $2; $$->kind = ND_DECL; $$->a = $1;
                                                  $$->first = @$.first; $$->last = @$.last; end_decl(p);
                                                  coroutine_found(p, $1, $$, false, @$); }
+  | implicit_specs implicit_declarators ';'    { $$ = $2; $$->kind = ND_DECL; $$->a = $1;
+                                                 $$->first = @$.first; $$->last = @$.last; end_decl(p); }
   | static_assert
+  ;
+
+/* Implicit int, which gcc still takes (with a warning): `static x = 1;`,
+   `register r;`, `main() { ... }`. Without a type, a typedef name after the
+   specifiers would be the type, and `_Atomic (` begins _Atomic(T), so the
+   first declarator begins with a name or a '*'. A coroutine needs its
+   types: its locals become typed fields. */
+implicit_specs
+  : nts                                        { if (p->original || ($1->flags & SP_COROUTINE)) error_at(token_pos(p, @1.first), "implicit int in a coroutine: write the type out");
+                                                 begin_decl(p, $1); }
+  ;
+
+no_specs
+  : %empty                                     { $$ = specs_add(NULL, NULL, 0, @$); begin_decl(p, $$); }
+  ;
+
+implicit_declarators
+  : declarator_reg_p asm_attrs                 { $$ = node_list(ND_DECL, @$.first, @$.last, $1); }
+  | declarator_reg_p asm_attrs '=' initializer { $1->b = $4; $1->last = @$.last; $$ = node_list(ND_DECL, @$.first, @$.last, $1); }
+  | implicit_declarators ',' init_declarator   { $$ = node_append($1, $3, @3.last); }
+  | implicit_declarators ',' attrs init_declarator { $$ = node_append($1, $4, @4.last); }
+  ;
+
+declarator_reg_p
+  : ideclarator                                { $$ = NEW(ND_INIT_DECL, @$); $$->a = $1; $$->tok = $1->tok; declare(p, $$); }
+  ;
+
+ideclarator
+  : idirect_declarator
+  | pointer direct_declarator                  { $$ = declarator_derive($2, $1, @$); }
+  ;
+
+idirect_declarator
+  : IDENTIFIER                                 { $$ = declarator_new($1, @$); }
+  | idirect_declarator decl_suffix             { $$ = declarator_derive($1, $2, @$); }
+  | idirect_declarator ATTRIBUTE               { $$ = $1; @$ = @1; }
   ;
 
 static_assert
@@ -219,6 +262,14 @@ function_definition
                                                { $$ = funcdef_end(p, $1, $2, $4, @$); }
   | decl_specs declarator_reg kr_start kr_decls compound_statement
                                                { $$ = funcdef_end(p, $1, $2, $5, @$); }
+  | implicit_specs declarator_reg_p body_start compound_statement
+                                               { $$ = funcdef_end(p, $1, $2, $4, @$); }
+  | implicit_specs declarator_reg_p kr_start kr_decls compound_statement
+                                               { $$ = funcdef_end(p, $1, $2, $5, @$); }
+  | no_specs declarator_reg_p body_start compound_statement
+                                               { $$ = funcdef_end(p, $1, $2, $4, @$); }
+  | no_specs declarator_reg_p kr_start kr_decls compound_statement
+                                               { $$ = funcdef_end(p, $1, $2, $5, @$); }
   ;
 
 /* An old-style definition, `int add(a, b) int a, b; { ... }`: the parameter
@@ -227,6 +278,9 @@ kr_start
   : %empty                                     { Node *specs = p->specs.v[p->specs.n - 1];
                                                  if (specs->flags & SP_COROUTINE)
                                                    error_at(token_pos(p, @0.first), "a coroutine needs a prototype-style parameter list");
+                                                 Node *d = $<Node *>0->a;  /* only a function has parameters to declare */
+                                                 if (d->kids.n == 0 || d->kids.v[0]->kind != ND_FUNC)
+                                                   error_at(token_pos(p, @0.last), "expected ';' after '%s'", TOK(@0.last)->text);
                                                  scope_push(); }
   ;
 
@@ -236,7 +290,10 @@ kr_decls : kr_declaration | kr_decls kr_declaration ;
    declarator before (`int f(void) __attribute__((x));`). */
 kr_declaration
   : kr_specs init_declarators ';'              { $$ = NULL; end_decl(p); }
+  | kr_implicit implicit_declarators ';'       { $$ = NULL; end_decl(p); }
   ;
+
+kr_implicit : kr_nts                           { begin_decl(p, $1); } ;
 
 kr_specs
   : kr_specs_b                                 { begin_decl(p, $1); }
@@ -277,6 +334,7 @@ decl_specs
 
 specs_b
   : bt                                         { $$ = specs_add(NULL, $1, $1->flags, @$); }
+  | attrs bt                                   { $$ = specs_add(specs_add(NULL, $1, 0, @1), $2, $2->flags, @$); }
   | nts bt                                     { $$ = specs_add($1, $2, $2->flags, @$); }
   | specs_b bt                                 { $$ = specs_add($1, $2, $2->flags, @$); }
   | specs_b nt                                 { $$ = specs_add($1, $2, $2->flags, @$); }
@@ -284,12 +342,17 @@ specs_b
 
 specs_t
   : ct                                         { $$ = specs_add(NULL, $1, $1->flags, @$); }
+  | attrs ct                                   { $$ = specs_add(specs_add(NULL, $1, 0, @1), $2, $2->flags, @$); }
   | nts ct                                     { $$ = specs_add($1, $2, $2->flags, @$); }
   | specs_t nt                                 { $$ = specs_add($1, $2, $2->flags, @$); }
   ;
 
+/* Leading attributes are parsed as one `attrs`, the same as those before a
+   statement, so that a block item can begin with attributes and only then
+   turn out to be a declaration or a statement. */
 nts
-  : nt                                         { $$ = specs_add(NULL, $1, $1->flags, @$); }
+  : nt_plain                                   { $$ = specs_add(NULL, $1, $1->flags, @$); }
+  | attrs nt_plain                             { $$ = specs_add(specs_add(NULL, $1, 0, @1), $2, $2->flags, @$); }
   | nts nt                                     { $$ = specs_add($1, $2, $2->flags, @$); }
   ;
 
@@ -386,8 +449,15 @@ struct_decls
 struct_decl
   : member_specs struct_declarators ';'        { $$ = NULL; }
   | member_specs ';'                           { $$ = NULL; }
+  | nts implicit_members ';'                   { $$ = NULL; }  /* implicit int */
   | static_assert                              { $$ = NULL; }
   | ';'                                        { $$ = NULL; }
+  ;
+
+implicit_members
+  : ideclarator                                { $$ = NULL; }
+  | ideclarator ':' const_expr attrs_opt       { $$ = NULL; }
+  | implicit_members ',' struct_declarator     { $$ = NULL; }
   ;
 
 member_specs : specs_b | specs_t ;
@@ -398,8 +468,8 @@ struct_declarators
   ;
 
 struct_declarator
-  : declarator attrs_opt                       { $$ = $1; }
-  | declarator attrs_opt ':' const_expr attrs_opt { $$ = $1; }
+  : declarator                                 { $$ = $1; }
+  | declarator ':' const_expr attrs_opt        { $$ = $1; }
   | ':' const_expr attrs_opt                   { $$ = NULL; }
   ;
 
@@ -430,6 +500,7 @@ enum_name : IDENTIFIER | TYPEDEF_NAME ;
 init_declarators
   : init_declarator                            { $$ = node_list(ND_DECL, @$.first, @$.last, $1); }
   | init_declarators ',' init_declarator       { $$ = node_append($1, $3, @3.last); }
+  | init_declarators ',' attrs init_declarator { $$ = node_append($1, $4, @4.last); }
   ;
 
 init_declarator
@@ -445,8 +516,7 @@ declarator_reg
 
 asm_attrs
   : %empty                                     { $$ = NULL; }
-  | asm_attrs ASM                              { $$ = NULL; }
-  | asm_attrs ATTRIBUTE                        { $$ = NULL; }
+  | ASM attrs_opt                              { $$ = NULL; }
   ;
 
 declarator
@@ -462,17 +532,27 @@ pdeclarator
   | pointer direct_declarator                  { $$ = declarator_derive($2, $1, @$); }
   ;
 
+/* Attributes may begin a parenthesized declarator: `int (__attribute__((x)) *p)`.
+   The scope opened before them is the one a parameter list would open, since
+   after `(` attributes can begin either, and only what follows them tells.
+   Attributes after a declarator or a part of one (`f(void) __attribute__((x))`,
+   `a [[x]] [3]`) stay out of its range unless a part follows them: the range
+   is the declarator's type, which a coroutine's frame and value type copy. */
 direct_declarator
   : IDENTIFIER                                 { $$ = declarator_new($1, @$); }
   | TYPEDEF_NAME                               { $$ = declarator_new($1, @$); }
   | '(' pdeclarator ')'                        { $$ = declarator_paren($2, @$); }
+  | '(' scope_open attrs pdeclarator ')'       { scope_pop(); $$ = declarator_paren($4, @$); }
   | direct_declarator decl_suffix              { $$ = declarator_derive($1, $2, @$); }
+  | direct_declarator ATTRIBUTE                { $$ = $1; @$ = @1; }
   ;
 
 pdirect_declarator
   : IDENTIFIER                                 { $$ = declarator_new($1, @$); }
   | '(' pdeclarator ')'                        { $$ = declarator_paren($2, @$); }
+  | '(' scope_open attrs pdeclarator ')'       { scope_pop(); $$ = declarator_paren($4, @$); }
   | pdirect_declarator decl_suffix             { $$ = declarator_derive($1, $2, @$); }
+  | pdirect_declarator ATTRIBUTE               { $$ = $1; @$ = @1; }
   ;
 
 decl_suffix
@@ -493,10 +573,12 @@ array_size
   | array_quals_or_static assign_expr          { $<Node *>$ = $2; }
   | assign_expr                                { $<Node *>$ = $1; }
   | array_quals_or_static                      { $<Node *>$ = NULL; }
+  | array_quals_or_static '*'                  { $<Node *>$ = NULL; }
   ;
 
 array_quals_or_static
-  : qualifier | STATIC | array_quals_or_static qualifier | array_quals_or_static STATIC ;
+  : qualifier | STATIC | ATTRIBUTE
+  | array_quals_or_static qualifier | array_quals_or_static STATIC | array_quals_or_static ATTRIBUTE ;
 
 pointer
   : '*' qualifiers                             { $$ = NEW(ND_POINTER, @$); }
@@ -524,10 +606,13 @@ param_list
   ;
 
 param_decl
-  : param_specs declarator attrs_opt           { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; $$->b = $2; $$->tok = $2->tok;
+  : param_specs declarator                     { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; $$->b = $2; $$->tok = $2->tok;
                                                  if ($2->tok) $$->sym = scope_declare(SYM_OBJECT, $2->tok, $$, $<Node *>1->flags); }
   | param_specs abstract_declarator            { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; $$->b = $2; }
   | param_specs                                { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; }
+  | nts ideclarator                            { if (p->original) error_at(token_pos(p, @1.first), "implicit int in a coroutine: write the type out");
+                                                 $$ = NEW(ND_PARAM, @$); $$->a = $1; $$->b = $2; $$->tok = $2->tok;
+                                                 if ($2->tok) $$->sym = scope_declare(SYM_OBJECT, $2->tok, $$, $1->flags); }
   ;
 
 param_specs : specs_b { $<Node *>$ = $1; } | specs_t { $<Node *>$ = $1; } ;
@@ -547,6 +632,7 @@ abstract_declarator
 
 direct_abstract
   : '(' abstract_declarator ')'                { $$ = declarator_paren($2, @$); }
+  | '(' scope_open attrs abstract_declarator ')' { scope_pop(); $$ = declarator_paren($4, @$); }
   | '[' array_size ']'                         { Node *a = NEW(ND_ARRAY, @$); a->tok = TOK(@1.first); a->a = $<Node *>2;
                                                  $$ = declarator_derive(declarator_new(NULL, @$), a, @$); }
   | direct_abstract '[' array_size ']'         { Node *a = NEW(ND_ARRAY, @2); a->tok = TOK(@2.first); a->a = $<Node *>3;
@@ -570,9 +656,12 @@ init_list
   | init_list ',' designation initializer      { $$ = node_append($1, $4, @4.last); $4->d = $3; }
   ;
 
+/* and GNU's obsolete forms, `x: 1` and `[2] 3` */
 designation
   : designators '='                            { $$ = NEW(ND_EXPR, @$); }
   | IDENTIFIER ':'                             { $$ = NEW(ND_EXPR, @$); }
+  | '[' const_expr ']'                         { $$ = NEW(ND_EXPR, @$); }
+  | '[' const_expr ELLIPSIS const_expr ']'     { $$ = NEW(ND_EXPR, @$); }
   ;
 
 designators : designator | designators designator ;
@@ -583,7 +672,7 @@ designator
   | '.' IDENTIFIER                             { $$ = NULL; }
   ;
 
-attrs : ATTRIBUTE { $$ = NULL; } | attrs ATTRIBUTE { $$ = NULL; } ;
+attrs : ATTRIBUTE { $$ = NEW(ND_EXPR, @$); } | attrs ATTRIBUTE { $$ = NEW(ND_EXPR, @$); } ;
 attrs_opt : %empty { $$ = NULL; } | attrs ;
 
 /* }================================================================== */
@@ -592,7 +681,15 @@ attrs_opt : %empty { $$ = NULL; } | attrs ;
  * Statements
  * =================================================================== */
 
+/* GNU attributes may stand before a statement: `__attribute__((fallthrough));`,
+   or after a label. They are the same `attrs` that may begin a declaration's
+   specifiers, so a block item need not decide which it is until after them. */
 statement
+  : plain_statement
+  | attrs plain_statement                      { $$ = $2; $$->first = @$.first; }
+  ;
+
+plain_statement
   : labeled_statement
   | compound_statement
   | expression_statement
@@ -604,15 +701,33 @@ statement
   ;
 
 labeled_statement
-  : IDENTIFIER ':' statement                   { $$ = NEW(ND_LABEL, @$); $$->tok = $1; $$->b = $3; }
-  | TYPEDEF_NAME ':' statement                 { $$ = NEW(ND_LABEL, @$); $$->tok = $1; $$->b = $3; }
-  | CASE const_expr ':' statement              { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->a = $2; $$->b = $4; }
-  | CASE const_expr ELLIPSIS const_expr ':' statement { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->a = $2; $$->c = $4; $$->b = $6; }
-  | DEFAULT ':' statement                      { $$ = NEW(ND_DEFAULT, @$); $$->tok = $1; $$->b = $3; }
+  : label statement                            { $$ = $1; $$->b = $2; $$->last = @$.last; }
+  ;
+
+label
+  : IDENTIFIER ':'                             { $$ = NEW(ND_LABEL, @$); $$->tok = $1; }
+  | TYPEDEF_NAME ':'                           { $$ = NEW(ND_LABEL, @$); $$->tok = $1; }
+  | CASE const_expr ':'                        { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->a = $2; }
+  | CASE const_expr ELLIPSIS const_expr ':'    { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->a = $2; $$->c = $4; }
+  | DEFAULT ':'                                { $$ = NEW(ND_DEFAULT, @$); $$->tok = $1; }
+  ;
+
+/* As GNU C (and C23) allow: labels before a declaration, and at the end of
+   a block, where they label an empty statement. */
+labeled_declaration
+  : label declaration                          { $$ = $1; $$->b = $2; $$->last = @$.last; }
+  | label labeled_declaration                  { $$ = $1; $$->b = $2; $$->last = @$.last; }
+  ;
+
+trailing_labels
+  : label                                      { $$ = $1; $$->b = new_node(ND_EXPR_STMT, @$.last + 1, @$.last); }
+  | label trailing_labels                      { $$ = $1; $$->b = $2; $$->last = @$.last; }
   ;
 
 compound_statement
   : '{' scope_open block_items '}'             { scope_pop(); $$ = $3; $$->first = @$.first; $$->last = @$.last; }
+  | '{' scope_open block_items trailing_labels '}' { scope_pop(); $$ = node_append($3, $4, @4.last); $$->first = @$.first; $$->last = @$.last; }
+  | '{' scope_open trailing_labels '}'         { scope_pop(); $$ = node_list(ND_BLOCK, @$.first, @$.last, $3); }
   | '{' '}'                                    { $$ = NEW(ND_BLOCK, @$); }
   ;
 
@@ -625,6 +740,22 @@ block_item
   : declaration
   | statement
   | label_decl
+  | labeled_declaration
+  | nested_function
+  ;
+
+/* A GNU C nested function. In a coroutine it would have to be printed
+   inside the resume function, and its locals would become the frame's. */
+nested_function
+  : decl_specs declarator_reg nested_start body_start compound_statement
+                                               { $$ = funcdef_end(p, $1, $2, $5, @$); }
+  | decl_specs declarator_reg nested_start kr_start kr_decls compound_statement
+                                               { $$ = funcdef_end(p, $1, $2, $6, @$); }
+  ;
+
+nested_start
+  : %empty                                     { if (p->original) error_tok($<Node *>0->tok, "a nested function cannot be defined in a coroutine: define '%s' outside it", $<Node *>0->tok->text);
+                                                 $<Node *>$ = $<Node *>0; }  /* body_start finds the declarator before it */
   ;
 
 label_decl
@@ -634,13 +765,18 @@ label_decl
 expression_statement
   : ';'                                        { $$ = NEW(ND_EXPR_STMT, @$); }
   | expr ';'                                   { $$ = NEW(ND_EXPR_STMT, @$); $$->a = $1; }
-  | nts ';'                                    { $$ = NEW(ND_EXPR_STMT, @$); }  /* __attribute__((fallthrough)); */
   ;
 
 selection_statement
   : IF '(' expr ')' statement %prec IFX        { $$ = NEW(ND_IF, @$); $$->tok = $1; $$->a = $3; $$->b = $5; }
-  | IF '(' expr ')' statement ELSE statement   { $$ = NEW(ND_IF, @$); $$->tok = $1; $$->a = $3; $$->b = $5; $$->c = $7; }
+  | if_else statement                          { $$ = $1; $$->c = $2; $$->last = @$.last; }
   | SWITCH '(' expr ')' statement              { $$ = NEW(ND_SWITCH, @$); $$->tok = $1; $$->a = $3; $$->b = $5; }
+  ;
+
+/* Everything up to the `else`, as one symbol: a chain of `else if` then
+   takes one entry of the parser's stack per `if`, not six. */
+if_else
+  : IF '(' expr ')' statement ELSE             { $$ = NEW(ND_IF, @$); $$->tok = $1; $$->a = $3; $$->b = $5; }
   ;
 
 iteration_statement
@@ -786,9 +922,15 @@ postfix_expr
 
 member : IDENTIFIER | TYPEDEF_NAME ;
 
+/* A type name as an argument: GNU builtins that take one
+   (__builtin_convertvector(v, T), __builtin_has_attribute(T, a)), and
+   macros like va_arg(ap, T) and offsetof(T, m), which the coroutine parse
+   reads unexpanded. */
 args
   : assign_expr                                { $$ = node_list(ND_EXPR, @$.first, @$.last, $1); }
+  | type_name                                  { $$ = node_list(ND_EXPR, @$.first, @$.last, $1); }
   | args ',' assign_expr                       { $$ = node_append($1, $3, @3.last); }
+  | args ',' type_name                         { $$ = node_append($1, $3, @3.last); }
   ;
 
 primary_expr
@@ -809,6 +951,7 @@ offsetof_member
   : member                                     { $$ = NULL; }
   | offsetof_member '.' member                 { $$ = NULL; }
   | offsetof_member '[' expr ']'               { $$ = NULL; }
+  | offsetof_member ARROW member               { $$ = NULL; }
   ;
 
 strings
