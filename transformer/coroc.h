@@ -1,17 +1,19 @@
 /* coroc.h: the one internal header of the transformer.
  *
- * The pipeline (docs/design.md):
- *   source.c  read the .coc, run the system preprocessor on it, tokenize both
- *             the preprocessed text (what the compiler sees) and the original
- *             text (what the user wrote, macros unexpanded)
+ * The pipeline (docs/design.md), one pass a file:
+ *   source.c  read the .coc, run the system preprocessor on it, tokenize the
+ *             preprocessed text (what the compiler sees) and, when needed,
+ *             the original text (what the user wrote, macros unexpanded)
  *   parser.y  parse the preprocessed text whole (headers included), so that
  *             every typedef name is known and every syntax error reported;
  *             then parse each coroutine definition again from the original
  *             tokens, which is what the output is made of
- *   scope.c   the scoped symbol tables behind the typedef-name feedback
- *   lower.c   check the coroutine rules; lay out frames; number resume points
+ *   check.c   the coroutine rules, for both backends; resume points numbered
+ *   frame.c   what lives in each frame, under which names
+ *   lower.c   each stackless body as lines of C
  *   emit.c    print the output: the user's text verbatim outside coroutines,
- *             the lowered coroutines in their place
+ *             each coroutine by its backend (emit_stackless.c,
+ *             emit_stackful.c), made of the user's tokens by text.c
  */
 #ifndef COROC_H
 #define COROC_H
@@ -168,6 +170,8 @@ typedef struct {
 } CppArgs;
 
 void source_load(Source *src, const char *path, const CppArgs *cpp);
+/* Scan the user's own tokens of the input being loaded now, if not yet. */
+void source_scan_original(void);
 
 /* Token notes: what the parse and the passes learn about the user's own
    tokens (Source.original), kept beside them. Asked of any other token

@@ -11,7 +11,7 @@
  *     scopes (and the typedef names in them) are exactly those of its place.
  *
  * Telling `T * x;` (a declaration) from `a * b;` (a product) is the classic
- * "lexer hack": the token hook (yylex, classify) asks scope.c what an
+ * "lexer hack": the token hook (lexhook.c) asks scope.c what an
  * identifier names. A typedef
  * name can still be declared again as an ordinary name (`int T;` in an inner
  * scope): specifiers are split into those that already have a type (after
@@ -53,6 +53,13 @@ struct Parser {
   ArenaMark coroutine_body; /* file parse: where the body of the coroutine being parsed began */
   bool release_body;      /* ... give it back at its end */
 };
+
+/* lexhook.c: the parser's token hook. It hands bison the next token: a
+   keyword, a typedef name or an identifier as the scopes say, an
+   __attribute__ or __asm__ group as one token, a type-like macro's words. */
+int next_token(YYSTYPE *lval, Loc *lloc, Parser *p);
+/* lexhook.c: the parser's code for a keyword token, 0 for any other word. */
+int keyword_code(const Token *t);
 }
 
 %code {
@@ -65,7 +72,7 @@ struct Parser {
    exhausted". Left-leaning chains (`x + x + ... + x`) keep the stack low. */
 #define YYMAXDEPTH COROC_MAX_NESTING
 
-static int yylex(YYSTYPE *lval, Loc *lloc, Parser *p);
+#define yylex next_token  /* the token hook, lexhook.c */
 static void yyerror(Loc *loc, Parser *p, const char *msg);
 
 /* The range of a rule: from its first symbol to its last; an empty rule is
@@ -972,175 +979,6 @@ generic_assoc
 /* }================================================================== */
 
 %%
-
-/* {==================================================================
- * The lexer hook: keywords, typedef names, opaque GNU groups
- * =================================================================== */
-
-/* The parser's code for a keyword token, 0 for any other word. */
-static int keyword_code(const Token *t) {
-  int code = name_keyword(t->text);
-  /* The three words are keywords of the .coc only: a header may use them as names. */
-  if ((code == T_COROUTINE || code == T_YIELD || code == T_AWAIT) && !t->in_main)
-    return 0;
-  return code;
-}
-
-/* `__extension__` only silences pedantic warnings: the parser never sees
-   it, and it stays in the output with the tokens around it. */
-static bool is_extension(const Token *t) {
-  return t->kind == TK_IDENT && name_keyword(t->text) == T_EXTENSION;
-}
-
-/* The index of the next token the parser should see at or after i: the
-   original text's directive lines and skipped conditional groups are not C. */
-static int live_index(Parser *p, int i) {
-  while (i < p->toks->n && (p->toks->v[i].kind == TK_DIRECTIVE || p->toks->v[i].dead ||
-                            is_extension(&p->toks->v[i]))) {
-    if (!p->original && p->toks->v[i].kind == TK_DIRECTIVE && i >= p->directives_seen) {
-      macro_directive(p->toks->v[i].text);  /* in effect from here on */
-      p->directives_seen = i + 1;
-    }
-    i++;
-  }
-  return i;
-}
-
-/* {==================================================================
- * Type-like macros in the original tokens
- * =================================================================== */
-
-static bool is_type_word(int code) {
-  switch (code) {
-  case T_VOID: case T_CHAR_KW: case T_SHORT: case T_INT: case T_LONG: case T_FLOAT:
-  case T_DOUBLE: case T_SIGNED: case T_UNSIGNED: case T_BOOL: case T_COMPLEX: case T_INT128:
-  case T_FLOATN: case T_CONST: case T_VOLATILE: case T_RESTRICT: case T_STATIC: case T_EXTERN:
-  case T_INLINE: case T_NORETURN: case T_REGISTER: case T_THREAD_LOCAL: case T_STRUCT:
-  case T_UNION: case T_ENUM: case T_BUILTIN_VA_LIST: case T_TYPEDEF:
-    return true;
-  default:
-    return false;
-  }
-}
-
-/* Append the expansion of macro `name` to the queue if every word of it (and
-   of the macros in it) is a type word, a typedef name, a tag after
-   struct/union/enum, or a '*'. Returns false, leaving the queue as it was,
-   for any other macro: those stay identifiers, as the user wrote them. */
-static bool expand_type_macro(Parser *p, const char *name, int depth) {
-  const TokenList *body = macro_body(name);
-  if (!body || depth > 8)
-    return false;
-  int saved = p->nqueue;
-  for (int i = 0; i < body->n; i++) {
-    Token *t = &body->v[i];
-    int code = t->kind == TK_IDENT ? keyword_code(t) : 0;
-    bool after_tag = i > 0 && body->v[i - 1].kind == TK_IDENT &&
-                     (strcmp(body->v[i - 1].text, "struct") == 0 ||
-                      strcmp(body->v[i - 1].text, "union") == 0 || strcmp(body->v[i - 1].text, "enum") == 0);
-    bool ok = (t->kind == TK_PUNCT && t->code == '*') || (code && is_type_word(code)) || after_tag;
-    if (!ok && t->kind == TK_IDENT && !code) {
-      Sym *s = scope_lookup(t->text);
-      if (s && s->kind == SYM_TYPEDEF)
-        ok = true;
-      else if (expand_type_macro(p, t->text, depth + 1))
-        continue;
-    }
-    if (!ok || p->nqueue == (int)(sizeof p->queue / sizeof p->queue[0])) {
-      p->nqueue = saved;
-      return false;
-    }
-    p->queue[p->nqueue++] = t;
-  }
-  return true;
-}
-
-/* }================================================================== */
-
-/* `__attribute__((...))` and `__asm__ volatile (...)`: coroc never needs
-   what is inside, so the hook returns each as one token covering its
-   balanced parentheses. Returns the index of the last token of the group. */
-static int skip_group(Parser *p, int i, bool is_asm) {
-  i = live_index(p, i + 1);
-  while (is_asm && i < p->toks->n && p->toks->v[i].kind == TK_IDENT) /* volatile, goto, inline */
-    i = live_index(p, i + 1);
-  if (i >= p->toks->n || p->toks->v[i].code != '(')
-    error_tok(&p->toks->v[i], "expected '(' after '%s'", is_asm ? "__asm__" : "__attribute__");
-  int depth = 0;
-  for (; i < p->toks->n; i = live_index(p, i + 1)) {
-    int c = p->toks->v[i].code;
-    if (c == '(')
-      depth++;
-    else if (c == ')' && --depth == 0)
-      return i;
-  }
-  error_tok(&p->toks->v[p->toks->n], "unbalanced parentheses at the end of the input");
-}
-
-static int classify(Parser *p, Token *t, int *index) {
-  switch (t->kind) {
-  case TK_NUMBER: return T_NUMBER;
-  case TK_CHAR: return T_CHAR;
-  case TK_STRING: return T_STRING;
-  case TK_PUNCT: return t->code;
-  case TK_EOF: return T_YYEOF;
-  case TK_DIRECTIVE: internal_error("directive reached the parser");
-  case TK_IDENT: break;
-  }
-  int code = keyword_code(t);
-  if (code == T_ATTRIBUTE || code == T_ASM) {
-    *index = skip_group(p, *index, code == T_ASM);
-    return code;
-  }
-  if (code)
-    return code;
-  /* a member name after . or -> is never a type */
-  if (p->prev_code == '.' || p->prev_code == T_ARROW)
-    return T_IDENTIFIER;
-  Sym *sym = scope_lookup(t->text);
-  return sym && sym->kind == SYM_TYPEDEF ? T_TYPEDEF_NAME : T_IDENTIFIER;
-}
-
-static int yylex(YYSTYPE *lval, Loc *lloc, Parser *p) {
-  if (p->original && !p->started) {
-    p->started = true;
-    *lloc = (Loc){p->pos, p->pos - 1};
-    return T_START_COROUTINE;
-  }
-  if (p->original && p->done) {
-    *lloc = (Loc){p->pos, p->pos - 1};
-    return T_YYEOF;
-  }
-  if (p->qhead < p->nqueue) {  /* inside a type-like macro: its words, at its place */
-    Token *t = p->queue[p->qhead++];
-    int index = p->qindex;
-    int code = classify(p, t, &index);
-    lval->T_IDENTIFIER = t;
-    *lloc = (Loc){p->qindex, p->qindex};
-    p->prev_code = code;
-    return code;
-  }
-  int i = live_index(p, p->pos);
-  Token *t = &p->toks->v[i];
-  if (p->original && t->kind == TK_IDENT && !keyword_code(t) && p->prev_code != '.' &&
-      p->prev_code != T_ARROW) {
-    p->nqueue = p->qhead = 0;
-    if (expand_type_macro(p, t->text, 0)) {
-      p->qindex = i;
-      p->pos = i + 1;
-      return yylex(lval, lloc, p);  /* an empty macro (INLINE) simply vanishes */
-    }
-  }
-  int last = i;
-  int code = classify(p, t, &last);
-  lval->T_IDENTIFIER = t;
-  *lloc = (Loc){i, last};
-  p->pos = t->kind == TK_EOF ? i : last + 1;
-  p->prev_code = code;
-  return code;
-}
-
-/* }================================================================== */
 
 /* {==================================================================
  * Syntax errors

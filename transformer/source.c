@@ -452,8 +452,18 @@ static void scan_original(Source *src) {
   src->original_ready = true;
   tokenize(src->name, src->text, src->len, false, NULL, &src->original);
   noted = &src->original;
-  if (src->expanded.v)
+  if (src->line_live)  /* (else source_load marks them, once the lines are known) */
     mark_dead(src);
+}
+
+/* The input being loaded: the scanner of the preprocessor's output asks for
+   the user's own tokens when it meets an error, to point at the user's
+   column (lexer.l, unterminated). */
+static Source *loading;
+
+void source_scan_original(void) {
+  if (loading)
+    scan_original(loading);
 }
 
 bool is_line_directive(const char *directive) {
@@ -464,6 +474,7 @@ bool is_line_directive(const char *directive) {
 }
 
 void source_load(Source *src, const char *path, const CppArgs *cpp) {
+  loading = src;
   src->name = display_name(path);
   src->text = read_input(path, &src->len);
   diag_add_file(src->name, src->text, src->len);
