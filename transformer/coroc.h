@@ -26,6 +26,7 @@ typedef struct Token Token;
 typedef struct Node Node;
 typedef struct Sym Sym;
 typedef struct Coroutine Coroutine;
+typedef struct Preprocessor Preprocessor;
 
 /* {=====================================================================
  * diag.c: the one diagnostic format
@@ -50,6 +51,9 @@ _Noreturn void internal_error_at(const char *file, int line, const char *fmt, ..
     __attribute__((format(printf, 3, 4)));
 /* Register the text of a file so that diagnostics can print its lines. */
 void diag_add_file(const char *name, const char *text, size_t len);
+/* A function to call once before any error is reported (source.c: a
+   preprocessor's own failure comes first), or NULL. */
+void diag_before_error(void (*fn)(void));
 /* A file to delete if coroc stops with an error (a temporary output or depfile). */
 void diag_remove_on_error(const char *path);
 /* Allocation that cannot fail quietly. */
@@ -146,6 +150,15 @@ typedef struct {
 void tokenize(const char *file, const char *text, size_t len, bool preprocessed,
               const char *main_file, TokenList *toks);
 
+/* lexer.l: the scan of a stream (the preprocessor's output, read from fd
+   as it comes), in batches: stream_more scans until toks->n > want, or to
+   the end of the text (then it adds the TK_EOF and answers false). The
+   tokens never move. Linemarker lines are copied to markers if not NULL. */
+typedef struct TokenStream TokenStream;
+TokenStream *stream_open(int fd, const char *file, const char *main_file, TokenList *toks,
+                         FILE *markers);
+bool stream_more(TokenStream *ts, int want);
+
 /* The input, read and prepared by source.c. */
 typedef struct {
   const char *name;     /* the name diagnostics and #line use ("<stdin>" for -) */
@@ -158,7 +171,8 @@ typedef struct {
   bool *directive_live; /* [line] the preprocessor kept the directive on this line (-dD) */
   int nlines;           /* lines in the original */
   bool has_line_directives; /* the .coc has #line directives of its own */
-  const char *cpp_text; /* what the preprocessor printed (depfile.c reads its linemarkers) */
+  struct Preprocessor *cpp; /* the preprocessor while it runs (source.c) */
+  const char *cpp_text; /* -MD: the preprocessor's linemarker lines (depfile.c reads them) */
   size_t cpp_len;       /* its length */
 } Source;
 
@@ -172,6 +186,10 @@ typedef struct {
 void source_load(Source *src, const char *path, const CppArgs *cpp);
 /* Scan the user's own tokens of the input being loaded now, if not yet. */
 void source_scan_original(void);
+/* The preprocessed tokens come as the preprocessor writes them: is token
+   `index` there (scanning more if needed)? source_finish: all of them. */
+bool source_more(Source *src, int index);
+void source_finish(Source *src);
 
 /* Token notes: what the parse and the passes learn about the user's own
    tokens (Source.original), kept beside them. Asked of any other token

@@ -70,6 +70,20 @@ static void show_line(const KnownFile *f, int line, int col) {
   fputs("^\n", stderr);
 }
 
+static void (*before_error)(void);
+
+void diag_before_error(void (*fn)(void)) {
+  before_error = fn;
+}
+
+/* Once, before the first report (it may report an error of its own). */
+static void settle(void) {
+  void (*fn)(void) = before_error;
+  before_error = NULL;
+  if (fn)
+    fn();
+}
+
 static void vreport(Pos pos, const char *fmt, va_list ap) {
   fprintf(stderr, "%s:%d:%d: error: ", pos.file, pos.line, pos.col);
   vfprintf(stderr, fmt, ap);
@@ -82,6 +96,7 @@ static void vreport(Pos pos, const char *fmt, va_list ap) {
 }
 
 void error_at(Pos pos, const char *fmt, ...) {
+  settle();
   va_list ap;
   va_start(ap, fmt);
   vreport(pos, fmt, ap);
@@ -90,6 +105,7 @@ void error_at(Pos pos, const char *fmt, ...) {
 }
 
 void error_tok(const Token *tok, const char *fmt, ...) {
+  settle();
   va_list ap;
   va_start(ap, fmt);
   vreport(tok_pos(tok), fmt, ap);
@@ -98,6 +114,7 @@ void error_tok(const Token *tok, const char *fmt, ...) {
 }
 
 void fatal(const char *fmt, ...) {
+  settle();
   va_list ap;
   va_start(ap, fmt);
   fputs("coroc: error: ", stderr);

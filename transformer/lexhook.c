@@ -19,6 +19,12 @@
 
 #include <string.h>
 
+/* Is token i there? The file parse reads the preprocessor's output as it
+   comes: asking for a token scans up to it (source_more). */
+static bool have_token(Parser *p, int i) {
+  return i < p->toks->n || (!p->original && source_more(p->src, i));
+}
+
 /* {==================================================================
  * The lexer hook: keywords, typedef names, opaque GNU groups
  * =================================================================== */
@@ -41,7 +47,7 @@ static bool is_extension(const Token *t) {
 /* The index of the next token the parser should see at or after i: the
    original text's directive lines and skipped conditional groups are not C. */
 static int live_index(Parser *p, int i) {
-  while (i < p->toks->n && (p->toks->v[i].kind == TK_DIRECTIVE || p->toks->v[i].dead ||
+  while (have_token(p, i) && (p->toks->v[i].kind == TK_DIRECTIVE || p->toks->v[i].dead ||
                             is_extension(&p->toks->v[i]))) {
     if (!p->original && p->toks->v[i].kind == TK_DIRECTIVE && i >= p->directives_seen) {
       macro_directive(p->toks->v[i].text);  /* in effect from here on */
@@ -108,12 +114,12 @@ static bool expand_type_macro(Parser *p, const char *name, int depth) {
    balanced parentheses. Returns the index of the last token of the group. */
 static int skip_group(Parser *p, int i, bool is_asm) {
   i = live_index(p, i + 1);
-  while (is_asm && i < p->toks->n && p->toks->v[i].kind == TK_IDENT) /* volatile, goto, inline */
+  while (is_asm && have_token(p, i) && p->toks->v[i].kind == TK_IDENT) /* volatile, goto, inline */
     i = live_index(p, i + 1);
-  if (i >= p->toks->n || p->toks->v[i].code != '(')
+  if (!have_token(p, i) || p->toks->v[i].code != '(')
     error_tok(&p->toks->v[i], "expected '(' after '%s'", is_asm ? "__asm__" : "__attribute__");
   int depth = 0;
-  for (; i < p->toks->n; i = live_index(p, i + 1)) {
+  for (; have_token(p, i); i = live_index(p, i + 1)) {
     int c = p->toks->v[i].code;
     if (c == '(')
       depth++;

@@ -173,8 +173,26 @@ static int cpp_command(const char **argv, int max) {
    is fed through a pipe (as "<stdin>") by a child process, so a large file
    cannot deadlock us between writing its input and reading its output. Its
    diagnostics are collected and, on failure, reported in the one format. */
-static char *preprocess(const char *path, const char *text, size_t len, const CppArgs *args,
-                        size_t *out_len) {
+/* The preprocessor, running: its output is scanned as it comes (lexer.l's
+   streams), so that coroc parses while the preprocessor still works. */
+struct Preprocessor {
+  pid_t pid, writer;     /* it, and the child that feeds it the input */
+  int out;               /* its output */
+  FILE *errs;            /* its diagnostics */
+  const char *path;      /* the input, for messages */
+  TokenStream *stream;   /* the scan of its output */
+  FILE *markers;         /* -MD: its linemarkers, kept for depfile.c ... */
+  char *marker_text;     /* ... here */
+  size_t marker_len;
+};
+
+static Source *loading;
+static void mark_live_lines(Source *src);
+static void mark_dead(Source *src);
+static void source_settle(void);
+
+static void preprocess(Source *src, const char *path, const char *text, size_t len,
+                       const CppArgs *args) {
   const char **argv = xcalloc(args->nargs + 32, sizeof *argv);
   int n = cpp_command(argv, 8);
   /* Without the word `coroutine` anywhere in it, the input has no coroutine
@@ -242,16 +260,70 @@ static char *preprocess(const char *path, const char *text, size_t len, const Cp
     _exit(0);
   }
   close(in[1]);
-  char *result = read_fd(out[0], out_len);
-  close(out[0]);
+  Preprocessor *cpp = xcalloc(1, sizeof *cpp);
+  *cpp = (Preprocessor){.pid = pid, .writer = writer, .out = out[0], .errs = errs, .path = path};
+  if (args->keep_output)
+    cpp->markers = open_memstream(&cpp->marker_text, &cpp->marker_len);
+  cpp->stream = stream_open(out[0], src->name, "<stdin>", &src->expanded, cpp->markers);
+  src->cpp = cpp;
+  diag_before_error(source_settle);
+}
+
+/* The preprocessor has said all it will: did it fail? Then its error is
+   the one to report, whatever came of reading its output. */
+static void wait_preprocessor(Preprocessor *cpp) {
+  close(cpp->out);
   int status;
-  waitpid(pid, &status, 0);
-  if (writer > 0)
-    waitpid(writer, NULL, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !result)
-    report_cpp_failure(errs, path);
-  fclose(errs);
-  return result;
+  waitpid(cpp->pid, &status, 0);
+  if (cpp->writer > 0)
+    waitpid(cpp->writer, NULL, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    report_cpp_failure(cpp->errs, cpp->path);
+  fclose(cpp->errs);
+}
+
+/* The end of the preprocessor's output: what needs all of it is done now. */
+static void finish_preprocessor(Source *src) {
+  Preprocessor *cpp = src->cpp;
+  src->cpp = NULL;
+  diag_before_error(NULL);
+  wait_preprocessor(cpp);
+  if (cpp->markers) {  /* the depfile's linemarkers */
+    fclose(cpp->markers);
+    src->cpp_text = cpp->marker_text;
+    src->cpp_len = cpp->marker_len;
+  }
+  mark_live_lines(src);
+  if (src->original_ready)
+    mark_dead(src);
+  free(cpp);
+}
+
+bool source_more(Source *src, int index) {
+  while (src->cpp && index >= src->expanded.n)
+    if (!stream_more(src->cpp->stream, index + 4096))  /* a batch at a time */
+      finish_preprocessor(src);
+  return index < src->expanded.n;
+}
+
+void source_finish(Source *src) {
+  while (src->cpp)
+    source_more(src, src->expanded.n + (1 << 20));
+}
+
+/* An error is about to be reported, with the preprocessor still writing:
+   if it failed, its error comes first (the rest of its output, unread, may
+   be what made the parser stop). */
+static void source_settle(void) {
+  Source *src = loading;
+  if (!src || !src->cpp)
+    return;
+  Preprocessor *cpp = src->cpp;
+  src->cpp = NULL;
+  char buf[1 << 16];
+  while (read(cpp->out, buf, sizeof buf) > 0)
+    ;
+  wait_preprocessor(cpp);
 }
 
 /* }================================================================== */
@@ -316,6 +388,7 @@ static int first_on_line(Source *src, int line) {
 }
 
 int source_find_original(Source *src, int index) {
+  source_finish(src);  /* which lines are live needs all of the preprocessor's output */
   scan_original(src);
   Token *t = &src->expanded.v[index];
   if (!t->in_main)
@@ -465,10 +538,9 @@ static void scan_original(Source *src) {
     mark_dead(src);
 }
 
-/* The input being loaded: the scanner of the preprocessor's output asks for
-   the user's own tokens when it meets an error, to point at the user's
-   column (lexer.l, unterminated). */
-static Source *loading;
+/* (loading: the input being loaded. The scanner of the preprocessor's
+   output asks for the user's own tokens when it meets an error, to point at
+   the user's column: lexer.l, unterminated.) */
 
 void source_scan_original(void) {
   if (loading)
@@ -497,19 +569,8 @@ void source_load(Source *src, const char *path, const CppArgs *cpp) {
   }
   if (may_have_line_directives(src->text, src->len))
     scan_original(src);
-  size_t plen = 0;
   char *input = without_line_directives(src);
-  char *pp = preprocess(path, input, src->len, cpp, &plen);
+  preprocess(src, path, input, src->len, cpp);  /* its output is scanned as the parser asks */
   if (input != src->text)
-    free(input);
-  tokenize(src->name, pp, plen, true, "<stdin>", &src->expanded);
-  if (cpp->keep_output) {  /* the depfile's linemarkers */
-    src->cpp_text = pp;
-    src->cpp_len = plen;
-  } else {
-    free(pp);  /* the tokens hold their own spellings */
-  }
-  mark_live_lines(src);
-  if (src->original_ready)
-    mark_dead(src);
+    free(input);  /* (the child feeding the preprocessor has its own copy) */
 }
