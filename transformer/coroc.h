@@ -560,6 +560,9 @@ char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const No
                  const char *name, bool is_param);
 char *emit_field_decl(Emitter *e, const Node *specs, const Node *declarator, const char *name);
 bool is_array_type(const Node *specs, const Node *declarator, int depth);
+char *literal_type(Emitter *e, const Node *lit, const char *key);  /* a kept compound literal's field type */
+char *shape_decl(Emitter *e, const Node *specs, const Node *d, const Node *init, const char *key,
+                 const Sym *self);  /* the shape sizing an array declared [], or NULL */
 void push_repl(Emitter *e, const Node *n, const char *text);  /* lowering: print n as text */
 void drop_repl(Emitter *e, int keep);                         /* ... forget those from keep on */
 

@@ -54,17 +54,17 @@ static void merge_lasting(Graph *g, char *into, const char *from) {
 }
 
 /* Does this switch body have a default label of its own (not a nested switch's)? */
-static bool has_default(const Node *n) {
-  if (!n || n->kind == ND_SWITCH)
-    return false;
+static bool default_pre(Node *n, void *ctx) {
   if (n->kind == ND_DEFAULT)
-    return true;
-  if (has_default(n->a) || has_default(n->b) || has_default(n->c) || has_default(n->d))
-    return true;
-  for (int i = 0; i < n->kids.n; i++)
-    if (has_default(n->kids.v[i]))
-      return true;
-  return false;
+    *(bool *)ctx = true;
+  return n->kind != ND_SWITCH && !*(bool *)ctx;
+}
+
+static bool has_default(Node *n) {
+  bool found = false;
+  if (n && n->kind != ND_SWITCH)
+    visit(n, default_pre, NULL, &found);
+  return found;
 }
 
 static void clear(Graph *g, char *set) {

@@ -48,13 +48,43 @@ static void emit_hoisted_types(Emitter *e, Coroutine *co) {
 
 /* `__typeof__(int[3]) coro_lit_1;`: a kept compound literal's field. */
 static void emit_literal_field(Emitter *e, Node *lit) {
-  Node *type = lit->a;
-  Node init = {.kind = ND_INIT_LIST, .first = lit->first, .last = lit->last, .kids = lit->kids};
-  char *t = type->b ? field_decl(e, type->a, type->b, &init, "", false) : specs_str(e, type->a, false);
-  emit_put(e, emit_line_of(e, lit), "__typeof__(%s) %s;", t, lit->name);
+  emit_put(e, emit_line_of(e, lit), "__typeof__(%s) %s;", literal_type(e, lit, lit->name),
+           lit->name);
+}
+
+/* The shapes of the lists that size arrays declared [] (text.c, shape_decl),
+   between pragmas that quiet what an elided list warns of: they are coroc's
+   scaffolding, and the user's own lists keep their warnings. */
+static void emit_shapes(Emitter *e, Coroutine *co) {
+  bool open = false;
+  for (int i = 0; i < co->locals.n + co->literals.n; i++) {
+    Node *n = i < co->locals.n ? co->locals.v[i] : co->literals.v[i - co->locals.n];
+    char *shape = NULL;
+    if (n->kind == ND_INIT_DECL) {
+      shape = shape_decl(e, n->c, n->a, n->b, n->sym->field, n->sym);
+    } else if (n->kind == ND_EXPR) {  /* a kept compound literal */
+      Node init = {.kind = ND_INIT_LIST, .first = n->first, .last = n->last, .kids = n->kids};
+      shape = shape_decl(e, n->a->a, n->a->b, &init, n->name, NULL);
+    }
+    if (!shape)
+      continue;
+    if (!open) {
+      emit_put(e, 0, "/* the sizes of arrays declared [] in %s, counted by the compiler */", co->name);
+      emit_put(e, 0, "#pragma GCC diagnostic push");
+      static const char *const quiet[] = {"-Wmissing-braces", "-Wmissing-field-initializers",
+                                          "-Woverride-init", "-Wpedantic"};
+      for (size_t k = 0; k < sizeof quiet / sizeof quiet[0]; k++)
+        emit_put(e, 0, "#pragma GCC diagnostic ignored \"%s\"", quiet[k]);
+      open = true;
+    }
+    emit_put(e, emit_line_of(e, n), "%s", shape);
+  }
+  if (open)
+    emit_put(e, 0, "#pragma GCC diagnostic pop");
 }
 
 static void emit_frame(Emitter *e, Coroutine *co) {
+  emit_shapes(e, co);
   emit_put(e, 0, "/* the frame of %s: its parameters and locals, kept across suspensions */",
            co->name);
   emit_put(e, 0, "struct coro_frame_%s {", co->name);
