@@ -270,72 +270,394 @@ static char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
   return buf;
 }
 
-/* Could the specifiers name a struct, union or array type (a tag, or a
-   typedef name we do not look through)? Then `{1, 2, 3, 4}` may fill
-   elements several values at a time. */
-static bool has_aggregate_type(const Node *specs) {
-  for (int i = 0; i < specs->kids.n; i++) {
-    Node *k = specs->kids.v[i];
-    if ((k->kind == ND_TAGGED && strcmp(k->tok->text, "enum") != 0) || k->kind == ND_IDENT ||
-        k->kind == ND_SIZEOF)
+/* Sizes of arrays declared `[]`.
+ *
+ * `T a[] = {...};` gives the frame a field that needs a size, and the frame
+ * is written at file scope, where the coroutine's locals do not exist. With
+ * brace elision (`int m[][2] = {1, 2, 3}`), designators (`{[9] = 1}`) or
+ * strings in arrays of char arrays, the size follows C's rules for the list
+ * over the element type, and only the compiler knows the element type (how
+ * many scalars a struct holds). So coroc counts only what needs no type: a
+ * list without designators whose every item fills one element (a braced
+ * item, or any item of a scalar element). Otherwise the compiler counts a
+ * *shape* of the list, written before the frame: the same items, designators
+ * and nesting, each standing where the user's stood and filling what it
+ * fills, with values that mean something at file scope:
+ *
+ *   the user's item             in the shape
+ *   {...}, or a macro for one   {0} ({} as written; 0 for a scalar element)
+ *   "text", or a macro for a    itself: a string decides how much of a char
+ *   string or for several items array it fills
+ *   a value of scalar type      0
+ *   a value of struct or        (__typeof__((void)0, V)){0}, where V is the
+ *   union type (or unknown)     value with each name of the body `x` written
+ *                               (*(__typeof__(T) *)0), T the type of x
+ *   [K] =, .f =, [A ... B] =    themselves, names of the body typed as above
+ *
+ * Only the top level needs items: a braced item fills one subobject whatever
+ * it holds. A struct or union value cannot become 0: it fills a whole
+ * subobject of its own type, where a 0 would be elided into a first scalar.
+ * Its stand-in needs its type, and C has no constant of struct type. gcc
+ * rejects a compound literal inside a file-scope compound literal (clang
+ * takes it); both take one in the initializer of a static object (a GNU
+ * extension). So a shape with such a value is a static object,
+ * `static __typeof__(T[]) coro_shape_F_x = {...};`, and any other shape is
+ * only a type, `typedef __typeof__((T[]){...}) coro_shape_F_x;`, which takes
+ * no storage. The field is `T x[sizeof (coro_shape_F_x) / sizeof (T[1])]`.
+ * The shapes stand between `#pragma GCC diagnostic push` and `pop`, with the
+ * warnings that an elided or overriding list gives turned off: a shape is
+ * coroc's scaffolding, and the user's own list, where it stands in the body,
+ * keeps its warnings. An array of unknown size may also come through a
+ * typedef (`typedef int ints[]; ints a = {...};`): its field is then an array
+ * of the typedef's elements, `__typeof__((*(ints *)0)[0]) a[N]`.
+ */
+
+/* What the elements of an array are, as far as counting a list goes. */
+typedef enum {
+  EL_POINTER,  /* a pointer: one item each, a string too */
+  EL_ARITH,    /* arithmetic or enum: one item each, but a string fills a char array */
+  EL_ARRAY,    /* an array (or vector) of scalars: inner braces may be left out */
+  EL_RECORD,   /* may hold a struct or union, or a type coroc cannot look into */
+} ElemKind;
+
+static ElemKind derived_kind(const Node *specs, const Node *declarator, int from, int depth,
+                             const TokenList *toks);
+
+/* `typedef int v4 __attribute__((vector_size(16)));`: brace elision goes
+   into a vector as into an array. */
+static bool is_vector_typedef(const Sym *s) {
+  for (int i = s->decl->c->first; i < s->toks->n; i++) {
+    const Token *t = &s->toks->v[i];
+    if (t->kind == TK_IDENT && strstr(t->text, "vector_size"))
       return true;
+    if (i > s->decl->last && (t->code == ';' || t->code == ','))
+      break;
   }
   return false;
 }
 
-/* The size of `T a[] = init;`: counted from the initializer. */
-static const char *array_size_from(Emitter *e, const Node *init, bool elements_are_scalars) {
-  if (!init)
-    return NULL;
-  if (init->kind != ND_INIT_LIST) {  /* char s[] = "text", wchar_t w[] = L"text" */
-    char *lit = node_str(e, init);
-    return format("sizeof %s / sizeof %s[0]", lit, lit);
+/* The kind of the type the specifiers name, looking through typedef names;
+   toks: the tokens they were parsed from. */
+static ElemKind specs_kind(const Node *specs, int depth, const TokenList *toks) {
+  for (int i = 0; specs && i < specs->kids.n; i++) {
+    Node *k = specs->kids.v[i];
+    if (k->kind == ND_TAGGED)  /* its first token is struct, union or enum */
+      return strcmp(toks->v[k->first].text, "enum") == 0 ? EL_ARITH : EL_RECORD;
+    if (k->kind == ND_SIZEOF)  /* typeof */
+      return EL_RECORD;
+    if (k->kind == ND_IDENT) {
+      Sym *s = k->tok->sym;
+      if (!s || s->kind != SYM_TYPEDEF || !s->decl || s->decl->kind != ND_INIT_DECL || !s->toks ||
+          depth > 32)
+        return EL_RECORD;
+      return is_vector_typedef(s) ? EL_ARRAY : derived_kind(s->decl->c, s->decl->a, 0, depth + 1,
+                                                             s->toks);
+    }
   }
-  for (int i = 0; i < init->kids.n; i++)
-    if (init->kids.v[i]->d)
-      error_tok(&e->toks->v[init->first], "an array in a coroutine with designated initializers "
-                "needs an explicit size");
-  for (int i = 0; i < init->kids.n && !elements_are_scalars; i++)
-    if (init->kids.v[i]->kind != ND_INIT_LIST)
-      error_tok(&e->toks->v[init->first], "an array of arrays or structs in a coroutine whose "
-                "initializer leaves out inner braces needs an explicit size");
-  if (init->kids.n == 1 && init->kids.v[0]->kind == ND_EXPR && init->kids.v[0]->flags == OP_STRING) {
-    char *lit = node_str(e, init->kids.v[0]);
-    return format("sizeof %s / sizeof %s[0]", lit, lit);
+  return EL_ARITH;
+}
+
+/* The kind of the type that the derivations from `from` on make of the
+   specifiers (from 1: the elements of an array declarator). */
+static ElemKind derived_kind(const Node *specs, const Node *declarator, int from, int depth,
+                             const TokenList *toks) {
+  bool array = false;
+  for (int i = from; declarator && i < declarator->kids.n; i++) {
+    if (declarator->kids.v[i]->kind != ND_ARRAY)
+      return array ? EL_ARRAY : EL_POINTER;
+    array = true;
+  }
+  ElemKind base = specs_kind(specs, depth, toks);
+  return array && base != EL_RECORD ? EL_ARRAY : base;
+}
+
+/* Is the object a scalar value where it is used? Arrays and functions decay.
+   (A parameter's symbol keeps no tokens: it is the coroutine's own.) */
+static bool object_is_scalar(Emitter *e, const Sym *s) {
+  if (!s->decl || (s->decl->kind != ND_PARAM && s->decl->kind != ND_INIT_DECL))
+    return false;
+  const Node *specs = s->decl->kind == ND_PARAM ? s->decl->a : s->decl->c;
+  const Node *d = s->decl->kind == ND_PARAM ? s->decl->b : s->decl->a;
+  return (d && d->kids.n) || specs_kind(specs, 0, s->toks ? s->toks : e->toks) != EL_RECORD;
+}
+
+/* Does the call return a scalar? Known for a function called by its name. */
+static bool returns_scalar(Emitter *e, const Node *callee) {
+  const Sym *s = callee->kind == ND_IDENT ? callee->tok->sym : NULL;
+  if (!s || s->kind != SYM_FUNCTION || !s->decl || s->decl->kind != ND_INIT_DECL)
+    return false;
+  const Node *d = s->decl->a;  /* its derivations: the function, then what it returns */
+  return d->kids.n && d->kids.v[0]->kind == ND_FUNC &&
+         derived_kind(s->decl->c, d, 1, 0, s->toks ? s->toks : e->toks) != EL_RECORD;
+}
+
+/* Is n's value a scalar, never a struct or union? Told by its form and by
+   declarations: coroc does not type expressions. */
+static bool is_scalar_expr(Emitter *e, const Node *n) {
+  if (n->kind == ND_SIZEOF)
+    return true;
+  if (n->kind == ND_IDENT) {
+    Sym *s = n->tok->sym;
+    return s && (s->kind == SYM_ENUMCONST || s->kind == SYM_FUNCTION ||
+                 (s->kind == SYM_OBJECT && object_is_scalar(e, s)));
+  }
+  if (n->kind != ND_EXPR)
+    return false;  /* an await, a statement expression */
+  switch (n->flags) {
+  case ')':
+  case OP_EXTENSION:
+    return is_scalar_expr(e, n->a);
+  case ',':
+    return is_scalar_expr(e, n->b);
+  case '?':  /* one scalar arm makes both scalar */
+    return is_scalar_expr(e, n->b ? n->b : n->a) || is_scalar_expr(e, n->c);
+  case '(':  /* a cast; to a union is GNU C */
+    return derived_kind(n->a->a, n->a->b, 0, 0, e->toks) != EL_RECORD;
+  case '*':
+    return n->b != NULL;  /* a product; `*p` may be a struct */
+  case OP_CALL:
+    return returns_scalar(e, n->a);
+  case '[': case '.': case T_ARROW: case '=': case '{': case OP_GENERIC:
+  case OP_VA_ARG: case OP_STRING:
+    return false;
+  default:  /* arithmetic, comparisons, logic, &x, ++, compound assignments */
+    return true;
+  }
+}
+
+/* A string literal, in parentheses or not. */
+static bool is_string(const Node *n) {
+  while (n->kind == ND_EXPR && n->flags == ')')
+    n = n->a;
+  return n->kind == ND_EXPR && n->flags == OP_STRING;
+}
+
+/* The replacement list of object-like macro `name` as the coroutine saw it,
+   or NULL. */
+static const char *macro_text(Emitter *e, const char *name) {
+  static const char ident[] = "_$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  for (int i = 0; i < e->co->nmacros; i++) {
+    const char *p = strchr(e->co->macros[i], '#') + 1;
+    p += strspn(p, " \t");
+    p += strncmp(p, "define", 6) == 0 ? 6 : 0;
+    p += strspn(p, " \t");
+    size_t n = strspn(p, ident);
+    if (n == strlen(name) && strncmp(p, name, n) == 0)
+      return p[n] == '(' ? NULL : p + n + strspn(p + n, " \t");
+  }
+  return NULL;
+}
+
+/* The replacement list of a macro used as an item (`ORIGIN`), or NULL:
+   only its expansion says what the item fills. */
+static const char *item_macro(Emitter *e, const Node *n) {
+  return n->kind == ND_IDENT && !n->tok->sym ? macro_text(e, n->tok->text) : NULL;
+}
+
+/* Is the text one braced list, `{...}` and nothing after? */
+static bool is_one_list(const char *text) {
+  int depth = 0;
+  const char *p = text;
+  for (; *p; p++) {
+    if (*p == '"' || *p == '\'') {  /* braces in a literal do not count */
+      char quote = *p;
+      while (p[1] && p[1] != quote)
+        p += p[1] == '\\' && p[2] ? 2 : 1;
+      p += p[1] != '\0';
+    } else if (*p == '{') {
+      depth++;
+    } else if (*p == '}' && --depth == 0) {
+      break;
+    }
+  }
+  return *text == '{' && *p && p[1 + strspn(p + 1, " \t")] == '\0';
+}
+
+/* Does a macro's text start with a string literal (L"", u"", U"", u8"" too)? */
+static bool is_string_text(const char *text) {
+  return text[strspn(text, "LuU8")] == '"';
+}
+
+/* How an item of the list stands in the shape (see above). */
+typedef enum { IT_BRACED, IT_COPY, IT_SCALAR, IT_TYPED } ItemKind;
+
+static ItemKind item_kind(Emitter *e, const Node *item, ElemKind el) {
+  const char *macro = item_macro(e, item);
+  if (item->kind == ND_INIT_LIST || (macro && is_one_list(macro)))  /* `#define ORIGIN {0, 0}` */
+    return IT_BRACED;
+  if (is_string(item) || (macro && (is_string_text(macro) || *macro == '{')))
+    return IT_COPY;  /* a string fills a char array; a macro for several items speaks for itself */
+  if (el != EL_RECORD || is_scalar_expr(e, item))
+    return IT_SCALAR;
+  return IT_TYPED;
+}
+
+/* A braced item in the shape: it fills the subobject at hand, whatever it holds. */
+static const char *braced_stand_in(Emitter *e, const Node *item, ElemKind el) {
+  if (el == EL_POINTER || el == EL_ARITH)
+    return "0";
+  const char *macro = item_macro(e, item);
+  bool empty = macro ? macro[1 + strspn(macro + 1, " \t")] == '}' : item->kids.n == 0;
+  return empty ? "{}" : "{0}";
+}
+
+/* `char s[] = {"text"}`: the string is the whole array. */
+static const Node *braced_string(const Node *init, ElemKind el) {
+  const Node *only = init->kids.n == 1 ? init->kids.v[0] : NULL;
+  return el == EL_ARITH && only && !only->d && is_string(only) ? only : NULL;
+}
+
+/* How the size of `T a[] = init` is found. */
+typedef enum {
+  SIZE_COUNTED,  /* by coroc */
+  SIZE_TYPE,     /* by the compiler, from a typedef of a compound literal's type */
+  SIZE_OBJECT,   /* by the compiler, from a static object: the list has a struct value */
+} SizeWay;
+
+static SizeWay size_way(Emitter *e, const Node *init, ElemKind el) {
+  if (init->kind != ND_INIT_LIST || braced_string(init, el))
+    return SIZE_COUNTED;
+  bool counted = true, object = false;
+  for (int i = 0; i < init->kids.n; i++) {
+    Node *item = init->kids.v[i];
+    ItemKind k = item_kind(e, item, el);
+    bool one = k == IT_BRACED || el == EL_POINTER || (el == EL_ARITH && k == IT_SCALAR);
+    counted &= one && !item->d;
+    object |= k == IT_TYPED;
+  }
+  return counted ? SIZE_COUNTED : object ? SIZE_OBJECT : SIZE_TYPE;
+}
+
+/* The typedef name through which the specifiers name an array without a
+   size (`typedef int ints[];`), or NULL. */
+static const Sym *unsized_typedef(const Node *specs, int depth) {
+  for (int i = 0; specs && i < specs->kids.n && depth < 32; i++) {
+    Sym *s = specs->kids.v[i]->kind == ND_IDENT ? specs->kids.v[i]->tok->sym : NULL;
+    if (!s || s->kind != SYM_TYPEDEF || !s->decl || s->decl->kind != ND_INIT_DECL || !s->toks)
+      continue;
+    const Node *d = s->decl->a;
+    if (!d->kids.n)
+      return unsized_typedef(s->decl->c, depth + 1);
+    return d->kids.v[0]->kind == ND_ARRAY && !d->kids.v[0]->a ? s : NULL;
+  }
+  return NULL;
+}
+
+/* An array whose size its initializer gives. */
+typedef struct {
+  ElemKind el;         /* what its elements are */
+  const Sym *typedef_; /* `ints a = {...}`: the typedef of the array type, or NULL for `T a[]` */
+} Unsized;
+
+/* Is this `T a[] = init`, or `ints a = init`? */
+static bool is_unsized(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
+                       Unsized *u) {
+  const Node *outer = declarator && declarator->kids.n ? declarator->kids.v[0] : NULL;
+  u->typedef_ = init && !outer ? unsized_typedef(specs, 0) : NULL;
+  if (u->typedef_) {
+    u->el = derived_kind(u->typedef_->decl->c, u->typedef_->decl->a, 1, 0, u->typedef_->toks);
+    return true;
+  }
+  if (!init || !outer || outer->kind != ND_ARRAY || outer->a)
+    return false;
+  u->el = derived_kind(specs, declarator, 1, 0, e->toks);
+  return true;
+}
+
+static const char *shape_name(Emitter *e, const char *key) {
+  return format("coro_shape_%s_%s", e->co->name, key);
+}
+
+static char *decl_sized(Emitter *e, const Node *specs, const Node *declarator, const char *size,
+                        const char *name, bool is_param);
+
+/* The size of `T a[] = init;`, for the field whose shape is named after
+   `key`. NULL (`T[]`, no size) for a type without a field: a compound
+   literal of it takes its size from the same list. */
+static const char *array_size_from(Emitter *e, const Node *specs, const Node *declarator,
+                                   const Node *init, const char *key, const Unsized *u) {
+  ElemKind el = u->el;
+  if (size_way(e, init, el) != SIZE_COUNTED) {
+    if (!key || !*key)
+      return NULL;
+    const char *element = u->typedef_ ? format("(*(%s *)0)[0]", specs_str(e, specs, true))
+                                      : decl_sized(e, specs, declarator, "1", "", false);
+    return format("sizeof (%s) / sizeof (%s)", shape_name(e, key), element);
+  }
+  const Node *str = init->kind != ND_INIT_LIST ? init : braced_string(init, el);
+  if (str) {  /* "text", L"text", "te" "xt": its own size */
+    char *s = node_str(e, str);
+    return format("sizeof %s / sizeof %s[0]", s, s);
   }
   return format("%d", init->kids.n);
 }
 
 /* The declaration of a field: `int coro_x_2[4]`, or with name "" the type
-   name `int[4]`. Array parameters are pointers. */
-static char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
+   name `int[4]`; `size` for an outermost array without one (NULL: as
+   written). Array parameters are pointers. */
+static char *decl_sized(Emitter *e, const Node *specs, const Node *declarator, const char *size,
                         const char *name, bool is_param) {
+  if (!declarator)  /* a type name of specifiers only */
+    return specs_str(e, specs, true);
   const Node *outer = declarator->kids.n ? declarator->kids.v[0] : NULL;
   bool has_pointer = is_param && outer && outer->kind != ND_POINTER;  /* a decayed array */
   for (int i = 0; i < declarator->kids.n; i++)
     has_pointer |= declarator->kids.v[i]->kind == ND_POINTER;
-  /* the frame is written by assignment, so its fields are not const
-     themselves: the specifiers' const goes when nothing is derived from it
-     by a pointer, and the outermost pointer's own const goes */
+  /* the frame is written by assignment (an array's elements by memcpy), so
+     its fields are not const themselves: the specifiers' const goes when
+     nothing is derived from it by a pointer, and the outermost pointer's own
+     const goes, an array's elements' too (`char *const a[2]`) */
+  int top = 0;
+  while (!is_param && top < declarator->kids.n && declarator->kids.v[top]->kind == ND_ARRAY)
+    top++;
+  const Node *pointer = top < declarator->kids.n ? declarator->kids.v[top] : NULL;
   Style st = {.name = declarator->tok, .name_text = name, .collapse = true,
-              .unconst = outer && outer->kind == ND_POINTER ? outer : NULL};
+              .unconst = pointer && pointer->kind == ND_POINTER ? pointer : NULL};
   if (is_param && outer && outer->kind == ND_ARRAY) {
     st.name_text = format("(*%s)", name);
     st.omit = outer;
   } else if (is_param && outer && outer->kind == ND_FUNC) {
     st.name_text = format("(*%s)", name);
-  } else if (outer && outer->kind == ND_ARRAY && !outer->a && init) {
+  } else if (outer && outer->kind == ND_ARRAY && !outer->a && size) {
     st.sized = outer;
-    /* the element type: what the derivations after the array make of the specifiers */
-    bool scalar = declarator->kids.n > 1 ? declarator->kids.v[1]->kind == ND_POINTER
-                                         : !has_aggregate_type(specs);
-    st.size = array_size_from(e, init, scalar);
+    st.size = size;
   }
   char *type = specs_str(e, specs, !has_pointer);
   char *decl = range_str(e, declarator->first, declarator->last, &st);
   if (*decl == '\0')
     return type;
   return format("%s %s", type, decl);
+}
+
+/* The same, an array without a size sized by its initializer `init`; `key`
+   names its shape (see array_size_from). Through a typedef (`ints a`), the
+   field is an array of the typedef's elements: `__typeof__((*(ints *)0)[0])
+   a[3]`. */
+static char *sized_decl(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
+                        const char *key, const char *name, bool is_param) {
+  Unsized u;
+  if (is_param || !is_unsized(e, specs, declarator, init, &u))
+    return decl_sized(e, specs, declarator, NULL, name, is_param);
+  const char *size = array_size_from(e, specs, declarator, init, key, &u);
+  if (u.typedef_ && size)
+    return format("__typeof__((*(%s *)0)[0]) %s[%s]", specs_str(e, specs, true), name, size);
+  return decl_sized(e, specs, declarator, size, name, is_param);
+}
+
+/* A field and its type are named alike: the field `name`'s shape is keyed by it. */
+static char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
+                        const char *name, bool is_param) {
+  return sized_decl(e, specs, declarator, init, name, name, is_param);
+}
+
+/* The type of a compound literal, an array's size taken from its own list. */
+static char *literal_type(Emitter *e, const Node *lit, const char *key) {
+  Node *type = lit->a;
+  Node init = {.kind = ND_INIT_LIST, .first = lit->first, .last = lit->last, .kids = lit->kids};
+  Unsized u;
+  if (!type->b && !is_unsized(e, type->a, NULL, &init, &u))
+    return specs_str(e, type->a, false);
+  return sized_decl(e, type->a, type->b, &init, key, "", false);
 }
 
 /* Is the declared type an array, looking through typedef names
@@ -350,6 +672,182 @@ static bool is_array_type(const Node *specs, const Node *declarator, int depth) 
       return is_array_type(s->decl->c, s->decl->a, depth + 1);
   }
   return false;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * The shapes of lists, before the frame (see "Sizes of arrays")
+ * =================================================================== */
+
+static void push_repl(Emitter *e, const Node *n, const char *text);
+static bool task_has_value(const Sym *f);
+
+/* While a shape is printed, the names of the body print as lvalues of
+   their types, so that `__typeof__` and `sizeof` around them mean at file
+   scope what they mean in the body. */
+typedef struct {
+  Emitter *e;
+  const Sym *self;  /* the array being sized: its own type is not complete yet */
+} Typing;
+
+static char *typed_node(Typing *t, Node *n);
+
+/* `(*(__typeof__(int [3]) *)0)`: an lvalue of the type of a local, a
+   parameter, or another name of the body (a static local, a function
+   declared in a block). */
+static const char *typed_name(Typing *t, const Sym *s) {
+  const Node *d = s->decl;
+  char *type;
+  if (d->kind == ND_PARAM) {
+    type = decl_sized(t->e, d->a, d->b, NULL, "", true);
+  } else {
+    bool framed = s->owner == t->e->co && s->field && s != t->self;
+    type = sized_decl(t->e, d->c, d->a, framed ? d->b : NULL, framed ? s->field : NULL, "", false);
+  }
+  return format("(*(__typeof__(%s) *)0)", type);
+}
+
+/* A name declared in the body, which file scope does not see. */
+static bool is_body_name(const Sym *s) {
+  return s && (s->kind == SYM_OBJECT || s->kind == SYM_FUNCTION) && s->depth > 0 && s->decl &&
+         (s->decl->kind == ND_PARAM || s->decl->kind == ND_INIT_DECL);
+}
+
+/* Each name of the body in tokens first..last prints typed (tokens, as a
+   designator keeps no expression nodes). */
+static void type_names(Typing *t, int first, int last) {
+  for (int i = first; i <= last; i++) {
+    Token *tok = &t->e->toks->v[i];
+    if (tok->kind == TK_IDENT && is_body_name(tok->sym))
+      push_repl(t->e, &(Node){.first = i, .last = i}, typed_name(t, tok->sym));
+  }
+}
+
+/* A part of a value that means nothing at file scope, as an lvalue of its
+   type; NULL for any other part. */
+static const char *typed_part(Typing *t, Node *n) {
+  if (n->kind == ND_AWAIT && n->name)  /* a task: its coroutine's value */
+    return task_has_value(n->sym) ? format("(*(coro_value_%s *)0)", n->name) : "((void)0)";
+  if (n->kind == ND_AWAIT)  /* an operation: its awaitable's result */
+    return format("(*(__typeof__(%s) *)0).result", n->type);
+  if (n->kind == ND_STMT_EXPR) {  /* ({ ...; v; }): the type of v */
+    Node *block = n->a, *last = block->kids.n ? block->kids.v[block->kids.n - 1] : NULL;
+    if (!last || last->kind != ND_EXPR_STMT || !last->a)
+      return "((void)0)";
+    return format("(*(__typeof__((void)0, %s) *)0)", typed_node(t, last->a));
+  }
+  if (n->kind == ND_EXPR && n->flags == '{')  /* a compound literal */
+    return format("(*(__typeof__(%s) *)0)", literal_type(t->e, n, n->name));
+  if (n->kind == ND_EXPR && n->flags == OP_LABEL_ADDR)
+    return "((void *)0)";
+  if (n->kind == ND_EXPR && n->flags == OP_VA_ARG)  /* __builtin_va_arg(ap, T) */
+    return format("(*(__typeof__(%s) *)0)", range_str(t->e, n->a->last + 2, n->last - 1,
+                                                      &(Style){.collapse = true}));
+  return NULL;
+}
+
+static bool typed_pre(Node *n, void *ctx) {
+  Typing *t = ctx;
+  const char *text = typed_part(t, n);
+  if (text)
+    push_repl(t->e, n, text);
+  return !text;
+}
+
+/* n's text with its names and parts typed, for `__typeof__` at file scope. */
+static char *typed_node(Typing *t, Node *n) {
+  int keep = t->e->nrepl;
+  type_names(t, n->first, n->last);
+  visit(n, typed_pre, NULL, t);
+  char *text = node_str(t->e, n);
+  drop_repl(t->e, keep);
+  return text;
+}
+
+/* One item of a shape, designation included. */
+static void print_shape_item(FILE *out, Typing *t, Node *item, ElemKind el) {
+  if (item->d) {
+    int keep = t->e->nrepl;
+    type_names(t, item->d->first, item->d->last);
+    print_range(out, t->e, item->d->first, item->d->last, &(Style){.collapse = true});
+    drop_repl(t->e, keep);
+    fputc(' ', out);
+  }
+  switch (item_kind(t->e, item, el)) {
+  case IT_BRACED:
+    fputs(braced_stand_in(t->e, item, el), out);
+    break;
+  case IT_COPY:
+    fputs(node_str(t->e, item), out);
+    break;
+  case IT_SCALAR:
+    fputc('0', out);
+    break;
+  case IT_TYPED:
+    fprintf(out, "(__typeof__((void)0, %s)){0}", typed_node(t, item));
+    break;
+  }
+}
+
+static char *shape_items(Typing *t, const Node *init, ElemKind el) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  for (int i = 0; i < init->kids.n; i++) {
+    if (i > 0)
+      fputs(", ", f);
+    print_shape_item(f, t, init->kids.v[i], el);
+  }
+  fclose(f);
+  return buf;
+}
+
+/* The shape of one array's list, if the compiler must count it; the first
+   one opens the pragmas. Returns whether they are open. */
+static bool emit_shape(Emitter *e, bool open, const Node *specs, const Node *d, const Node *init,
+                       const char *key, const Sym *self, int line) {
+  Unsized u;
+  if (!is_unsized(e, specs, d, init, &u))
+    return open;
+  ElemKind el = u.el;
+  SizeWay way = size_way(e, init, el);
+  if (way == SIZE_COUNTED)
+    return open;
+  if (!open) {
+    emit_put(e, 0, "/* the sizes of arrays declared [] in %s, counted by the compiler */",
+             e->co->name);
+    emit_put(e, 0, "#pragma GCC diagnostic push");
+    static const char *const quiet[] = {"-Wmissing-braces", "-Wmissing-field-initializers",
+                                        "-Woverride-init", "-Wpedantic"};
+    for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++)
+      emit_put(e, 0, "#pragma GCC diagnostic ignored \"%s\"", quiet[i]);
+  }
+  Typing t = {e, self};
+  char *type = u.typedef_ ? specs_str(e, specs, true) : decl_sized(e, specs, d, NULL, "", false);
+  char *items = shape_items(&t, init, el);
+  if (way == SIZE_TYPE)
+    emit_put(e, line, "typedef __typeof__((%s){%s}) %s;", type, items, shape_name(e, key));
+  else
+    emit_put(e, line, "static __typeof__(%s) %s __attribute__((unused)) = {%s};", type,
+             shape_name(e, key), items);
+  return true;
+}
+
+static void emit_shapes(Emitter *e, Coroutine *co) {
+  bool open = false;
+  for (int i = 0; i < co->locals.n; i++) {
+    Node *n = co->locals.v[i];
+    if (n->kind == ND_INIT_DECL)
+      open = emit_shape(e, open, n->c, n->a, n->b, n->sym->field, n->sym, emit_line_of(e, n));
+  }
+  for (int i = 0; i < co->literals.n; i++) {
+    Node *lit = co->literals.v[i];
+    Node init = {.kind = ND_INIT_LIST, .first = lit->first, .last = lit->last, .kids = lit->kids};
+    open = emit_shape(e, open, lit->a->a, lit->a->b, &init, lit->name, NULL, emit_line_of(e, lit));
+  }
+  if (open)
+    emit_put(e, 0, "#pragma GCC diagnostic pop");
 }
 
 /* }================================================================== */
@@ -1165,13 +1663,12 @@ static void emit_hoisted_types(Emitter *e, Coroutine *co) {
 
 /* `__typeof__(int[3]) coro_lit_1;`: a kept compound literal's field. */
 static void emit_literal_field(Emitter *e, Node *lit) {
-  Node *type = lit->a;
-  Node init = {.kind = ND_INIT_LIST, .first = lit->first, .last = lit->last, .kids = lit->kids};
-  char *t = type->b ? field_decl(e, type->a, type->b, &init, "", false) : specs_str(e, type->a, false);
-  emit_put(e, emit_line_of(e, lit), "__typeof__(%s) %s;", t, lit->name);
+  emit_put(e, emit_line_of(e, lit), "__typeof__(%s) %s;", literal_type(e, lit, lit->name),
+           lit->name);
 }
 
 static void emit_frame(Emitter *e, Coroutine *co) {
+  emit_shapes(e, co);
   emit_put(e, 0, "/* the frame of %s: its parameters and locals, kept across suspensions */",
            co->name);
   emit_put(e, 0, "struct coro_frame_%s {", co->name);
