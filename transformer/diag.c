@@ -61,13 +61,19 @@ static void show_line(const KnownFile *f, int line, int col) {
   int width = fprintf(stderr, " %4d | ", line) - 2;
   fwrite(p, 1, eol - p, stderr);  /* as it is, even with a NUL byte in it */
   fprintf(stderr, "\n%*s| ", width, "");
+  /* the caret line is made whole, then written at once: stderr is
+     unbuffered, and a machine-made line can be a megabyte long */
+  char *caret = xcalloc(1, eol - p + 3);
+  size_t n = 0;
   for (int i = 1; i < col && p + i - 1 < eol; i++) {
     unsigned char c = p[i - 1];
     if ((c & 0xC0) == 0x80)
       continue;  /* a UTF-8 continuation byte: the character took one column */
-    fputc(c == '\t' ? '\t' : ' ', stderr);
+    caret[n++] = c == '\t' ? '\t' : ' ';
   }
-  fputs("^\n", stderr);
+  memcpy(caret + n, "^\n", 2);
+  fwrite(caret, 1, n + 2, stderr);
+  free(caret);
 }
 
 static void (*before_error)(void);

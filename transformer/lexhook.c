@@ -163,6 +163,18 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
     *lloc = (Loc){p->pos, p->pos - 1};
     return T_YYEOF;
   }
+  if (p->skip_to > 0) {  /* a coroutine's body, parsed from the user's tokens (body_begin) */
+    for (int i = p->directives_seen; i < p->skip_to; i++)  /* its #defines still take effect */
+      if (p->toks->v[i].kind == TK_DIRECTIVE)
+        macro_directive(p->toks->v[i].text);
+    if (p->directives_seen < p->skip_to)
+      p->directives_seen = p->skip_to;
+    *lloc = (Loc){p->skip_to - 1, p->skip_to - 1};
+    p->pos = p->skip_to;
+    p->skip_to = 0;
+    p->prev_code = '}';
+    return T_SKIPPED_BODY;
+  }
   if (p->qhead < p->nqueue) {  /* inside a type-like macro: its words, at its place */
     Token *t = p->queue[p->qhead++];
     int index = p->qindex;

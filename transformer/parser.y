@@ -52,6 +52,8 @@ struct Parser {
   bool keep_external;     /* ... it is a coroutine's: keep its tree */
   ArenaMark coroutine_body; /* file parse: where the body of the coroutine being parsed began */
   bool release_body;      /* ... give it back at its end */
+  int skip_to;            /* file parse: > 0: a coroutine's body is skipped up to here (body_begin) */
+  Coroutine **last_co;    /* the coroutine found last */
 };
 
 /* lexhook.c: the parser's token hook. It hands bison the next token: a
@@ -111,7 +113,7 @@ static void outside_check(Parser *p, const char *word, Loc loc) {
 }
 
 static Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, Loc loc);
-static void body_begin(Parser *p, Node *declarator, Loc loc);
+static bool body_begin(Parser *p, Node *declarator, Loc loc);
 static void external_done(Parser *p);
 static void outside_check(Parser *p, const char *word, Loc loc);
 static Pos token_pos(Parser *p, int index);
@@ -131,6 +133,7 @@ static Pos token_pos(Parser *p, int index);
 %token <Token *> IDENTIFIER TYPEDEF_NAME NUMBER CHAR STRING
 %token <Token *> ATTRIBUTE "__attribute__" ASM "__asm__"
 %token START_COROUTINE
+%token SKIPPED_BODY "a coroutine's body"
 %token ARROW "->" INC "++" DEC "--" SHL "<<" SHR ">>" LE "<=" GE ">=" EQ "==" NE "!="
 %token ANDAND "&&" OROR "||" ELLIPSIS "..."
 %token MUL_ASSIGN "*=" DIV_ASSIGN "/=" MOD_ASSIGN "%=" ADD_ASSIGN "+=" SUB_ASSIGN "-="
@@ -267,6 +270,8 @@ static_assert
 function_definition
   : decl_specs declarator_reg body_start compound_statement
                                                { $$ = funcdef_end(p, $1, $2, $4, @$); }
+  | decl_specs declarator_reg body_start SKIPPED_BODY
+                                               { $$ = funcdef_end(p, $1, $2, NULL, @$); }
   | decl_specs declarator_reg kr_start kr_decls compound_statement
                                                { $$ = funcdef_end(p, $1, $2, $5, @$); }
   | implicit_specs declarator_reg_p body_start compound_statement
@@ -328,7 +333,7 @@ kr_nts
 /* Entering a function body: its parameters come into scope. When this is a
    coroutine of the file parse, its second parse runs here. */
 body_start
-  : %empty                                     { body_begin(p, $<Node *>0, (Loc){@-1.first, @0.last}); $$ = NULL; }
+  : %empty                                     { if (body_begin(p, $<Node *>0, (Loc){@-1.first, @0.last})) yyclearin; $$ = NULL; }
   ;
 
 /* Declaration specifiers: exactly one type at the core (built-in words like
@@ -1173,18 +1178,53 @@ static void declare_tag(Parser *p, Node *tagged, bool defines) {
 
 /* Entering a function body: its parameters come into scope. When this is a
    coroutine of the file parse, its second parse runs here. */
-static void body_begin(Parser *p, Node *declarator, Loc loc) {
+/* The file parse's token that is the user's token `orig` (a coroutine's
+   closing brace), or -1 (it comes from a macro). Tokens are tied by line
+   and spelling, counting repeats (source_find_original): the count is made
+   once along the line, not per candidate, so a body on one long line costs
+   one pass over it. */
+static int expanded_of(Parser *p, int orig) {
+  const TokenList *o = &p->src->original;
+  const Token *close = &o->v[orig];
+  int k = 0;  /* same spellings before it on its line, as the user wrote them */
+  for (int j = orig - 1; j >= 0 && o->v[j].line == close->line; j--)
+    k += o->v[j].text == close->text && !o->v[j].dead && o->v[j].kind != TK_DIRECTIVE;
+  int i = p->pos > 0 ? p->pos - 1 : 0;
+  while (i > 0 && p->toks->v[i - 1].in_main && p->toks->v[i - 1].line == close->line)
+    i--;  /* from the start of its line */
+  for (; source_more(p->src, i); i++) {
+    const Token *t = &p->toks->v[i];
+    if (!t->in_main || t->line < close->line)
+      continue;
+    if (t->line > close->line)
+      return -1;
+    if (t->text == close->text && k-- == 0)
+      return source_find_original(p->src, i) == orig ? i : -1;
+  }
+  return -1;
+}
+
+/* Entering a function body: its parameters come into scope. When this is a
+   coroutine of the file parse, its second parse runs here, from the user's
+   own tokens, and the tree it makes is the one that is used: the file parse
+   skips the body (the token hook hands it SKIPPED_BODY instead) and returns
+   true, to drop the '{' it may have read ahead. */
+static bool body_begin(Parser *p, Node *declarator, Loc loc) {
   Node *specs = p->specs.v[p->specs.n - 1];
   coroutine_found(p, specs, declarator, true, loc);
   p->in_coroutine = specs->flags & SP_COROUTINE;
-  if (!p->original && p->in_coroutine) {
-    /* the second parse made the coroutine's tree; what this parse makes of
-       its body from here on goes back at its end (funcdef_end) */
-    p->coroutine_body = arena_mark(&arena_tree);
-    p->release_body = true;
-  }
   scope_push();
   declare_params(p, declarator);
+  if (p->original || !p->in_coroutine)
+    return false;
+  int close = expanded_of(p, (*p->last_co)->last);
+  if (close < 0) {  /* parse it here too, and give its tree back at its end */
+    p->coroutine_body = arena_mark(&arena_tree);
+    p->release_body = true;
+    return false;
+  }
+  p->skip_to = close + 1;
+  return true;
 }
 
 /* What a later pass asks of a file-scope declaration of the file parse: a
@@ -1315,6 +1355,7 @@ static void coroutine_found(Parser *p, Node *specs, Node *n, bool is_def, Loc lo
   co->is_static = qspecs->flags & SP_STATIC;
   co->returns_void = (qspecs->flags & SP_VOID) && co->declarator->kids.n == 1;
   *p->cos_tail = co;
+  p->last_co = p->cos_tail;
   p->cos_tail = &co->next;
   (void)n;
 }
