@@ -428,13 +428,18 @@ static char *without_line_directives(Source *src) {
   return text ? text : src->text;
 }
 
+/* The blanks the preprocessor allows between `#` and a directive's name:
+   a form feed or a vertical tab too (`#\f5` is `# 5`). Not a lone carriage
+   return: that ends the line. */
+static const char directive_blanks[] = " \t\v\f";
+
 /* Could the text hold a `#line N` or `# N` directive? A `#` followed by
    blanks and a digit or the word line, anywhere (even in a comment): if
    none is there, none can be a directive. */
 static bool may_have_line_directives(const char *text, size_t len) {
   for (const char *p = memchr(text, '#', len); p; p = memchr(p, '#', text + len - p)) {
     p++;
-    while (p < text + len && (*p == ' ' || *p == '\t'))
+    while (p < text + len && *p && strchr(directive_blanks, *p))
       p++;
     if (p < text + len && ((*p >= '0' && *p <= '9') || (text + len - p >= 4 && !memcmp(p, "line", 4))))
       return true;
@@ -458,7 +463,7 @@ static void scan_original(Source *src) {
 
 bool is_line_directive(const char *directive) {
   const char *p = strchr(directive, '#') + 1;
-  p += strspn(p, " \t");
+  p += strspn(p, directive_blanks);
   return (*p >= '0' && *p <= '9') || (strncmp(p, "line", 4) == 0 && !isalnum((unsigned char)p[4]) &&
                                       p[4] != '_');
 }
