@@ -60,6 +60,7 @@ char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 typedef struct ArenaBlock ArenaBlock;
 typedef struct {
   ArenaBlock *top;  /* the block being filled */
+  ArenaBlock *spare; /* a block given back by arena_release, kept for the next one needed */
 } Arena;
 typedef struct {
   ArenaBlock *block;  /* the block being filled when the mark was taken */

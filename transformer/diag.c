@@ -141,9 +141,11 @@ void *arena_alloc(Arena *a, size_t size) {
   ArenaBlock *b = a->top;
   if (!b || b->size - b->used < size) {
     size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
-    ArenaBlock *nb = malloc(sizeof *nb + cap);
+    ArenaBlock *nb = cap == ARENA_BLOCK && a->spare ? a->spare : malloc(sizeof *nb + cap);
     if (!nb)
       fatal("out of memory");
+    if (nb == a->spare)
+      a->spare = NULL;
     *nb = (ArenaBlock){.prev = b, .size = cap};
     a->top = b = nb;
   }
@@ -156,10 +158,16 @@ ArenaMark arena_mark(Arena *a) {
   return (ArenaMark){a->top, a->top ? a->top->used : 0};
 }
 
+/* One block is kept back: a declaration that begins near the end of a block
+   would otherwise take a new block from malloc, and give it back, each time
+   (the file parse releases after each one). */
 void arena_release(Arena *a, ArenaMark m) {
   while (a->top != m.block) {
     ArenaBlock *prev = a->top->prev;
-    free(a->top);
+    if (!a->spare && a->top->size == ARENA_BLOCK)
+      a->spare = a->top;
+    else
+      free(a->top);
     a->top = prev;
   }
   if (a->top)
