@@ -229,7 +229,7 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
 static char *range_str(Emitter *e, int first, int last, const Style *st) {
   char *buf = NULL;
   size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
+  FILE *f = xmemstream(&buf, &len);
   print_range(f, e, first, last, st);
   fclose(f);
   return buf;
@@ -251,7 +251,7 @@ static char *node_str(Emitter *e, const Node *n) {
 static char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
   char *buf = NULL;
   size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
+  FILE *f = xmemstream(&buf, &len);
   bool first = true;
   for (int i = 0; i < specs->kids.n; i++) {
     Node *k = specs->kids.v[i];
@@ -584,7 +584,7 @@ static void lower_unsequenced(Emitter *e, Node *n) {
     }
   if (select)
     lower_await_expr(e, select);
-  free(parts.v);
+  xfree(parts.v);
 }
 
 /* Print the statements that evaluate the awaits in n, in an order C allows,
@@ -674,7 +674,7 @@ static char *rewrite_define(Emitter *e, const char *directive, int at) {
   const char *params_end = params ? strchr(params, ')') : NULL;
   char *buf = NULL;
   size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
+  FILE *f = xmemstream(&buf, &len);
   fwrite(text, 1, p - text, f);
   char prev = ' ';
   while (*p) {

@@ -65,7 +65,7 @@ static const char *take_name(Lowering *l, const char *name) {
     for (int i = 0; i < l->capnames; i++)
       if (l->names[i])
         insert_name(set, cap, l->names[i]);
-    free(l->names);
+    xfree(l->names);
     l->names = set;
     l->capnames = cap;
   }
@@ -235,7 +235,7 @@ static char *return_type(Sym *f) {
   Node *specs = f->decl->c, *d = f->decl->a;
   char *buf = NULL;
   size_t len = 0;
-  FILE *out = open_memstream(&buf, &len);
+  FILE *out = xmemstream(&buf, &len);
   for (int i = 0; i < specs->kids.n; i++) {
     Node *k = specs->kids.v[i];
     if (k->kind == ND_EXPR && (k->flags & (SP_TYPEDEF | SP_EXTERN | SP_STATIC | SP_THREAD)))
@@ -347,7 +347,7 @@ void mark_discarded(Node *n) {
       if (heirs[i])
         list_push(&todo, heirs[i]);
   }
-  free(todo.v);
+  xfree(todo.v);
 }
 
 bool has_await(const Node *n) {

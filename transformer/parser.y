@@ -62,6 +62,10 @@ struct Parser {
    this limit (docs/limitations.md), where bison would say "memory
    exhausted". Left-leaning chains (`x + x + ... + x`) keep the stack low. */
 #define YYMAXDEPTH COROC_MAX_NESTING
+/* The stack is coroc's memory, so that the fuzz build gets it back when an
+   error leaves the parse halfway (diag.c). */
+#define YYMALLOC(size) xrealloc(NULL, size)
+#define YYFREE xfree
 
 static int yylex(YYSTYPE *lval, Loc *lloc, Parser *p);
 static void yyerror(Loc *loc, Parser *p, const char *msg);

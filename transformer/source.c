@@ -468,9 +468,8 @@ bool is_line_directive(const char *directive) {
                                       p[4] != '_');
 }
 
-void source_load(Source *src, const char *path, const CppArgs *cpp) {
-  src->name = display_name(path);
-  src->text = read_input(path, &src->len);
+/* The text is what diagnostics quote, and it must be text. */
+static void take_text(Source *src) {
   diag_add_file(src->name, src->text, src->len);
   const char *nul = memchr(src->text, '\0', src->len);
   if (nul) {
@@ -480,21 +479,71 @@ void source_load(Source *src, const char *path, const CppArgs *cpp) {
         pos = (Pos){src->name, pos.line + 1, 0};
     error_at(pos, "a NUL byte in the source: is this a C file?");
   }
+}
+
+void source_load(Source *src, const char *path, const CppArgs *cpp) {
+  src->name = display_name(path);
+  src->text = read_input(path, &src->len);
+  take_text(src);
   if (may_have_line_directives(src->text, src->len))
     scan_original(src);
   size_t plen = 0;
   char *input = without_line_directives(src);
   char *pp = preprocess(path, input, src->len, cpp, &plen);
   if (input != src->text)
-    free(input);
+    xfree(input);
   tokenize(src->name, pp, plen, true, "<stdin>", &src->expanded);
   if (cpp->keep_output) {  /* the depfile's linemarkers */
     src->cpp_text = pp;
     src->cpp_len = plen;
   } else {
-    free(pp);  /* the tokens hold their own spellings */
+    xfree(pp);  /* the tokens hold their own spellings */
   }
   mark_live_lines(src);
   if (src->original_ready)
     mark_dead(src);
 }
+
+#ifdef COROC_FUZZING
+/* The fuzz harness cannot run `cc -E` per input (a process each time, and
+   the time is all the preprocessor's): the text stands for what the
+   preprocessor would print for it. The prelude (NUL-terminated, ending with
+   a newline; NULL for none) stands for what it prints before the input,
+   from headers such as coro.h: linemarkers, then declarations. The input is
+   copied, with its #line directives blanked as for the preprocessor; every
+   other directive line stays in the expanded tokens as a directive in
+   effect, as -dD keeps #define and #undef: no macro is expanded, no
+   #include read, and every #if group is taken. */
+void source_load_text(Source *src, const char *name, const char *text, size_t len,
+                      const char *prelude) {
+  src->name = name;
+  src->text = xstrndup(text, len);
+  src->len = len;
+  take_text(src);
+  if (may_have_line_directives(src->text, src->len))
+    scan_original(src);
+  char *input = without_line_directives(src);
+  size_t before = prelude ? strlen(prelude) : 0;
+  static const char marker[] = "# 1 \"<stdin>\"\n";
+  size_t plen = before + sizeof marker - 1 + len;
+  char *pp = xcalloc(1, plen + 1);
+  if (prelude)
+    memcpy(pp, prelude, before);
+  memcpy(pp + before, marker, sizeof marker - 1);
+  memcpy(pp + before + sizeof marker - 1, input, len);
+  if (input != src->text)
+    xfree(input);
+  tokenize(src->name, pp, plen, true, "<stdin>", &src->expanded);
+  xfree(pp);
+  mark_live_lines(src);
+  if (src->original_ready)
+    mark_dead(src);
+}
+
+/* The token notes belong to one run's tokens. */
+void source_release(void) {
+  noted = NULL;
+  xfree(notes);
+  notes = NULL;
+}
+#endif
