@@ -376,6 +376,8 @@ def test_variant(outcomes, vid, at, what):
 LINE_DIRECTIVES = {
     "number": b"#line 100\n",
     "number-and-name": b"#line 1 \"other.c\"\n",
+    "form-feed": b"#\f100\n",          # `# 100` to the preprocessor (found by tests/fuzz)
+    "vertical-tab": b"#line\v100\n",
     "same-line": None,          # #line N where N is the line that follows anyway: changes nothing
 }
 

@@ -132,5 +132,5 @@ void visit(Node *root, VisitPre *pre, VisitPost *post, void *ctx) {
       stack = xrealloc(stack, sizeof *stack * (cap *= 2));
     stack[depth++] = (struct Frame){kid, 0};
   }
-  free(stack);
+  xfree(stack);
 }

@@ -133,7 +133,7 @@ static char *return_type(Sym *f) {
   Node *specs = f->decl->c, *d = f->decl->a;
   char *buf = NULL;
   size_t len = 0;
-  FILE *out = open_memstream(&buf, &len);
+  FILE *out = xmemstream(&buf, &len);
   for (int i = 0; i < specs->kids.n; i++) {
     Node *k = specs->kids.v[i];
     if (k->kind == ND_EXPR && (k->flags & (SP_TYPEDEF | SP_EXTERN | SP_STATIC | SP_THREAD)))
@@ -256,7 +256,7 @@ void mark_discarded(Node *n) {
       if (heirs[i])
         list_push(&todo, heirs[i]);
   }
-  free(todo.v);
+  xfree(todo.v);
 }
 
 bool has_await(const Node *n) {

@@ -18,6 +18,7 @@
 #ifndef COROC_H
 #define COROC_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -56,16 +57,22 @@ void diag_add_file(const char *name, const char *text, size_t len);
 void diag_before_error(void (*fn)(void));
 /* A file to delete if coroc stops with an error (a temporary output or depfile). */
 void diag_remove_on_error(const char *path);
-/* Allocation that cannot fail quietly. */
+/* Allocation that cannot fail quietly. What these give is freed with xfree
+   (the fuzz build keeps its own list of blocks: see COROC_FUZZING below). */
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
+void xfree(void *p);
 char *xstrndup(const char *s, size_t n);
 char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *vformat(const char *fmt, va_list ap);
+/* open_memstream: *buf and *len are set by fclose; *buf is freed with xfree. */
+FILE *xmemstream(char **buf, size_t *len);
 
 /* Arenas (diag.c): zeroed memory handed out in order, given back in one piece. */
 typedef struct ArenaBlock ArenaBlock;
 typedef struct {
   ArenaBlock *top;  /* the block being filled */
+  ArenaBlock *spare; /* a block given back by arena_release, kept for the next one needed */
 } Arena;
 typedef struct {
   ArenaBlock *block;  /* the block being filled when the mark was taken */
@@ -76,6 +83,24 @@ extern Arena arena_perm;  /* what lives to the end: spellings of tokens */
 void *arena_alloc(Arena *a, size_t size);
 ArenaMark arena_mark(Arena *a);
 void arena_release(Arena *a, ArenaMark m);
+
+#ifdef COROC_FUZZING
+/* The fuzz build (tests/fuzz, cmake -DCOROC_FUZZ=ON) runs the pipeline on
+   input after input in one process. An error in the input longjmps to
+   *diag_escape when it is set, instead of exiting (an internal error still
+   aborts); coroc_reset() then gives back all that a run left (memory, symbol
+   tables, macros, token notes), so that the next run starts as a new
+   process would. Each module's part of it: */
+#include <setjmp.h>
+extern jmp_buf *diag_escape;
+void coroc_reset(void);
+void diag_release(void);    /* diag.c: every block and arena, the files known to diagnostics */
+void scope_release(void);   /* scope.c */
+void macros_release(void);  /* macros.c */
+void source_release(void);  /* source.c: the token notes */
+void tokens_release(void);  /* tokens.c: the interned spellings (they live in arena_perm) */
+void stats_release(void);   /* stats.c */
+#endif
 
 /* {=====================================================================
  * source.c + lexer.l: tokens
@@ -190,6 +215,13 @@ void source_scan_original(void);
    `index` there (scanning more if needed)? source_finish: all of them. */
 bool source_more(Source *src, int index);
 void source_finish(Source *src);
+#ifdef COROC_FUZZING
+/* source_load without the preprocessor, for the fuzz harness: the text (len
+   bytes, any bytes) is both the original and, after `prelude` (preprocessed
+   text of headers, or NULL), the preprocessed input (source.c says how). */
+void source_load_text(Source *src, const char *name, const char *text, size_t len,
+                      const char *prelude);
+#endif
 
 /* Token notes: what the parse and the passes learn about the user's own
    tokens (Source.original), kept beside them. Asked of any other token

@@ -71,7 +71,7 @@ static char *unquote(const char *q, const char *end, const char **after) {
     }
   }
   if (q >= end) {
-    free(name);
+    xfree(name);
     return NULL;
   }
   *after = q + 1;
@@ -108,7 +108,7 @@ static char *entered_file(const char *p, const char *eol, bool *system) {
     return NULL;
   marker_flags(after, eol, &entering, system);
   if (!entering || is_pseudo_file(name) || !*name) {
-    free(name);
+    xfree(name);
     return NULL;
   }
   char *s = name;
@@ -142,9 +142,7 @@ static void put_quoted(FILE *f, const char *name) {
 char *depfile_quote(const char *name) {
   char *buf = NULL;
   size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f)
-    fatal("out of memory");
+  FILE *f = xmemstream(&buf, &len);
   put_quoted(f, name);
   fclose(f);
   return buf;
@@ -167,9 +165,7 @@ char *depfile_rule(const DepOptions *dep, const Source *src, const char *input, 
   }
 
   char *buf = NULL;
-  FILE *f = open_memstream(&buf, len);
-  if (!f)
-    fatal("out of memory");
+  FILE *f = xmemstream(&buf, len);
   for (int i = 0; i < dep->ntargets; i++)
     fprintf(f, "%s%s", i ? " " : "", dep->targets[i]);  /* already as make reads them */
   fputc(':', f);

@@ -15,6 +15,7 @@
 #include "coroc.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,9 +42,19 @@ void diag_remove_on_error(const char *path) {
     remove_paths[nremove++] = path;
 }
 
+#ifdef COROC_FUZZING
+jmp_buf *diag_escape;
+#endif
+
 static _Noreturn void die(void) {
   for (int i = 0; i < nremove; i++)
     unlink(remove_paths[i]);
+#ifdef COROC_FUZZING
+  /* The fuzz harness runs input after input in one process: an error in
+     the input ends the run, not the process. */
+  if (diag_escape)
+    longjmp(*diag_escape, 1);
+#endif
   exit(1);
 }
 
@@ -137,6 +148,9 @@ void internal_error_at(const char *file, int line, const char *fmt, ...) {
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
+#ifdef COROC_FUZZING
+  abort();  /* a bug in coroc, not in the input: the fuzzer must report it */
+#endif
   die();
 }
 
@@ -164,9 +178,11 @@ void *arena_alloc(Arena *a, size_t size) {
   ArenaBlock *b = a->top;
   if (!b || b->size - b->used < size) {
     size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
-    ArenaBlock *nb = malloc(sizeof *nb + cap);
+    ArenaBlock *nb = cap == ARENA_BLOCK && a->spare ? a->spare : malloc(sizeof *nb + cap);
     if (!nb)
       fatal("out of memory");
+    if (nb == a->spare)
+      a->spare = NULL;
     *nb = (ArenaBlock){.prev = b, .size = cap};
     a->top = b = nb;
   }
@@ -179,10 +195,16 @@ ArenaMark arena_mark(Arena *a) {
   return (ArenaMark){a->top, a->top ? a->top->used : 0};
 }
 
+/* One block is kept back: a declaration that begins near the end of a block
+   would otherwise take a new block from malloc, and give it back, each time
+   (the file parse releases after each one). */
 void arena_release(Arena *a, ArenaMark m) {
   while (a->top != m.block) {
     ArenaBlock *prev = a->top->prev;
-    free(a->top);
+    if (!a->spare && a->top->size == ARENA_BLOCK)
+      a->spare = a->top;
+    else
+      free(a->top);
     a->top = prev;
   }
   if (a->top)
@@ -190,6 +212,8 @@ void arena_release(Arena *a, ArenaMark m) {
 }
 
 /* }================================================================== */
+
+#ifndef COROC_FUZZING
 
 void *xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size ? size : 1);
@@ -205,18 +229,223 @@ void *xrealloc(void *p, size_t size) {
   return p;
 }
 
-char *xstrndup(const char *s, size_t n) {
-  char *p = xcalloc(1, n + 1);
-  memcpy(p, s, n);
-  return p;
+void xfree(void *p) {
+  free(p);
+}
+
+FILE *xmemstream(char **buf, size_t *len) {
+  FILE *f = open_memstream(buf, len);
+  if (!f)
+    fatal("out of memory");
+  return f;
+}
+
+char *vformat(const char *fmt, va_list ap) {
+  char *s;
+  if (vasprintf(&s, fmt, ap) < 0)
+    fatal("out of memory");
+  return s;
 }
 
 char *format(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *s;
-  if (vasprintf(&s, fmt, ap) < 0)
-    fatal("out of memory");
+  char *s = vformat(fmt, ap);
   va_end(ap);
   return s;
+}
+
+#else /* COROC_FUZZING */
+
+/* {==================================================================
+ * The fuzz build's heap. coroc runs once and leaves its memory to exit():
+ * the passes free little. The fuzz harness runs input after input in one
+ * process, so every block coroc takes is linked into one list, and
+ * diag_release() gives back whatever a run left, also when an error
+ * longjmp'ed out of it halfway. A block is a Block header and the bytes
+ * handed out after it (aligned as malloc's).
+ * =================================================================== */
+
+typedef union Block Block;
+union Block {
+  struct {
+    Block *prev, *next;
+  } link;
+  max_align_t align;
+};
+
+static Block heap = {.link = {&heap, &heap}};
+
+static void *track(Block *b) {
+  b->link.prev = &heap;
+  b->link.next = heap.link.next;
+  heap.link.next->link.prev = b;
+  heap.link.next = b;
+  return b + 1;
+}
+
+static Block *untrack(void *p) {
+  Block *b = (Block *)p - 1;
+  b->link.prev->link.next = b->link.next;
+  b->link.next->link.prev = b->link.prev;
+  return b;
+}
+
+void *xcalloc(size_t n, size_t size) {
+  n = n ? n : 1;
+  size = size ? size : 1;
+  if (n > (SIZE_MAX - sizeof(Block)) / size)
+    fatal("out of memory");
+  Block *b = calloc(1, sizeof(Block) + n * size);
+  if (!b)
+    fatal("out of memory");
+  return track(b);
+}
+
+void *xrealloc(void *p, size_t size) {
+  if (size > SIZE_MAX - sizeof(Block))
+    fatal("out of memory");
+  Block *old = p ? untrack(p) : NULL;
+  Block *b = realloc(old, sizeof(Block) + (size ? size : 1));
+  if (!b) {
+    if (old)
+      track(old);
+    fatal("out of memory");
+  }
+  return track(b);
+}
+
+void xfree(void *p) {
+  if (p)
+    free(untrack(p));
+}
+
+char *vformat(const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  if (n < 0)
+    fatal("out of memory");
+  char *s = xcalloc(1, (size_t)n + 1);
+  vsnprintf(s, (size_t)n + 1, fmt, again);
+  va_end(again);
+  return s;
+}
+
+char *format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = vformat(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* open_memstream's buffer is libc's, out of the list: this stream's is
+   ours. Open streams are listed too, so that diag_release() closes one an
+   error left open. */
+typedef struct MemStream MemStream;
+struct MemStream {
+  char **bufp;  /* where the caller wants the buffer (NULL: abandoned by an error) */
+  size_t *lenp; /* ... and its length */
+  char *buf;    /* the bytes written, NUL-terminated */
+  size_t len, cap;
+  FILE *file;
+  MemStream *next;
+};
+
+static MemStream *streams;
+
+static void publish(MemStream *m) {
+  if (!m->buf)
+    m->buf = xcalloc(1, 1);
+  if (m->bufp) {
+    *m->bufp = m->buf;
+    *m->lenp = m->len;
+  }
+}
+
+static ssize_t stream_write(void *cookie, const char *data, size_t n) {
+  MemStream *m = cookie;
+  if (m->len + n + 1 > m->cap) {
+    m->cap = 2 * (m->len + n + 1);
+    m->buf = xrealloc(m->buf, m->cap);
+  }
+  memcpy(m->buf + m->len, data, n);
+  m->len += n;
+  m->buf[m->len] = '\0';
+  publish(m);
+  return (ssize_t)n;
+}
+
+/* ftell asks where the stream stands; nothing else seeks one. */
+static int stream_seek(void *cookie, off64_t *offset, int whence) {
+  MemStream *m = cookie;
+  if (whence != SEEK_CUR || *offset != 0)
+    return -1;
+  *offset = (off64_t)m->len;
+  return 0;
+}
+
+static int stream_close(void *cookie) {
+  MemStream *m = cookie;
+  publish(m);
+  for (MemStream **p = &streams; *p; p = &(*p)->next)
+    if (*p == m) {
+      *p = m->next;
+      break;
+    }
+  xfree(m);
+  return 0;
+}
+
+FILE *xmemstream(char **buf, size_t *len) {
+  MemStream *m = xcalloc(1, sizeof *m);
+  m->bufp = buf;
+  m->lenp = len;
+  *buf = NULL;
+  *len = 0;
+  m->file = fopencookie(m, "w", (cookie_io_functions_t){
+    .write = stream_write, .seek = stream_seek, .close = stream_close});
+  if (!m->file)
+    fatal("out of memory");
+  m->next = streams;
+  streams = m;
+  return m->file;
+}
+
+void diag_release(void) {
+  while (streams) {
+    streams->bufp = NULL;  /* the caller's frame is gone */
+    fclose(streams->file);
+  }
+  Arena *arenas[] = {&arena_tree, &arena_perm};
+  for (int i = 0; i < 2; i++) {
+    arena_release(arenas[i], (ArenaMark){0});
+    free(arenas[i]->spare);
+    arenas[i]->spare = NULL;
+  }
+  while (heap.link.next != &heap)
+    free(untrack(heap.link.next + 1));
+  nknown = 0;
+  nremove = 0;
+}
+
+/* Every module's state, as at the start of the process. */
+void coroc_reset(void) {
+  scope_release();
+  macros_release();
+  source_release();
+  tokens_release();
+  stats_release();
+  diag_release();
+}
+
+/* }================================================================== */
+
+#endif /* COROC_FUZZING */
+
+char *xstrndup(const char *s, size_t n) {
+  char *p = xcalloc(1, n + 1);
+  memcpy(p, s, n);
+  return p;
 }

@@ -108,7 +108,7 @@ static void flow_sequenced(Graph *g, Node *n, char *pending) {
     flow_expr(g, n->b, pending);
   }
   merge(g, pending, skip);
-  free(skip);
+  xfree(skip);
 }
 
 /* The awaits of an expression, in an order C allows. */
@@ -119,7 +119,7 @@ static void flow_expr(Graph *g, Node *n, char *pending) {
   collect_sequenced(n, &parts);
   for (int i = 0; i < parts.n; i++)
     flow_sequenced(g, parts.v[i], pending);
-  free(parts.v);
+  xfree(parts.v);
 }
 
 static void arrive(Graph *g, char *pending, int state) {

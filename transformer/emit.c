@@ -50,9 +50,7 @@ void emit_put(Emitter *e, int line, const char *fmt, ...) {
   if (e->sink) {  /* lowering: the line is kept, to be printed later */
     va_list ap;
     va_start(ap, fmt);
-    char *text;
-    if (vasprintf(&text, fmt, ap) < 0)
-      fatal("out of memory");
+    char *text = vformat(fmt, ap);
     va_end(ap);
     lines_push(e->sink, (Line){LINE_CODE, line, e->indent, text});
     return;
@@ -149,7 +147,7 @@ static char *rewrite_define(Emitter *e, const char *directive, int at) {
   const char *params_end = params ? strchr(params, ')') : NULL;
   char *buf = NULL;
   size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
+  FILE *f = xmemstream(&buf, &len);
   fwrite(text, 1, p - text, f);
   char prev = ' ';
   while (*p) {

@@ -157,7 +157,7 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   emit_indent(e, 1);
   char *call = NULL;  /* coro_body_NAME(coro_c, coro_a->x, ...): built once, not re-formatted per parameter */
   size_t call_len = 0;
-  FILE *args = open_memstream(&call, &call_len);
+  FILE *args = xmemstream(&call, &call_len);
   fprintf(args, "coro_body_%s(coro_c", co->name);
   for (int i = 0; i < params.n; i++)
     fprintf(args, ", coro_a->%s", params.v[i]->sym->field);

@@ -70,7 +70,7 @@ static const char *take_name(Layout *l, const char *name) {
     for (int i = 0; i < l->capnames; i++)
       if (l->names[i])
         insert_name(set, cap, l->names[i]);
-    free(l->names);
+    xfree(l->names);
     l->names = set;
     l->capnames = cap;
   }
@@ -271,6 +271,6 @@ void layout_frames(Source *src, Coroutine *cos) {
     visit(co->def->c, layout_pre, layout_post, &l);
     check_hoisted_types(&l);
     check_field_types(&l);
-    free(l.names);
+    xfree(l.names);
   }
 }

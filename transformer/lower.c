@@ -212,7 +212,7 @@ static void lower_unsequenced(Emitter *e, Node *n) {
     }
   if (select)
     lower_await_expr(e, select);
-  free(parts.v);
+  xfree(parts.v);
 }
 
 /* Print the statements that evaluate the awaits in n, in an order C allows,
@@ -617,7 +617,7 @@ void lower(Source *src, Coroutine *cos, const Options *opt) {
     Emitter e = {.src = src, .opt = opt, .toks = &src->original, .co = co, .indent = 1,
                  .sink = &co->body};
     lower_items(&e, co->def->c);
-    free(e.repl);
-    free(e.repl_at);
+    xfree(e.repl);
+    xfree(e.repl_at);
   }
 }

@@ -80,6 +80,21 @@ void macro_directive(const char *text) {
   *slot = m;
 }
 
+#ifdef COROC_FUZZING
+/* Each fuzz run starts with no macro defined, as a process would. */
+void macros_release(void) {
+  for (int i = 0; i < NBUCKETS; i++)
+    while (buckets[i]) {
+      Macro *m = buckets[i];
+      buckets[i] = m->next;
+      xfree((char *)m->name);
+      xfree((char *)m->text);
+      xfree(m->body.v);
+      xfree(m);
+    }
+}
+#endif
+
 const TokenList *macro_body(const char *name) {
   Macro *m = *find(name, strlen(name));
   return m && m->type_like ? &m->body : NULL;

@@ -247,9 +247,7 @@ static void write_results(const Command *cmd, const char *buf, size_t len, const
 /* The printer (or --dot's) into a string. */
 static char *print_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len) {
   char *buf = NULL;
-  FILE *mem = open_memstream(&buf, len);
-  if (!mem)
-    fatal("out of memory");
+  FILE *mem = xmemstream(&buf, len);
   if (dot)
     emit_dot(mem, src, cos);
   else
@@ -270,17 +268,15 @@ static char *render(Source *src, Coroutine *cos, const Options *opt, size_t *len
     char *again = print_to_string(src, cos, opt, opt->dot, &again_len);
     if (again_len != *len || memcmp(again, out, *len) != 0)
       internal_error("printing twice gave different output: a printer changed the tree");
-    free(again);
+    xfree(again);
   }
   if (!opt->stats)
     return out;
   char *table = NULL;
-  FILE *mem = open_memstream(&table, len);
-  if (!mem)
-    fatal("out of memory");
+  FILE *mem = xmemstream(&table, len);
   emit_stats(mem, src, cos, opt, out);
   fclose(mem);
-  free(out);
+  xfree(out);
   return table;
 }
 

@@ -73,6 +73,10 @@ int keyword_code(const Token *t);
    this limit (docs/limitations.md), where bison would say "memory
    exhausted". Left-leaning chains (`x + x + ... + x`) keep the stack low. */
 #define YYMAXDEPTH COROC_MAX_NESTING
+/* The stack is coroc's memory, so that the fuzz build gets it back when an
+   error leaves the parse halfway (diag.c). */
+#define YYMALLOC(size) xrealloc(NULL, size)
+#define YYFREE xfree
 
 #define yylex next_token  /* the token hook, lexhook.c */
 static void yyerror(Loc *loc, Parser *p, const char *msg);

@@ -38,6 +38,16 @@ void scope_reset(void) {
   ndeclared = 0;
 }
 
+#ifdef COROC_FUZZING
+/* The symbols live in the arenas, which go back after each fuzz run. */
+void scope_release(void) {
+  scope_reset();
+  xfree(declared);
+  declared = NULL;
+  capdeclared = 0;
+}
+#endif
+
 void scope_push(void) {
   depth++;
 }

@@ -263,7 +263,7 @@ static void preprocess(Source *src, const char *path, const char *text, size_t l
   Preprocessor *cpp = xcalloc(1, sizeof *cpp);
   *cpp = (Preprocessor){.pid = pid, .writer = writer, .out = out[0], .errs = errs, .path = path};
   if (args->keep_output)
-    cpp->markers = open_memstream(&cpp->marker_text, &cpp->marker_len);
+    cpp->markers = xmemstream(&cpp->marker_text, &cpp->marker_len);
   cpp->stream = stream_open(out[0], src->name, "<stdin>", &src->expanded, cpp->markers);
   src->cpp = cpp;
   diag_before_error(source_settle);
@@ -296,7 +296,7 @@ static void finish_preprocessor(Source *src) {
   mark_live_lines(src);
   if (src->original_ready)
     mark_dead(src);
-  free(cpp);
+  xfree(cpp);
 }
 
 bool source_more(Source *src, int index) {
@@ -510,13 +510,18 @@ static char *without_line_directives(Source *src) {
   return text ? text : src->text;
 }
 
+/* The blanks the preprocessor allows between `#` and a directive's name:
+   a form feed or a vertical tab too (`#\f5` is `# 5`). Not a lone carriage
+   return: that ends the line. */
+static const char directive_blanks[] = " \t\v\f";
+
 /* Could the text hold a `#line N` or `# N` directive? A `#` followed by
    blanks and a digit or the word line, anywhere (even in a comment): if
    none is there, none can be a directive. */
 static bool may_have_line_directives(const char *text, size_t len) {
   for (const char *p = memchr(text, '#', len); p; p = memchr(p, '#', text + len - p)) {
     p++;
-    while (p < text + len && (*p == ' ' || *p == '\t'))
+    while (p < text + len && *p && strchr(directive_blanks, *p))
       p++;
     if (p < text + len && ((*p >= '0' && *p <= '9') || (text + len - p >= 4 && !memcmp(p, "line", 4))))
       return true;
@@ -549,15 +554,13 @@ void source_scan_original(void) {
 
 bool is_line_directive(const char *directive) {
   const char *p = strchr(directive, '#') + 1;
-  p += strspn(p, " \t");
+  p += strspn(p, directive_blanks);
   return (*p >= '0' && *p <= '9') || (strncmp(p, "line", 4) == 0 && !isalnum((unsigned char)p[4]) &&
                                       p[4] != '_');
 }
 
-void source_load(Source *src, const char *path, const CppArgs *cpp) {
-  loading = src;
-  src->name = display_name(path);
-  src->text = read_input(path, &src->len);
+/* The text is what diagnostics quote, and it must be text. */
+static void take_text(Source *src) {
   diag_add_file(src->name, src->text, src->len);
   const char *nul = memchr(src->text, '\0', src->len);
   if (nul) {
@@ -567,10 +570,62 @@ void source_load(Source *src, const char *path, const CppArgs *cpp) {
         pos = (Pos){src->name, pos.line + 1, 0};
     error_at(pos, "a NUL byte in the source: is this a C file?");
   }
+}
+
+void source_load(Source *src, const char *path, const CppArgs *cpp) {
+  loading = src;
+  src->name = display_name(path);
+  src->text = read_input(path, &src->len);
+  take_text(src);
   if (may_have_line_directives(src->text, src->len))
     scan_original(src);
   char *input = without_line_directives(src);
   preprocess(src, path, input, src->len, cpp);  /* its output is scanned as the parser asks */
   if (input != src->text)
-    free(input);  /* (the child feeding the preprocessor has its own copy) */
+    xfree(input);  /* (the child feeding the preprocessor has its own copy) */
 }
+
+#ifdef COROC_FUZZING
+/* The fuzz harness cannot run `cc -E` per input (a process each time, and
+   the time is all the preprocessor's): the text stands for what the
+   preprocessor would print for it. The prelude (NUL-terminated, ending with
+   a newline; NULL for none) stands for what it prints before the input,
+   from headers such as coro.h: linemarkers, then declarations. The input is
+   copied, with its #line directives blanked as for the preprocessor; every
+   other directive line stays in the expanded tokens as a directive in
+   effect, as -dD keeps #define and #undef: no macro is expanded, no
+   #include read, and every #if group is taken. */
+void source_load_text(Source *src, const char *name, const char *text, size_t len,
+                      const char *prelude) {
+  src->name = name;
+  src->text = xstrndup(text, len);
+  src->len = len;
+  take_text(src);
+  if (may_have_line_directives(src->text, src->len))
+    scan_original(src);
+  char *input = without_line_directives(src);
+  size_t before = prelude ? strlen(prelude) : 0;
+  static const char marker[] = "# 1 \"<stdin>\"\n";
+  size_t plen = before + sizeof marker - 1 + len;
+  char *pp = xcalloc(1, plen + 1);
+  if (prelude)
+    memcpy(pp, prelude, before);
+  memcpy(pp + before, marker, sizeof marker - 1);
+  memcpy(pp + before + sizeof marker - 1, input, len);
+  if (input != src->text)
+    xfree(input);
+  tokenize(src->name, pp, plen, true, "<stdin>", &src->expanded);
+  xfree(pp);
+  mark_live_lines(src);
+  if (src->original_ready)
+    mark_dead(src);
+}
+
+/* The token notes belong to one run's tokens. */
+void source_release(void) {
+  loading = NULL;
+  noted = NULL;
+  xfree(notes);
+  notes = NULL;
+}
+#endif

@@ -153,7 +153,7 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
 char *range_str(Emitter *e, int first, int last, const Style *st) {
   char *buf = NULL;
   size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
+  FILE *f = xmemstream(&buf, &len);
   print_range(f, e, first, last, st);
   fclose(f);
   return buf;
@@ -192,7 +192,7 @@ void push_repl(Emitter *e, const Node *n, const char *text) {
 char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
   char *buf = NULL;
   size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
+  FILE *f = xmemstream(&buf, &len);
   bool first = true;
   for (int i = 0; i < specs->kids.n; i++) {
     Node *k = specs->kids.v[i];
@@ -731,7 +731,7 @@ static void print_shape_item(FILE *out, Typing *t, Node *item, ElemKind el) {
 static char *shape_items(Typing *t, const Node *init, ElemKind el) {
   char *buf = NULL;
   size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
+  FILE *f = xmemstream(&buf, &len);
   for (int i = 0; i < init->kids.n; i++) {
     if (i > 0)
       fputs(", ", f);

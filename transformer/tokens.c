@@ -84,7 +84,7 @@ static void grow(void) {
         j = (j + 1) & (ncap - 1);
       nt[j] = table[i];
     }
-  free(table);
+  xfree(table);
   table = nt;
   cap = ncap;
 }
@@ -149,3 +149,17 @@ unsigned file_number(const char *interned_name) {
 const char *file_name(unsigned number) {
   return files[number];
 }
+
+#ifdef COROC_FUZZING
+/* The interned spellings (and the file names among them) live in
+   arena_perm, which goes back after each fuzz run: the table must go too
+   (the keywords come back with the first word interned). */
+void tokens_release(void) {
+  xfree(table);
+  table = NULL;
+  cap = count = 0;
+  xfree(files);
+  files = NULL;
+  nfiles = 0;
+}
+#endif
