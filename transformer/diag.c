@@ -84,7 +84,7 @@ static void show_line(const KnownFile *f, int line, int col) {
   }
   memcpy(caret + n, "^\n", 2);
   fwrite(caret, 1, n + 2, stderr);
-  free(caret);
+  xfree(caret);
 }
 
 static void (*before_error)(void);

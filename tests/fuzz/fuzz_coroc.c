@@ -8,7 +8,8 @@
  *                     stands for coro.h and the types of common headers
  *                     (prelude.h)
  *   parse_source      both parses
- *   lower             the coroutine rules, frames, resume points
+ *   check, layout_frames, lower
+ *                     the coroutine rules, the frames, the stackless bodies
  *   emit, emit_dot    the C (printed twice: the same bytes, as
  *                     COROC_CHECK_EMIT checks), --dot's graphs, and the C of
  *                     --no-line
@@ -89,6 +90,8 @@ static void run(const Input *in, Backend backend) {
     source_load_text(&src, "fuzz.coc", (const char *)in->data, in->size, prelude);
     Coroutine *cos = parse_source(&src);
     Options opt = {.backend = backend, .cpp = &no_cpp, .input_dir = ".", .line_directives = true};
+    check(&src, cos);
+    layout_frames(&src, cos);
     lower(&src, cos, &opt);
     size_t len, dot_len, again_len, plain_len;
     char *c = print(&src, cos, &opt, false, &len);
