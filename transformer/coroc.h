@@ -197,6 +197,7 @@ typedef struct {
   int nlines;           /* lines in the original */
   bool has_line_directives; /* the .coc has #line directives of its own */
   struct Preprocessor *cpp; /* the preprocessor while it runs (source.c) */
+  int *repl_at;         /* text.c: [original token] where lowered ranges start; shared by every writer */
   const char *cpp_text; /* -MD: the preprocessor's linemarker lines (depfile.c reads them) */
   size_t cpp_len;       /* its length */
 } Source;
@@ -550,7 +551,7 @@ typedef struct {
   bool named;         /* a #line has named the .coc already */
   struct { int first, last, next; const char *text; } *repl; /* lowering: ranges printed as text */
   int nrepl, caprepl;
-  int *repl_at;       /* [token] the newest repl entry starting there, or -1; entries chain by next */
+  int *repl_at;       /* [token] the newest repl entry starting there, or -1 (Source.repl_at) */
   const char *continue_label; /* lowering: a loop whose condition awaits: where `continue` goes */
   int open_blocks;    /* lowering: blocks opened around a statement for `?:` values, to close after it */
   int nselects;       /* lowering: coro_sel_N numbers used so far */

@@ -617,7 +617,7 @@ void lower(Source *src, Coroutine *cos, const Options *opt) {
     Emitter e = {.src = src, .opt = opt, .toks = &src->original, .co = co, .indent = 1,
                  .sink = &co->body};
     lower_items(&e, co->def->c);
+    drop_repl(&e, 0);  /* the table of ranges is shared: leave it empty */
     xfree(e.repl);
-    xfree(e.repl_at);
   }
 }

@@ -168,10 +168,13 @@ void push_repl(Emitter *e, const Node *n, const char *text) {
     e->caprepl = e->caprepl ? e->caprepl * 2 : 16;
     e->repl = xrealloc(e->repl, sizeof e->repl[0] * e->caprepl);
   }
-  if (!e->repl_at) {
-    e->repl_at = xcalloc(e->toks->n + 1, sizeof(int));
-    for (int i = 0; i <= e->toks->n; i++)
-      e->repl_at[i] = -1;
+  if (!e->repl_at) {  /* one table for the whole input, made once: every writer empties what it used */
+    if (!e->src->repl_at) {
+      e->src->repl_at = xcalloc(e->toks->n + 1, sizeof(int));
+      for (int i = 0; i <= e->toks->n; i++)
+        e->src->repl_at[i] = -1;
+    }
+    e->repl_at = e->src->repl_at;
   }
   e->repl[e->nrepl].first = n->first;
   e->repl[e->nrepl].last = n->last;

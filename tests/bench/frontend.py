@@ -672,30 +672,34 @@ def verify(coroc, c_file, coc_file, workdir):
                      str(workdir / f"large.{backend}.o")], f"gcc -c of coroc's {backend} output")
 
 
+LAUNCHER = None  # tests/bench/launch.c, built into the work directory by build_launcher
+
+
+def build_launcher(workdir):
+    """The small program that runs each command (launch.c says why not Python)."""
+    global LAUNCHER
+    exe = workdir / "launch"
+    run_checked(["cc", "-O2", "-o", str(exe), str(Path(__file__).with_name("launch.c"))], "cc launch.c")
+    LAUNCHER = str(exe)
+
+
 def measure(argv, errfile):
     """One run as a whole process: wall seconds, CPU seconds, peak RSS bytes.
 
-    wait4 gives the rusage of the child, which on Linux includes what it got
-    from the children it waited for (coroc's cc -E, gcc's cc1); its ru_maxrss
-    is the largest of the process and those children, in KiB."""
-    start = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        # The child: nothing but dup2 and exec, and never back into Python's
-        # own code after a failed exec (hence _exit).
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-            os.dup2(errfile.fileno(), 2)
-            os.execvp(argv[0], argv)
-        except OSError as e:
-            os.write(2, f"cannot run {argv[0]}: {e}\n".encode())
-        os._exit(127)
-    _, status, ru = os.wait4(pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
+    launch.c runs it and reports wait4's rusage of it, which on Linux
+    includes what it got from the children it waited for (coroc's cc -E,
+    gcc's cc1); its ru_maxrss is the largest of the process and those
+    children, in KiB. The wall time includes the launcher's fork, alike for
+    every command."""
+    with tempfile.NamedTemporaryFile("r") as report:
+        start = time.perf_counter()
+        res = subprocess.run([LAUNCHER, report.name, *argv], stdout=subprocess.DEVNULL, stderr=errfile)
+        wall = time.perf_counter() - start
+        fields = report.read().split()
+    if res.returncode != 0 or len(fields) != 4 or fields[3] != "0":
         errfile.seek(0)
         fail(f"{' '.join(argv)} failed while being timed:\n{errfile.read().decode(errors='replace')}")
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024
+    return wall, float(fields[0]) + float(fields[1]), int(fields[2]) * 1024
 
 
 def time_all(commands, reps):
@@ -918,7 +922,7 @@ def print_header(coroc, workdir, reps, c_size, c_what, coc_size, coc_what):
     print(f"inputs, in {workdir}:")
     print(f"  large.c    {c_size[0]:>6} lines {c_size[1]:>8} bytes  {c_what}")
     print(f"  large.coc  {coc_size[0]:>6} lines {coc_size[1]:>8} bytes  {coc_what}")
-    print(f"each command run whole (fork, exec, wait4: children included): one warm-up, then {reps} "
+    print(f"each command run whole (by launch.c: fork, exec, wait4; children included): one warm-up, then {reps} "
           "timed runs, interleaved; median wall time (min-max)")
     sys.stdout.flush()   # before the long part, when stdout is a pipe
 
@@ -932,6 +936,7 @@ def main():
     c_file, c_what = make_c_file(workdir, args.seed)
     coc_file, coc_what = make_coc_file(workdir, args.seed)
     verify(coroc, c_file, coc_file, workdir)
+    build_launcher(workdir)
 
     c_data, coc_data = c_file.read_bytes(), coc_file.read_bytes()
     c_size = (count_lines(c_data), len(c_data))
