@@ -201,11 +201,8 @@ static bool layout_pre(Node *n, void *ctx) {
     l->unevaluated++;
   else if (n->kind == ND_DECL)
     layout_decl(l, n);
-  if (is_compound_literal(n)) {
-    Node *type = n->a;
-    if (type->b && type->b->kids.n && type->b->kids.v[0]->kind == ND_ARRAY)
-      keep_literal(l, n);
-  }
+  if (is_compound_literal(n) && is_array_type(n->a->a, n->a->b, 0))
+    keep_literal(l, n);  /* (int[]){...}, or (three){...} of `typedef int three[3]` */
   if (n->kind == ND_EXPR && n->flags == '&' && !n->b && is_compound_literal(n->a))
     keep_literal(l, n->a);
   return true;
