@@ -31,7 +31,7 @@ import subprocess
 
 import pytest
 
-from conftest import COROC_INCLUDE, COROC_LIB, WARNINGS, run
+from conftest import COROC, COROC_INCLUDE, COROC_LIB, WARNINGS, run
 
 # A generator whose yield stands on a line of its own (YIELD_LINE), so that the
 # #line directive in front of the yield can be checked.
@@ -774,3 +774,31 @@ def test_output_not_written_when_the_depfile_cannot_be(coroc, tmp_path, gen):
     assert "no/such/dir/gen.d" in res.stderr, res.stderr
     assert out.read_bytes() == OLD_BYTES and os.stat(out).st_mtime_ns == OLD_TIME[1] * 1_000_000_000
     assert listing(tmp_path) == ["OUT.c", "gen.coc"], listing(tmp_path)
+
+
+CR_ONLY = (b'#include <stdio.h>\r/* lines that end with a lone CR, as old Mac files do */\r'
+           b'coroutine int count(void) {\r  yield 1;\r  yield 2;\r}\r'
+           b'int main(void) {\r  coro_t *c = count();\r  int v;\r'
+           b'  while (coro_next(c, &v))\r    printf("%d\\n", v);\r  coro_free(c);\r}\r')
+
+
+@pytest.mark.parametrize("backend", ["stackless", "stackful"])
+def test_lone_cr_ends_a_line(toolchain, backend, tmp_path):
+    """The preprocessor ends a line at a lone CR, and so does coroc: the coroutine is found,
+    the program runs, and what lies outside the coroutine keeps its bytes."""
+    src = tmp_path / "cr.coc"
+    src.write_bytes(CR_ONLY)
+    res = toolchain.build_and_run(src, backend)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == "1\n2\n"
+    out = toolchain.transform(src, backend)
+    assert out.read_bytes().startswith(CR_ONLY[:CR_ONLY.index(b"coroutine")])
+
+
+def test_lone_cr_in_a_diagnostic(tmp_path):
+    """A diagnostic counts lines as the preprocessor does."""
+    src = tmp_path / "bad.coc"
+    src.write_bytes(b"int x;\rcoroutine int f(void) {\r  yield;\r  yield 1;\r}\r")
+    res = run([COROC, "-o", tmp_path / "out.c", src], cwd=tmp_path)
+    assert res.returncode == 1
+    assert res.stderr.startswith(f"{src}:3:3: error: a generator cannot use a bare 'yield;'"), res.stderr

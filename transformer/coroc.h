@@ -187,7 +187,8 @@ bool stream_more(TokenStream *ts, int want);
 /* The input, read and prepared by source.c. */
 typedef struct {
   const char *name;     /* the name diagnostics and #line use ("<stdin>" for -) */
-  char *text;           /* the whole original text, NUL-terminated */
+  const char *raw;      /* the whole original text as read, NUL-terminated: what the output copies */
+  char *text;           /* the same, as coroc scans it (a lone CR made an LF: source.c) */
   size_t len;           /* its length */
   TokenList expanded;   /* the preprocessed translation unit */
   TokenList original;   /* the .coc's own tokens, macros unexpanded: scanned when first needed */

@@ -306,7 +306,7 @@ void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
   bool included = false;
   for (Coroutine *co = cos; co; co = co->next) {
     Token *first = &src->original.v[co->first], *last = &src->original.v[co->last];
-    fwrite(src->text + at, 1, first->offset - at, out);
+    fwrite(src->raw + at, 1, first->offset - at, out);
     for (size_t i = at; i < first->offset; i++)
       e.mapped += src->text[i] == '\n';
     if (src->has_line_directives)
@@ -325,6 +325,6 @@ void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
       line_directive(&e, last->line);
     e.mapped = last->line;
   }
-  fwrite(src->text + at, 1, src->len - at, out);
+  fwrite(src->raw + at, 1, src->len - at, out);
 }
 

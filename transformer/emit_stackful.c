@@ -58,7 +58,7 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
     bool func = t->kind == TK_IDENT && (!strcmp(t->text, "__func__") || !strcmp(t->text, "__FUNCTION__"));
     if (!y && !func)
       continue;
-    fwrite(src->text + at, 1, t->offset - at, out);
+    fwrite(src->raw + at, 1, t->offset - at, out);
     if (func) {
       fprintf(out, "\"%s\"", co->name);
       at = token_end(t);
@@ -87,7 +87,7 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
     fputs(y->kind == ND_YIELD ? ");" : ")", out);
   }
   if (at < to)
-    fwrite(src->text + at, 1, to - at, out);
+    fwrite(src->raw + at, 1, to - at, out);
 }
 
 static bool yields_pre(Node *n, void *ctx) {

@@ -559,8 +559,25 @@ bool is_line_directive(const char *directive) {
                                       p[4] != '_');
 }
 
+/* A line ends at LF, CR LF, or a CR alone (old Mac files), as the
+   preprocessor says. coroc counts lines by LF: in a file with a lone CR, it
+   scans a copy where each lone CR is an LF. A byte for a byte, so offsets
+   hold in both, and the output copies the user's bytes (Source.raw). */
+static void normalize_line_ends(Source *src) {
+  char *copy = NULL;
+  for (size_t i = 0; i < src->len; i++)
+    if (src->raw[i] == '\r' && (i + 1 == src->len || src->raw[i + 1] != '\n')) {
+      if (!copy)
+        copy = xstrndup(src->raw, src->len);
+      copy[i] = '\n';
+    }
+  if (copy)
+    src->text = copy;
+}
+
 /* The text is what diagnostics quote, and it must be text. */
 static void take_text(Source *src) {
+  normalize_line_ends(src);
   diag_add_file(src->name, src->text, src->len);
   const char *nul = memchr(src->text, '\0', src->len);
   if (nul) {
@@ -575,7 +592,7 @@ static void take_text(Source *src) {
 void source_load(Source *src, const char *path, const CppArgs *cpp) {
   loading = src;
   src->name = display_name(path);
-  src->text = read_input(path, &src->len);
+  src->raw = src->text = read_input(path, &src->len);
   take_text(src);
   if (may_have_line_directives(src->text, src->len))
     scan_original(src);
@@ -598,7 +615,7 @@ void source_load(Source *src, const char *path, const CppArgs *cpp) {
 void source_load_text(Source *src, const char *name, const char *text, size_t len,
                       const char *prelude) {
   src->name = name;
-  src->text = xstrndup(text, len);
+  src->raw = src->text = xstrndup(text, len);
   src->len = len;
   take_text(src);
   if (may_have_line_directives(src->text, src->len))
