@@ -28,7 +28,9 @@ typedef struct {
 
 typedef struct { const char *name; int code; } Keyword;
 
-/* The GNU spellings map to the standard word. */
+/* The GNU spellings map to the standard word. Type names that gcc knows
+   without a declaration, which system headers use (bits/link.h has
+   __int128_t), are keywords here too; __seg_fs and __seg_gs are qualifiers. */
 static const Keyword keywords[] = {
   {"_Alignas", T_ALIGNAS}, {"_Alignof", T_ALIGNOF}, {"_Atomic", T_ATOMIC}, {"_Bool", T_BOOL},
   {"_Complex", T_COMPLEX}, {"_Float128", T_FLOATN}, {"_Float128x", T_FLOATN}, {"_Float16", T_FLOATN},
@@ -38,13 +40,17 @@ static const Keyword keywords[] = {
   {"_Static_assert", T_STATIC_ASSERT}, {"_Thread_local", T_THREAD_LOCAL},
   {"__alignof", T_ALIGNOF}, {"__alignof__", T_ALIGNOF}, {"__asm", T_ASM}, {"__asm__", T_ASM},
   {"__attribute", T_ATTRIBUTE}, {"__attribute__", T_ATTRIBUTE}, {"__auto_type", T_AUTO_TYPE},
-  {"__bf16", T_FLOATN}, {"__builtin_offsetof", T_OFFSETOF},
+  {"__bf16", T_FLOATN}, {"__builtin_ms_va_list", T_BUILTIN_VA_LIST},
+  {"__builtin_sysv_va_list", T_BUILTIN_VA_LIST}, {"__builtin_offsetof", T_OFFSETOF},
   {"__builtin_types_compatible_p", T_TYPES_COMPATIBLE}, {"__builtin_va_arg", T_VA_ARG},
   {"__builtin_va_list", T_BUILTIN_VA_LIST}, {"__complex", T_COMPLEX}, {"__complex__", T_COMPLEX},
   {"__const", T_CONST}, {"__const__", T_CONST}, {"__extension__", T_EXTENSION},
   {"__float128", T_FLOATN}, {"__fp16", T_FLOATN}, {"__ibm128", T_FLOATN},
   {"__imag", T_IMAG}, {"__imag__", T_IMAG}, {"__inline", T_INLINE}, {"__inline__", T_INLINE},
-  {"__int128", T_INT128}, {"__label__", T_LABEL}, {"__real", T_REAL}, {"__real__", T_REAL},
+  {"__int128", T_INT128}, {"__int128_t", T_INT128}, {"__uint128_t", T_INT128},
+  {"__float80", T_FLOATN}, {"_Decimal32", T_FLOATN}, {"_Decimal64", T_FLOATN},
+  {"_Decimal128", T_FLOATN}, {"__seg_fs", T_NULLABILITY}, {"__seg_gs", T_NULLABILITY},
+  {"__label__", T_LABEL}, {"__real", T_REAL}, {"__real__", T_REAL},
   {"__restrict", T_RESTRICT}, {"__restrict__", T_RESTRICT}, {"__signed", T_SIGNED},
   {"__signed__", T_SIGNED}, {"__thread", T_THREAD_LOCAL}, {"__typeof", T_TYPEOF},
   {"__typeof__", T_TYPEOF}, {"__volatile", T_VOLATILE}, {"__volatile__", T_VOLATILE},
