@@ -561,6 +561,7 @@ typedef struct {
 
 /* emit.c: the writer, and the pieces both backends print */
 void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
+char *emit_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len);
 void emit_put(Emitter *e, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int emit_line_of(Emitter *e, const Node *n);
 void emit_indent(Emitter *e, int delta);

@@ -328,3 +328,18 @@ void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
   fwrite(src->raw + at, 1, src->len - at, out);
 }
 
+/* The output (or --dot's graphs, with `dot`) as a string of *len bytes:
+   what main.c writes, and what the fuzz harness compares. */
+char *emit_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len) {
+  char *buf = NULL;
+  FILE *mem = xmemstream(&buf, len);
+  if (!mem)
+    fatal("out of memory");
+  if (dot)
+    emit_dot(mem, src, cos);
+  else
+    emit(mem, src, cos, opt);
+  if (fclose(mem) != 0)
+    fatal("out of memory");
+  return buf;
+}

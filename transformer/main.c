@@ -244,28 +244,15 @@ static void write_results(const Command *cmd, const char *buf, size_t len, const
   commit(&out);
 }
 
-/* The printer (or --dot's) into a string. */
-static char *print_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len) {
-  char *buf = NULL;
-  FILE *mem = xmemstream(&buf, len);
-  if (dot)
-    emit_dot(mem, src, cos);
-  else
-    emit(mem, src, cos, opt);
-  if (fclose(mem) != 0)
-    fatal("out of memory");
-  return buf;
-}
-
 /* What coroc prints: the C, --dot's graphs, or --stats' table, which is
    read off the C. The printers only read what the passes decided, so
    printing twice gives the same bytes: with COROC_CHECK_EMIT set (the test
    suite sets it for every run) coroc prints twice and compares. */
 static char *render(Source *src, Coroutine *cos, const Options *opt, size_t *len) {
-  char *out = print_to_string(src, cos, opt, opt->dot, len);
+  char *out = emit_to_string(src, cos, opt, opt->dot, len);
   if (getenv("COROC_CHECK_EMIT")) {
     size_t again_len;
-    char *again = print_to_string(src, cos, opt, opt->dot, &again_len);
+    char *again = emit_to_string(src, cos, opt, opt->dot, &again_len);
     if (again_len != *len || memcmp(again, out, *len) != 0)
       internal_error("printing twice gave different output: a printer changed the tree");
     xfree(again);

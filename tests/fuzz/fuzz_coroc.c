@@ -69,17 +69,6 @@ typedef struct {
   size_t size;
 } Input;
 
-static char *print(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len) {
-  char *buf = NULL;
-  FILE *f = xmemstream(&buf, len);
-  if (dot)
-    emit_dot(f, src, cos);
-  else
-    emit(f, src, cos, opt);
-  fclose(f);
-  return buf;
-}
-
 /* One run of the pipeline, as `coroc --backend=B` would do it. */
 static void run(const Input *in, Backend backend) {
   static const CppArgs no_cpp = {0};
@@ -94,15 +83,15 @@ static void run(const Input *in, Backend backend) {
     layout_frames(&src, cos);
     lower(&src, cos, &opt);
     size_t len, dot_len, again_len, plain_len;
-    char *c = print(&src, cos, &opt, false, &len);
-    print(&src, cos, &opt, true, &dot_len);
-    char *again = print(&src, cos, &opt, false, &again_len);
+    char *c = emit_to_string(&src, cos, &opt, false, &len);
+    emit_to_string(&src, cos, &opt, true, &dot_len);
+    char *again = emit_to_string(&src, cos, &opt, false, &again_len);
     if (again_len != len || memcmp(again, c, len) != 0) {
       fprintf(stderr, "fuzz_coroc: printing again gave different output: a printer changed the tree\n");
       abort();
     }
     opt.line_directives = false;
-    print(&src, cos, &opt, false, &plain_len);
+    emit_to_string(&src, cos, &opt, false, &plain_len);
   }
   diag_escape = NULL;
   coroc_reset();  /* (all the buffers above go with it) */
