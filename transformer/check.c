@@ -191,7 +191,7 @@ static void classify_await(Checker *c, Node *n) {
     if (callee && callee->is_generator)
       error_tok(n->tok, "'%s' is a generator: consume it with coro_next; only tasks are "
                 "awaited", f->name);
-    n->name = f->name;
+    n->callee = f->name;
     n->sym = f;
     return;
   }
@@ -380,7 +380,7 @@ static bool check_pre(Node *n, void *ctx) {
   if (n->kind == ND_EXPR && n->flags == ',')
     mark_discarded(n->a);
   if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR) && has_await(n->b))
-    n->resume_point = ++c->co->nconds;  /* its coro_cond_N field */
+    n->cond = ++c->co->nconds;  /* its coro_cond_N field */
   return true;
 }
 

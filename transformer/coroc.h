@@ -347,13 +347,19 @@ struct Node {
   Token *tok;      /* the representative token: for diagnostics and names */
   Sym *sym;        /* ND_INIT_DECL, ND_TAGGED, ND_ENUMERATOR, ND_PARAM: the symbol declared;
                       ND_IDENT: the one named; ND_AWAIT of a task: the coroutine */
-  const char *name;/* ND_TAGGED: the generated tag of an anonymous hoisted type;
-                      ND_AWAIT: the coroutine awaited (a task), or NULL (an awaitable operation) */
+  union {          /* one string, named by what it is for the node's kind: */
+    const char *tag;    /* ND_TAGGED: the generated tag of an anonymous hoisted type */
+    const char *callee; /* ND_AWAIT: the coroutine awaited (a task), or NULL (an awaitable operation) */
+    const char *field;  /* ND_EXPR '{', a compound literal kept in the frame: its field (coro_lit_N) */
+  };
   const char *type;/* ND_AWAIT of an operation: the awaitable's type, as C text */
   int first;       /* index of its first token (in the token list it was parsed from) */
   int last;        /* index of its last token; last < first for an empty node */
   int flags;       /* ND_SPECS: SP_*; ND_TAGGED: token code of struct/union/enum */
-  int resume_point;/* ND_YIELD, ND_AWAIT: its number */
+  union {          /* one number, named by what it is for the node's kind: */
+    int resume_point; /* ND_YIELD, ND_AWAIT: its number */
+    int cond;         /* ND_EXPR && or || whose right side awaits: its coro_cond_N */
+  };
   unsigned char kind; /* NodeKind: what it is */
   bool has_body : 1;  /* ND_TAGGED: has a { member list } */
   bool discarded : 1; /* an expression whose value is not used (a statement's, a comma's left, a (void) cast's) */

@@ -77,10 +77,10 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       fputs("(void)", out);  /* its value is dropped */
     if (y->kind == ND_YIELD)
       ;
-    else if (!y->name)
+    else if (!y->callee)
       fputs("CORO_STACKFUL_AWAIT(coro_c, ", out);
     else if (!(y->sym->specs & SP_VOID) || y->sym->decl->a->kids.n != 1)
-      fprintf(out, "CORO_STACKFUL_AWAIT_TASK(coro_c, coro_value_%s, ", y->name);
+      fprintf(out, "CORO_STACKFUL_AWAIT_TASK(coro_c, coro_value_%s, ", y->callee);
     else
       fputs("CORO_STACKFUL_AWAIT_VOID_TASK(coro_c, ", out);
     splice(out, src, co, sp, first->offset, token_end(last));

@@ -48,8 +48,8 @@ static void emit_hoisted_types(Emitter *e, Coroutine *co) {
 
 /* `__typeof__(int[3]) coro_lit_1;`: a kept compound literal's field. */
 static void emit_literal_field(Emitter *e, Node *lit) {
-  emit_put(e, emit_line_of(e, lit), "__typeof__(%s) %s;", literal_type(e, lit, lit->name),
-           lit->name);
+  emit_put(e, emit_line_of(e, lit), "__typeof__(%s) %s;", literal_type(e, lit, lit->field),
+           lit->field);
 }
 
 /* The shapes of the lists that size arrays declared [] (text.c, shape_decl),
@@ -64,7 +64,7 @@ static void emit_shapes(Emitter *e, Coroutine *co) {
       shape = shape_decl(e, n->c, n->a, n->b, n->sym->field, n->sym);
     } else if (n->kind == ND_EXPR) {  /* a kept compound literal */
       Node init = {.kind = ND_INIT_LIST, .first = n->first, .last = n->last, .kids = n->kids};
-      shape = shape_decl(e, n->a->a, n->a->b, &init, n->name, NULL);
+      shape = shape_decl(e, n->a->a, n->a->b, &init, n->field, NULL);
     }
     if (!shape)
       continue;
@@ -110,13 +110,13 @@ static void emit_frame(Emitter *e, Coroutine *co) {
   for (int i = 0; i < co->awaits.n; i++) {
     Node *n = co->awaits.v[i];
     int k = n->resume_point;
-    if (!n->name) {
+    if (!n->callee) {
       emit_put(e, emit_line_of(e, n), "%s coro_aw_%d;  /* awaited */", n->type, k);
       continue;
     }
     emit_put(e, emit_line_of(e, n), "coro_t *coro_aw_%d;  /* the task awaited */", k);
     if (task_has_value(n->sym))
-      emit_put(e, 0, "coro_value_%s coro_tmp_%d;  /* and its value */", n->name, k);
+      emit_put(e, 0, "coro_value_%s coro_tmp_%d;  /* and its value */", n->callee, k);
   }
   for (int k = 1; k <= co->nconds; k++)
     emit_put(e, 0, "int coro_cond_%d;  /* an && or || around an await */", k);

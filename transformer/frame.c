@@ -117,7 +117,7 @@ static void hoist_tagged(Layout *l, Node *tagged) {
     list_push(&l->co->types, tagged);
     token_set_hoisted(&l->src->original.v[tagged->first], tagged);
     if (!s)
-      tagged->name = hoisted_name(l, "anon");
+      tagged->tag = hoisted_name(l, "anon");
     for (int i = 0; i < tagged->kids.n; i++) {
       Node *e = tagged->kids.v[i];
       if (e->kind == ND_ENUMERATOR && e->sym) {
@@ -166,10 +166,10 @@ static bool is_compound_literal(const Node *n) {
    leaves: one that can be pointed to (an array, or one under a unary &)
    gets a frame field. One used only for its value needs none. */
 static void keep_literal(Layout *l, Node *lit) {
-  if (l->stmt_expr || l->unevaluated || lit->name)
+  if (l->stmt_expr || l->unevaluated || lit->field)
     return;
   char *field = format("coro_lit_%d", l->co->literals.n + 1);
-  lit->name = take_name(l, field);
+  lit->field = take_name(l, field);
   list_push(&l->co->literals, lit);
   token_set_literal(&l->src->original.v[lit->first], lit);
 }

@@ -68,7 +68,7 @@ static char *lower_await(Emitter *e, Node *n) {
   emit_put(e, 0, "/* resume point %d: %s:%d */", k, e->src->name, line);
   emit_put(e, line, "coro_f->coro_aw_%d = %s;", k, operand);
   close_blocks(e, open);
-  if (!n->name) {
+  if (!n->callee) {
     emit_put(e, line, "while (!CORO_READY(coro_f->coro_aw_%d)) {", k);
     e->indent++;
     emit_put(e, line, "CORO_AWAIT_SUSPEND(coro_c, %d, coro_f->coro_aw_%d);", k, k);
@@ -84,7 +84,7 @@ static char *lower_await(Emitter *e, Node *n) {
   bool is_void = !task_has_value(n->sym);
   if (!is_void)
     emit_put(e, line, "coro_f->coro_tmp_%d = *(coro_value_%s *)coro_f->coro_aw_%d->result;", k,
-             n->name, k);
+             n->callee, k);
   emit_put(e, line, "coro_free(coro_f->coro_aw_%d);", k);
   return is_void ? "(void)0" : format("coro_f->coro_tmp_%d", k);
 }
@@ -96,7 +96,7 @@ static char *lower_await(Emitter *e, Node *n) {
 static char *lower_logical(Emitter *e, Node *n, bool is_and) {
   int open = e->open_blocks;
   char *left = lower_await_expr(e, n->a);
-  int k = n->resume_point, line = emit_line_of(e, n);  /* lower.c numbered the conds */
+  int k = n->cond, line = emit_line_of(e, n);  /* check.c numbered the conds */
   emit_put(e, line, "coro_f->coro_cond_%d = (%s) != 0;", k, left);
   close_blocks(e, open);
   emit_put(e, line, "if (%scoro_f->coro_cond_%d) {", is_and ? "" : "!", k);
@@ -111,7 +111,7 @@ static char *lower_logical(Emitter *e, Node *n, bool is_and) {
 
 /* The value an await will have, as lower_await will name it. */
 static const char *await_value(const Node *n) {
-  if (!n->name)
+  if (!n->callee)
     return format("coro_f->coro_aw_%d.result", n->resume_point);
   return task_has_value(n->sym) ? format("coro_f->coro_tmp_%d", n->resume_point) : "(void)0";
 }

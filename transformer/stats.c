@@ -121,7 +121,7 @@ static char **extra_fields(Coroutine *co) {
   char **v = xcalloc(2 * (co->literals.n + 2 * co->awaits.n + co->nconds + 1) + 1, sizeof(char *));
   int n = 0;
   for (int i = 0; i < co->literals.n; i++) {
-    v[n++] = (char *)co->literals.v[i]->name;
+    v[n++] = (char *)co->literals.v[i]->field;
     v[n++] = "a compound literal that outlives a suspension";
   }
   if (!co->is_generator && !co->returns_void) {
@@ -131,8 +131,8 @@ static char **extra_fields(Coroutine *co) {
   for (int i = 0; i < co->awaits.n; i++) {
     Node *a = co->awaits.v[i];
     v[n++] = format("coro_aw_%d", a->resume_point);
-    v[n++] = a->name ? "the task awaited" : "the awaitable";
-    if (a->name && !((a->sym->specs & SP_VOID) && a->sym->decl->a->kids.n == 1)) {
+    v[n++] = a->callee ? "the task awaited" : "the awaitable";
+    if (a->callee && !((a->sym->specs & SP_VOID) && a->sym->decl->a->kids.n == 1)) {
       v[n++] = format("coro_tmp_%d", a->resume_point);
       v[n++] = "the awaited task's value";
     }

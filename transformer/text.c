@@ -37,7 +37,7 @@ static const char *tagged_name(const Node *tagged) {
   Sym *s = token_sym(tagged->tok);
   if (s && s->field && s->owner)
     return s->field;
-  return tagged->name;
+  return tagged->tag;
 }
 
 static void print_range(FILE *out, Emitter *e, int first, int last, const Style *st);
@@ -130,7 +130,7 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
     }
     Node *lit = token_literal(t), *hoisted = token_hoisted(t);
     if (lit && e->co && !(st && st->raw) && !(st && st->literal == lit)) {
-      fprintf(out, "CORO_LITERAL(coro_f->%s, ", lit->name);
+      fprintf(out, "CORO_LITERAL(coro_f->%s, ", lit->field);
       print_range(out, e, lit->first, lit->last, &(Style){.collapse = true, .literal = lit});
       fputc(')', out);
       i = lit->last;
@@ -140,9 +140,9 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
       i = hoisted->last;
       continue;
     }
-    if (hoisted && !token_sym(hoisted->tok) && hoisted->name) {
+    if (hoisted && !token_sym(hoisted->tok) && hoisted->tag) {
       /* an anonymous hoisted type gets its generated tag after the keyword */
-      fprintf(out, "%s %s", t->text, hoisted->name);
+      fprintf(out, "%s %s", t->text, hoisted->tag);
       continue;
     }
     fputs(st && st->raw ? t->text : token_text(e, t), out);
@@ -668,8 +668,8 @@ static void type_names(Typing *t, int first, int last) {
 /* A part of a value that means nothing at file scope, as an lvalue of its
    type; NULL for any other part. */
 static const char *typed_part(Typing *t, Node *n) {
-  if (n->kind == ND_AWAIT && n->name)  /* a task: its coroutine's value */
-    return task_has_value(n->sym) ? format("(*(coro_value_%s *)0)", n->name) : "((void)0)";
+  if (n->kind == ND_AWAIT && n->callee)  /* a task: its coroutine's value */
+    return task_has_value(n->sym) ? format("(*(coro_value_%s *)0)", n->callee) : "((void)0)";
   if (n->kind == ND_AWAIT)  /* an operation: its awaitable's result */
     return format("(*(__typeof__(%s) *)0).result", n->type);
   if (n->kind == ND_STMT_EXPR) {  /* ({ ...; v; }): the type of v */
@@ -679,7 +679,7 @@ static const char *typed_part(Typing *t, Node *n) {
     return format("(*(__typeof__((void)0, %s) *)0)", typed_node(t, last->a));
   }
   if (n->kind == ND_EXPR && n->flags == '{')  /* a compound literal */
-    return format("(*(__typeof__(%s) *)0)", literal_type(t->e, n, n->name));
+    return format("(*(__typeof__(%s) *)0)", literal_type(t->e, n, n->field));
   if (n->kind == ND_EXPR && n->flags == OP_LABEL_ADDR)
     return "((void *)0)";
   if (n->kind == ND_EXPR && n->flags == OP_VA_ARG)  /* __builtin_va_arg(ap, T) */
