@@ -363,8 +363,8 @@ struct Node {
   unsigned char kind; /* NodeKind: what it is */
   bool has_body : 1;  /* ND_TAGGED: has a { member list } */
   bool discarded : 1; /* an expression whose value is not used (a statement's, a comma's left, a (void) cast's) */
-  bool awaits : 1;    /* lower.c: an await stands in this subtree (set by mark_awaits) */
-  bool selects : 1;   /* lower.c: a `?:` with an await in an arm stands in this subtree */
+  bool awaits : 1;    /* check.c: an await stands in this subtree (set by mark_awaits) */
+  bool selects : 1;   /* check.c: a `?:` with an await in an arm stands in this subtree */
 };
 
 Node *new_node(NodeKind kind, int first, int last);
@@ -419,8 +419,8 @@ struct Sym {
   int depth;       /* scope depth: 0 file scope, 1 a function's outermost block, ... */
   int specs;       /* SP_* flags of its declaration */
   Token *tok;      /* the token that named it */
-  Coroutine *owner;/* lower.c: the coroutine whose frame or types hold it, or NULL */
-  const char *field; /* lower.c: its name in the frame, or the renamed type/constant */
+  Coroutine *owner;/* frame.c: the coroutine whose frame or types hold it, or NULL */
+  const char *field; /* frame.c: its name in the frame, or the renamed type/constant */
   bool in_stmt_expr; /* declared inside a statement expression (stays a real local) */
   TokenList *toks; /* the tokens its declaration was parsed from */
   Sym *chain;      /* scope.c: the next older symbol in the same hash chain */
@@ -480,7 +480,7 @@ struct Coroutine {
   Node *first_return_value; /* its first `return EXPR;`, for messages */
   NodeList locals;    /* ND_INIT_DECL / ND_PARAM nodes whose objects live in the frame */
   NodeList types;     /* ND_DECL nodes of types declared in the body, hoisted to file scope */
-  NodeList literals;  /* compound literals kept in the frame (Node.name is the field) */
+  NodeList literals;  /* compound literals kept in the frame (Node.field is the field) */
   NodeList awaits;    /* its ND_AWAIT nodes: each has fields coro_aw_N (and coro_tmp_N) */
   int nconds;         /* coro_cond_1..n: the int fields of && and || around an await */
   const char **macros;/* #define lines, in effect at the coroutine, of the macros its body uses */
