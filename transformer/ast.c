@@ -51,31 +51,77 @@ Node *node_append(Node *list, Node *item, int last) {
 static const char *const kind_names[] = {
   "BLOCK", "DECL", "EXPR_STMT", "IF", "SWITCH", "WHILE", "DO", "FOR", "GOTO", "CONTINUE",
   "BREAK", "RETURN", "LABEL", "CASE", "DEFAULT", "YIELD", "ASM_STMT", "LABEL_DECL",
-  "STATIC_ASSERT", "DIRECTIVE", "SPECS", "INIT_DECL", "DECLARATOR", "POINTER", "ARRAY", "FUNC",
-  "PARAM", "TAGGED", "ENUMERATOR", "TYPENAME", "INIT_LIST", "IDENT", "AWAIT", "STMT_EXPR",
+  "STATIC_ASSERT", "DIRECTIVE", "SPECS", "SPECIFIER", "INIT_DECL", "DECLARATOR", "POINTER", "ARRAY", "FUNC",
+  "PARAM", "TAGGED", "ENUMERATOR", "TYPENAME", "INIT_LIST", "DESIGNATION", "IDENT", "AWAIT", "STMT_EXPR",
   "SIZEOF", "EXPR", "FUNCDEF", "TRANSLATION_UNIT",
 };
+
+static const char *const op_names[] = {
+  [OP_COMMA] = "comma", [OP_ASSIGN] = "assign", [OP_ASSIGN_OP] = "assign-op", [OP_COND] = "cond",
+  [OP_OR] = "or", [OP_AND] = "and", [OP_BINARY] = "binary", [OP_CAST] = "cast",
+  [OP_ADDRESS] = "address", [OP_DEREF] = "deref", [OP_UNARY] = "unary", [OP_POSTFIX] = "postfix",
+  [OP_LABEL_ADDR] = "label-address", [OP_REAL] = "real", [OP_IMAG] = "imag", [OP_INDEX] = "index",
+  [OP_CALL] = "call", [OP_MEMBER] = "member", [OP_COMPOUND_LITERAL] = "compound-literal",
+  [OP_PAREN] = "paren", [OP_NUMBER] = "number", [OP_CHAR] = "char", [OP_STRING] = "string",
+  [OP_GENERIC] = "generic", [OP_VA_ARG] = "va-arg",
+};
+
+/* The name of the slot of `parent` that holds `kid` (see struct Node), or
+   NULL for one of its kids. */
+static const char *slot_name(const Node *parent, const Node *kid) {
+  NodeKind k = parent->kind;
+  bool expr = k == ND_EXPR, cond = expr && parent->op == OP_COND;
+  if (kid == parent->cond) {
+    if (k == ND_IF || k == ND_SWITCH || k == ND_WHILE || k == ND_DO || k == ND_FOR || cond)
+      return "cond";
+    if (k == ND_DECL || k == ND_INIT_DECL || k == ND_PARAM || k == ND_TYPENAME || k == ND_FUNCDEF)
+      return "specs";
+    if (k == ND_CASE || k == ND_ENUMERATOR)
+      return "value";
+    return k == ND_ARRAY ? "size" : k == ND_STMT_EXPR ? "block" : !expr ? "expr"
+           : parent->rhs || parent->op == OP_CALL ? "lhs" : "operand";
+  }
+  if (kid == parent->then)
+    return k == ND_IF || cond ? "then" : k == ND_FOR ? "step" : k == ND_CASE ? "high"
+           : expr ? "rhs" : "declarator";
+  if (kid == parent->otherwise)
+    return k == ND_IF || cond ? "otherwise" : "init";
+  if (kid == parent->body)
+    return k == ND_EXPR || k == ND_INIT_LIST || k == ND_IDENT || k == ND_AWAIT || k == ND_SIZEOF ||
+           k == ND_STMT_EXPR ? "designation" : "body";
+  return NULL;
+}
 
 typedef struct {
   FILE *out;
   int depth;
+  NodeList parents;  /* the nodes whose children are being dumped */
 } Dump;
 
 static bool dump_pre(Node *n, void *ctx) {
   Dump *d = ctx;
-  fprintf(d->out, "%*s%s [%d..%d]%s%s\n", d->depth * 2, "", kind_names[n->kind], n->first, n->last,
-          n->tok ? " " : "", n->tok ? n->tok->text : "");
+  const char *slot = d->parents.n ? slot_name(d->parents.v[d->parents.n - 1], n) : NULL;
+  fprintf(d->out, "%*s%s%s%s", d->depth * 2, "", slot ? slot : "", slot ? ": " : "",
+          kind_names[n->kind]);
+  if (n->kind == ND_EXPR && n->op > 0 && n->op <= OP_VA_ARG)
+    fprintf(d->out, " %s", op_names[n->op]);
+  fprintf(d->out, " [%d..%d]%s%s\n", n->first, n->last, n->tok ? " " : "", n->tok ? n->tok->text : "");
   d->depth++;
+  list_push(&d->parents, n);
   return true;
 }
 
 static void dump_post(Node *n, void *ctx) {
   (void)n;
-  ((Dump *)ctx)->depth--;
+  Dump *d = ctx;
+  d->depth--;
+  d->parents.n--;
 }
 
 void ast_dump(FILE *out, const Node *n, int depth) {
-  visit((Node *)n, dump_pre, dump_post, &(Dump){out, depth});
+  Dump d = {out, depth, {0}};
+  visit((Node *)n, dump_pre, dump_post, &d);
+  xfree(d.parents.v);
 }
 
 /* {==================================================================
@@ -83,16 +129,21 @@ void ast_dump(FILE *out, const Node *n, int depth) {
  * =================================================================== */
 
 Node *node_child(const Node *n, int *i) {
-  /* fixed children first, in the order they stand in the source */
-  static const int order_for[] = {3, 0, 2, 1};  /* d (init), a (cond), c (step), b (body) */
-  static const int order_do[] = {1, 0, -1, -1}; /* b (body), a (cond) */
-  static const int order_any[] = {0, 1, 2, 3};  /* a, b, c, d */
-  const int *order = n->kind == ND_FOR ? order_for : n->kind == ND_DO ? order_do : order_any;
-  Node *fixed[] = {n->a, n->b, n->c, n->d};
+  /* the four slots first, in the order they stand in the source */
+  static const int order_for[] = {2, 0, 1, 3};   /* init, cond, step, body */
+  static const int order_do[] = {3, 0, -1, -1};  /* body, cond */
+  static const int order_decl[] = {1, 2, -1, -1}; /* declarator, init: the specs are the
+                                                     declaration's, not a child of each */
+  static const int order_any[] = {0, 1, 2, 3};
+  const int *order = n->kind == ND_FOR         ? order_for
+                     : n->kind == ND_DO        ? order_do
+                     : n->kind == ND_INIT_DECL ? order_decl
+                                               : order_any;
+  Node *slot[] = {n->cond, n->then, n->otherwise, n->body};
   while (*i < 4) {
     int k = order[(*i)++];
-    if (k >= 0 && fixed[k])
-      return fixed[k];
+    if (k >= 0 && slot[k])
+      return slot[k];
   }
   while (*i - 4 < n->kids.n) {
     Node *kid = n->kids.v[(*i)++ - 4];

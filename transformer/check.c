@@ -54,7 +54,7 @@ static bool is_variable_size(Node *n) {
 static void check_no_vla(Checker *c, const Node *declarator, const char *what) {
   for (int i = 0; i < declarator->kids.n; i++) {
     Node *d = declarator->kids.v[i];
-    if (d->kind == ND_ARRAY && is_variable_size(d->a))
+    if (d->kind == ND_ARRAY && is_variable_size(d->size))
       error_tok(declarator->tok ? declarator->tok : d->tok, "variable-length array %s in a "
                 "coroutine: a frame needs sizes known at compile time", what);
   }
@@ -68,8 +68,8 @@ static void check_local(Checker *c, Node *init_decl, int specs) {
   Sym *s = init_decl->sym;
   if (!s || s->in_stmt_expr || s->kind != SYM_OBJECT || (specs & (SP_STATIC | SP_EXTERN | SP_THREAD)))
     return;
-  check_no_vla(c, init_decl->a, format("'%s'", s->name));
-  Node *kinds = init_decl->c;
+  check_no_vla(c, init_decl->declarator, format("'%s'", s->name));
+  Node *kinds = init_decl->specs;
   for (int i = 0; i < kinds->kids.n; i++) {
     Token *t = &c->src->original.v[kinds->kids.v[i]->first];
     if (strcmp(t->text, "__auto_type") == 0)
@@ -81,7 +81,7 @@ static void check_decl(Checker *c, Node *decl) {
   if (c->stmt_expr)
     return;
   for (int i = 0; i < decl->kids.n; i++)
-    check_local(c, decl->kids.v[i], decl->a->flags);
+    check_local(c, decl->kids.v[i], decl->specs->flags);
 }
 
 /* }================================================================== */
@@ -114,7 +114,7 @@ static void walk_yield(Checker *c, Node *n) {
   if (c->stmt_expr)
     error_tok(n->tok, "'yield' inside a statement expression is not supported: the "
               "expression's unfinished value would be lost while the coroutine is suspended");
-  if (n->a) {
+  if (n->expr) {
     if (co->returns_void)
       error_tok(n->tok, "'yield' with a value in coroutine '%s', whose type is void", co->name);
     co->is_generator = true;
@@ -130,13 +130,13 @@ static void walk_yield(Checker *c, Node *n) {
    class) and its declarator without the name and the parameter list. */
 static char *return_type(Sym *f) {
   TokenList *toks = f->toks;
-  Node *specs = f->decl->c, *d = f->decl->a;
+  Node *specs = f->decl->specs, *d = f->decl->declarator;
   char *buf = NULL;
   size_t len = 0;
   FILE *out = xmemstream(&buf, &len);
   for (int i = 0; i < specs->kids.n; i++) {
     Node *k = specs->kids.v[i];
-    if (k->kind == ND_EXPR && (k->flags & (SP_TYPEDEF | SP_EXTERN | SP_STATIC | SP_THREAD)))
+    if (k->kind == ND_SPECIFIER && (k->flags & (SP_TYPEDEF | SP_EXTERN | SP_STATIC | SP_THREAD)))
       continue;
     for (int j = k->first; j <= k->last; j++) {
       Token *t = &toks->v[j];
@@ -161,7 +161,7 @@ static char *return_type(Sym *f) {
 
 /* Does this body have a `yield EXPR;` (is it a generator's)? */
 static bool yield_value_pre(Node *n, void *ctx) {
-  if (n->kind == ND_YIELD && n->a)
+  if (n->kind == ND_YIELD && n->expr)
     *(bool *)ctx = true;
   return !*(bool *)ctx;
 }
@@ -183,9 +183,10 @@ static Coroutine *find_definition(Checker *c, const char *name) {
 /* What is awaited: a coroutine (a task: `await child(x)`), or an awaitable
    operation, a function returning an awaitable struct (`await coro_read(...)`). */
 static void classify_await(Checker *c, Node *n) {
-  Node *op = n->a;
-  Sym *f = op->kind == ND_EXPR && op->flags == OP_CALL && op->a->kind == ND_IDENT ? op->a->sym
-                                                                                     : NULL;
+  Node *call = n->expr;
+  Sym *f = call->kind == ND_EXPR && call->op == OP_CALL && call->lhs->kind == ND_IDENT
+               ? call->lhs->sym
+               : NULL;
   if (f && (f->specs & SP_COROUTINE)) {
     Coroutine *callee = find_definition(c, f->name);
     if (callee && callee->is_generator)
@@ -217,7 +218,7 @@ static void walk_await(Checker *c, Node *n) {
 
 /* Does the coroutine `f` (a symbol) return a value? */
 bool task_has_value(const Sym *f) {
-  return !((f->specs & SP_VOID) && f->decl && f->decl->a->kids.n == 1);
+  return !((f->specs & SP_VOID) && f->decl && f->decl->declarator->kids.n == 1);
 }
 
 /* }================================================================== */
@@ -242,15 +243,14 @@ void mark_discarded(Node *n) {
     if (n->kind != ND_EXPR)
       continue;
     Node *heirs[2] = {NULL, NULL};
-    if (n->flags == ',') {
-      heirs[0] = n->a, heirs[1] = n->b;
-    } else if (n->flags == '?') {
-      heirs[0] = n->b, heirs[1] = n->c;
-    } else if (n->flags == ')') {
-      heirs[0] = n->a;
-    } else if (n->flags == '(' && n->a->kind == ND_TYPENAME && (n->a->a->flags & SP_VOID) &&
-               !n->a->b) {
-      heirs[0] = n->b;
+    if (n->op == OP_COMMA) {
+      heirs[0] = n->lhs, heirs[1] = n->rhs;
+    } else if (n->op == OP_COND) {
+      heirs[0] = n->then, heirs[1] = n->otherwise;
+    } else if (n->op == OP_PAREN) {
+      heirs[0] = n->operand;
+    } else if (n->op == OP_CAST && (n->lhs->specs->flags & SP_VOID) && !n->lhs->declarator) {
+      heirs[0] = n->rhs;  /* (void)x */
     }
     for (int i = 0; i < 2; i++)
       if (heirs[i])
@@ -282,7 +282,7 @@ static void awaits_post(Node *n, void *ctx) {
     n->awaits |= kid->awaits;
     n->selects |= kid->selects;
   }
-  if (n->kind == ND_EXPR && n->flags == '?' && (has_await(n->b) || has_await(n->c)))
+  if (n->kind == ND_EXPR && n->op == OP_COND && (has_await(n->then) || has_await(n->otherwise)))
     n->selects = true;
 }
 
@@ -296,13 +296,13 @@ static bool is_sequencing(const Node *n) {
     return true;
   if (n->kind != ND_EXPR)
     return false;
-  switch (n->flags) {
-  case T_ANDAND:
-  case T_OROR:
-    return has_await(n->b);
-  case '?':
-    return has_await(n->b) || has_await(n->c);
-  case ',':
+  switch (n->op) {
+  case OP_AND:
+  case OP_OR:
+    return has_await(n->rhs);
+  case OP_COND:
+    return has_await(n->then) || has_await(n->otherwise);
+  case OP_COMMA:
     return true;
   default:
     return false;
@@ -358,7 +358,7 @@ static bool check_pre(Node *n, void *ctx) {
     walk_await(c, n);
     return true;
   case ND_RETURN:
-    if (n->a && !c->co->first_return_value)
+    if (n->expr && !c->co->first_return_value)
       c->co->first_return_value = n;
     return true;
   case ND_STMT_EXPR:
@@ -371,16 +371,16 @@ static bool check_pre(Node *n, void *ctx) {
     c->unevaluated++;
     break;
   case ND_EXPR_STMT:
-    mark_discarded(n->a);
+    mark_discarded(n->expr);
     break;
   default:
     break;
   }
   check_one_select(c, n);
-  if (n->kind == ND_EXPR && n->flags == ',')
-    mark_discarded(n->a);
-  if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR) && has_await(n->b))
-    n->cond = ++c->co->nconds;  /* its coro_cond_N field */
+  if (n->kind == ND_EXPR && n->op == OP_COMMA)
+    mark_discarded(n->lhs);
+  if (n->kind == ND_EXPR && (n->op == OP_AND || n->op == OP_OR) && has_await(n->rhs))
+    n->cond_number = ++c->co->nconds;  /* its coro_cond_N field */
   return true;
 }
 
@@ -425,7 +425,7 @@ static void check_no_include(Checker *c) {
 }
 
 static void check_variadic(Coroutine *co) {
-  if (co->declarator->kids.v[0]->flags)
+  if (co->declarator->kids.v[0]->variadic)
     error_tok(co->declarator->tok, "coroutine '%s' cannot be variadic: its body runs after the "
               "call that had the extra arguments", co->name);
 }
@@ -434,14 +434,14 @@ static void check_variadic(Coroutine *co) {
 
 void check(Source *src, Coroutine *cos) {
   for (Coroutine *co = cos; co; co = co->next)  /* an await of a later one must know */
-    co->is_generator = co->def && yields_values(co->def->c);
+    co->is_generator = co->def && yields_values(co->def->body);
   for (Coroutine *co = cos; co; co = co->next) {
     if (!co->def)
       continue;
     Checker c = {.co = co, .all = cos, .src = src};
     check_variadic(co);
-    mark_awaits(co->def->c);
-    visit(co->def->c, check_pre, check_post, &c);
+    mark_awaits(co->def->body);
+    visit(co->def->body, check_pre, check_post, &c);
     check_kind(co);
     check_no_include(&c);
   }

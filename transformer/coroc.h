@@ -273,45 +273,51 @@ char *depfile_quote(const char *name);
 typedef enum {
   /* statements */
   ND_BLOCK,       /* { items }: kids */
-  ND_DECL,        /* a declaration: specs in a, init-declarators in kids */
-  ND_EXPR_STMT,   /* a: expression; NULL for the empty statement */
-  ND_IF,          /* if (a) b else c */
-  ND_SWITCH,      /* switch (a) b */
-  ND_WHILE,       /* while (a) b */
-  ND_DO,          /* do b while (a); */
-  ND_FOR,         /* for (init; a; c) b: init in d (ND_DECL or ND_EXPR_STMT) */
-  ND_GOTO,        /* goto label (tok) or goto *a */
+  ND_DECL,        /* a declaration: specs, the init-declarators in kids */
+  ND_EXPR_STMT,   /* expr; (expr NULL for the empty statement) */
+  ND_IF,          /* if (cond) then else otherwise */
+  ND_SWITCH,      /* switch (cond) body */
+  ND_WHILE,       /* while (cond) body */
+  ND_DO,          /* do body while (cond); */
+  ND_FOR,         /* for (init; cond; step) body: init an ND_DECL or ND_EXPR_STMT */
+  ND_GOTO,        /* goto label (tok) or goto *expr */
   ND_CONTINUE,    /* continue; */
   ND_BREAK,       /* break; */
-  ND_RETURN,      /* return a; */
-  ND_LABEL,       /* tok: b */
-  ND_CASE,        /* case a [... c]: b */
-  ND_DEFAULT,     /* default: b */
-  ND_YIELD,       /* yield a; (a NULL: bare yield;) */
+  ND_RETURN,      /* return expr; */
+  ND_LABEL,       /* tok: body */
+  ND_CASE,        /* case value: body, or case value ... high: body */
+  ND_DEFAULT,     /* default: body */
+  ND_YIELD,       /* yield expr; (expr NULL: bare yield;) */
   ND_ASM_STMT,    /* __asm__ (...); kept as written */
   ND_LABEL_DECL,  /* __label__ a, b; kept as written */
   ND_STATIC_ASSERT, /* _Static_assert(...); kept as written */
   ND_DIRECTIVE,   /* a preprocessor line inside a body, kept in place */
   /* declarations */
-  ND_SPECS,       /* declaration specifiers: flags, the type specifier nodes in kids */
-  ND_INIT_DECL,   /* a: declarator, b: initializer or NULL, c: the declaration's specifiers, sym: what it declares */
+  ND_SPECS,       /* declaration specifiers: flags, the specifier nodes in kids */
+  ND_SPECIFIER,   /* one word of the specifiers (a storage class, qualifier, built-in type
+                     word, attribute): flags its SP_* (the other specifiers are ND_TAGGED,
+                     ND_IDENT of a typedef name, ND_SIZEOF of typeof) */
+  ND_INIT_DECL,   /* declarator = init (init NULL if none); specs: its declaration's (shared, not
+                     a child); sym: what it declares */
   ND_DECLARATOR,  /* tok: the name (NULL if abstract); kids: derivations, innermost last */
   ND_POINTER,     /* a derivation: * qualifiers */
-  ND_ARRAY,       /* a derivation: [a]; tok: the '[' */
+  ND_ARRAY,       /* a derivation: [size]; tok: the '[' */
   ND_FUNC,        /* a derivation: (params in kids) */
-  ND_PARAM,       /* a: specs, b: declarator */
+  ND_PARAM,       /* specs declarator (declarator abstract or NULL) */
   ND_TAGGED,      /* struct/union/enum specifier: tok is the tag (or NULL), has_body */
-  ND_ENUMERATOR,  /* tok: name, a: value or NULL */
-  ND_TYPENAME,    /* a: specs, b: abstract declarator */
-  ND_INIT_LIST,   /* { ... } initializer */
+  ND_ENUMERATOR,  /* tok: name, value or NULL */
+  ND_TYPENAME,    /* specs declarator (abstract, or NULL) */
+  ND_INIT_LIST,   /* { ... } initializer: kids, each with its designation or NULL */
+  ND_DESIGNATION, /* `[2] =`, `.x =` before an element of an initializer list, kept as written */
   /* expressions: only what lowering needs to see is told apart */
   ND_IDENT,       /* tok: identifier; tok->sym says what it names */
-  ND_AWAIT,       /* await a */
-  ND_STMT_EXPR,   /* ({ a }) */
-  ND_SIZEOF,      /* sizeof/_Alignof/typeof operand that C does not evaluate: a */
-  ND_EXPR,        /* any other expression: kids are its operands */
+  ND_AWAIT,       /* await expr */
+  ND_STMT_EXPR,   /* ({ block }) */
+  ND_SIZEOF,      /* sizeof/_Alignof/typeof operand that C does not evaluate: expr */
+  ND_EXPR,        /* any other expression: op says which; operands lhs, rhs (and cond, then,
+                     otherwise of `?:`); a call's arguments in kids */
   /* the file */
-  ND_FUNCDEF,     /* a: specs, b: declarator, c: body */
+  ND_FUNCDEF,     /* specs declarator body */
   ND_TRANSLATION_UNIT, /* kids: external declarations */
 } NodeKind;
 
@@ -341,8 +347,37 @@ typedef struct {
   int cap;   /* allocated */
 } NodeList;
 
+/* A node's children are named by what they are for its kind (see NodeKind).
+   Four slots hold them; the names of one slot are aliases, so that a walk
+   that does not care what a child is can take them in order (node_child). */
 struct Node {
-  Node *a, *b, *c, *d; /* children, by kind (see NodeKind) */
+  union {             /* slot 1 */
+    Node *cond;       /* ND_IF, ND_SWITCH, ND_WHILE, ND_DO, ND_FOR; `?:` */
+    Node *expr;       /* ND_EXPR_STMT, ND_RETURN, ND_YIELD, ND_AWAIT, ND_SIZEOF, ND_GOTO */
+    Node *specs;      /* ND_DECL, ND_INIT_DECL, ND_PARAM, ND_TYPENAME, ND_FUNCDEF */
+    Node *value;      /* ND_CASE, ND_ENUMERATOR */
+    Node *size;       /* ND_ARRAY (NULL for []) */
+    Node *lhs;        /* ND_EXPR: the first operand (a call's function, a cast's ND_TYPENAME) */
+    Node *operand;    /* ND_EXPR: a unary operator's one operand (the same slot as lhs) */
+    Node *block;      /* ND_STMT_EXPR: its compound statement */
+  };
+  union {             /* slot 2 */
+    Node *then;       /* ND_IF; `?:` (NULL for GNU `a ?: b`) */
+    Node *declarator; /* ND_INIT_DECL, ND_PARAM, ND_TYPENAME, ND_FUNCDEF */
+    Node *step;       /* ND_FOR */
+    Node *high;       /* ND_CASE: the end of a GNU case range */
+    Node *rhs;        /* ND_EXPR: the second operand (a cast's operand) */
+  };
+  union {             /* slot 3 */
+    Node *otherwise;  /* ND_IF (the else branch); `?:` */
+    Node *init;       /* ND_INIT_DECL: its initializer; ND_FOR: the init clause */
+  };
+  union {             /* slot 4 */
+    Node *body;       /* ND_SWITCH, ND_WHILE, ND_DO, ND_FOR, ND_LABEL, ND_CASE, ND_DEFAULT,
+                         ND_FUNCDEF */
+    Node *designation;/* any element of an initializer list: its designators, or NULL (so no
+                         expression's own child may take this slot) */
+  };
   NodeList kids;   /* children in order, by kind */
   Token *tok;      /* the representative token: for diagnostics and names */
   Sym *sym;        /* ND_INIT_DECL, ND_TAGGED, ND_ENUMERATOR, ND_PARAM: the symbol declared;
@@ -350,18 +385,22 @@ struct Node {
   union {          /* one string, named by what it is for the node's kind: */
     const char *tag;    /* ND_TAGGED: the generated tag of an anonymous hoisted type */
     const char *callee; /* ND_AWAIT: the coroutine awaited (a task), or NULL (an awaitable operation) */
-    const char *field;  /* ND_EXPR '{', a compound literal kept in the frame: its field (coro_lit_N) */
+    const char *field;  /* ND_EXPR OP_COMPOUND_LITERAL kept in the frame: its field (coro_lit_N) */
   };
   const char *type;/* ND_AWAIT of an operation: the awaitable's type, as C text */
   int first;       /* index of its first token (in the token list it was parsed from) */
   int last;        /* index of its last token; last < first for an empty node */
-  int flags;       /* ND_SPECS: SP_*; ND_TAGGED: token code of struct/union/enum */
+  union {          /* a small number, named by what it is for the node's kind: */
+    int flags;        /* ND_SPECS: SP_*; ND_SIZEOF: SP_TYPE for typeof */
+    int op;           /* ND_EXPR: which operator (Op) */
+  };
   union {          /* one number, named by what it is for the node's kind: */
     int resume_point; /* ND_YIELD, ND_AWAIT: its number */
-    int cond;         /* ND_EXPR && or || whose right side awaits: its coro_cond_N */
+    int cond_number;  /* ND_EXPR && or || whose right side awaits: its coro_cond_N */
   };
   unsigned char kind; /* NodeKind: what it is */
   bool has_body : 1;  /* ND_TAGGED: has a { member list } */
+  bool variadic : 1;  /* ND_FUNC: its parameters end in `...` (also the params list while parsed) */
   bool discarded : 1; /* an expression whose value is not used (a statement's, a comma's left, a (void) cast's) */
   bool awaits : 1;    /* check.c: an await stands in this subtree (set by mark_awaits) */
   bool selects : 1;   /* check.c: a `?:` with an await in an arm stands in this subtree */
@@ -386,19 +425,35 @@ void visit(Node *root, VisitPre *pre, VisitPost *post, void *ctx);
    (a missing optional child is skipped, never returned as NULL). */
 Node *node_child(const Node *n, int *i);
 
-/* ND_EXPR operators that are not a single token's code (the others are). */
-enum {
-  OP_CALL = 1000, /* f(args): a is f, kids the arguments */
+/* The operators of ND_EXPR (Node.op). Operands are lhs and rhs in the order
+   they are written; a unary operator has its operand in lhs (alias operand). */
+typedef enum {
+  OP_COMMA = 1,   /* lhs, rhs */
+  OP_ASSIGN,      /* lhs = rhs */
+  OP_ASSIGN_OP,   /* lhs op= rhs: *=, /=, %=, +=, -=, <<=, >>=, &=, ^=, |= (tok: the operator) */
+  OP_COND,        /* cond ? then : otherwise (then NULL for GNU `cond ?: otherwise`) */
+  OP_OR,          /* lhs || rhs */
+  OP_AND,         /* lhs && rhs */
+  OP_BINARY,      /* any other binary operator: | ^ & == != < > <= >= << >> + - * / % */
+  OP_CAST,        /* (lhs) rhs: lhs an ND_TYPENAME */
+  OP_ADDRESS,     /* &operand */
+  OP_DEREF,       /* *operand */
+  OP_UNARY,       /* + - ~ ! operand, ++operand, --operand */
+  OP_POSTFIX,     /* operand++, operand-- */
+  OP_LABEL_ADDR,  /* &&label */
+  OP_REAL,        /* __real__ operand */
+  OP_IMAG,        /* __imag__ operand */
+  OP_INDEX,       /* lhs[rhs] */
+  OP_CALL,        /* lhs(kids) */
+  OP_MEMBER,      /* lhs.member, lhs->member */
+  OP_COMPOUND_LITERAL, /* (lhs){kids}: lhs an ND_TYPENAME */
+  OP_PAREN,       /* (operand) */
   OP_NUMBER,      /* a number */
   OP_CHAR,        /* a character constant */
   OP_STRING,      /* string literals, concatenated */
-  OP_GENERIC,     /* _Generic(a, ...) */
-  OP_VA_ARG,      /* __builtin_va_arg(a, type) */
-  OP_REAL,        /* __real__ a */
-  OP_IMAG,        /* __imag__ a */
-  OP_EXTENSION,   /* __extension__ a */
-  OP_LABEL_ADDR,  /* &&label */
-};
+  OP_GENERIC,     /* _Generic(lhs, associations in kids) */
+  OP_VA_ARG,      /* __builtin_va_arg(lhs, type) */
+} Op;
 
 /* {=====================================================================
  * scope.c: symbols and scopes (the typedef-name feedback, and name resolution)

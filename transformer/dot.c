@@ -90,22 +90,22 @@ static void flow_expr(Graph *g, Node *n, char *pending);
    is a branch, the states before it get through too. */
 static void flow_sequenced(Graph *g, Node *n, char *pending) {
   if (n->kind == ND_AWAIT) {
-    flow_expr(g, n->a, pending);
+    flow_expr(g, n->expr, pending);
     arrive(g, pending, n->resume_point);
     return;
   }
-  flow_expr(g, n->a, pending);
-  if (n->flags == ',') {
-    flow_expr(g, n->b, pending);
+  flow_expr(g, n->lhs, pending);  /* the condition of ?: */
+  if (n->op == OP_COMMA) {
+    flow_expr(g, n->rhs, pending);
     return;
   }
   char *skip = new_set(g);
   merge(g, skip, pending);
-  if (n->flags == '?') {
-    flow_expr(g, n->b, pending);
-    flow_expr(g, n->c, skip);
+  if (n->op == OP_COND) {
+    flow_expr(g, n->then, pending);
+    flow_expr(g, n->otherwise, skip);
   } else {
-    flow_expr(g, n->b, pending);
+    flow_expr(g, n->rhs, pending);  /* && || */
   }
   merge(g, pending, skip);
   xfree(skip);
@@ -170,44 +170,44 @@ static void flow(Graph *g, Node *n, char *pending, Jumps j) {
     arrive(g, pending, n->resume_point);
     return;
   case ND_RETURN:
-    flow_expr(g, n->a, pending);
+    flow_expr(g, n->expr, pending);
     arrive(g, pending, g->n - 1);
     clear(g, pending);
     return;
   case ND_EXPR_STMT:
-    flow_expr(g, n->a, pending);
+    flow_expr(g, n->expr, pending);
     return;
   case ND_DECL:
     for (int i = 0; i < n->kids.n; i++)
-      flow_expr(g, n->kids.v[i]->b, pending);
+      flow_expr(g, n->kids.v[i]->init, pending);
     return;
   case ND_IF: {
-    flow_expr(g, n->a, pending);
+    flow_expr(g, n->cond, pending);
     char *other = new_set(g);
     merge(g, other, pending);
-    flow(g, n->b, pending, j);
-    flow(g, n->c, other, j);
+    flow(g, n->then, pending, j);
+    flow(g, n->otherwise, other, j);
     merge(g, pending, other);
     return;
   }
   case ND_WHILE:
-    flow_loop(g, n->b, n->a, NULL, pending, true, j);
+    flow_loop(g, n->body, n->cond, NULL, pending, true, j);
     return;
   case ND_FOR:
-    flow(g, n->d, pending, j);  /* the init, once */
-    flow_loop(g, n->b, n->a, n->c, pending, true, j);
+    flow(g, n->init, pending, j);  /* once */
+    flow_loop(g, n->body, n->cond, n->step, pending, true, j);
     return;
   case ND_DO:
-    flow_loop(g, n->b, n->a, NULL, pending, false, j);
+    flow_loop(g, n->body, n->cond, NULL, pending, false, j);
     return;
   case ND_SWITCH: {
-    flow_expr(g, n->a, pending);
+    flow_expr(g, n->cond, pending);
     char *in = new_set(g), *out = new_set(g);
     merge(g, in, pending);
-    if (!has_default(n->b))
+    if (!has_default(n->body))
       merge(g, out, in);  /* no case matched */
     clear(g, pending);    /* before the first label nothing runs */
-    flow(g, n->b, pending, (Jumps){out, j.cont, in});
+    flow(g, n->body, pending, (Jumps){out, j.cont, in});
     merge(g, pending, out);
     return;
   }
@@ -215,17 +215,17 @@ static void flow(Graph *g, Node *n, char *pending, Jumps j) {
   case ND_DEFAULT:
     if (j.sw)
       merge(g, pending, j.sw);
-    flow(g, n->b, pending, j);
+    flow(g, n->body, pending, j);
     return;
   case ND_LABEL: {
     char *in = label_set(g, n->tok->text);
     merge_lasting(g, in, pending);
     merge(g, pending, in);
-    flow(g, n->b, pending, j);
+    flow(g, n->body, pending, j);
     return;
   }
   case ND_GOTO:
-    if (!n->a)  /* goto *p: computed, its targets unknown */
+    if (!n->expr)  /* goto *p: computed, its targets unknown */
       merge_lasting(g, label_set(g, n->tok[1].text), pending);
     clear(g, pending);
     return;
@@ -271,7 +271,7 @@ void emit_dot(FILE *out, Source *src, Coroutine *cos) {
       g.changed = false;
       char *pending = new_set(&g);
       pending[0] = 1;
-      flow(&g, co->def->c, pending, (Jumps){NULL, NULL, NULL});
+      flow(&g, co->def->body, pending, (Jumps){NULL, NULL, NULL});
       arrive(&g, pending, g.n - 1);  /* falling off the end */
       if (!g.changed)
         break;

@@ -66,11 +66,11 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
     }
     sp->next++;
     at = token_end(&o->v[y->last]);
-    if (y->kind == ND_YIELD && !y->a) {  /* `yield;` in a task */
+    if (y->kind == ND_YIELD && !y->expr) {  /* `yield;` in a task */
       fputs("CORO_STACKFUL_YIELD_TASK(coro_c);", out);
       continue;
     }
-    Token *first = &o->v[y->a->first], *last = &o->v[y->a->last];
+    Token *first = &o->v[y->expr->first], *last = &o->v[y->expr->last];
     if (y->kind == ND_YIELD)
       fprintf(out, "CORO_STACKFUL_YIELD(coro_c, coro_value_%s, ", co->name);
     if (y->kind == ND_AWAIT && y->discarded)
@@ -79,7 +79,7 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       ;
     else if (!y->callee)
       fputs("CORO_STACKFUL_AWAIT(coro_c, ", out);
-    else if (!(y->sym->specs & SP_VOID) || y->sym->decl->a->kids.n != 1)
+    else if (task_has_value(y->sym))
       fprintf(out, "CORO_STACKFUL_AWAIT_TASK(coro_c, coro_value_%s, ", y->callee);
     else
       fputs("CORO_STACKFUL_AWAIT_VOID_TASK(coro_c, ", out);
@@ -103,7 +103,7 @@ static int by_position(const void *a, const void *b) {
 /* The parameters of the body function: coro_c, then the user's own. */
 static char *body_params(Emitter *e, Coroutine *co) {
   Node *f = co->declarator->kids.v[0];
-  if (f->kids.n == 0 || (f->kids.n == 1 && !f->kids.v[0]->b && (f->kids.v[0]->a->flags & SP_VOID)))
+  if (f->kids.n == 0 || (f->kids.n == 1 && !f->kids.v[0]->declarator && (f->kids.v[0]->specs->flags & SP_VOID)))
     return "coro_t *coro_c __attribute__((unused))";
   char *list = emit_range(e, f->first + 1, f->last - 1, true);
   return format("coro_t *coro_c __attribute__((unused)), %s", list);
@@ -111,7 +111,7 @@ static char *body_params(Emitter *e, Coroutine *co) {
 
 void emit_stackful(Emitter *e, Coroutine *co) {
   Source *src = e->src;
-  Node *body = co->def->c;
+  Node *body = co->def->body;
   NodeList params = {0};
   Node *f = co->declarator->kids.v[0];
   for (int i = 0; i < f->kids.n; i++)
@@ -131,7 +131,7 @@ void emit_stackful(Emitter *e, Coroutine *co) {
     emit_put(e, 0, "coro_value_%s coro_result;  /* what it returns, to the task awaiting it */", co->name);
   for (int i = 0; i < params.n; i++)
     emit_put(e, emit_line_of(e, params.v[i]), "%s;",
-             emit_field_decl(e, params.v[i]->a, params.v[i]->b, params.v[i]->sym->field));
+             emit_field_decl(e, params.v[i]->specs, params.v[i]->declarator, params.v[i]->sym->field));
   emit_indent(e, -1);
   emit_put(e, 0, "};");
   emit_put(e, 0, "%s;  /* it may call itself */", emit_creation_header(e, co));

@@ -61,10 +61,10 @@ static void emit_shapes(Emitter *e, Coroutine *co) {
     Node *n = i < co->locals.n ? co->locals.v[i] : co->literals.v[i - co->locals.n];
     char *shape = NULL;
     if (n->kind == ND_INIT_DECL) {
-      shape = shape_decl(e, n->c, n->a, n->b, n->sym->field, n->sym);
+      shape = shape_decl(e, n->specs, n->declarator, n->init, n->sym->field, n->sym);
     } else if (n->kind == ND_EXPR) {  /* a kept compound literal */
       Node init = {.kind = ND_INIT_LIST, .first = n->first, .last = n->last, .kids = n->kids};
-      shape = shape_decl(e, n->a->a, n->a->b, &init, n->field, NULL);
+      shape = shape_decl(e, n->lhs->specs, n->lhs->declarator, &init, n->field, NULL);
     }
     if (!shape)
       continue;
@@ -92,12 +92,11 @@ static void emit_frame(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "coro_t coro_base;  /* the runtime's header; must come first */");
   for (int i = 0; i < co->locals.n; i++) {
     Node *n = co->locals.v[i];
-    Node *specs = n->kind == ND_PARAM ? n->a : n->c;
-    Node *d = n->kind == ND_PARAM ? n->b : n->a;
-    char *decl = field_decl(e, specs, d, n->kind == ND_PARAM ? NULL : n->b, n->sym->field,
+    Node *specs = n->specs, *d = n->declarator;  /* of an ND_PARAM or ND_INIT_DECL */
+    char *decl = field_decl(e, specs, d, n->kind == ND_PARAM ? NULL : n->init, n->sym->field,
                             n->kind == ND_PARAM);
     if (n->kind == ND_INIT_DECL) {  /* `int x __attribute__((aligned(16)))`: the attribute too */
-      int end = n->b ? n->b->first - 2 : n->last;
+      int end = n->init ? n->init->first - 2 : n->last;
       if (end > d->last)
         decl = format("%s %s", decl, range_str(e, d->last + 1, end, &(Style){.collapse = true}));
     }
@@ -125,7 +124,7 @@ static void emit_frame(Emitter *e, Coroutine *co) {
 }
 
 static void emit_resume(Emitter *e, Coroutine *co) {
-  Node *body = co->def->c;
+  Node *body = co->def->body;
   emit_put(e, 0, "/* the body of %s, resumed at resume_point */", co->name);
   /* the lines that make code are pinned to the definition's line: a
      debugger entering the function shows the coroutine's header, and a

@@ -146,7 +146,7 @@ static void layout_local(Layout *l, Node *init_decl, int specs) {
 }
 
 static void layout_decl(Layout *l, Node *decl) {
-  Node *specs = decl->a;
+  Node *specs = decl->specs;
   if (l->stmt_expr)
     return;
   for (int i = 0; i < specs->kids.n; i++)
@@ -159,7 +159,7 @@ static void layout_decl(Layout *l, Node *decl) {
 }
 
 static bool is_compound_literal(const Node *n) {
-  return n && n->kind == ND_EXPR && n->flags == '{';
+  return n && n->kind == ND_EXPR && n->op == OP_COMPOUND_LITERAL;
 }
 
 /* A compound literal lives in the enclosing block, which a suspension
@@ -201,10 +201,10 @@ static bool layout_pre(Node *n, void *ctx) {
     l->unevaluated++;
   else if (n->kind == ND_DECL)
     layout_decl(l, n);
-  if (is_compound_literal(n) && is_array_type(n->a->a, n->a->b, 0))
+  if (is_compound_literal(n) && is_array_type(n->lhs->specs, n->lhs->declarator, 0))
     keep_literal(l, n);  /* (int[]){...}, or (three){...} of `typedef int three[3]` */
-  if (n->kind == ND_EXPR && n->flags == '&' && !n->b && is_compound_literal(n->a))
-    keep_literal(l, n->a);
+  if (n->kind == ND_EXPR && n->op == OP_ADDRESS && is_compound_literal(n->operand))
+    keep_literal(l, n->operand);
   return true;
 }
 
@@ -228,8 +228,7 @@ static void layout_post(Node *n, void *ctx) {
 static void check_field_types(Layout *l) {
   for (int i = 0; i < l->co->locals.n; i++) {
     Node *n = l->co->locals.v[i];
-    Node *specs = n->kind == ND_PARAM ? n->a : n->c;
-    Node *d = n->kind == ND_PARAM ? n->b : n->a;
+    Node *specs = n->specs, *d = n->declarator;  /* of an ND_PARAM or ND_INIT_DECL */
     int ranges[2][2] = {{specs->first, specs->last}, {d->first, d->last}};
     for (int r = 0; r < 2; r++)
       for (int j = ranges[r][0]; j <= ranges[r][1]; j++) {
@@ -265,7 +264,7 @@ void layout_frames(Source *src, Coroutine *cos) {
       continue;
     Layout l = {.co = co, .src = src};
     layout_params(&l);
-    visit(co->def->c, layout_pre, layout_post, &l);
+    visit(co->def->body, layout_pre, layout_post, &l);
     check_hoisted_types(&l);
     check_field_types(&l);
     xfree(l.names);

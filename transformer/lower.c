@@ -63,7 +63,7 @@ static void collect_awaits(Node *n, NodeList *out) {
      ... coro_f->coro_aw_3.result ...                                      */
 static char *lower_await(Emitter *e, Node *n) {
   int open = e->open_blocks;
-  char *operand = lower_await_expr(e, n->a);
+  char *operand = lower_await_expr(e, n->expr);
   int line = emit_line_of(e, n), k = n->resume_point;
   emit_put(e, 0, "/* resume point %d: %s:%d */", k, e->src->name, line);
   emit_put(e, line, "coro_f->coro_aw_%d = %s;", k, operand);
@@ -95,13 +95,13 @@ static char *lower_await(Emitter *e, Node *n) {
 
 static char *lower_logical(Emitter *e, Node *n, bool is_and) {
   int open = e->open_blocks;
-  char *left = lower_await_expr(e, n->a);
-  int k = n->cond, line = emit_line_of(e, n);  /* check.c numbered the conds */
+  char *left = lower_await_expr(e, n->lhs);
+  int k = n->cond_number, line = emit_line_of(e, n);  /* check.c numbered the conds */
   emit_put(e, line, "coro_f->coro_cond_%d = (%s) != 0;", k, left);
   close_blocks(e, open);
   emit_put(e, line, "if (%scoro_f->coro_cond_%d) {", is_and ? "" : "!", k);
   e->indent++;
-  char *right = lower_await_expr(e, n->b);
+  char *right = lower_await_expr(e, n->rhs);
   emit_put(e, line, "coro_f->coro_cond_%d = (%s) != 0;", k, right);
   close_blocks(e, open);
   e->indent--;
@@ -141,28 +141,28 @@ static char *typed_text(Emitter *e, Node *n) {
 
 static char *lower_select(Emitter *e, Node *n) {
   int line = emit_line_of(e, n), k = ++e->nselects;
-  char *cond = lower_await_expr(e, n->a);
+  char *cond = lower_await_expr(e, n->cond);
   if (n->discarded) {  /* its value is dropped (it may be void): just the arms */
     emit_put(e, line, "if (%s) {", cond);
     e->indent++;
     int open = e->open_blocks;
-    char *arm = n->b ? lower_await_expr(e, n->b) : cond;
-    if (n->b && n->b->kind != ND_AWAIT)
+    char *arm = n->then ? lower_await_expr(e, n->then) : cond;
+    if (n->then && n->then->kind != ND_AWAIT)
       emit_put(e, line, "(void)(%s);", arm);
     close_blocks(e, open);
     e->indent--;
     emit_put(e, 0, "} else {");
     e->indent++;
-    arm = lower_await_expr(e, n->c);
-    if (n->c->kind != ND_AWAIT)
+    arm = lower_await_expr(e, n->otherwise);
+    if (n->otherwise->kind != ND_AWAIT)
       emit_put(e, line, "(void)(%s);", arm);
     close_blocks(e, open);
     e->indent--;
     emit_put(e, 0, "}");
     return "(void)0";
   }
-  char *type = format("__typeof__(%s ? %s : %s)", cond, n->b ? typed_text(e, n->b) : cond,
-                      typed_text(e, n->c));
+  char *type = format("__typeof__(%s ? %s : %s)", cond, n->then ? typed_text(e, n->then) : cond,
+                      typed_text(e, n->otherwise));
   emit_put(e, 0, "{");
   e->indent++;
   e->open_blocks++;
@@ -170,12 +170,12 @@ static char *lower_select(Emitter *e, Node *n) {
   emit_put(e, line, "if (%s) {", cond);
   e->indent++;
   int open = e->open_blocks;
-  emit_put(e, line, "coro_sel_%d = %s;", k, n->b ? lower_await_expr(e, n->b) : cond);
+  emit_put(e, line, "coro_sel_%d = %s;", k, n->then ? lower_await_expr(e, n->then) : cond);
   close_blocks(e, open);
   e->indent--;
   emit_put(e, 0, "} else {");
   e->indent++;
-  emit_put(e, line, "coro_sel_%d = %s;", k, lower_await_expr(e, n->c));
+  emit_put(e, line, "coro_sel_%d = %s;", k, lower_await_expr(e, n->otherwise));
   close_blocks(e, open);
   e->indent--;
   emit_put(e, 0, "}");
@@ -225,16 +225,16 @@ static char *lower_await_expr(Emitter *e, Node *n) {
   char *text = NULL;
   if (n->kind == ND_AWAIT) {
     text = lower_await(e, n);
-  } else if (n->kind == ND_EXPR && (n->flags == T_ANDAND || n->flags == T_OROR) && has_await(n->b)) {
-    text = lower_logical(e, n, n->flags == T_ANDAND);
-  } else if (n->kind == ND_EXPR && n->flags == ',') {  /* left, then right, as C says */
+  } else if (n->kind == ND_EXPR && (n->op == OP_AND || n->op == OP_OR) && has_await(n->rhs)) {
+    text = lower_logical(e, n, n->op == OP_AND);
+  } else if (n->kind == ND_EXPR && n->op == OP_COMMA) {  /* left, then right, as C says */
     int open = e->open_blocks;
-    char *left = lower_await_expr(e, n->a);
-    if (n->a->kind != ND_AWAIT)  /* an await's own statements are all it needs */
+    char *left = lower_await_expr(e, n->lhs);
+    if (n->lhs->kind != ND_AWAIT)  /* an await's own statements are all it needs */
       emit_put(e, emit_line_of(e, n), "(void)(%s);", left);
     close_blocks(e, open);
-    text = format("(%s)", lower_await_expr(e, n->b));
-  } else if (n->kind == ND_EXPR && n->flags == '?' && (has_await(n->b) || has_await(n->c))) {
+    text = format("(%s)", lower_await_expr(e, n->rhs));
+  } else if (n->kind == ND_EXPR && n->op == OP_COND && (has_await(n->then) || has_await(n->otherwise))) {
     text = lower_select(e, n);
   } else {
     lower_unsequenced(e, n);
@@ -254,20 +254,19 @@ static void lower_stmt(Emitter *e, Node *n);
 
 /* `int a = 1, b[2] = {3, 4};` in a body: the objects live in the frame, so
    only the initializations remain, where the declaration stood. */
-static char *init_str(Emitter *e, Node *specs, Node *init_decl) {
-  Node *d = init_decl->a;
+static char *init_str(Emitter *e, Node *init_decl) {
+  Node *specs = init_decl->specs, *d = init_decl->declarator, *init = init_decl->init;
   Sym *s = init_decl->sym;
   const char *lhs = format("coro_f->%s", s->field);
   if (is_array_type(specs, d, 0)) {
-    char *type = field_decl(e, specs, d, init_decl->b, "", false);
-    const char *lit = init_decl->b->kind == ND_INIT_LIST ? node_str(e, init_decl->b)
-                                                          : format("{%s}", node_str(e, init_decl->b));
+    char *type = field_decl(e, specs, d, init, "", false);
+    const char *lit = init->kind == ND_INIT_LIST ? node_str(e, init)
+                                                 : format("{%s}", node_str(e, init));
     return format("memcpy(%s, (%s)%s, sizeof %s)", lhs, type, lit, lhs);
   }
-  if (init_decl->b->kind == ND_INIT_LIST)
-    return format("%s = (%s)%s", lhs, field_decl(e, specs, d, NULL, "", false),
-                  node_str(e, init_decl->b));
-  return format("%s = %s", lhs, node_str(e, init_decl->b));
+  if (init->kind == ND_INIT_LIST)
+    return format("%s = (%s)%s", lhs, field_decl(e, specs, d, NULL, "", false), node_str(e, init));
+  return format("%s = %s", lhs, node_str(e, init));
 }
 
 /* The initializations of a declaration joined by `sep`; NULL if none. */
@@ -275,9 +274,9 @@ static char *decl_inits(Emitter *e, Node *decl, const char *sep) {
   char *all = NULL;
   for (int i = 0; i < decl->kids.n; i++) {
     Node *id = decl->kids.v[i];
-    if (!id->b || !id->sym || id->sym->owner != e->co || id->sym->kind != SYM_OBJECT)
+    if (!id->init || !id->sym || id->sym->owner != e->co || id->sym->kind != SYM_OBJECT)
       continue;
-    char *one = init_str(e, decl->a, id);
+    char *one = init_str(e, id);
     all = all ? format("%s%s%s", all, sep, one) : one;
   }
   return all;
@@ -297,26 +296,26 @@ static bool stays_in_place(Emitter *e, Node *decl) {
 static void lower_awaiting_decl(Emitter *e, Node *decl) {
   for (int i = 0; i < decl->kids.n; i++) {
     Node *id = decl->kids.v[i];
-    if (!id->b || !id->sym || id->sym->owner != e->co || id->sym->kind != SYM_OBJECT)
+    if (!id->init || !id->sym || id->sym->owner != e->co || id->sym->kind != SYM_OBJECT)
       continue;
     int open = e->open_blocks;
-    if (has_await(id->b))
-      lower_await_expr(e, id->b);
-    emit_put(e, emit_line_of(e, id), "%s;", init_str(e, decl->a, id));
+    if (has_await(id->init))
+      lower_await_expr(e, id->init);
+    emit_put(e, emit_line_of(e, id), "%s;", init_str(e, id));
     close_blocks(e, open);
   }
 }
 
 static void lower_decl(Emitter *e, Node *decl) {
-  if (decl->a->flags & SP_TYPEDEF)
+  if (decl->specs->flags & SP_TYPEDEF)
     return;  /* hoisted */
   if (has_await(decl) && !stays_in_place(e, decl)) {
     lower_awaiting_decl(e, decl);
     return;
   }
   for (int i = 0; i < decl->kids.n; i++)
-    if (has_await(decl->kids.v[i]->b))
-      lower_await_expr(e, decl->kids.v[i]->b);
+    if (has_await(decl->kids.v[i]->init))
+      lower_await_expr(e, decl->kids.v[i]->init);
   if (stays_in_place(e, decl)) {
     emit_put(e, emit_line_of(e, decl), "%s", node_str(e, decl));
     return;
@@ -328,7 +327,7 @@ static void lower_decl(Emitter *e, Node *decl) {
 
 static void lower_yield(Emitter *e, Node *n) {
   int line = emit_line_of(e, n);
-  if (!n->a) {  /* `yield;` in a task: every other ready task gets a turn */
+  if (!n->expr) {  /* `yield;` in a task: every other ready task gets a turn */
     emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
     emit_put(e, line, "CORO_YIELD_TASK(coro_c, %d);", n->resume_point);
     e->indent--;
@@ -338,7 +337,7 @@ static void lower_yield(Emitter *e, Node *n) {
   }
   emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
   emit_put(e, line, "CORO_YIELD(coro_c, coro_out, %d, coro_value_%s, %s);", n->resume_point,
-           e->co->name, node_str(e, n->a));
+           e->co->name, node_str(e, n->expr));
   e->indent--;
   emit_put(e, 0, "coro_resume_%d:;", n->resume_point);
   e->indent++;
@@ -390,15 +389,16 @@ static void lower_loop_body(Emitter *e, int line, const char *header, Node *body
 
 static void lower_for(Emitter *e, Node *n) {
   char *init = "";
-  if (n->d->kind == ND_DECL) {
-    char *inits = decl_inits(e, n->d, ", ");
+  if (n->init->kind == ND_DECL) {
+    char *inits = decl_inits(e, n->init, ", ");
     init = inits ? inits : "";
-  } else if (n->d->a) {
-    init = node_str(e, n->d->a);
+  } else if (n->init->expr) {
+    init = node_str(e, n->init->expr);
   }
-  char *header = format("for (%s;%s%s;%s%s)", init, n->a ? " " : "", n->a ? node_str(e, n->a) : "",
-                  n->c ? " " : "", n->c ? node_str(e, n->c) : "");
-  lower_loop_body(e, emit_line_of(e, n), header, n->b);
+  char *header = format("for (%s;%s%s;%s%s)", init, n->cond ? " " : "",
+                        n->cond ? node_str(e, n->cond) : "", n->step ? " " : "",
+                        n->step ? node_str(e, n->step) : "");
+  lower_loop_body(e, emit_line_of(e, n), header, n->body);
 }
 
 /* A loop whose condition (or step) awaits: the condition becomes
@@ -415,11 +415,11 @@ static void lower_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, boo
   char *init = "";
   if (init_done) {
     ;
-  } else if (n->kind == ND_FOR && n->d->kind == ND_DECL) {
-    char *inits = decl_inits(e, n->d, ", ");
+  } else if (n->kind == ND_FOR && n->init->kind == ND_DECL) {
+    char *inits = decl_inits(e, n->init, ", ");
     init = inits ? inits : "";
-  } else if (n->kind == ND_FOR && n->d->a) {
-    init = node_str(e, n->d->a);
+  } else if (n->kind == ND_FOR && n->init->expr) {
+    init = node_str(e, n->init->expr);
   }
   bool after = cond_last || has_await(step);
   char *plain_step = step && !has_await(step) ? node_str(e, step) : "";
@@ -434,10 +434,10 @@ static void lower_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, boo
   bool saved_used = e->continue_used;
   e->continue_label = after ? format("coro_cont_%d", n->first) : NULL;
   e->continue_used = false;
-  if (n->b->kind == ND_BLOCK)
-    lower_items(e, n->b);
+  if (n->body->kind == ND_BLOCK)
+    lower_items(e, n->body);
   else
-    lower_stmt(e, n->b);
+    lower_stmt(e, n->body);
   bool used = e->continue_used;
   e->continue_label = saved;
   e->continue_used = saved_used;
@@ -460,8 +460,8 @@ static void lower_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, boo
 
 static void lower_return(Emitter *e, Node *n) {
   int line = emit_line_of(e, n);
-  if (n->a) {
-    char *value = lower_await_expr(e, n->a);
+  if (n->expr) {
+    char *value = lower_await_expr(e, n->expr);
     if (e->co->returns_void)
       emit_put(e, line, "(void)(%s);", value);
     else
@@ -503,11 +503,11 @@ static void lower_stmt_kind(Emitter *e, Node *n) {
     lower_decl(e, n);
     return;
   case ND_EXPR_STMT:
-    if (has_await(n->a)) {
-      char *value = lower_await_expr(e, n->a);
-      if (n->a->kind == ND_AWAIT || (n->a->kind == ND_EXPR && n->a->flags == '?'))
+    if (has_await(n->expr)) {
+      char *value = lower_await_expr(e, n->expr);
+      if (n->expr->kind == ND_AWAIT || (n->expr->kind == ND_EXPR && n->expr->op == OP_COND))
         return;  /* `await op(...);` alone: nothing is left to do */
-      if (n->a->kind == ND_EXPR && n->a->flags == ',')
+      if (n->expr->kind == ND_EXPR && n->expr->op == OP_COMMA)
         emit_put(e, line, "(void)%s;", value);  /* the value of a comma's right side, dropped */
       else
         emit_put(e, line, "%s;", value);
@@ -531,43 +531,42 @@ static void lower_stmt_kind(Emitter *e, Node *n) {
     emit_put(e, line, "%s", node_str(e, n));
     return;
   case ND_IF:
-    lower_substmt(e, line, format("if (%s)", lower_await_expr(e, n->a)), n->b);
-    if (n->c) {
-      int else_line = n->c->first > 0 ? e->toks->v[n->c->first - 1].line : line;
-      lower_substmt(e, else_line, "else", n->c);
+    lower_substmt(e, line, format("if (%s)", lower_await_expr(e, n->cond)), n->then);
+    if (n->otherwise) {
+      int else_line = n->otherwise->first > 0 ? e->toks->v[n->otherwise->first - 1].line : line;
+      lower_substmt(e, else_line, "else", n->otherwise);
     }
     return;
   case ND_SWITCH:
-    lower_substmt(e, line, format("switch (%s)", lower_await_expr(e, n->a)), n->b);
+    lower_substmt(e, line, format("switch (%s)", lower_await_expr(e, n->cond)), n->body);
     return;
   case ND_WHILE:
-    if (has_await(n->a)) {
-      lower_awaiting_loop(e, n, n->a, NULL, false, false);
+    if (has_await(n->cond)) {
+      lower_awaiting_loop(e, n, n->cond, NULL, false, false);
       return;
     }
-    lower_loop_body(e, line, format("while (%s)", node_str(e, n->a)), n->b);
+    lower_loop_body(e, line, format("while (%s)", node_str(e, n->cond)), n->body);
     return;
   case ND_DO:
-    if (has_await(n->a)) {
-      lower_awaiting_loop(e, n, n->a, NULL, true, false);
+    if (has_await(n->cond)) {
+      lower_awaiting_loop(e, n, n->cond, NULL, true, false);
       return;
     }
-    lower_loop_body(e, line, "do", n->b);
-    emit_put(e, e->toks->v[n->last].line, "while (%s);", node_str(e, n->a));
+    lower_loop_body(e, line, "do", n->body);
+    emit_put(e, e->toks->v[n->last].line, "while (%s);", node_str(e, n->cond));
     return;
   case ND_FOR:
-    if (has_await(n->a) || has_await(n->c) || (n->d->kind == ND_DECL && has_await(n->d)) ||
-        (n->d->kind == ND_EXPR_STMT && has_await(n->d->a))) {
+    if (has_await(n->cond) || has_await(n->step) || has_await(n->init)) {
       /* an init that awaits is printed before the loop (the tree stays as it is:
          the printer may run twice) */
       bool init_done = true;
-      if (n->d->kind == ND_DECL && has_await(n->d))
-        lower_awaiting_decl(e, n->d);
-      else if (n->d->kind == ND_EXPR_STMT && has_await(n->d->a))
-        emit_put(e, line, "%s;", lower_await_expr(e, n->d->a));
+      if (n->init->kind == ND_DECL && has_await(n->init))
+        lower_awaiting_decl(e, n->init);
+      else if (n->init->kind == ND_EXPR_STMT && has_await(n->init->expr))
+        emit_put(e, line, "%s;", lower_await_expr(e, n->init->expr));
       else
         init_done = false;
-      lower_awaiting_loop(e, n, n->a, n->c, false, init_done);
+      lower_awaiting_loop(e, n, n->cond, n->step, false, init_done);
       return;
     }
     lower_for(e, n);
@@ -582,24 +581,24 @@ static void lower_stmt_kind(Emitter *e, Node *n) {
     e->indent--;
     emit_put(e, line, "%s:", n->tok->text);
     e->indent++;
-    lower_stmt(e, n->b);
+    lower_stmt(e, n->body);
     return;
   case ND_CASE:
     e->indent--;
     keep_fallthrough_comment(e, n);
-    if (n->c)
-      emit_put(e, line, "case %s ... %s:", node_str(e, n->a), node_str(e, n->c));
+    if (n->high)
+      emit_put(e, line, "case %s ... %s:", node_str(e, n->value), node_str(e, n->high));
     else
-      emit_put(e, line, "case %s:", node_str(e, n->a));
+      emit_put(e, line, "case %s:", node_str(e, n->value));
     e->indent++;
-    lower_stmt(e, n->b);
+    lower_stmt(e, n->body);
     return;
   case ND_DEFAULT:
     e->indent--;
     keep_fallthrough_comment(e, n);
     emit_put(e, line, "default:");
     e->indent++;
-    lower_stmt(e, n->b);
+    lower_stmt(e, n->body);
     return;
   default:
     internal_error("unexpected statement kind %d", n->kind);
@@ -616,7 +615,7 @@ void lower(Source *src, Coroutine *cos, const Options *opt) {
       continue;
     Emitter e = {.src = src, .opt = opt, .toks = &src->original, .co = co, .indent = 1,
                  .sink = &co->body};
-    lower_items(&e, co->def->c);
+    lower_items(&e, co->def->body);
     drop_repl(&e, 0);  /* the table of ranges is shared: leave it empty */
     xfree(e.repl);
   }

@@ -207,7 +207,7 @@ translation_unit
 external_declaration
   : function_definition
   | declaration
-  | no_specs implicit_declarators ';' { $$ = $2; $$->kind = ND_DECL; $$->a = $1;
+  | no_specs implicit_declarators ';' { $$ = $2; $$->kind = ND_DECL; $$->specs = $1;
                                        $$->first = @$.first; $$->last = @$.last; end_decl(p); }
   | ';'                              { $$ = NEW(ND_EXPR_STMT, @$); }
   | ASM ';'                          { $$ = NEW(ND_ASM_STMT, @$); }
@@ -220,12 +220,12 @@ external_declaration
 /* The specifiers are remembered while their declarators are parsed, so that
    each declarator knows whether it declares a typedef name. */
 declaration
-  : decl_specs ';'                             { $$ = NEW(ND_DECL, @$); $$->a = $1; end_decl(p);
+  : decl_specs ';'                             { $$ = NEW(ND_DECL, @$); $$->specs = $1; end_decl(p);
                                                  coroutine_found(p, $1, $$, false, @$); }
-  | decl_specs init_declarators ';'            { $$ = $2; $$->kind = ND_DECL; $$->a = $1;
+  | decl_specs init_declarators ';'            { $$ = $2; $$->kind = ND_DECL; $$->specs = $1;
                                                  $$->first = @$.first; $$->last = @$.last; end_decl(p);
                                                  coroutine_found(p, $1, $$, false, @$); }
-  | implicit_specs implicit_declarators ';'    { $$ = $2; $$->kind = ND_DECL; $$->a = $1;
+  | implicit_specs implicit_declarators ';'    { $$ = $2; $$->kind = ND_DECL; $$->specs = $1;
                                                  $$->first = @$.first; $$->last = @$.last; end_decl(p); }
   | static_assert
   ;
@@ -246,13 +246,13 @@ no_specs
 
 implicit_declarators
   : declarator_reg_p asm_attrs                 { $$ = node_list(ND_DECL, @$.first, @$.last, $1); }
-  | declarator_reg_p asm_attrs '=' initializer { $1->b = $4; $1->last = @$.last; $$ = node_list(ND_DECL, @$.first, @$.last, $1); }
+  | declarator_reg_p asm_attrs '=' initializer { $1->init = $4; $1->last = @$.last; $$ = node_list(ND_DECL, @$.first, @$.last, $1); }
   | implicit_declarators ',' init_declarator   { $$ = node_append($1, $3, @3.last); }
   | implicit_declarators ',' attrs init_declarator { $$ = node_append($1, $4, @4.last); }
   ;
 
 declarator_reg_p
-  : ideclarator                                { $$ = NEW(ND_INIT_DECL, @$); $$->a = $1; $$->tok = $1->tok; declare(p, $$); }
+  : ideclarator                                { $$ = NEW(ND_INIT_DECL, @$); $$->declarator = $1; $$->tok = $1->tok; declare(p, $$); }
   ;
 
 ideclarator
@@ -294,7 +294,7 @@ kr_start
   : %empty                                     { Node *specs = p->specs.v[p->specs.n - 1];
                                                  if (specs->flags & SP_COROUTINE)
                                                    error_at(token_pos(p, @0.first), "a coroutine needs a prototype-style parameter list");
-                                                 Node *d = $<Node *>0->a;  /* only a function has parameters to declare */
+                                                 Node *d = $<Node *>0->declarator;  /* only a function has parameters to declare */
                                                  if (d->kids.n == 0 || d->kids.v[0]->kind != ND_FUNC)
                                                    error_at(token_pos(p, @0.last), "expected ';' after '%s'", TOK(@0.last)->text);
                                                  scope_push(); }
@@ -375,51 +375,51 @@ nts
 /* a specifier that is not a type */
 nt
   : nt_plain
-  | ATTRIBUTE                                  { $$ = NEW(ND_EXPR, @$); }
+  | ATTRIBUTE                                  { $$ = NEW(ND_SPECIFIER, @$); }
   ;
 
 nt_plain
   : storage_class
   | qualifier
-  | INLINE                                     { $$ = NEW(ND_EXPR, @$); }
-  | NORETURN                                   { $$ = NEW(ND_EXPR, @$); }
+  | INLINE                                     { $$ = NEW(ND_SPECIFIER, @$); }
+  | NORETURN                                   { $$ = NEW(ND_SPECIFIER, @$); }
   | alignment_spec
-  | COROUTINE                                  { $$ = NEW(ND_EXPR, @$); $$->flags = SP_COROUTINE; $$->tok = $1; }
+  | COROUTINE                                  { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_COROUTINE; $$->tok = $1; }
   ;
 
 storage_class
-  : TYPEDEF                                    { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPEDEF; }
-  | EXTERN                                     { $$ = NEW(ND_EXPR, @$); $$->flags = SP_EXTERN; }
-  | STATIC                                     { $$ = NEW(ND_EXPR, @$); $$->flags = SP_STATIC; }
-  | AUTO                                       { $$ = NEW(ND_EXPR, @$); $$->flags = SP_AUTO; }
-  | REGISTER                                   { $$ = NEW(ND_EXPR, @$); $$->flags = SP_REGISTER; }
-  | THREAD_LOCAL                               { $$ = NEW(ND_EXPR, @$); $$->flags = SP_THREAD; }
+  : TYPEDEF                                    { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPEDEF; }
+  | EXTERN                                     { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_EXTERN; }
+  | STATIC                                     { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_STATIC; }
+  | AUTO                                       { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_AUTO; }
+  | REGISTER                                   { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_REGISTER; }
+  | THREAD_LOCAL                               { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_THREAD; }
   ;
 
 qualifier
-  : CONST                                      { $$ = NEW(ND_EXPR, @$); $$->flags = SP_CONST; }
-  | VOLATILE                                   { $$ = NEW(ND_EXPR, @$); }
-  | RESTRICT                                   { $$ = NEW(ND_EXPR, @$); }
-  | ATOMIC                                     { $$ = NEW(ND_EXPR, @$); }
-  | NULLABILITY                                { $$ = NEW(ND_EXPR, @$); }
+  : CONST                                      { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_CONST; }
+  | VOLATILE                                   { $$ = NEW(ND_SPECIFIER, @$); }
+  | RESTRICT                                   { $$ = NEW(ND_SPECIFIER, @$); }
+  | ATOMIC                                     { $$ = NEW(ND_SPECIFIER, @$); }
+  | NULLABILITY                                { $$ = NEW(ND_SPECIFIER, @$); }
   ;
 
 /* built-in type words, which combine: unsigned long long int */
 bt
-  : VOID                                       { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE | SP_VOID; }
-  | CHAR_KW                                    { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
-  | SHORT                                      { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
-  | INT                                        { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
-  | LONG                                       { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
-  | FLOAT                                      { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
-  | DOUBLE                                     { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
-  | SIGNED                                     { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
-  | UNSIGNED                                   { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
-  | BOOL                                       { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
-  | COMPLEX                                    { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
-  | IMAGINARY                                  { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
-  | INT128                                     { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
-  | FLOATN                                     { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  : VOID                                       { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE | SP_VOID; }
+  | CHAR_KW                                    { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | SHORT                                      { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | INT                                        { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | LONG                                       { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | FLOAT                                      { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | DOUBLE                                     { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | SIGNED                                     { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | UNSIGNED                                   { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | BOOL                                       { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | COMPLEX                                    { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | IMAGINARY                                  { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | INT128                                     { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | FLOATN                                     { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
   ;
 
 /* a type that stands alone */
@@ -427,20 +427,20 @@ ct
   : struct_or_union_spec
   | enum_spec
   | TYPEDEF_NAME                               { $$ = ident(p, $1, @$); $$->flags = SP_TYPE; }
-  | BUILTIN_VA_LIST                            { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
-  | AUTO_TYPE                                  { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | BUILTIN_VA_LIST                            { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | AUTO_TYPE                                  { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
   | typeof_spec
-  | ATOMIC '(' type_name ')'                   { $$ = NEW(ND_EXPR, @$); $$->flags = SP_TYPE; }
+  | ATOMIC '(' type_name ')'                   { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
   ;
 
 typeof_spec
-  : TYPEOF '(' expr ')'                        { $$ = NEW(ND_SIZEOF, @$); $$->a = $3; $$->flags = SP_TYPE; $$->tok = $1; }
-  | TYPEOF '(' type_name ')'                   { $$ = NEW(ND_SIZEOF, @$); $$->a = $3; $$->flags = SP_TYPE; $$->tok = $1; }
+  : TYPEOF '(' expr ')'                        { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->flags = SP_TYPE; $$->tok = $1; }
+  | TYPEOF '(' type_name ')'                   { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->flags = SP_TYPE; $$->tok = $1; }
   ;
 
 alignment_spec
-  : ALIGNAS '(' type_name ')'                  { $$ = NEW(ND_EXPR, @$); }
-  | ALIGNAS '(' const_expr ')'                 { $$ = NEW(ND_SIZEOF, @$); $$->a = $3; $$->tok = $1; }
+  : ALIGNAS '(' type_name ')'                  { $$ = NEW(ND_SPECIFIER, @$); }
+  | ALIGNAS '(' const_expr ')'                 { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; }
   ;
 
 struct_or_union_spec
@@ -506,7 +506,7 @@ enumerator
   : enum_name attrs_opt                        { $$ = NEW(ND_ENUMERATOR, @$); $$->tok = TOK(@1.first);
                                                  $$->sym = scope_declare(SYM_ENUMCONST, $$->tok, $$, 0);
                                                  if (p->original) token_set_sym($$->tok, $$->sym); }
-  | enum_name attrs_opt '=' const_expr         { $$ = NEW(ND_ENUMERATOR, @$); $$->tok = TOK(@1.first); $$->a = $4;
+  | enum_name attrs_opt '=' const_expr         { $$ = NEW(ND_ENUMERATOR, @$); $$->tok = TOK(@1.first); $$->value = $4;
                                                  $$->sym = scope_declare(SYM_ENUMCONST, $$->tok, $$, 0);
                                                  if (p->original) token_set_sym($$->tok, $$->sym); }
   ;
@@ -521,13 +521,13 @@ init_declarators
 
 init_declarator
   : declarator_reg asm_attrs                   { $$ = $1; }
-  | declarator_reg asm_attrs '=' initializer   { $$ = $1; $$->b = $4; $$->last = @$.last; }
+  | declarator_reg asm_attrs '=' initializer   { $$ = $1; $$->init = $4; $$->last = @$.last; }
   ;
 
 /* The name is in scope from the end of its declarator, before its
    initializer: `int x = sizeof x;` refers to the new x. */
 declarator_reg
-  : declarator                                 { $$ = NEW(ND_INIT_DECL, @$); $$->a = $1; $$->tok = $1->tok; declare(p, $$); }
+  : declarator                                 { $$ = NEW(ND_INIT_DECL, @$); $$->declarator = $1; $$->tok = $1->tok; declare(p, $$); }
   ;
 
 asm_attrs
@@ -572,8 +572,8 @@ pdirect_declarator
   ;
 
 decl_suffix
-  : '[' array_size ']'                         { $$ = NEW(ND_ARRAY, @$); $$->tok = TOK(@1.first); $$->a = $<Node *>2; }
-  | '(' scope_open params ')'                  { scope_pop(); $$ = NEW(ND_FUNC, @$); $$->kids = $3->kids; $$->flags = $3->flags; }
+  : '[' array_size ']'                         { $$ = NEW(ND_ARRAY, @$); $$->tok = TOK(@1.first); $$->size = $<Node *>2; }
+  | '(' scope_open params ')'                  { scope_pop(); $$ = NEW(ND_FUNC, @$); $$->kids = $3->kids; $$->variadic = $3->variadic; }
   | '(' scope_open ident_list ')'              { scope_pop(); $$ = NEW(ND_FUNC, @$); }
   ;
 
@@ -613,7 +613,7 @@ qualifiers
 params
   : %empty                                     { $$ = NEW(ND_EXPR, @$); }
   | param_list
-  | param_list ',' ELLIPSIS                    { $$ = $1; $$->flags = T_ELLIPSIS; }
+  | param_list ',' ELLIPSIS                    { $$ = $1; $$->variadic = true; }
   ;
 
 param_list
@@ -622,20 +622,20 @@ param_list
   ;
 
 param_decl
-  : param_specs declarator                     { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; $$->b = $2; $$->tok = $2->tok;
+  : param_specs declarator                     { $$ = NEW(ND_PARAM, @$); $$->specs = $<Node *>1; $$->declarator = $2; $$->tok = $2->tok;
                                                  if ($2->tok) $$->sym = scope_declare(SYM_OBJECT, $2->tok, $$, $<Node *>1->flags); }
-  | param_specs abstract_declarator            { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; $$->b = $2; }
-  | param_specs                                { $$ = NEW(ND_PARAM, @$); $$->a = $<Node *>1; }
+  | param_specs abstract_declarator            { $$ = NEW(ND_PARAM, @$); $$->specs = $<Node *>1; $$->declarator = $2; }
+  | param_specs                                { $$ = NEW(ND_PARAM, @$); $$->specs = $<Node *>1; }
   | nts ideclarator                            { if (p->original) error_at(token_pos(p, @1.first), "implicit int in a coroutine: write the type out");
-                                                 $$ = NEW(ND_PARAM, @$); $$->a = $1; $$->b = $2; $$->tok = $2->tok;
+                                                 $$ = NEW(ND_PARAM, @$); $$->specs = $1; $$->declarator = $2; $$->tok = $2->tok;
                                                  if ($2->tok) $$->sym = scope_declare(SYM_OBJECT, $2->tok, $$, $1->flags); }
   ;
 
 param_specs : specs_b { $<Node *>$ = $1; } | specs_t { $<Node *>$ = $1; } ;
 
 type_name
-  : type_specs                                 { $$ = NEW(ND_TYPENAME, @$); $$->a = $<Node *>1; }
-  | type_specs abstract_declarator             { $$ = NEW(ND_TYPENAME, @$); $$->a = $<Node *>1; $$->b = $2; }
+  : type_specs                                 { $$ = NEW(ND_TYPENAME, @$); $$->specs = $<Node *>1; }
+  | type_specs abstract_declarator             { $$ = NEW(ND_TYPENAME, @$); $$->specs = $<Node *>1; $$->declarator = $2; }
   ;
 
 type_specs : specs_b { $<Node *>$ = $1; } | specs_t { $<Node *>$ = $1; } ;
@@ -649,9 +649,9 @@ abstract_declarator
 direct_abstract
   : '(' abstract_declarator ')'                { $$ = declarator_paren($2, @$); }
   | '(' scope_open attrs abstract_declarator ')' { scope_pop(); $$ = declarator_paren($4, @$); }
-  | '[' array_size ']'                         { Node *a = NEW(ND_ARRAY, @$); a->tok = TOK(@1.first); a->a = $<Node *>2;
+  | '[' array_size ']'                         { Node *a = NEW(ND_ARRAY, @$); a->tok = TOK(@1.first); a->size = $<Node *>2;
                                                  $$ = declarator_derive(declarator_new(NULL, @$), a, @$); }
-  | direct_abstract '[' array_size ']'         { Node *a = NEW(ND_ARRAY, @2); a->tok = TOK(@2.first); a->a = $<Node *>3;
+  | direct_abstract '[' array_size ']'         { Node *a = NEW(ND_ARRAY, @2); a->tok = TOK(@2.first); a->size = $<Node *>3;
                                                  a->last = @4.last; $$ = declarator_derive($1, a, @$); }
   | '(' scope_open params ')'                  { scope_pop(); Node *f = NEW(ND_FUNC, @$); f->kids = $3->kids;
                                                  $$ = declarator_derive(declarator_new(NULL, @$), f, @$); }
@@ -667,17 +667,17 @@ initializer
 
 init_list
   : initializer                                { $$ = node_list(ND_EXPR, @$.first, @$.last, $1); }
-  | designation initializer                    { $$ = node_list(ND_EXPR, @$.first, @$.last, $2); $2->d = $1; }
+  | designation initializer                    { $$ = node_list(ND_EXPR, @$.first, @$.last, $2); $2->designation = $1; }
   | init_list ',' initializer                  { $$ = node_append($1, $3, @3.last); }
-  | init_list ',' designation initializer      { $$ = node_append($1, $4, @4.last); $4->d = $3; }
+  | init_list ',' designation initializer      { $$ = node_append($1, $4, @4.last); $4->designation = $3; }
   ;
 
 /* and GNU's obsolete forms, `x: 1` and `[2] 3` */
 designation
-  : designators '='                            { $$ = NEW(ND_EXPR, @$); }
-  | IDENTIFIER ':'                             { $$ = NEW(ND_EXPR, @$); }
-  | '[' const_expr ']'                         { $$ = NEW(ND_EXPR, @$); }
-  | '[' const_expr ELLIPSIS const_expr ']'     { $$ = NEW(ND_EXPR, @$); }
+  : designators '='                            { $$ = NEW(ND_DESIGNATION, @$); }
+  | IDENTIFIER ':'                             { $$ = NEW(ND_DESIGNATION, @$); }
+  | '[' const_expr ']'                         { $$ = NEW(ND_DESIGNATION, @$); }
+  | '[' const_expr ELLIPSIS const_expr ']'     { $$ = NEW(ND_DESIGNATION, @$); }
   ;
 
 designators : designator | designators designator ;
@@ -688,7 +688,7 @@ designator
   | '.' IDENTIFIER                             { $$ = NULL; }
   ;
 
-attrs : ATTRIBUTE { $$ = NEW(ND_EXPR, @$); } | attrs ATTRIBUTE { $$ = NEW(ND_EXPR, @$); } ;
+attrs : ATTRIBUTE { $$ = NEW(ND_SPECIFIER, @$); } | attrs ATTRIBUTE { $$ = NEW(ND_SPECIFIER, @$); } ;
 attrs_opt : %empty { $$ = NULL; } | attrs ;
 
 /* }================================================================== */
@@ -717,27 +717,27 @@ plain_statement
   ;
 
 labeled_statement
-  : label statement                            { $$ = $1; $$->b = $2; $$->last = @$.last; }
+  : label statement                            { $$ = $1; $$->body = $2; $$->last = @$.last; }
   ;
 
 label
   : IDENTIFIER ':'                             { $$ = NEW(ND_LABEL, @$); $$->tok = $1; }
   | TYPEDEF_NAME ':'                           { $$ = NEW(ND_LABEL, @$); $$->tok = $1; }
-  | CASE const_expr ':'                        { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->a = $2; }
-  | CASE const_expr ELLIPSIS const_expr ':'    { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->a = $2; $$->c = $4; }
+  | CASE const_expr ':'                        { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->value = $2; }
+  | CASE const_expr ELLIPSIS const_expr ':'    { $$ = NEW(ND_CASE, @$); $$->tok = $1; $$->value = $2; $$->high = $4; }
   | DEFAULT ':'                                { $$ = NEW(ND_DEFAULT, @$); $$->tok = $1; }
   ;
 
 /* As GNU C (and C23) allow: labels before a declaration, and at the end of
    a block, where they label an empty statement. */
 labeled_declaration
-  : label declaration                          { $$ = $1; $$->b = $2; $$->last = @$.last; }
-  | label labeled_declaration                  { $$ = $1; $$->b = $2; $$->last = @$.last; }
+  : label declaration                          { $$ = $1; $$->body = $2; $$->last = @$.last; }
+  | label labeled_declaration                  { $$ = $1; $$->body = $2; $$->last = @$.last; }
   ;
 
 trailing_labels
-  : label                                      { $$ = $1; $$->b = new_node(ND_EXPR_STMT, @$.last + 1, @$.last); }
-  | label trailing_labels                      { $$ = $1; $$->b = $2; $$->last = @$.last; }
+  : label                                      { $$ = $1; $$->body = new_node(ND_EXPR_STMT, @$.last + 1, @$.last); }
+  | label trailing_labels                      { $$ = $1; $$->body = $2; $$->last = @$.last; }
   ;
 
 compound_statement
@@ -780,45 +780,45 @@ label_decl
 
 expression_statement
   : ';'                                        { $$ = NEW(ND_EXPR_STMT, @$); }
-  | expr ';'                                   { $$ = NEW(ND_EXPR_STMT, @$); $$->a = $1; }
+  | expr ';'                                   { $$ = NEW(ND_EXPR_STMT, @$); $$->expr = $1; }
   ;
 
 selection_statement
-  : IF '(' expr ')' statement %prec IFX        { $$ = NEW(ND_IF, @$); $$->tok = $1; $$->a = $3; $$->b = $5; }
-  | if_else statement                          { $$ = $1; $$->c = $2; $$->last = @$.last; }
-  | SWITCH '(' expr ')' statement              { $$ = NEW(ND_SWITCH, @$); $$->tok = $1; $$->a = $3; $$->b = $5; }
+  : IF '(' expr ')' statement %prec IFX        { $$ = NEW(ND_IF, @$); $$->tok = $1; $$->cond = $3; $$->then = $5; }
+  | if_else statement                          { $$ = $1; $$->otherwise = $2; $$->last = @$.last; }
+  | SWITCH '(' expr ')' statement              { $$ = NEW(ND_SWITCH, @$); $$->tok = $1; $$->cond = $3; $$->body = $5; }
   ;
 
 /* Everything up to the `else`, as one symbol: a chain of `else if` then
    takes one entry of the parser's stack per `if`, not six. */
 if_else
-  : IF '(' expr ')' statement ELSE             { $$ = NEW(ND_IF, @$); $$->tok = $1; $$->a = $3; $$->b = $5; }
+  : IF '(' expr ')' statement ELSE             { $$ = NEW(ND_IF, @$); $$->tok = $1; $$->cond = $3; $$->then = $5; }
   ;
 
 iteration_statement
-  : WHILE '(' expr ')' statement               { $$ = NEW(ND_WHILE, @$); $$->tok = $1; $$->a = $3; $$->b = $5; }
-  | DO statement WHILE '(' expr ')' ';'        { $$ = NEW(ND_DO, @$); $$->tok = $1; $$->b = $2; $$->a = $5; }
+  : WHILE '(' expr ')' statement               { $$ = NEW(ND_WHILE, @$); $$->tok = $1; $$->cond = $3; $$->body = $5; }
+  | DO statement WHILE '(' expr ')' ';'        { $$ = NEW(ND_DO, @$); $$->tok = $1; $$->body = $2; $$->cond = $5; }
   | FOR '(' scope_open for_init expr_opt ';' expr_opt ')' statement
-                                               { scope_pop(); $$ = NEW(ND_FOR, @$); $$->tok = $1; $$->d = $4;
-                                                 $$->a = $5; $$->c = $7; $$->b = $9; }
+                                               { scope_pop(); $$ = NEW(ND_FOR, @$); $$->tok = $1; $$->init = $4;
+                                                 $$->cond = $5; $$->step = $7; $$->body = $9; }
   ;
 
 for_init
-  : expr_opt ';'                               { $$ = NEW(ND_EXPR_STMT, @$); $$->a = $1; }
+  : expr_opt ';'                               { $$ = NEW(ND_EXPR_STMT, @$); $$->expr = $1; }
   | declaration
   ;
 
 jump_statement
   : GOTO IDENTIFIER ';'                        { $$ = NEW(ND_GOTO, @$); $$->tok = $1; }
   | GOTO TYPEDEF_NAME ';'                      { $$ = NEW(ND_GOTO, @$); $$->tok = $1; }
-  | GOTO '*' expr ';'                          { $$ = NEW(ND_GOTO, @$); $$->tok = $1; $$->a = $3; }
+  | GOTO '*' expr ';'                          { $$ = NEW(ND_GOTO, @$); $$->tok = $1; $$->expr = $3; }
   | CONTINUE ';'                               { $$ = NEW(ND_CONTINUE, @$); $$->tok = $1; }
   | BREAK ';'                                  { $$ = NEW(ND_BREAK, @$); $$->tok = $1; }
-  | RETURN expr_opt ';'                        { $$ = NEW(ND_RETURN, @$); $$->tok = $1; $$->a = $2; }
+  | RETURN expr_opt ';'                        { $$ = NEW(ND_RETURN, @$); $$->tok = $1; $$->expr = $2; }
   ;
 
 yield_statement
-  : YIELD expr ';'                             { $$ = NEW(ND_YIELD, @$); $$->tok = $1; $$->a = $2; outside_check(p, "yield", @1); }
+  : YIELD expr ';'                             { $$ = NEW(ND_YIELD, @$); $$->tok = $1; $$->expr = $2; outside_check(p, "yield", @1); }
   | YIELD ';'                                  { $$ = NEW(ND_YIELD, @$); $$->tok = $1; outside_check(p, "yield", @1); }
   ;
 
@@ -836,7 +836,7 @@ expr_opt : %empty { $$ = NULL; } | expr ;
 
 expr
   : assign_expr
-  | expr ',' assign_expr                       { $$ = expr_node(@$, ',', $1, $3, NULL); }
+  | expr ',' assign_expr                       { $$ = expr_node(@$, OP_COMMA, $1, $3, NULL); }
   ;
 
 assign_expr
@@ -845,95 +845,96 @@ assign_expr
   ;
 
 assign_op
-  : '=' { $$ = '='; } | MUL_ASSIGN { $$ = T_MUL_ASSIGN; } | DIV_ASSIGN { $$ = T_DIV_ASSIGN; }
-  | MOD_ASSIGN { $$ = T_MOD_ASSIGN; } | ADD_ASSIGN { $$ = T_ADD_ASSIGN; } | SUB_ASSIGN { $$ = T_SUB_ASSIGN; }
-  | SHL_ASSIGN { $$ = T_SHL_ASSIGN; } | SHR_ASSIGN { $$ = T_SHR_ASSIGN; } | AND_ASSIGN { $$ = T_AND_ASSIGN; }
-  | XOR_ASSIGN { $$ = T_XOR_ASSIGN; } | OR_ASSIGN { $$ = T_OR_ASSIGN; }
+  : '=' { $$ = OP_ASSIGN; }
+  | MUL_ASSIGN { $$ = OP_ASSIGN_OP; } | DIV_ASSIGN { $$ = OP_ASSIGN_OP; } | MOD_ASSIGN { $$ = OP_ASSIGN_OP; }
+  | ADD_ASSIGN { $$ = OP_ASSIGN_OP; } | SUB_ASSIGN { $$ = OP_ASSIGN_OP; } | SHL_ASSIGN { $$ = OP_ASSIGN_OP; }
+  | SHR_ASSIGN { $$ = OP_ASSIGN_OP; } | AND_ASSIGN { $$ = OP_ASSIGN_OP; } | XOR_ASSIGN { $$ = OP_ASSIGN_OP; }
+  | OR_ASSIGN { $$ = OP_ASSIGN_OP; }
   ;
 
 const_expr : cond_expr ;
 
 cond_expr
   : lor_expr
-  | lor_expr '?' expr ':' cond_expr            { $$ = expr_node(@$, '?', $1, $3, $5); }
-  | lor_expr '?' ':' cond_expr                 { $$ = expr_node(@$, '?', $1, NULL, $4); }
+  | lor_expr '?' expr ':' cond_expr            { $$ = expr_node(@$, OP_COND, $1, $3, $5); }
+  | lor_expr '?' ':' cond_expr                 { $$ = expr_node(@$, OP_COND, $1, NULL, $4); }
   ;
 
-lor_expr : land_expr | lor_expr OROR land_expr { $$ = expr_node(@$, T_OROR, $1, $3, NULL); } ;
-land_expr : or_expr | land_expr ANDAND or_expr { $$ = expr_node(@$, T_ANDAND, $1, $3, NULL); } ;
-or_expr : xor_expr | or_expr '|' xor_expr { $$ = expr_node(@$, '|', $1, $3, NULL); } ;
-xor_expr : and_expr | xor_expr '^' and_expr { $$ = expr_node(@$, '^', $1, $3, NULL); } ;
-and_expr : eq_expr | and_expr '&' eq_expr { $$ = expr_node(@$, '&', $1, $3, NULL); } ;
+lor_expr : land_expr | lor_expr OROR land_expr { $$ = expr_node(@$, OP_OR, $1, $3, NULL); } ;
+land_expr : or_expr | land_expr ANDAND or_expr { $$ = expr_node(@$, OP_AND, $1, $3, NULL); } ;
+or_expr : xor_expr | or_expr '|' xor_expr { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); } ;
+xor_expr : and_expr | xor_expr '^' and_expr { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); } ;
+and_expr : eq_expr | and_expr '&' eq_expr { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); } ;
 
 eq_expr
   : rel_expr
-  | eq_expr EQ rel_expr                        { $$ = expr_node(@$, T_EQ, $1, $3, NULL); }
-  | eq_expr NE rel_expr                        { $$ = expr_node(@$, T_NE, $1, $3, NULL); }
+  | eq_expr EQ rel_expr                        { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | eq_expr NE rel_expr                        { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
   ;
 
 rel_expr
   : shift_expr
-  | rel_expr '<' shift_expr                    { $$ = expr_node(@$, '<', $1, $3, NULL); }
-  | rel_expr '>' shift_expr                    { $$ = expr_node(@$, '>', $1, $3, NULL); }
-  | rel_expr LE shift_expr                     { $$ = expr_node(@$, T_LE, $1, $3, NULL); }
-  | rel_expr GE shift_expr                     { $$ = expr_node(@$, T_GE, $1, $3, NULL); }
+  | rel_expr '<' shift_expr                    { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | rel_expr '>' shift_expr                    { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | rel_expr LE shift_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | rel_expr GE shift_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
   ;
 
 shift_expr
   : add_expr
-  | shift_expr SHL add_expr                    { $$ = expr_node(@$, T_SHL, $1, $3, NULL); }
-  | shift_expr SHR add_expr                    { $$ = expr_node(@$, T_SHR, $1, $3, NULL); }
+  | shift_expr SHL add_expr                    { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | shift_expr SHR add_expr                    { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
   ;
 
 add_expr
   : mul_expr
-  | add_expr '+' mul_expr                      { $$ = expr_node(@$, '+', $1, $3, NULL); }
-  | add_expr '-' mul_expr                      { $$ = expr_node(@$, '-', $1, $3, NULL); }
+  | add_expr '+' mul_expr                      { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | add_expr '-' mul_expr                      { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
   ;
 
 mul_expr
   : cast_expr
-  | mul_expr '*' cast_expr                     { $$ = expr_node(@$, '*', $1, $3, NULL); }
-  | mul_expr '/' cast_expr                     { $$ = expr_node(@$, '/', $1, $3, NULL); }
-  | mul_expr '%' cast_expr                     { $$ = expr_node(@$, '%', $1, $3, NULL); }
+  | mul_expr '*' cast_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | mul_expr '/' cast_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | mul_expr '%' cast_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
   ;
 
 cast_expr
   : unary_expr
-  | '(' type_name ')' cast_expr                { $$ = expr_node(@$, '(', $2, $4, NULL); }
+  | '(' type_name ')' cast_expr                { $$ = expr_node(@$, OP_CAST, $2, $4, NULL); }
   ;
 
 unary_expr
   : postfix_expr
-  | INC unary_expr                             { $$ = expr_node(@$, T_INC, $2, NULL, NULL); }
-  | DEC unary_expr                             { $$ = expr_node(@$, T_DEC, $2, NULL, NULL); }
+  | INC unary_expr                             { $$ = expr_node(@$, OP_UNARY, $2, NULL, NULL); }
+  | DEC unary_expr                             { $$ = expr_node(@$, OP_UNARY, $2, NULL, NULL); }
   | unary_op cast_expr                         { $$ = expr_node(@$, $1, $2, NULL, NULL); }
-  | SIZEOF unary_expr                          { $$ = NEW(ND_SIZEOF, @$); $$->a = $2; $$->tok = $1; }
-  | SIZEOF '(' type_name ')'                   { $$ = NEW(ND_SIZEOF, @$); $$->a = $3; $$->tok = $1; }
-  | ALIGNOF '(' type_name ')'                  { $$ = NEW(ND_SIZEOF, @$); $$->a = $3; $$->tok = $1; }
-  | ALIGNOF unary_expr                         { $$ = NEW(ND_SIZEOF, @$); $$->a = $2; $$->tok = $1; }
+  | SIZEOF unary_expr                          { $$ = NEW(ND_SIZEOF, @$); $$->expr = $2; $$->tok = $1; }
+  | SIZEOF '(' type_name ')'                   { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; }
+  | ALIGNOF '(' type_name ')'                  { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; }
+  | ALIGNOF unary_expr                         { $$ = NEW(ND_SIZEOF, @$); $$->expr = $2; $$->tok = $1; }
   | ANDAND IDENTIFIER                          { $$ = EXPR(@$, OP_LABEL_ADDR); }
   | REAL cast_expr                             { $$ = expr_node(@$, OP_REAL, $2, NULL, NULL); }
   | IMAG cast_expr                             { $$ = expr_node(@$, OP_IMAG, $2, NULL, NULL); }
-  | AWAIT cast_expr                            { $$ = NEW(ND_AWAIT, @$); $$->a = $2; $$->tok = $1; outside_check(p, "await", @1); }
+  | AWAIT cast_expr                            { $$ = NEW(ND_AWAIT, @$); $$->expr = $2; $$->tok = $1; outside_check(p, "await", @1); }
   ;
 
 unary_op
-  : '&' { $$ = '&'; } | '*' { $$ = '*'; } | '+' { $$ = '+'; }
-  | '-' { $$ = '-'; } | '~' { $$ = '~'; } | '!' { $$ = '!'; }
+  : '&' { $$ = OP_ADDRESS; } | '*' { $$ = OP_DEREF; } | '+' { $$ = OP_UNARY; }
+  | '-' { $$ = OP_UNARY; } | '~' { $$ = OP_UNARY; } | '!' { $$ = OP_UNARY; }
   ;
 
 postfix_expr
   : primary_expr
-  | postfix_expr '[' expr ']'                  { $$ = expr_node(@$, '[', $1, $3, NULL); }
+  | postfix_expr '[' expr ']'                  { $$ = expr_node(@$, OP_INDEX, $1, $3, NULL); }
   | postfix_expr '(' ')'                       { $$ = expr_node(@$, OP_CALL, $1, NULL, NULL); }
   | postfix_expr '(' args ')'                  { $$ = expr_node(@$, OP_CALL, $1, NULL, NULL); $$->kids = $3->kids; }
-  | postfix_expr '.' member                    { $$ = expr_node(@$, '.', $1, NULL, NULL); }
-  | postfix_expr ARROW member                  { $$ = expr_node(@$, T_ARROW, $1, NULL, NULL); }
-  | postfix_expr INC                           { $$ = expr_node(@$, T_INC, $1, NULL, NULL); }
-  | postfix_expr DEC                           { $$ = expr_node(@$, T_DEC, $1, NULL, NULL); }
-  | '(' type_name ')' '{' init_list comma_opt '}' { $$ = expr_node(@$, '{', $2, NULL, NULL); $$->kids = $5->kids; }
-  | '(' type_name ')' '{' '}'                  { $$ = expr_node(@$, '{', $2, NULL, NULL); }
+  | postfix_expr '.' member                    { $$ = expr_node(@$, OP_MEMBER, $1, NULL, NULL); }
+  | postfix_expr ARROW member                  { $$ = expr_node(@$, OP_MEMBER, $1, NULL, NULL); }
+  | postfix_expr INC                           { $$ = expr_node(@$, OP_POSTFIX, $1, NULL, NULL); }
+  | postfix_expr DEC                           { $$ = expr_node(@$, OP_POSTFIX, $1, NULL, NULL); }
+  | '(' type_name ')' '{' init_list comma_opt '}' { $$ = expr_node(@$, OP_COMPOUND_LITERAL, $2, NULL, NULL); $$->kids = $5->kids; }
+  | '(' type_name ')' '{' '}'                  { $$ = expr_node(@$, OP_COMPOUND_LITERAL, $2, NULL, NULL); }
   ;
 
 member : IDENTIFIER | TYPEDEF_NAME ;
@@ -954,13 +955,13 @@ primary_expr
   | NUMBER                                     { $$ = EXPR(@$, OP_NUMBER); }
   | CHAR                                       { $$ = EXPR(@$, OP_CHAR); }
   | strings
-  | '(' expr ')'                               { $$ = expr_node(@$, ')', $2, NULL, NULL); }
+  | '(' expr ')'                               { $$ = expr_node(@$, OP_PAREN, $2, NULL, NULL); }
   | '(' { p->stmt_expr_depth++; } compound_statement ')'
-                                               { p->stmt_expr_depth--; $$ = NEW(ND_STMT_EXPR, @$); $$->a = $3; }
+                                               { p->stmt_expr_depth--; $$ = NEW(ND_STMT_EXPR, @$); $$->block = $3; }
   | GENERIC '(' assign_expr ',' generic_assocs ')' { $$ = expr_node(@$, OP_GENERIC, $3, NULL, NULL); $$->kids = $5->kids; }
-  | OFFSETOF '(' type_name ',' offsetof_member ')' { $$ = NEW(ND_SIZEOF, @$); $$->a = $3; $$->tok = $1; }
+  | OFFSETOF '(' type_name ',' offsetof_member ')' { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; }
   | VA_ARG '(' assign_expr ',' type_name ')'   { $$ = expr_node(@$, OP_VA_ARG, $3, NULL, NULL); }
-  | TYPES_COMPATIBLE '(' type_name ',' type_name ')' { $$ = NEW(ND_SIZEOF, @$); $$->a = $3; $$->tok = $1; }
+  | TYPES_COMPATIBLE '(' type_name ',' type_name ')' { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; }
   ;
 
 offsetof_member
@@ -1068,10 +1069,10 @@ static void yyerror(Loc *loc, Parser *p, const char *msg) {
 
 static Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c) {
   Node *n = new_node(ND_EXPR, loc.first, loc.last);
-  n->flags = op;
-  n->a = a;
-  n->b = b;
-  n->c = c;
+  n->op = op;
+  n->lhs = a;
+  n->rhs = b;
+  n->otherwise = c;
   return n;
 }
 
@@ -1126,7 +1127,7 @@ static void end_decl(Parser *p) {
 /* What a declarator declares: a typedef name, a function or an object. */
 static void declare(Parser *p, Node *init_decl) {
   Node *specs = p->specs.v[p->specs.n - 1];
-  Node *d = init_decl->a;
+  Node *d = init_decl->declarator;
   if (!d->tok)
     return;
   SymKind kind = SYM_OBJECT;
@@ -1134,7 +1135,7 @@ static void declare(Parser *p, Node *init_decl) {
     kind = SYM_TYPEDEF;
   else if (d->kids.n > 0 && d->kids.v[0]->kind == ND_FUNC)
     kind = SYM_FUNCTION;
-  init_decl->c = specs;
+  init_decl->specs = specs;
   init_decl->sym = scope_declare(kind, d->tok, init_decl, specs->flags);
   init_decl->sym->toks = p->toks;
   init_decl->sym->in_stmt_expr = p->stmt_expr_depth > 0;
@@ -1145,16 +1146,16 @@ static void declare(Parser *p, Node *init_decl) {
 /* A function body sees its parameters: those of the derivation nearest the
    name (`int (*f(int a))(char b)` takes a, not b). */
 static void declare_params(Parser *p, Node *init_decl) {
-  Node *d = init_decl->a;
+  Node *d = init_decl->declarator;
   if (d->kids.n == 0 || d->kids.v[0]->kind != ND_FUNC)
     return;
   Node *f = d->kids.v[0];
   for (int i = 0; i < f->kids.n; i++) {
     Node *param = f->kids.v[i];
-    if (param->b && param->b->tok) {
-      param->sym = scope_declare(SYM_OBJECT, param->b->tok, param, param->a->flags);
+    if (param->declarator && param->declarator->tok) {
+      param->sym = scope_declare(SYM_OBJECT, param->declarator->tok, param, param->specs->flags);
       if (p->original)
-        token_set_sym(param->b->tok, param->sym);
+        token_set_sym(param->declarator->tok, param->sym);
     }
   }
 }
@@ -1238,7 +1239,7 @@ static bool body_begin(Parser *p, Node *declarator, Loc loc) {
 static Node *keep_node(const Node *n) {
   Node *copy = arena_alloc(&arena_perm, sizeof *copy);
   *copy = *n;
-  copy->a = copy->b = copy->c = copy->d = NULL;
+  copy->cond = copy->then = copy->otherwise = copy->body = NULL;  /* all four slots */
   copy->kids = (NodeList){0};
   return copy;
 }
@@ -1254,8 +1255,8 @@ static Node *keep_list(const Node *n) {
 
 static Node *keep_declaration(const Node *init_decl) {
   Node *copy = keep_node(init_decl);
-  copy->a = keep_list(init_decl->a);  /* the declarator and its derivations */
-  copy->c = keep_list(init_decl->c);  /* the specifiers */
+  copy->declarator = keep_list(init_decl->declarator);  /* and its derivations */
+  copy->specs = keep_list(init_decl->specs);
   return copy;
 }
 
@@ -1290,9 +1291,9 @@ static Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, L
     body = NULL;
   }
   Node *n = new_node(ND_FUNCDEF, loc.first, loc.last);
-  n->a = specs;
-  n->b = declarator->a;  /* declarator_reg made an ND_INIT_DECL around it */
-  n->c = body;
+  n->specs = specs;
+  n->declarator = declarator->declarator;  /* declarator_reg made an ND_INIT_DECL around it */
+  n->body = body;
   n->tok = declarator->tok;
   if (p->original && scope_depth() == 0)
     p->done = true;
@@ -1332,7 +1333,7 @@ static void coroutine_found(Parser *p, Node *specs, Node *n, bool is_def, Loc lo
       kw = specs->kids.v[i]->tok;
   if (scope_depth() != 0)
     error_at(source_original_pos(p->src, kw - p->toks->v), "a coroutine must be declared at file scope");
-  Node *d = is_def ? n->a : n->kids.n == 1 ? n->kids.v[0]->a : NULL;  /* the declarator */
+  Node *d = is_def ? n->declarator : n->kids.n == 1 ? n->kids.v[0]->declarator : NULL;  /* the declarator */
   if (!d || d->kids.n == 0 || d->kids.v[0]->kind != ND_FUNC)
     error_at(source_original_pos(p->src, kw - p->toks->v),
              "'coroutine' declares a function: give one function declarator");
@@ -1352,9 +1353,9 @@ static void coroutine_found(Parser *p, Node *specs, Node *n, bool is_def, Loc lo
   co->decl = q.unit;
   co->first = q.unit->first;
   co->last = q.unit->last;
-  Node *qspecs = q.unit->a;
+  Node *qspecs = q.unit->specs;
   co->specs = qspecs;
-  co->declarator = co->def ? q.unit->b : q.unit->kids.v[0]->a;
+  co->declarator = co->def ? q.unit->declarator : q.unit->kids.v[0]->declarator;
   co->name = co->declarator->tok->text;
   co->is_static = qspecs->flags & SP_STATIC;
   co->returns_void = (qspecs->flags & SP_VOID) && co->declarator->kids.n == 1;

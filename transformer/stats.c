@@ -132,7 +132,7 @@ static char **extra_fields(Coroutine *co) {
     Node *a = co->awaits.v[i];
     v[n++] = format("coro_aw_%d", a->resume_point);
     v[n++] = a->callee ? "the task awaited" : "the awaitable";
-    if (a->callee && !((a->sym->specs & SP_VOID) && a->sym->decl->a->kids.n == 1)) {
+    if (a->callee && task_has_value(a->sym)) {
       v[n++] = format("coro_tmp_%d", a->resume_point);
       v[n++] = "the awaited task's value";
     }

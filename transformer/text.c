@@ -202,9 +202,9 @@ char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
     if (i > 0 && k->first == specs->kids.v[i - 1]->first)
       continue;  /* the words of one macro (`u8` for `unsigned char`) stand at one token */
     int drop = SP_TYPEDEF | SP_EXTERN | SP_STATIC | SP_AUTO | SP_REGISTER | SP_THREAD | SP_COROUTINE;
-    if (k->kind == ND_EXPR && (k->flags & drop))
+    if (k->kind == ND_SPECIFIER && (k->flags & drop))
       continue;
-    if (drop_const && k->kind == ND_EXPR && k->flags == SP_CONST)
+    if (drop_const && k->kind == ND_SPECIFIER && k->flags == SP_CONST)
       continue;
     if (!first)
       fputc(' ', f);
@@ -271,7 +271,7 @@ static ElemKind derived_kind(const Node *specs, const Node *declarator, int from
 /* `typedef int v4 __attribute__((vector_size(16)));`: brace elision goes
    into a vector as into an array. */
 static bool is_vector_typedef(const Sym *s) {
-  for (int i = s->decl->c->first; i < s->toks->n; i++) {
+  for (int i = s->decl->specs->first; i < s->toks->n; i++) {
     const Token *t = &s->toks->v[i];
     if (t->kind == TK_IDENT && strstr(t->text, "vector_size"))
       return true;
@@ -295,7 +295,7 @@ static ElemKind specs_kind(const Node *specs, int depth, const TokenList *toks) 
       if (!s || s->kind != SYM_TYPEDEF || !s->decl || s->decl->kind != ND_INIT_DECL || !s->toks ||
           depth > 32)
         return EL_RECORD;
-      return is_vector_typedef(s) ? EL_ARRAY : derived_kind(s->decl->c, s->decl->a, 0, depth + 1,
+      return is_vector_typedef(s) ? EL_ARRAY : derived_kind(s->decl->specs, s->decl->declarator, 0, depth + 1,
                                                              s->toks);
     }
   }
@@ -321,8 +321,7 @@ static ElemKind derived_kind(const Node *specs, const Node *declarator, int from
 static bool object_is_scalar(Emitter *e, const Sym *s) {
   if (!s->decl || (s->decl->kind != ND_PARAM && s->decl->kind != ND_INIT_DECL))
     return false;
-  const Node *specs = s->decl->kind == ND_PARAM ? s->decl->a : s->decl->c;
-  const Node *d = s->decl->kind == ND_PARAM ? s->decl->b : s->decl->a;
+  const Node *specs = s->decl->specs, *d = s->decl->declarator;
   return (d && d->kids.n) || specs_kind(specs, 0, s->toks ? s->toks : e->toks) != EL_RECORD;
 }
 
@@ -331,9 +330,9 @@ static bool returns_scalar(Emitter *e, const Node *callee) {
   const Sym *s = callee->kind == ND_IDENT ? callee->sym : NULL;
   if (!s || s->kind != SYM_FUNCTION || !s->decl || s->decl->kind != ND_INIT_DECL)
     return false;
-  const Node *d = s->decl->a;  /* its derivations: the function, then what it returns */
+  const Node *d = s->decl->declarator;  /* its derivations: the function, then what it returns */
   return d->kids.n && d->kids.v[0]->kind == ND_FUNC &&
-         derived_kind(s->decl->c, d, 1, 0, s->toks ? s->toks : e->toks) != EL_RECORD;
+         derived_kind(s->decl->specs, d, 1, 0, s->toks ? s->toks : e->toks) != EL_RECORD;
 }
 
 /* Is n's value a scalar, never a struct or union? Told by its form and by
@@ -348,33 +347,32 @@ static bool is_scalar_expr(Emitter *e, const Node *n) {
   }
   if (n->kind != ND_EXPR)
     return false;  /* an await, a statement expression */
-  switch (n->flags) {
-  case ')':
-  case OP_EXTENSION:
-    return is_scalar_expr(e, n->a);
-  case ',':
-    return is_scalar_expr(e, n->b);
-  case '?':  /* one scalar arm makes both scalar */
-    return is_scalar_expr(e, n->b ? n->b : n->a) || is_scalar_expr(e, n->c);
-  case '(':  /* a cast; to a union is GNU C */
-    return derived_kind(n->a->a, n->a->b, 0, 0, e->toks) != EL_RECORD;
-  case '*':
-    return n->b != NULL;  /* a product; `*p` may be a struct */
+  switch ((Op)n->op) {
+  case OP_PAREN:
+    return is_scalar_expr(e, n->operand);
+  case OP_COMMA:
+    return is_scalar_expr(e, n->rhs);
+  case OP_COND:  /* one scalar arm makes both scalar */
+    return is_scalar_expr(e, n->then ? n->then : n->cond) || is_scalar_expr(e, n->otherwise);
+  case OP_CAST:  /* to a union is GNU C */
+    return derived_kind(n->lhs->specs, n->lhs->declarator, 0, 0, e->toks) != EL_RECORD;
   case OP_CALL:
-    return returns_scalar(e, n->a);
-  case '[': case '.': case T_ARROW: case '=': case '{': case OP_GENERIC:
-  case OP_VA_ARG: case OP_STRING:
+    return returns_scalar(e, n->lhs);
+  case OP_DEREF: case OP_INDEX: case OP_MEMBER: case OP_ASSIGN: case OP_COMPOUND_LITERAL:
+  case OP_GENERIC: case OP_VA_ARG: case OP_STRING:
     return false;
-  default:  /* arithmetic, comparisons, logic, &x, ++, compound assignments */
-    return true;
+  case OP_ASSIGN_OP: case OP_OR: case OP_AND: case OP_BINARY: case OP_ADDRESS: case OP_UNARY:
+  case OP_POSTFIX: case OP_LABEL_ADDR: case OP_REAL: case OP_IMAG: case OP_NUMBER: case OP_CHAR:
+    return true;  /* arithmetic, comparisons, logic, &x, ++, compound assignments */
   }
+  return true;
 }
 
 /* A string literal, in parentheses or not. */
 static bool is_string(const Node *n) {
-  while (n->kind == ND_EXPR && n->flags == ')')
-    n = n->a;
-  return n->kind == ND_EXPR && n->flags == OP_STRING;
+  while (n->kind == ND_EXPR && n->op == OP_PAREN)
+    n = n->operand;
+  return n->kind == ND_EXPR && n->op == OP_STRING;
 }
 
 /* The replacement list of object-like macro `name` as the coroutine saw it,
@@ -449,7 +447,7 @@ static const char *braced_stand_in(Emitter *e, const Node *item, ElemKind el) {
 /* `char s[] = {"text"}`: the string is the whole array. */
 static const Node *braced_string(const Node *init, ElemKind el) {
   const Node *only = init->kids.n == 1 ? init->kids.v[0] : NULL;
-  return el == EL_ARITH && only && !only->d && is_string(only) ? only : NULL;
+  return el == EL_ARITH && only && !only->designation && is_string(only) ? only : NULL;
 }
 
 /* How the size of `T a[] = init` is found. */
@@ -467,7 +465,7 @@ static SizeWay size_way(Emitter *e, const Node *init, ElemKind el) {
     Node *item = init->kids.v[i];
     ItemKind k = item_kind(e, item, el);
     bool one = k == IT_BRACED || el == EL_POINTER || (el == EL_ARITH && k == IT_SCALAR);
-    counted &= one && !item->d;
+    counted &= one && !item->designation;
     object |= k == IT_TYPED;
   }
   return counted ? SIZE_COUNTED : object ? SIZE_OBJECT : SIZE_TYPE;
@@ -480,10 +478,10 @@ static const Sym *unsized_typedef(const Node *specs, int depth) {
     Sym *s = specs->kids.v[i]->kind == ND_IDENT ? specs->kids.v[i]->sym : NULL;
     if (!s || s->kind != SYM_TYPEDEF || !s->decl || s->decl->kind != ND_INIT_DECL || !s->toks)
       continue;
-    const Node *d = s->decl->a;
+    const Node *d = s->decl->declarator;
     if (!d->kids.n)
-      return unsized_typedef(s->decl->c, depth + 1);
-    return d->kids.v[0]->kind == ND_ARRAY && !d->kids.v[0]->a ? s : NULL;
+      return unsized_typedef(s->decl->specs, depth + 1);
+    return d->kids.v[0]->kind == ND_ARRAY && !d->kids.v[0]->size ? s : NULL;
   }
   return NULL;
 }
@@ -500,10 +498,10 @@ static bool is_unsized(Emitter *e, const Node *specs, const Node *declarator, co
   const Node *outer = declarator && declarator->kids.n ? declarator->kids.v[0] : NULL;
   u->typedef_ = init && !outer ? unsized_typedef(specs, 0) : NULL;
   if (u->typedef_) {
-    u->el = derived_kind(u->typedef_->decl->c, u->typedef_->decl->a, 1, 0, u->typedef_->toks);
+    u->el = derived_kind(u->typedef_->decl->specs, u->typedef_->decl->declarator, 1, 0, u->typedef_->toks);
     return true;
   }
-  if (!init || !outer || outer->kind != ND_ARRAY || outer->a)
+  if (!init || !outer || outer->kind != ND_ARRAY || outer->size)
     return false;
   u->el = derived_kind(specs, declarator, 1, 0, e->toks);
   return true;
@@ -563,7 +561,7 @@ static char *decl_sized(Emitter *e, const Node *specs, const Node *declarator, c
     st.omit = outer;
   } else if (is_param && outer && outer->kind == ND_FUNC) {
     st.name_text = format("(*%s)", name);
-  } else if (outer && outer->kind == ND_ARRAY && !outer->a && size) {
+  } else if (outer && outer->kind == ND_ARRAY && !outer->size && size) {
     st.sized = outer;
     st.size = size;
   }
@@ -597,12 +595,12 @@ char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const No
 
 /* The type of a compound literal, an array's size taken from its own list. */
 char *literal_type(Emitter *e, const Node *lit, const char *key) {
-  Node *type = lit->a;
+  Node *type = lit->lhs;  /* an ND_TYPENAME */
   Node init = {.kind = ND_INIT_LIST, .first = lit->first, .last = lit->last, .kids = lit->kids};
   Unsized u;
-  if (!type->b && !is_unsized(e, type->a, NULL, &init, &u))
-    return specs_str(e, type->a, false);
-  return sized_decl(e, type->a, type->b, &init, key, "", false);
+  if (!type->declarator && !is_unsized(e, type->specs, NULL, &init, &u))
+    return specs_str(e, type->specs, false);
+  return sized_decl(e, type->specs, type->declarator, &init, key, "", false);
 }
 
 /* Is the declared type an array, looking through typedef names
@@ -614,7 +612,7 @@ bool is_array_type(const Node *specs, const Node *declarator, int depth) {
     Node *k = specs->kids.v[i];
     Sym *s = k->kind == ND_IDENT ? k->sym : NULL;
     if (s && s->kind == SYM_TYPEDEF && s->decl && s->decl->kind == ND_INIT_DECL)
-      return is_array_type(s->decl->c, s->decl->a, depth + 1);
+      return is_array_type(s->decl->specs, s->decl->declarator, depth + 1);
   }
   return false;
 }
@@ -641,10 +639,11 @@ static const char *typed_name(Typing *t, const Sym *s) {
   const Node *d = s->decl;
   char *type;
   if (d->kind == ND_PARAM) {
-    type = decl_sized(t->e, d->a, d->b, NULL, "", true);
+    type = decl_sized(t->e, d->specs, d->declarator, NULL, "", true);
   } else {
     bool framed = s->owner == t->e->co && s->field && s != t->self;
-    type = sized_decl(t->e, d->c, d->a, framed ? d->b : NULL, framed ? s->field : NULL, "", false);
+    type = sized_decl(t->e, d->specs, d->declarator, framed ? d->init : NULL,
+                      framed ? s->field : NULL, "", false);
   }
   return format("(*(__typeof__(%s) *)0)", type);
 }
@@ -673,17 +672,17 @@ static const char *typed_part(Typing *t, Node *n) {
   if (n->kind == ND_AWAIT)  /* an operation: its awaitable's result */
     return format("(*(__typeof__(%s) *)0).result", n->type);
   if (n->kind == ND_STMT_EXPR) {  /* ({ ...; v; }): the type of v */
-    Node *block = n->a, *last = block->kids.n ? block->kids.v[block->kids.n - 1] : NULL;
-    if (!last || last->kind != ND_EXPR_STMT || !last->a)
+    Node *block = n->block, *last = block->kids.n ? block->kids.v[block->kids.n - 1] : NULL;
+    if (!last || last->kind != ND_EXPR_STMT || !last->expr)
       return "((void)0)";
-    return format("(*(__typeof__((void)0, %s) *)0)", typed_node(t, last->a));
+    return format("(*(__typeof__((void)0, %s) *)0)", typed_node(t, last->expr));
   }
-  if (n->kind == ND_EXPR && n->flags == '{')  /* a compound literal */
+  if (n->kind == ND_EXPR && n->op == OP_COMPOUND_LITERAL)
     return format("(*(__typeof__(%s) *)0)", literal_type(t->e, n, n->field));
-  if (n->kind == ND_EXPR && n->flags == OP_LABEL_ADDR)
+  if (n->kind == ND_EXPR && n->op == OP_LABEL_ADDR)
     return "((void *)0)";
-  if (n->kind == ND_EXPR && n->flags == OP_VA_ARG)  /* __builtin_va_arg(ap, T) */
-    return format("(*(__typeof__(%s) *)0)", range_str(t->e, n->a->last + 2, n->last - 1,
+  if (n->kind == ND_EXPR && n->op == OP_VA_ARG)  /* __builtin_va_arg(ap, T) */
+    return format("(*(__typeof__(%s) *)0)", range_str(t->e, n->lhs->last + 2, n->last - 1,
                                                       &(Style){.collapse = true}));
   return NULL;
 }
@@ -708,10 +707,10 @@ static char *typed_node(Typing *t, Node *n) {
 
 /* One item of a shape, designation included. */
 static void print_shape_item(FILE *out, Typing *t, Node *item, ElemKind el) {
-  if (item->d) {
+  if (item->designation) {
     int keep = t->e->nrepl;
-    type_names(t, item->d->first, item->d->last);
-    print_range(out, t->e, item->d->first, item->d->last, &(Style){.collapse = true});
+    type_names(t, item->designation->first, item->designation->last);
+    print_range(out, t->e, item->designation->first, item->designation->last, &(Style){.collapse = true});
     drop_repl(t->e, keep);
     fputc(' ', out);
   }
