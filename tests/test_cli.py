@@ -31,7 +31,7 @@ import subprocess
 
 import pytest
 
-from conftest import COROC, COROC_INCLUDE, COROC_LIB, WARNINGS, run
+from conftest import BACKENDS, COROC, COROC_INCLUDE, COROC_LIB, WARNINGS, run
 
 # A generator whose yield stands on a line of its own (YIELD_LINE), so that the
 # #line directive in front of the yield can be checked.
@@ -493,6 +493,41 @@ def test_compiler_errors_point_into_the_coc(coroc, tmp_path):
              timeout=120, cwd=tmp_path)
     assert cc.returncode != 0
     assert re.search(r"^te\.coc:5:\d+: error: .*nosuchfield", cc.stderr, re.M), cc.stderr
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_compiler_errors_after_a_users_line_directive(coroc, tmp_path, backend):
+    """After the .coc's own `#line 500 "gen.y"`, the compiler reports a body's error as the
+    user's directive says, as it would for the .coc compiled directly."""
+    src = ("#include <coro.h>\n"
+           "struct s { int a; };\n"
+           '#line 500 "gen.y"\n'
+           "coroutine int f(void) {\n"   # gen.y:500
+           "  struct s x = { 1 };\n"
+           "  yield x.nosuchfield;\n"      # gen.y:502
+           "}\n")
+    (tmp_path / "ld.coc").write_text(src)
+    res = coroc_in(coroc, tmp_path, f"--backend={backend}", "-o", "ld.c", "ld.coc")
+    assert res.returncode == 0, res.stderr
+    cc = run(["gcc", "-std=gnu11", f"-I{COROC_INCLUDE}", "-c", "-o", tmp_path / "ld.o", tmp_path / "ld.c"],
+             timeout=120, cwd=tmp_path)
+    assert cc.returncode != 0
+    assert re.search(r"^gen\.y:502:\d+: error: .*nosuchfield", cc.stderr, re.M), cc.stderr
+
+
+@pytest.mark.parametrize("text,line", [
+    ('#line 500\n#error stop\n', 2),                     # the preprocessor's error
+    ('#line 500 "gen.y"\nint x;\n#if\n#endif\n', 3),
+    ('# 20 "gen.y" 2\nint x = ;\n', 2),                  # coroc's own
+])
+def test_errors_after_a_line_directive_point_at_the_file_as_it_stands(coroc, tmp_path, text, line):
+    """coroc reports where the line stands in the file (with the line and a caret), whatever
+    number a #line of the input gave it."""
+    (tmp_path / "e.coc").write_text("coroutine void f(void) {}\n" + text)
+    res = coroc_in(coroc, tmp_path, "-o", "e.c", "e.coc")
+    assert res.returncode == 1
+    assert re.match(rf"e\.coc:{line + 1}:\d+: error: ", res.stderr), res.stderr
+    assert not (tmp_path / "e.c").exists()
 
 
 # --------------------------------------------------------------------------

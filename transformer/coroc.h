@@ -100,6 +100,7 @@ void macros_release(void);  /* macros.c */
 void source_release(void);  /* source.c: the token notes */
 void tokens_release(void);  /* tokens.c: the interned spellings (they live in arena_perm) */
 void stats_release(void);   /* stats.c */
+void lexer_release(void);   /* lexer.l: where the input's unterminated literals are */
 #endif
 
 /* {=====================================================================
@@ -197,6 +198,8 @@ typedef struct {
   bool *directive_live; /* [line] the preprocessor kept the directive on this line (-dD) */
   int nlines;           /* lines in the original */
   bool has_line_directives; /* the .coc has #line directives of its own */
+  struct LineDirective *line_dirs; /* its live ones, in order (source_logical_line) */
+  int nline_dirs;       /* how many; -1 until they are looked for */
   struct Preprocessor *cpp; /* the preprocessor while it runs (source.c) */
   int *repl_at;         /* text.c: [original token] where lowered ranges start; shared by every writer */
   const char *cpp_text; /* -MD: the preprocessor's linemarker lines (depfile.c reads them) */
@@ -240,6 +243,14 @@ const char *source_runtime_include(void);
 char *source_dir_of(const char *path);
 /* Is this directive `#line N` or `# N`? */
 bool is_line_directive(const char *directive);
+/* Is `name`, from a linemarker or a message of the preprocessor, the one
+   source.c gives a #line directive of the input? Then line `number` of it
+   is the line after the directive's last, `physical`, in the file. */
+bool coroc_line_name(const char *name, int *physical, int *number);
+/* The number the compiler gives line `physical` of the input, after the
+   input's own #line directives; *quoted is set to the file name the last of
+   them gave, as written in quotes, or NULL while the name is the input's. */
+int source_logical_line(Source *src, int physical, const char **quoted);
 /* Where the preprocessed token `index` stands in the user's text. */
 Pos source_original_pos(Source *src, int index);
 /* The index of the original token that the preprocessed token `index` comes

@@ -437,6 +437,7 @@ void coroc_reset(void) {
   source_release();
   tokens_release();
   stats_release();
+  lexer_release();
   diag_release();
 }
 

@@ -15,7 +15,6 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
-#include "parser.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -33,13 +32,22 @@ void lines_push(Lines *l, Line line) {
   l->v[l->n++] = line;
 }
 
-/* `#line N "file.coc"`, or just `#line N` once the file name is set. */
+/* `#line N "file.coc"`, or just `#line N` once the file name is set. After
+   a #line of the user's own, the number and the name are the ones it gives
+   (the compiler, gdb and __LINE__ see what they would see in the .coc). */
 static void line_directive(Emitter *e, int line) {
+  const char *quoted;
+  line = source_logical_line(e->src, line, &quoted);
+  if (quoted) {
+    fprintf(e->out, "#line %d %s\n", line, quoted);
+    e->named = false;  /* the next plain one names the .coc again */
+    return;
+  }
   if (e->named)
     fprintf(e->out, "#line %d\n", line);
   else
     fprintf(e->out, "#line %d \"%s\"\n", line, e->src->name);
-  e->named = true;
+  e->named = !e->src->has_line_directives;
 }
 
 enum { MAX_INDENT = 40 };

@@ -674,17 +674,23 @@ init_list
 
 /* and GNU's obsolete forms, `x: 1` and `[2] 3` */
 designation
-  : designators '='                            { $$ = NEW(ND_DESIGNATION, @$); }
+  : designators '='                            { $$ = $1; $$->last = @$.last; }
   | IDENTIFIER ':'                             { $$ = NEW(ND_DESIGNATION, @$); }
-  | '[' const_expr ']'                         { $$ = NEW(ND_DESIGNATION, @$); }
-  | '[' const_expr ELLIPSIS const_expr ']'     { $$ = NEW(ND_DESIGNATION, @$); }
+  | '[' const_expr ']'                         { $$ = node_list(ND_DESIGNATION, @$.first, @$.last, $2); }
+  | '[' const_expr ELLIPSIS const_expr ']'     { $$ = node_append(node_list(ND_DESIGNATION, @$.first, @$.last, $2), $4, @$.last); }
   ;
 
-designators : designator | designators designator ;
+/* The index expressions are kept (kids): a shape of the list (text.c) prints them. */
+designators
+  : designator                                 { $$ = node_list(ND_DESIGNATION, @$.first, @$.last, NULL);
+                                                 for (int i = 0; $1 && i < $1->kids.n; i++) node_add_kid($$, $1->kids.v[i]); }
+  | designators designator                     { $$ = $1; $$->last = @$.last;
+                                                 for (int i = 0; $2 && i < $2->kids.n; i++) node_add_kid($$, $2->kids.v[i]); }
+  ;
 
 designator
-  : '[' const_expr ']'                         { $$ = NULL; }
-  | '[' const_expr ELLIPSIS const_expr ']'     { $$ = NULL; }
+  : '[' const_expr ']'                         { $$ = node_list(ND_DESIGNATION, @$.first, @$.last, $2); }
+  | '[' const_expr ELLIPSIS const_expr ']'     { $$ = node_append(node_list(ND_DESIGNATION, @$.first, @$.last, $2), $4, @$.last); }
   | '.' IDENTIFIER                             { $$ = NULL; }
   ;
 

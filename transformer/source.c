@@ -151,7 +151,11 @@ static _Noreturn void report_cpp_failure(FILE *errs, const char *path) {
         ln = last;
       }
     }
-    const char *name = strcmp(file, "<stdin>") == 0 ? display_name(path) : file;
+    int physical, number;
+    bool moved = coroc_line_name(file, &physical, &number);  /* after a #line of the input */
+    const char *name = moved || strcmp(file, "<stdin>") == 0 ? display_name(path) : file;
+    if (moved && ln > 0)
+      ln = physical + 1 + (ln - number);
     if (ln > 0)
       error_at((Pos){xstrndup(name, strlen(name)), ln, col}, "%s", kind + skip);
     fatal("%s: %s", name, kind + skip);
@@ -489,31 +493,124 @@ void token_set_literal(const Token *t, Node *node) {
 
 /* }================================================================== */
 
-/* What the preprocessor reads: the .coc with its own #line directives blanked
-   out, so that every line number coroc sees is a line of the file as it
-   stands (the compiler still gets them: they stay in the output). */
-static char *without_line_directives(Source *src) {
+/* The blanks the preprocessor allows between `#` and a directive's name:
+   a form feed or a vertical tab too (`#\f5` is `# 5`). Not a lone carriage
+   return: that ends the line. */
+static const char directive_blanks[] = " \t\v\f";
+
+/* What the preprocessor reads: the .coc, each of its own #line directives
+   (`#line 100`, `#line 100 "gen.y"`, `# 100 "gen.y" 2`) given as
+   `#line 100 "<coroc-line P 100>"`, P the physical line where it ends. The
+   preprocessor then counts lines as the compiler will (`#if __LINE__ == 101`
+   on the next line holds), and each linemarker it prints after it names the
+   directive, so that the scanner maps the numbers back to lines of the file
+   as it stands (coroc_line_name): the line numbers coroc works with and
+   reports are physical, and the directives reach the compiler unchanged in
+   the output. A directive whose number is a macro is blanked instead (the
+   lines after it keep their physical numbers for the preprocessor too). */
+static char *for_preprocessor(Source *src, size_t *len) {
+  *len = src->len;
   if (!src->original_ready)
     return src->text;  /* none can be there (may_have_line_directives) */
-  char *text = NULL;
+  char *buf = NULL;
+  size_t size = 0, at = 0;
+  FILE *out = NULL;
   for (int i = 0; i < src->original.n; i++) {
     Token *t = &src->original.v[i];
     if (t->kind != TK_DIRECTIVE || !is_line_directive(t->text))
       continue;
     src->has_line_directives = true;
-    if (!text)
-      text = xstrndup(src->text, src->len);
-    for (size_t j = t->offset; j < token_end(t); j++)
-      if (text[j] != '\n')
-        text[j] = ' ';
+    if (!out)
+      out = xmemstream(&buf, &size);
+    fwrite(src->text + at, 1, t->offset - at, out);
+    at = token_end(t);
+    const char *p = strchr(t->text, '#') + 1;
+    p += strspn(p, directive_blanks);
+    if (strncmp(p, "line", 4) == 0)
+      p += 4 + strspn(p + 4, directive_blanks);
+    char *end;
+    long n = strtol(p, &end, 10);
+    int last_line = t->line;
+    for (const char *q = t->text; *q; q++)
+      last_line += *q == '\n';
+    if (p[0] >= '0' && p[0] <= '9' && end > p && n > 0 && n <= INT_MAX) {
+      fprintf(out, "#line %ld \"<coroc-line %d %ld>\"", n, last_line, n);
+    } else {  /* blanked, its lines kept */
+      for (const char *q = t->text; *q; q++)
+        fputc(*q == '\n' ? '\n' : ' ', out);
+    }
   }
-  return text ? text : src->text;
+  if (!out)
+    return src->text;
+  fwrite(src->text + at, 1, src->len - at, out);
+  fclose(out);
+  *len = size;
+  return buf;
 }
 
-/* The blanks the preprocessor allows between `#` and a directive's name:
-   a form feed or a vertical tab too (`#\f5` is `# 5`). Not a lone carriage
-   return: that ends the line. */
-static const char directive_blanks[] = " \t\v\f";
+/* A live #line of the input: the lines after `physical` are numbered from
+   `number`, in the file `quoted` (as written, quotes included) or NULL: the
+   name the earlier ones left. */
+struct LineDirective {
+  int physical, number;
+  const char *quoted;
+};
+
+static void find_line_directives(Source *src) {
+  src->nline_dirs = 0;
+  const char *quoted = NULL;
+  for (int i = 0; i < src->original.n; i++) {
+    Token *t = &src->original.v[i];
+    if (t->kind != TK_DIRECTIVE || t->dead || !is_line_directive(t->text))
+      continue;
+    const char *p = strchr(t->text, '#') + 1;
+    p += strspn(p, directive_blanks);
+    if (strncmp(p, "line", 4) == 0)
+      p += 4 + strspn(p + 4, directive_blanks);
+    char *end;
+    long n = strtol(p, &end, 10);
+    if (!(p[0] >= '0' && p[0] <= '9') || n <= 0 || n > INT_MAX)
+      continue;  /* a macro's number: not known here */
+    end += strspn(end, directive_blanks);
+    if (*end == '"') {
+      const char *q = end + 1;
+      while (*q && *q != '"' && *q != '\n')
+        q += (*q == '\\' && q[1]) ? 2 : 1;
+      if (*q == '"')
+        quoted = xstrndup(end, q + 1 - end);
+    }
+    int last_line = t->line;
+    for (const char *q = t->text; *q; q++)
+      last_line += *q == '\n';
+    src->line_dirs = xrealloc(src->line_dirs, sizeof *src->line_dirs * (src->nline_dirs + 1));
+    src->line_dirs[src->nline_dirs++] = (struct LineDirective){last_line, (int)n, quoted};
+  }
+}
+
+int source_logical_line(Source *src, int physical, const char **quoted) {
+  *quoted = NULL;
+  if (!src->has_line_directives)
+    return physical;
+  if (src->nline_dirs < 0)
+    find_line_directives(src);
+  int lo = 0, hi = src->nline_dirs;  /* the last directive before `physical` */
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (src->line_dirs[mid].physical < physical)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0)
+    return physical;
+  struct LineDirective *d = &src->line_dirs[lo - 1];
+  *quoted = d->quoted;
+  return d->number + (physical - d->physical - 1);
+}
+
+bool coroc_line_name(const char *name, int *physical, int *number) {
+  return sscanf(name, "<coroc-line %d %d>", physical, number) == 2;
+}
 
 /* Could the text hold a `#line N` or `# N` directive? A `#` followed by
    blanks and a digit or the word line, anywhere (even in a comment): if
@@ -577,6 +674,7 @@ static void normalize_line_ends(Source *src) {
 
 /* The text is what diagnostics quote, and it must be text. */
 static void take_text(Source *src) {
+  src->nline_dirs = -1;
   normalize_line_ends(src);
   diag_add_file(src->name, src->text, src->len);
   const char *nul = memchr(src->text, '\0', src->len);
@@ -596,8 +694,9 @@ void source_load(Source *src, const char *path, const CppArgs *cpp) {
   take_text(src);
   if (may_have_line_directives(src->text, src->len))
     scan_original(src);
-  char *input = without_line_directives(src);
-  preprocess(src, path, input, src->len, cpp);  /* its output is scanned as the parser asks */
+  size_t len;
+  char *input = for_preprocessor(src, &len);
+  preprocess(src, path, input, len, cpp);  /* its output is scanned as the parser asks */
   if (input != src->text)
     xfree(input);  /* (the child feeding the preprocessor has its own copy) */
 }
@@ -608,7 +707,7 @@ void source_load(Source *src, const char *path, const CppArgs *cpp) {
    preprocessor would print for it. The prelude (NUL-terminated, ending with
    a newline; NULL for none) stands for what it prints before the input,
    from headers such as coro.h: linemarkers, then declarations. The input is
-   copied, with its #line directives blanked as for the preprocessor; every
+   copied, with its #line directives given as for the preprocessor; every
    other directive line stays in the expanded tokens as a directive in
    effect, as -dD keeps #define and #undef: no macro is expanded, no
    #include read, and every #if group is taken. */
@@ -620,15 +719,16 @@ void source_load_text(Source *src, const char *name, const char *text, size_t le
   take_text(src);
   if (may_have_line_directives(src->text, src->len))
     scan_original(src);
-  char *input = without_line_directives(src);
+  size_t len_in;
+  char *input = for_preprocessor(src, &len_in);
   size_t before = prelude ? strlen(prelude) : 0;
   static const char marker[] = "# 1 \"<stdin>\"\n";
-  size_t plen = before + sizeof marker - 1 + len;
+  size_t plen = before + sizeof marker - 1 + len_in;
   char *pp = xcalloc(1, plen + 1);
   if (prelude)
     memcpy(pp, prelude, before);
   memcpy(pp + before, marker, sizeof marker - 1);
-  memcpy(pp + before + sizeof marker - 1, input, len);
+  memcpy(pp + before + sizeof marker - 1, input, len_in);
   if (input != src->text)
     xfree(input);
   tokenize(src->name, pp, plen, true, "<stdin>", &src->expanded);

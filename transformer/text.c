@@ -10,7 +10,6 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
-#include "parser.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -707,9 +706,10 @@ static char *typed_node(Typing *t, Node *n) {
 
 /* One item of a shape, designation included. */
 static void print_shape_item(FILE *out, Typing *t, Node *item, ElemKind el) {
-  if (item->designation) {
+  if (item->designation) {  /* its names and parts typed, as in a value */
     int keep = t->e->nrepl;
     type_names(t, item->designation->first, item->designation->last);
+    visit(item->designation, typed_pre, NULL, t);
     print_range(out, t->e, item->designation->first, item->designation->last, &(Style){.collapse = true});
     drop_repl(t->e, keep);
     fputc(' ', out);
