@@ -29,6 +29,10 @@ WARNINGS = ["-Wall", "-Wextra", "-Werror"]
 os.environ.setdefault("COROC_CHECK_EMIT", "1")
 COMPILERS = ["gcc", "clang"]
 BACKENDS = ["stackless", "stackful"]
+# How the language and task programs are built: each backend, and the stackless
+# one with every local in the frame (--hoist-all, the lowering without liveness).
+MODES = BACKENDS + ["hoist-all"]
+MODE_ARGS = {"hoist-all": ["--backend=stackless", "--hoist-all"]}
 
 
 class Result:
@@ -58,7 +62,8 @@ class Toolchain:
         """Transform src (a path) to C; fail the test on a diagnostic."""
         src = pathlib.Path(src)
         out = self.tmp / (src.stem + "." + backend + ".c")
-        res = self.coroc(f"--backend={backend}", "-o", out, *extra, src)
+        mode = MODE_ARGS.get(backend, [f"--backend={backend}"])
+        res = self.coroc(*mode, "-o", out, *extra, src)
         assert res.returncode == 0, f"coroc failed on {src}:\n{res.stderr}"
         return out
 
@@ -128,10 +133,10 @@ def run_checked_program(toolchain, case, backend, cc, timeout=30):
     return res.stdout
 
 
-def assert_backends_agree(outputs, where):
+def assert_backends_agree(outputs, where, backends=BACKENDS):
     """outputs: backend -> stdout of the same program; all must be equal."""
-    first = BACKENDS[0]
-    for backend in BACKENDS[1:]:
+    first = backends[0]
+    for backend in backends[1:]:
         assert outputs[backend] == outputs[first], (
             f"{where}: {backend} prints differently from {first}\n"
             f"--- {first} ---\n{outputs[first]}--- {backend} ---\n{outputs[backend]}")
@@ -153,8 +158,8 @@ class CheckedRuns:
 
     def assert_backends_agree(self, toolchain, case, cc):
         outputs = {b: self.outputs.get((case.name, cc, b)) or self.run(toolchain, case, b, cc)
-                   for b in BACKENDS}
-        assert_backends_agree(outputs, f"{case.name} ({cc})")
+                   for b in MODES}
+        assert_backends_agree(outputs, f"{case.name} ({cc})", MODES)
 
 
 def build_runtime_archive(out_dir, cc, ar, flags, switch_asm):

@@ -15,7 +15,7 @@ include "check.h" from tests/, and their own headers from tests/cases/.
 """
 import pytest
 
-from conftest import BACKENDS, COMPILERS, TESTS_DIR, CheckedRuns
+from conftest import BACKENDS, COMPILERS, MODES, TESTS_DIR, CheckedRuns
 
 CASES_DIR = TESTS_DIR / "cases"
 CASES = sorted(CASES_DIR.glob("*.coc"))
@@ -24,7 +24,7 @@ IDS = [p.name for p in CASES]
 RUNS = CheckedRuns()
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", MODES)
 @pytest.mark.parametrize("cc", COMPILERS)
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_case(toolchain, case, cc, backend):

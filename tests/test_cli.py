@@ -339,6 +339,7 @@ typedef int val_t;
 coroutine int g(void) {
   val_t v = 1;
   yield v;
+  yield v + 1;  /* v lives across a yield: a field of the frame */
 }
 """
 # The same, with the typedef in a header that only -I finds.
@@ -352,6 +353,7 @@ SEL_I = """\
 coroutine int g(void) {
   val_t v = 1;
   yield v;
+  yield v + 1;  /* v lives across a yield: a field of the frame */
 }
 """
 # The value of X counts.
@@ -362,6 +364,7 @@ typedef int val_t;
 coroutine int g(void) {
   val_t v = 1;
   yield v;
+  yield v + 1;  /* v lives across a yield: a field of the frame */
 }
 """
 

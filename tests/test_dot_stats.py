@@ -50,22 +50,36 @@ def test_dot_renders(coroc, tmp_path):
 def test_stats_frame_layout(coroc):
     # header: resume, release, out (3 pointers = 24), resume_point (4),
     # status and spawned (2, padded to 32), parent, awaiting, result,
-    # next_ready (4 pointers) = 64; then five ints: 84, rounded up to the
-    # 8-byte alignment of the header = 88.
+    # next_ready (4 pointers) = 64; then the four ints whose values live
+    # across a yield: 80. The innermost i (line 9) is yielded before any
+    # suspension needs it: an ordinary local. With every local: 84, rounded
+    # up to the 8-byte alignment of the header = 88.
     res = run([COROC, "--stats", "shadowing.coc"], cwd=GOLDEN)
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
-    assert lines[0] == "coroutine pairs (shadowing.coc:4), stackless: frame 88 bytes, align 8"
-    fields = [l.split() for l in lines[2:]]
+    assert lines[0] == ("coroutine pairs (shadowing.coc:4), stackless: frame 80 bytes, align 8 "
+                        "(88 with every local in it, --hoist-all)")
+    fields = [l.split() for l in lines[2:-1]]
     assert [(int(f[0]), int(f[1]), f[2]) for f in fields] == [
-        (0, 64, "coro_base"), (64, 4, "n"), (68, 4, "i"), (72, 4, "coro_i_2"),
-        (76, 4, "sum"), (80, 4, "coro_i_3")]
+        (0, 64, "coro_base"), (64, 4, "n"), (68, 4, "i"), (72, 4, "coro_i_2"), (76, 4, "sum")]
+    assert "(shadowing.coc:4: a parameter: set when the instance is made)" in lines[3]
+    assert "(shadowing.coc:7: live across the yield at shadowing.coc:10)" in lines[6]
+    assert lines[-1].endswith("after a suspension): i (shadowing.coc:9)")
+
+
+def test_stats_under_hoist_all(coroc):
+    res = run([COROC, "--stats", "--hoist-all", "shadowing.coc"], cwd=GOLDEN)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[0] == "coroutine pairs (shadowing.coc:4), stackless: frame 88 bytes, align 8"
+    assert [l.split()[2] for l in lines[2:]] == ["coro_base", "n", "i", "coro_i_2", "sum", "coro_i_3"]
+    assert all(l.endswith("every local (--hoist-all))") for l in lines[4:])
 
 
 def test_stats_over_aligned_local(coroc, tmp_path):
     src = tmp_path / "aligned.coc"
     src.write_text("coroutine int a(void) {\n  _Alignas(64) char buf[64];\n"
-                   "  buf[0] = 1;\n  yield buf[0];\n}\n")
+                   "  buf[0] = 1;\n  yield 0;\n  yield buf[0];\n}\n")
     res = run([COROC, "--stats", src])
     assert res.returncode == 0, res.stderr
     assert "frame 128 bytes, align 64" in res.stdout  # header 64, buf at 64, 64 bytes

@@ -18,7 +18,7 @@ A case whose first line is `// coroc-args: ARGS` gets ARGS (shell words) on
 both the coroc and the compiler command lines, as in test_cases.py."""
 import pytest
 
-from conftest import BACKENDS, COMPILERS, TESTS_DIR, CheckedRuns
+from conftest import BACKENDS, COMPILERS, MODES, TESTS_DIR, CheckedRuns
 
 TASKS_DIR = TESTS_DIR / "tasks"
 CASES = sorted(TASKS_DIR.glob("*.coc"))
@@ -29,7 +29,7 @@ RUN_TIMEOUT = 30  # seconds; a task never woken must fail, not hang the suite
 RUNS = CheckedRuns(timeout=RUN_TIMEOUT)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", MODES)
 @pytest.mark.parametrize("cc", COMPILERS)
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_task(toolchain, case, cc, backend):

@@ -18,7 +18,6 @@
  * Both backends run it, so they accept exactly the same programs.
  */
 #include "coroc.h"
-#include "parser.h"
 
 #include <stdlib.h>
 #include <string.h>

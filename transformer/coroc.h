@@ -243,6 +243,8 @@ const char *source_runtime_include(void);
 char *source_dir_of(const char *path);
 /* Is this directive `#line N` or `# N`? */
 bool is_line_directive(const char *directive);
+/* Can c be part of an identifier (GNU C allows `$`)? (tokens.c) */
+bool is_ident_char(char c);
 /* Is `name`, from a linemarker or a message of the preprocessor, the one
    source.c gives a #line directive of the input? Then line `number` of it
    is the line after the directive's last, `physical`, in the file. */
@@ -488,6 +490,9 @@ struct Sym {
   Coroutine *owner;/* frame.c: the coroutine whose frame or types hold it, or NULL */
   const char *field; /* frame.c: its name in the frame, or the renamed type/constant */
   bool in_stmt_expr; /* declared inside a statement expression (stays a real local) */
+  bool is_array;     /* live.c: a local of array type */
+  int live_var;      /* live.c, while it works: 1 + the local's index; 0 for others */
+  const char *frame_reason; /* live.c: why the local or parameter is in the frame (--stats) */
   TokenList *toks; /* the tokens its declaration was parsed from */
   Sym *chain;      /* scope.c: the next older symbol in the same hash chain */
 };
@@ -545,6 +550,7 @@ struct Coroutine {
   Token *first_await;       /* its first await, for messages */
   Node *first_return_value; /* its first `return EXPR;`, for messages */
   NodeList locals;    /* ND_INIT_DECL / ND_PARAM nodes whose objects live in the frame */
+  NodeList plain_locals; /* live.c: ND_INIT_DECL nodes of locals that stay ordinary C locals */
   NodeList types;     /* ND_DECL nodes of types declared in the body, hoisted to file scope */
   NodeList literals;  /* compound literals kept in the frame (Node.field is the field) */
   NodeList awaits;    /* its ND_AWAIT nodes: each has fields coro_aw_N (and coro_tmp_N) */
@@ -583,6 +589,8 @@ typedef struct {
   const CppArgs *cpp;   /* -I and -D, for --stats' compile */
   const char *input_dir; /* where "..." includes are searched first */
   bool line_directives; /* not --no-line */
+  bool hoist_all;    /* --hoist-all: every local in the frame */
+  const char *input; /* the input's path (NULL for standard input): --stats runs again on it */
   bool dot;          /* --dot: print Graphviz instead of C */
   bool stats;        /* --stats: print frame sizes instead of C */
 } Options;
@@ -606,7 +614,10 @@ void collect_sequenced(Node *n, NodeList *out);
 bool task_has_value(const Sym *f);
 
 /* frame.c: the fields of each frame, and the names of types moved out of bodies. */
-void layout_frames(Source *src, Coroutine *cos);
+void layout_frames(Source *src, Coroutine *cos, const Options *opt);
+/* live.c: the locals laid out (co->locals) that need no field leave the
+   frame (into co->plain_locals); each one kept gets its frame_reason. */
+void decide_frame(Source *src, Coroutine *co, bool hoist_all);
 
 /* lower.c: each stackless body as lines of C (Coroutine.body). */
 void lower(Source *src, Coroutine *cos, const Options *opt);

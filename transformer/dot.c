@@ -15,7 +15,6 @@
  * repeats until no set grows, which settles loops and backward gotos.
  */
 #include "coroc.h"
-#include "parser.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -118,10 +118,6 @@ static const char *local_field(Emitter *e, const char *name, size_t len, int at)
   return field;
 }
 
-static bool is_ident_char(char c) {
-  return c == '_' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9');
-}
 
 /* The macro a #define or #undef directive names, and whether it defines. */
 static const char *directive_macro(const Token *t, bool *define) {

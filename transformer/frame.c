@@ -258,13 +258,14 @@ static void check_hoisted_types(Layout *l) {
 
 /* }================================================================== */
 
-void layout_frames(Source *src, Coroutine *cos) {
+void layout_frames(Source *src, Coroutine *cos, const Options *opt) {
   for (Coroutine *co = cos; co; co = co->next) {
     if (!co->def)
       continue;
     Layout l = {.co = co, .src = src};
     layout_params(&l);
     visit(co->def->body, layout_pre, layout_post, &l);
+    decide_frame(src, co, opt->hoist_all);  /* live.c: only what must survive a suspension */
     check_hoisted_types(&l);
     check_field_types(&l);
     xfree(l.names);

@@ -20,7 +20,6 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
-#include "parser.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -269,12 +268,17 @@ static char *init_str(Emitter *e, Node *init_decl) {
   return format("%s = %s", lhs, node_str(e, init));
 }
 
+/* Does the object live in this coroutine's frame (under sym->field)? */
+static bool is_framed(Emitter *e, const Sym *s) {
+  return s && s->kind == SYM_OBJECT && s->owner == e->co && s->field;
+}
+
 /* The initializations of a declaration joined by `sep`; NULL if none. */
 static char *decl_inits(Emitter *e, Node *decl, const char *sep) {
   char *all = NULL;
   for (int i = 0; i < decl->kids.n; i++) {
     Node *id = decl->kids.v[i];
-    if (!id->init || !id->sym || id->sym->owner != e->co || id->sym->kind != SYM_OBJECT)
+    if (!id->init || !is_framed(e, id->sym))
       continue;
     char *one = init_str(e, id);
     all = all ? format("%s%s%s", all, sep, one) : one;
@@ -285,8 +289,8 @@ static char *decl_inits(Emitter *e, Node *decl, const char *sep) {
 static bool stays_in_place(Emitter *e, Node *decl) {
   for (int i = 0; i < decl->kids.n; i++) {
     Sym *s = decl->kids.v[i]->sym;
-    if (s && (!s->owner || s->owner != e->co))
-      return true;  /* static, extern, a function declaration */
+    if (s && !is_framed(e, s))
+      return true;  /* static, extern, a function declaration, a local not in the frame */
   }
   return false;
 }
@@ -296,7 +300,7 @@ static bool stays_in_place(Emitter *e, Node *decl) {
 static void lower_awaiting_decl(Emitter *e, Node *decl) {
   for (int i = 0; i < decl->kids.n; i++) {
     Node *id = decl->kids.v[i];
-    if (!id->init || !id->sym || id->sym->owner != e->co || id->sym->kind != SYM_OBJECT)
+    if (!id->init || !is_framed(e, id->sym))
       continue;
     int open = e->open_blocks;
     if (has_await(id->init))
@@ -387,14 +391,26 @@ static void lower_loop_body(Emitter *e, int line, const char *header, Node *body
   e->continue_label = saved;
 }
 
-static void lower_for(Emitter *e, Node *n) {
-  char *init = "";
-  if (n->init->kind == ND_DECL) {
-    char *inits = decl_inits(e, n->init, ", ");
-    init = inits ? inits : "";
-  } else if (n->init->expr) {
-    init = node_str(e, n->init->expr);
+/* A for loop's first clause, lowered: the initializations of locals in
+   the frame, or the declaration of ordinary locals as written, or the
+   expression. */
+static char *for_init(Emitter *e, Node *init) {
+  if (init->kind == ND_DECL && stays_in_place(e, init)) {
+    char *text = node_str(e, init);
+    size_t len = strlen(text);
+    while (len > 0 && (text[len - 1] == ';' || text[len - 1] == ' '))
+      text[--len] = '\0';  /* its ';' is the clause's */
+    return text;
   }
+  if (init->kind == ND_DECL) {
+    char *inits = decl_inits(e, init, ", ");
+    return inits ? inits : "";
+  }
+  return init->expr ? node_str(e, init->expr) : "";
+}
+
+static void lower_for(Emitter *e, Node *n) {
+  char *init = for_init(e, n->init);
   char *header = format("for (%s;%s%s;%s%s)", init, n->cond ? " " : "",
                         n->cond ? node_str(e, n->cond) : "", n->step ? " " : "",
                         n->step ? node_str(e, n->step) : "");
@@ -415,11 +431,8 @@ static void lower_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, boo
   char *init = "";
   if (init_done) {
     ;
-  } else if (n->kind == ND_FOR && n->init->kind == ND_DECL) {
-    char *inits = decl_inits(e, n->init, ", ");
-    init = inits ? inits : "";
-  } else if (n->kind == ND_FOR && n->init->expr) {
-    init = node_str(e, n->init->expr);
+  } else if (n->kind == ND_FOR) {
+    init = for_init(e, n->init);
   }
   bool after = cond_last || has_await(step);
   char *plain_step = step && !has_await(step) ? node_str(e, step) : "";

@@ -24,7 +24,7 @@
 static const char usage_text[] =
   "usage: coroc [--backend=stackless|stackful] [-o OUT.c] [-I DIR]... [-D NAME[=VALUE]]...\n"
   "             [-MD|-MMD [-MF DEPFILE] [-MT TARGET]... [-MP]]\n"
-  "             [--no-line] [--dot] [--stats] IN.coc\n"
+  "             [--no-line] [--hoist-all] [--dot] [--stats] IN.coc\n"
   "       coroc --help | --version\n";
 
 static const char help_text[] =
@@ -50,6 +50,8 @@ static const char help_text[] =
   "                       the type names of headers and which #if groups are in effect\n"
   "  --no-line            no #line directives (they point compiler errors and gdb\n"
   "                       into the .coc)\n"
+  "  --hoist-all          every local of a stackless coroutine in its frame (by default\n"
+  "                       only those whose values live across a yield or await)\n"
   "  --dot                print each coroutine's state machine as a Graphviz graph\n"
   "  --stats              print each coroutine's frame size\n"
   "  --help, --version    print this, or the version, and exit\n"
@@ -153,6 +155,8 @@ static void parse_args(int argc, char **argv, Command *cmd) {
         usage_error("unknown backend '%s' (stackless or stackful)", a + 10);
     } else if (strcmp(a, "--no-line") == 0) {
       cmd->opt.line_directives = false;
+    } else if (strcmp(a, "--hoist-all") == 0) {
+      cmd->opt.hoist_all = true;
     } else if (strcmp(a, "--dot") == 0) {
       cmd->opt.dot = true;
     } else if (strcmp(a, "--stats") == 0) {
@@ -270,6 +274,7 @@ static char *render(Source *src, Coroutine *cos, const Options *opt, size_t *len
 static int transform(Command cmd) {
   cmd.opt.cpp = &cmd.cpp;
   cmd.opt.input_dir = strcmp(cmd.in, "-") == 0 ? "." : source_dir_of(cmd.in);
+  cmd.opt.input = strcmp(cmd.in, "-") == 0 ? NULL : cmd.in;
   Source src = {0};
   source_load(&src, cmd.in, &cmd.cpp);
   Coroutine *cos = parse_source(&src);
@@ -277,7 +282,7 @@ static int transform(Command cmd) {
     for (Coroutine *co = cos; co; co = co->next)
       ast_dump(stderr, co->decl, 0);
   check(&src, cos);            /* check.c: the coroutine rules, for both backends */
-  layout_frames(&src, cos);    /* frame.c: what lives in each frame */
+  layout_frames(&src, cos, &cmd.opt); /* frame.c, live.c: what lives in each frame */
   lower(&src, cos, &cmd.opt);  /* lower.c: each stackless body as lines of C */
 
   size_t len = 0;

@@ -16,6 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -144,6 +145,62 @@ static char **extra_fields(Coroutine *co) {
   return v;
 }
 
+/* The frame sizes of the same input under --hoist-all, by coroutine, from
+   coroc itself run again with it (the passes keep state: a second pipeline
+   in this process would start where the first ended). Sizes are -1 where
+   it could not say: standard input, or an input --hoist-all refuses. */
+typedef struct {
+  const char **names;
+  long *sizes;
+  int n;
+} HoistAll;
+
+static HoistAll hoist_all_sizes(const Options *opt) {
+  HoistAll h = {0};
+  if (!opt->input || opt->hoist_all || opt->backend != BACKEND_STACKLESS)
+    return h;
+  const char **argv = xcalloc(opt->cpp->nargs + 8, sizeof(char *));
+  int n = 0;
+  argv[n++] = "/proc/self/exe";
+  argv[n++] = "--stats";
+  argv[n++] = "--hoist-all";
+  for (int i = 0; i < opt->cpp->nargs; i++)
+    argv[n++] = opt->cpp->args[i];
+  argv[n++] = opt->input;
+  FILE *tmp = tmpfile();
+  if (!tmp)
+    return h;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fileno(tmp), 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  int status = -1;
+  if (posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ) == 0)
+    waitpid(pid, &status, 0);
+  posix_spawn_file_actions_destroy(&fa);
+  rewind(tmp);
+  char line[4096], name[1024];
+  long size;
+  while (status == 0 && fgets(line, sizeof line, tmp))
+    if (sscanf(line, "coroutine %1023s (%*[^)]), stackless: frame %ld bytes", name, &size) == 2) {
+      h.names = xrealloc(h.names, sizeof(char *) * (h.n + 1));
+      h.sizes = xrealloc(h.sizes, sizeof(long) * (h.n + 1));
+      h.names[h.n] = xstrndup(name, strlen(name));
+      h.sizes[h.n++] = size;
+    }
+  fclose(tmp);
+  xfree(argv);
+  return h;
+}
+
+static long hoist_all_size(const HoistAll *h, const char *name) {
+  for (int i = 0; i < h->n; i++)
+    if (strcmp(h->names[i], name) == 0)
+      return h->sizes[i];
+  return -1;
+}
+
 void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, const char *c_text) {
   char path[] = "/tmp/coroc-stats-XXXXXX.c";
   int fd = mkstemps(path, 2);
@@ -183,15 +240,20 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
   fclose(c);
   read_assembly(compile_to_assembly(path, opt));
   unlink(path);
+  HoistAll all = hoist_all_sizes(opt);
 
   int k = 0;
   for (Coroutine *co = cos; co; co = co->next) {
     if (!co->def)
       continue;
     long size = probes[k++].value, align = probes[k++].value;
-    fprintf(out, "coroutine %s (%s:%d), %s: %s %ld bytes, align %ld\n", co->name, src->name,
+    fprintf(out, "coroutine %s (%s:%d), %s: %s %ld bytes, align %ld", co->name, src->name,
             src->original.v[co->first].line, stackful ? "stackful" : "stackless",
             stackful ? "arguments" : "frame", size, align);
+    long every = hoist_all_size(&all, co->name);
+    if (every >= 0)
+      fprintf(out, " (%ld with every local in it, --hoist-all)", every);
+    fputc('\n', out);
     fprintf(out, "  %6s %6s  %s\n", "offset", "size", "field");
     if (!stackful) {
       long off = probes[k++].value, hsize = probes[k++].value;
@@ -202,8 +264,8 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
       if (stackful && n->kind != ND_PARAM)
         continue;
       long off = probes[k++].value, fsize = probes[k++].value;
-      fprintf(out, "  %6ld %6ld  %s  (%s:%d%s)\n", off, fsize, n->sym->field, src->name,
-              src->original.v[n->first].line, n->kind == ND_PARAM ? ", parameter" : "");
+      fprintf(out, "  %6ld %6ld  %s  (%s:%d: %s)\n", off, fsize, n->sym->field, src->name,
+              src->original.v[n->first].line, n->sym->frame_reason);
     }
     if (!stackful) {
       char **names = extra_fields(co);
@@ -214,5 +276,15 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
     }
     if (stackful)
       fprintf(out, "  and a stack of its own: 256 KiB unless coro_set_stack_size says otherwise\n");
+    else if (co->plain_locals.n) {
+      fprintf(out, "  ordinary locals of the resume function, not in the frame (no value of "
+              "theirs is needed after a suspension):");
+      for (int i = 0; i < co->plain_locals.n; i++) {
+        Node *n = co->plain_locals.v[i];
+        fprintf(out, "%s %s (%s:%d)", i ? "," : "", n->sym->name, src->name,
+                src->original.v[n->first].line);
+      }
+      fputc('\n', out);
+    }
   }
 }

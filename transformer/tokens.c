@@ -169,3 +169,8 @@ void tokens_release(void) {
   nfiles = 0;
 }
 #endif
+
+bool is_ident_char(char c) {
+  return c == '_' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9');
+}

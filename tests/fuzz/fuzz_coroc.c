@@ -80,7 +80,7 @@ static void run(const Input *in, Backend backend) {
     Coroutine *cos = parse_source(&src);
     Options opt = {.backend = backend, .cpp = &no_cpp, .input_dir = ".", .line_directives = true};
     check(&src, cos);
-    layout_frames(&src, cos);
+    layout_frames(&src, cos, &opt);
     lower(&src, cos, &opt);
     size_t len, dot_len, again_len, plain_len;
     char *c = emit_to_string(&src, cos, &opt, false, &len);

@@ -1,4 +1,4 @@
-/* Locals in nested scopes, one shadowing another: each gets its own field. */
+/* Locals in nested scopes, one shadowing another: each in the frame has a field of its own. */
 #include <stdio.h>
 
 #include <coro.h>  /* added by coroc: the runtime of the coroutines below */
@@ -13,8 +13,6 @@ struct coro_frame_pairs {
   int i;
   int coro_i_2;
   int sum;
-#line 9
-  int coro_i_3;
 };
 coro_t *pairs(int n);  /* it may call itself */
 /* the body of pairs, resumed at resume_point */
@@ -38,10 +36,10 @@ static bool coro_resume_pairs(coro_t *coro_c, void *coro_out) {
   for (coro_f->coro_i_2 = 0; coro_f->coro_i_2 < coro_f->n; coro_f->coro_i_2++) {
     coro_f->sum = coro_f->coro_i_2;
     {
-      coro_f->coro_i_3 = coro_f->sum * 10;
+      int i = coro_f->sum * 10;
       /* resume point 1: shadowing.coc:10 */
 #line 10
-      CORO_YIELD(coro_c, coro_out, 1, coro_value_pairs, coro_f->coro_i_3);
+      CORO_YIELD(coro_c, coro_out, 1, coro_value_pairs, i);
     coro_resume_1:;
     }
     /* resume point 2: shadowing.coc:12 */

@@ -1,0 +1,97 @@
+"""Liveness: which locals of a stackless coroutine live in its frame (transformer/live.c).
+
+tests/cases/liveness.coc runs (test_cases.py) in every mode, the default, --hoist-all
+and the stackful backend, and must print the same in each. Here, its frames: for each
+coroutine, exactly the fields that hold a value needed after a suspension, and the
+others reported as ordinary locals; with --hoist-all, every local. The generated C is
+also built at -O2 with -Werror, where the compilers look for reads of unset locals.
+"""
+import re
+
+import pytest
+
+from conftest import COMPILERS, COROC, COROC_INCLUDE, COROC_LIB, TESTS_DIR, WARNINGS, run
+
+CASE = TESTS_DIR / "cases" / "liveness.coc"
+
+# The fields of each frame after the header, worked out by hand from the program.
+FIELDS = {
+    "running_sum": ["n", "acc", "i"],        # acc and i: read by the next iteration
+    "switch_past_decls": ["k", "skipped"],   # skipped: read after a yield; t: set again first
+    "goto_back": ["round"],                  # carried around the loop the goto makes
+    "address_kept": ["x", "p"],              # x: its address is taken; p: read after
+    "pointer_in_local": ["cells", "cursor"], # cells: pointed to by cursor across yields
+    "dead_before_yield": ["n", "total", "coro_i_3"],  # big, sum, two i, sq: dead by then
+    "reset_each_time": ["k"],                # v is set again after each yield
+    "partial_writes": ["a"],                 # a[1], written before, read after
+    "struct_whole": [],                      # p is assigned whole before it is read again
+    "do_while": ["n", "left"],
+    "through_macro": ["base"],               # named only by a macro: kept
+}
+PLAIN = {
+    "switch_past_decls": ["t"],
+    "dead_before_yield": ["big", "i", "sum", "i", "sq"],
+    "reset_each_time": ["v"],
+    "struct_whole": ["p"],
+}
+
+
+def stats(*args):
+    res = run([COROC, "--stats", f"-I{TESTS_DIR}", *args, CASE])
+    assert res.returncode == 0, res.stderr
+    frames = {}
+    for block in res.stdout.split("coroutine ")[1:]:
+        lines = block.splitlines()
+        name = lines[0].split()[0]
+        fields = [l.split()[2] for l in lines[2:] if re.match(r"^\s+\d+\s+\d+\s", l)]
+        plain = next((l for l in lines if "ordinary locals" in l), "")
+        names = re.findall(r"[:,] (\w+) \(", plain)
+        frames[name] = (lines[0], fields[1:], names, lines)
+    return frames
+
+
+def test_only_what_lives_across_a_suspension_is_in_the_frame(coroc):
+    frames = stats()
+    assert set(frames) == set(FIELDS)
+    for name, want in FIELDS.items():
+        assert frames[name][1] == want, f"{name}: frame fields {frames[name][1]}, want {want}"
+        assert frames[name][2] == PLAIN.get(name, []), f"{name}: ordinary locals {frames[name][2]}"
+
+
+def test_every_field_says_why(coroc):
+    frames = stats()
+    lines = frames["address_kept"][3]
+    assert any(re.search(r" x  \(\S*liveness\.coc:50: address taken at \S*liveness\.coc:51\)$", l)
+               for l in lines), lines
+    assert any(re.search(r" p  \(\S*liveness\.coc:51: live across the yield at \S*liveness\.coc:52\)$", l)
+               for l in lines), lines
+    lines = frames["through_macro"][3]
+    assert any("named by the macro TWO_MORE" in l for l in lines), lines
+    header = frames["dead_before_yield"][0]
+    m = re.search(r"frame (\d+) bytes.*\((\d+) with every local in it, --hoist-all\)", header)
+    assert m, header
+    assert int(m.group(1)) <= 80 and int(m.group(2)) >= 64 + 256, header  # big (256 bytes) is gone
+
+
+def test_hoist_all_keeps_every_local(coroc):
+    frames = stats("--hoist-all")
+    assert frames["dead_before_yield"][1] == ["n", "big", "i", "sum", "coro_i_2", "total",
+                                              "coro_i_3", "sq"]
+    assert all(not f[2] for f in frames.values())
+    assert "with every local" not in frames["running_sum"][0]
+
+
+@pytest.mark.parametrize("cc", COMPILERS)
+@pytest.mark.parametrize("mode", [[], ["--hoist-all"]], ids=["liveness", "hoist-all"])
+def test_optimised_build_has_no_warning(coroc, tmp_path, cc, mode):
+    """At -O2 the compilers trace reads of unset locals (-Wmaybe-uninitialized): a
+    local left out of the frame is set before it is read on every path."""
+    out = tmp_path / "liveness.c"
+    res = run([coroc, *mode, f"-I{TESTS_DIR}", "-o", out, CASE])
+    assert res.returncode == 0, res.stderr
+    exe = tmp_path / "liveness"
+    res = run([cc, "-std=gnu11", "-O2", *WARNINGS, f"-I{TESTS_DIR}", f"-I{COROC_INCLUDE}", "-o", exe,
+               out, COROC_LIB], timeout=120)
+    assert res.returncode == 0, res.stderr
+    res = run([exe])
+    assert res.returncode == 0 and res.stdout.splitlines()[-1] == "OK", res.stdout + res.stderr

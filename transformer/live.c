@@ -1,0 +1,701 @@
+/* live.c: which locals of a stackless coroutine must live in its frame.
+ *
+ * A local needs a field of the frame only when a value of it must survive
+ * a suspension: when, at some resume point, the value it had before may be
+ * read afterwards (it is live there), or when its address is taken and a
+ * resume point stands in its scope (a pointer to it may be kept across the
+ * suspension and used after). Every other local stays an ordinary C local
+ * of the resume function, declared where the user declared it: the switch
+ * that enters the body at a resume point jumps past its declaration, which
+ * C allows, and what the local held before does not matter there.
+ *
+ *   coroutine int gen(void) {
+ *     char big[256];  fill(big);      big: address taken, but no resume
+ *     int sum = total(big);                point in its scope? It has one:
+ *     for (int i = 0; i < 3; i++)          big is in the frame.
+ *       yield i + sum;                i and sum: live across the yield
+ *   }
+ *
+ * The analysis is the textbook one, on a control-flow graph of the body
+ * made here: a node per expression evaluation, with the locals it reads
+ * (use) and the ones it sets whole (def: `x = ...;`, an initializer), and a
+ * node per resume point. An expression with an await in it is read as a
+ * whole both before and after its resume points (the lowering evaluates
+ * parts of it on either side), which is conservative. (A local read before
+ * it is ever set has no value to keep: as in C, and as in the stackful
+ * backend, it is indeterminate.) Then, backwards to a fixed point:
+ *
+ *     in(n) = use(n) + (out(n) - def(n)),   out(n) = the union of in(s), s after n
+ *
+ * and a local in in(r) of a resume point r is live across r. All the
+ * declarators of one declaration go together (into the frame if one must),
+ * and so do the locals of a declaration whose initializer awaits in a for
+ * loop's first clause. The parameters are always in the frame: the creation
+ * function stores them there before the body first runs.
+ *
+ * A body too large for the sets (nodes times locals past LIVE_MAX_BITS)
+ * keeps every local in the frame, and --stats says so. --hoist-all asks for
+ * every local in the frame (the lowering of tutorial chapters 3 and 4).
+ */
+#include "coroc.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { LIVE_MAX_BITS = 1 << 27 };  /* 16 MiB of live sets at most */
+
+/* A node of the graph. */
+typedef struct {
+  int *succ;       /* the nodes that may run next */
+  int nsucc, capsucc;
+  int *use, nuse;  /* the locals it reads (indices) */
+  int def;         /* the local it sets whole, or -1 */
+  int resume_point;/* > 0: a resume point */
+  bool computed_goto; /* goto *p: it may go to any label */
+} CfgNode;
+
+typedef struct {
+  const char *name;
+  int node;
+} Label;
+
+typedef struct {
+  int *cases, ncases;   /* the nodes of its case and default labels */
+  bool has_default;
+} SwitchCtx;
+
+typedef struct {
+  Coroutine *co;
+  Source *src;
+  Sym **vars;          /* the locals that may need the frame, by index */
+  int nvars;
+  int *group;          /* [var]: the index of the first local of its declaration */
+  CfgNode *nodes;
+  int nnodes, capnodes;
+  Label *labels;
+  int nlabels;
+  int brk, cont;       /* where break and continue go (-1: nowhere) */
+  SwitchCtx *sw;       /* the innermost switch */
+  int exit;            /* the end of the body */
+} Live;
+
+/* {==================================================================
+ * The locals, and what makes one stay in the frame whatever its liveness
+ * =================================================================== */
+
+static int var_of(const Node *n) {
+  if (!n || n->kind != ND_IDENT || !n->sym)
+    return -1;
+  return n->sym->live_var - 1;
+}
+
+/* A local needs the frame for its own reasons: record the first. */
+static void must_frame(Live *l, int v, const char *why) {
+  if (v >= 0 && !l->vars[v]->frame_reason)
+    l->vars[v]->frame_reason = why;
+}
+
+static const char *where(Live *l, const Node *n) {
+  return format("%s:%d", l->src->name, l->src->original.v[n->first].line);
+}
+
+static Node *strip_parens(Node *n) {
+  while (n && n->kind == ND_EXPR && n->op == OP_PAREN)
+    n = n->operand;
+  return n;
+}
+
+/* The local whose storage an lvalue names, through `.` and the `[]` of an
+   array (`&p.x`, `&a[2]`), or -1. (`&p[2]` of a pointer p names p too:
+   that only keeps p in the frame when it need not be.) */
+static int lvalue_var(const Live *l, Node *n) {
+  for (n = strip_parens(n); n && n->kind == ND_EXPR; n = strip_parens(n->lhs)) {
+    bool dot = n->op == OP_MEMBER && l->src->original.v[n->lhs->last + 1].code == '.';
+    if (n->op != OP_INDEX && !dot)
+      break;
+  }
+  return var_of(n);
+}
+
+/* The locals whose address is taken (they need the frame if a resume
+   point stands in their scope: scope_pre). */
+typedef struct {
+  Live *l;
+  const char **why;  /* [var]: where its address is taken, or NULL */
+} AddrWalk;
+
+static bool address_pre(Node *n, void *ctx) {
+  AddrWalk *a = ctx;
+  Live *l = a->l;
+  if (n->kind == ND_SIZEOF)
+    return false;  /* not evaluated */
+  if (n->kind == ND_EXPR && n->op == OP_ADDRESS) {
+    int v = lvalue_var(l, n->operand);
+    if (v >= 0 && !a->why[v])
+      a->why[v] = format("address taken at %s", where(l, n));
+  }
+  if (n->kind == ND_EXPR && n->op == OP_INDEX && var_of(strip_parens(n->lhs)) >= 0) {
+    Node *kid;  /* the array itself is not decayed: its index is walked */
+    for (int i = 0; (kid = node_child(n, &i));)
+      if (kid != n->lhs)
+        visit(kid, address_pre, NULL, ctx);
+    return false;
+  }
+  if (n->kind == ND_EXPR && n->op == OP_MEMBER && var_of(strip_parens(n->lhs)) >= 0)
+    return false;  /* `s.x`: a part of it, read or written in place */
+  int v = var_of(n);
+  if (v >= 0 && l->vars[v]->is_array && !a->why[v])
+    a->why[v] = format("an array used as a pointer at %s", where(l, n));
+  return true;
+}
+
+/* Which locals have a resume point in their scope, from their declaration
+   to the end of the block (or for statement) that declares them: the
+   scopes are noted during a walk, the resume points too (in source order),
+   and each scope is then looked up among them. */
+typedef struct {
+  int first, last;  /* token indices */
+} Range;
+
+typedef struct {
+  int *resumes;     /* the first tokens of the resume points, in order */
+  int nresumes;
+  Node **open;      /* the blocks and for statements around */
+  int nopen, capopen;
+  Range *scopes;    /* [var] */
+} ScopeWalk;
+
+static bool scope_pre(Node *n, void *ctx) {
+  ScopeWalk *w = ctx;
+  if (n->kind == ND_YIELD || n->kind == ND_AWAIT) {
+    w->resumes = xrealloc(w->resumes, sizeof(int) * (w->nresumes + 1));
+    w->resumes[w->nresumes++] = n->first;
+  }
+  if (n->kind == ND_INIT_DECL && n->sym && n->sym->live_var && w->nopen > 0)
+    w->scopes[n->sym->live_var - 1] = (Range){n->first, w->open[w->nopen - 1]->last};
+  if (n->kind == ND_BLOCK || n->kind == ND_FOR) {
+    if (w->nopen == w->capopen)
+      w->open = xrealloc(w->open, sizeof(Node *) * (w->capopen = w->capopen ? 2 * w->capopen : 16));
+    w->open[w->nopen++] = n;
+  }
+  return true;
+}
+
+static void scope_post(Node *n, void *ctx) {
+  ScopeWalk *w = ctx;
+  if (n->kind == ND_BLOCK || n->kind == ND_FOR)
+    w->nopen--;
+}
+
+static bool any_resume_in(const ScopeWalk *w, Range r) {
+  int lo = 0, hi = w->nresumes;  /* the first resume point at or after r.first */
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (w->resumes[mid] < r.first)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < w->nresumes && w->resumes[lo] <= r.last;
+}
+
+static void frame_address_taken(Live *l) {
+  AddrWalk a = {l, xcalloc(l->nvars, sizeof(char *))};
+  visit(l->co->def->body, address_pre, NULL, &a);
+  ScopeWalk w = {.scopes = xcalloc(l->nvars, sizeof(Range))};
+  visit(l->co->def->body, scope_pre, scope_post, &w);
+  for (int v = 0; v < l->nvars; v++)
+    if (a.why[v] && any_resume_in(&w, w.scopes[v]))
+      must_frame(l, v, a.why[v]);
+  xfree(w.scopes);
+  xfree(w.resumes);
+  xfree(w.open);
+  xfree(a.why);
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * The graph
+ * =================================================================== */
+
+static int new_cfg_node(Live *l) {
+  if (l->nnodes == l->capnodes) {
+    l->capnodes = l->capnodes ? l->capnodes * 2 : 256;
+    l->nodes = xrealloc(l->nodes, sizeof(CfgNode) * l->capnodes);
+  }
+  l->nodes[l->nnodes] = (CfgNode){.def = -1};
+  return l->nnodes++;
+}
+
+static void add_succ(Live *l, int from, int to) {
+  CfgNode *n = &l->nodes[from];
+  if (n->nsucc == n->capsucc) {
+    n->capsucc = n->capsucc ? n->capsucc * 2 : 2;
+    n->succ = xrealloc(n->succ, sizeof(int) * n->capsucc);
+  }
+  n->succ[n->nsucc++] = to;
+}
+
+static int label_node(Live *l, const char *name) {
+  for (int i = 0; i < l->nlabels; i++)
+    if (strcmp(l->labels[i].name, name) == 0)
+      return l->labels[i].node;
+  l->labels = xrealloc(l->labels, sizeof(Label) * (l->nlabels + 1));
+  l->labels[l->nlabels] = (Label){name, new_cfg_node(l)};
+  return l->labels[l->nlabels++].node;
+}
+
+typedef struct {
+  Live *l;
+  int node;
+  const Node *skip;  /* the local set by the node: not a read */
+} UseWalk;
+
+static void add_use(Live *l, int node, int v) {
+  CfgNode *c = &l->nodes[node];
+  c->use = xrealloc(c->use, sizeof(int) * (c->nuse + 1));
+  c->use[c->nuse++] = v;
+}
+
+static bool use_pre(Node *n, void *ctx);
+
+/* `a[i] = v`, `s.x = v`: a part of the local is written, nothing of it is
+   read (nor is it set whole): only the indices and the value are reads. */
+static bool partial_write(UseWalk *w, Node *n) {
+  if (n->kind != ND_EXPR || n->op != OP_ASSIGN)
+    return false;
+  Node *lv = strip_parens(n->lhs);
+  if (!lv || lv->kind != ND_EXPR || (lv->op != OP_INDEX && lv->op != OP_MEMBER) ||
+      lvalue_var(w->l, lv) < 0)
+    return false;
+  for (; lv->kind == ND_EXPR; lv = strip_parens(lv->lhs))
+    if (lv->op == OP_INDEX)
+      visit(lv->rhs, use_pre, NULL, w);
+  visit(n->rhs, use_pre, NULL, w);
+  return true;
+}
+
+static bool use_pre(Node *n, void *ctx) {
+  UseWalk *w = ctx;
+  if (n == w->skip || partial_write(w, n))
+    return false;
+  int v = var_of(n);
+  if (v >= 0)
+    add_use(w->l, w->node, v);
+  return true;
+}
+
+/* The locals that tokens first..last name (an asm statement keeps no
+   expression nodes): read, as far as the analysis knows. */
+static void token_uses(Live *l, int node, int first, int last) {
+  for (int i = first; i <= last; i++) {
+    Sym *s = token_sym(&l->src->original.v[i]);
+    if (s && s->live_var > 0)
+      add_use(l, node, s->live_var - 1);
+  }
+}
+
+/* `x = VALUE` as a whole expression: x is set whole. */
+static Node *assigned_whole(Node *e) {
+  e = strip_parens(e);
+  if (!e || e->kind != ND_EXPR || e->op != OP_ASSIGN)
+    return NULL;
+  Node *lhs = strip_parens(e->lhs);
+  return var_of(lhs) >= 0 ? lhs : NULL;
+}
+
+static int resume_chain(Live *l, Node *e, int head);
+
+/* An evaluation of `e` (which may be NULL) that sets `def` (a node naming
+   the local, or NULL) after it, `set_by` being the node of e that names it
+   as the left of `=` (not a read): its first graph node, and in *tail its
+   last, whose successors the caller adds. */
+static int eval(Live *l, Node *e, const Node *def, const Node *set_by, int *tail) {
+  int n = new_cfg_node(l);
+  UseWalk w = {l, n, set_by};  /* `x = ...`: x is not read */
+  if (e)
+    visit(e, use_pre, NULL, &w);
+  if (!e || !has_await(e)) {
+    l->nodes[n].def = def ? var_of(def) : -1;
+    *tail = n;
+    return n;
+  }
+  /* read whole before the resume points and again after them */
+  int last = resume_chain(l, e, n);
+  int after = new_cfg_node(l);
+  UseWalk w2 = {l, after, w.skip};
+  visit(e, use_pre, NULL, &w2);
+  l->nodes[after].def = def ? var_of(def) : -1;
+  add_succ(l, last, after);
+  *tail = after;
+  return n;
+}
+
+typedef struct {
+  Live *l;
+  int last;
+} ChainWalk;
+
+static bool chain_pre(Node *n, void *ctx) {
+  ChainWalk *c = ctx;
+  if (n->kind == ND_AWAIT) {
+    int r = new_cfg_node(c->l);
+    c->l->nodes[r].resume_point = n->resume_point;
+    add_succ(c->l, c->last, r);
+    c->last = r;
+  }
+  return true;
+}
+
+/* A node for each await of e, in order after `head`: the last. */
+static int resume_chain(Live *l, Node *e, int head) {
+  ChainWalk c = {l, head};
+  visit(e, chain_pre, NULL, &c);
+  return c.last;
+}
+
+static int build(Live *l, Node *s, int next);
+
+/* The nodes of a statement list, in order, ending at `next`. */
+static int build_items(Live *l, Node *block, int next) {
+  for (int i = block->kids.n - 1; i >= 0; i--)
+    next = build(l, block->kids.v[i], next);
+  return next;
+}
+
+/* An evaluation followed by `next`. */
+static int eval_then(Live *l, Node *e, const Node *def, const Node *set_by, int next) {
+  int tail;
+  int head = eval(l, e, def, set_by, &tail);
+  add_succ(l, tail, next);
+  return head;
+}
+
+static int build_decl(Live *l, Node *decl, int next) {
+  for (int i = decl->kids.n - 1; i >= 0; i--) {
+    Node *id = decl->kids.v[i];
+    if (!id->init)
+      continue;
+    bool tracked = id->sym && id->sym->live_var;
+    Node name = {.kind = ND_IDENT, .sym = id->sym, .first = id->first, .last = id->first};
+    next = eval_then(l, id->init, tracked ? &name : NULL, NULL, next);
+  }
+  return next;
+}
+
+static int build_loop_body(Live *l, Node *body, int next, int brk, int cont) {
+  int saved_brk = l->brk, saved_cont = l->cont;
+  l->brk = brk, l->cont = cont;
+  int entry = build(l, body, next);
+  l->brk = saved_brk, l->cont = saved_cont;
+  return entry;
+}
+
+static int build(Live *l, Node *s, int next) {
+  int tail, head;
+  switch ((NodeKind)s->kind) {
+  case ND_BLOCK:
+    return build_items(l, s, next);
+  case ND_DECL:
+    return build_decl(l, s, next);
+  case ND_EXPR_STMT: {
+    Node *lhs = assigned_whole(s->expr);
+    return eval_then(l, s->expr, lhs, lhs, next);
+  }
+  case ND_IF: {
+    head = eval(l, s->cond, NULL, NULL, &tail);
+    add_succ(l, tail, build(l, s->then, next));
+    add_succ(l, tail, s->otherwise ? build(l, s->otherwise, next) : next);
+    return head;
+  }
+  case ND_WHILE: {
+    head = eval(l, s->cond, NULL, NULL, &tail);
+    add_succ(l, tail, build_loop_body(l, s->body, head, next, head));
+    add_succ(l, tail, next);
+    return head;
+  }
+  case ND_DO: {
+    head = eval(l, s->cond, NULL, NULL, &tail);
+    int body = build_loop_body(l, s->body, head, next, head);
+    add_succ(l, tail, body);
+    add_succ(l, tail, next);
+    return body;
+  }
+  case ND_FOR: {
+    int cond = eval(l, s->cond, NULL, NULL, &tail);
+    int step = eval_then(l, s->step, NULL, NULL, cond);
+    add_succ(l, tail, build_loop_body(l, s->body, step, next, step));
+    if (s->cond)
+      add_succ(l, tail, next);
+    return s->init->kind == ND_DECL ? build_decl(l, s->init, cond) : build(l, s->init, cond);
+  }
+  case ND_SWITCH: {
+    head = eval(l, s->cond, NULL, NULL, &tail);
+    SwitchCtx sw = {0}, *saved = l->sw;
+    l->sw = &sw;
+    int saved_brk = l->brk;
+    l->brk = next;
+    build(l, s->body, next);
+    l->brk = saved_brk;
+    l->sw = saved;
+    for (int i = 0; i < sw.ncases; i++)
+      add_succ(l, tail, sw.cases[i]);
+    if (!sw.has_default)
+      add_succ(l, tail, next);
+    xfree(sw.cases);
+    return head;
+  }
+  case ND_CASE:
+  case ND_DEFAULT: {
+    int entry = new_cfg_node(l);
+    add_succ(l, entry, build(l, s->body, next));
+    if (l->sw) {
+      l->sw->cases = xrealloc(l->sw->cases, sizeof(int) * (l->sw->ncases + 1));
+      l->sw->cases[l->sw->ncases++] = entry;
+      l->sw->has_default |= s->kind == ND_DEFAULT;
+    }
+    return entry;
+  }
+  case ND_LABEL: {
+    int entry = label_node(l, s->tok->text);
+    add_succ(l, entry, build(l, s->body, next));
+    return entry;
+  }
+  case ND_GOTO: {
+    if (s->expr) {  /* goto *p: any label whose address was taken */
+      head = eval(l, s->expr, NULL, NULL, &tail);
+      l->nodes[tail].computed_goto = true;
+      return head;
+    }
+    int g = new_cfg_node(l);
+    add_succ(l, g, label_node(l, s->tok[1].text));
+    return g;
+  }
+  case ND_CONTINUE:
+  case ND_BREAK: {
+    int target = s->kind == ND_BREAK ? l->brk : l->cont;
+    int n = new_cfg_node(l);
+    add_succ(l, n, target >= 0 ? target : next);
+    return n;
+  }
+  case ND_RETURN:
+    return eval_then(l, s->expr, NULL, NULL, l->exit);
+  case ND_YIELD: {
+    int r = new_cfg_node(l);
+    l->nodes[r].resume_point = s->resume_point;
+    add_succ(l, r, next);
+    return s->expr ? eval_then(l, s->expr, NULL, NULL, r) : r;
+  }
+  case ND_ASM_STMT: {
+    int n = new_cfg_node(l);
+    token_uses(l, n, s->first, s->last);
+    add_succ(l, n, next);
+    return n;
+  }
+  case ND_LABEL_DECL:
+  case ND_STATIC_ASSERT:
+  case ND_DIRECTIVE:
+    return next;
+  default:
+    internal_error("unexpected statement kind %d", s->kind);
+  }
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * The fixed point
+ * =================================================================== */
+
+typedef uint64_t Word;
+
+/* in(n) for every node, to the fixed point; then the locals live at each
+   resume point must be in the frame. */
+static void solve(Live *l) {
+  int words = (l->nvars + 63) / 64;
+  Word *in = xcalloc((size_t)l->nnodes * words, sizeof(Word));
+  Word *out = xcalloc(words, sizeof(Word));
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int n = l->nnodes - 1; n >= 0; n--) {
+      CfgNode *c = &l->nodes[n];
+      memset(out, 0, sizeof(Word) * words);
+      for (int i = 0; i < c->nsucc; i++)
+        for (int w = 0; w < words; w++)
+          out[w] |= in[(size_t)c->succ[i] * words + w];
+      if (c->def >= 0)
+        out[c->def / 64] &= ~((Word)1 << (c->def % 64));
+      for (int i = 0; i < c->nuse; i++)
+        out[c->use[i] / 64] |= (Word)1 << (c->use[i] % 64);
+      Word *mine = &in[(size_t)n * words];
+      if (memcmp(mine, out, sizeof(Word) * words) != 0) {
+        memcpy(mine, out, sizeof(Word) * words);
+        changed = true;
+      }
+    }
+  }
+  int *at = xcalloc(l->co->nresume + 1, sizeof(int));  /* [resume point]: its node */
+  for (int n = 0; n < l->nnodes; n++)
+    at[l->nodes[n].resume_point] = n;
+  for (int rp = 1; rp <= l->co->nresume; rp++)  /* the first that keeps it says why */
+    for (int v = 0; v < l->nvars; v++)
+      if (at[rp] && in[(size_t)at[rp] * words + v / 64] >> (v % 64) & 1)
+        must_frame(l, v, format("live across the %s at %s:%d", l->co->resume_words[rp],
+                                l->src->name, l->co->resume_lines[rp]));
+  xfree(at);
+  xfree(in);
+  xfree(out);
+}
+
+/* }================================================================== */
+
+static void add_computed_gotos(Live *l) {
+  for (int n = 0; n < l->nnodes; n++)
+    if (l->nodes[n].computed_goto)
+      for (int i = 0; i < l->nlabels; i++)
+        add_succ(l, n, l->labels[i].node);
+}
+
+/* A macro's expansion may read or write a local where the body only says
+   its name (`#define SUM (a + b)` ... `yield SUM;`): the graph does not see
+   those uses, so a local named in a #define that the body may expand (one
+   in effect at the coroutine whose name it uses, or one in the body) stays
+   in the frame. */
+static void frame_named_in(Live *l, const char *define) {
+  const char *p = strchr(define, '#') + 1;
+  p += strspn(p, " \t");
+  if (strncmp(p, "define", 6) != 0)
+    return;
+  p += 6;
+  p += strspn(p, " \t");
+  const char *name = p;
+  while (is_ident_char(*p))
+    p++;
+  const char *macro = xstrndup(name, p - name);
+  while (*p) {
+    if (*p == '"' || *p == '\'') {  /* a literal names nothing */
+      char quote = *p++;
+      while (*p && *p != quote)
+        p += (*p == '\\' && p[1]) ? 2 : 1;
+      p += *p ? 1 : 0;
+      continue;
+    }
+    if (!is_ident_char(*p) || (*p >= '0' && *p <= '9')) {
+      while (is_ident_char(*p))  /* (the rest of a number) */
+        p++;
+      p += *p ? 1 : 0;
+      continue;
+    }
+    const char *w = p;
+    while (is_ident_char(*p))
+      p++;
+    for (int v = 0; v < l->nvars; v++)
+      if (strlen(l->vars[v]->name) == (size_t)(p - w) && !strncmp(l->vars[v]->name, w, p - w))
+        must_frame(l, v, format("named by the macro %s", macro));
+  }
+}
+
+static void frame_named_in_macros(Live *l) {
+  for (int i = 0; i < l->co->nmacros; i++)
+    frame_named_in(l, l->co->macros[i]);
+  for (int i = l->co->first; i <= l->co->last; i++) {
+    Token *t = &l->src->original.v[i];
+    if (t->kind == TK_DIRECTIVE && !t->dead)
+      frame_named_in(l, t->text);
+  }
+}
+
+/* Declarations the lowering cannot leave in place: `for (int i = await
+   f(); ...)` (it sets such a clause before the loop) and `int x = c ? await
+   f() : 0;` (the value of such a `?:` is made in a block of its own, which
+   would end the scope of x). Their locals stay in the frame. */
+static void frame_moved_decl(Live *l, Node *decl, const char *why) {
+  for (int i = 0; i < decl->kids.n; i++) {
+    Sym *s = decl->kids.v[i]->sym;
+    if (s && s->live_var)
+      must_frame(l, s->live_var - 1, why);
+  }
+}
+
+static bool moved_decls_pre(Node *n, void *ctx) {
+  Live *l = ctx;
+  if (n->kind == ND_FOR && n->init->kind == ND_DECL && has_await(n->init))
+    frame_moved_decl(l, n->init, "declared in a for loop's first clause that awaits");
+  if (n->kind == ND_DECL && has_awaiting_select(n))
+    frame_moved_decl(l, n, "its initializer has a ?: that awaits");
+  return true;
+}
+
+static void release(Live *l) {
+  for (int i = 0; i < l->nnodes; i++) {
+    xfree(l->nodes[i].succ);
+    xfree(l->nodes[i].use);
+  }
+  xfree(l->nodes);
+  xfree(l->labels);
+  xfree(l->vars);
+  xfree(l->group);
+}
+
+void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
+  Live l = {.co = co, .src = src, .brk = -1, .cont = -1};
+  /* the candidates: the locals laid out, in order; a declaration's go together */
+  l.vars = xcalloc(co->locals.n + 1, sizeof(Sym *));
+  l.group = xcalloc(co->locals.n + 1, sizeof(int));
+  const Node *decl_of_prev = NULL;
+  for (int i = 0; i < co->locals.n; i++) {
+    Node *n = co->locals.v[i];
+    Sym *s = n->sym;
+    if (n->kind == ND_PARAM) {
+      s->frame_reason = "a parameter: set when the instance is made";
+      continue;
+    }
+    s->live_var = l.nvars + 1;
+    s->is_array = is_array_type(n->specs, n->declarator, 0);
+    bool same = decl_of_prev && n->specs == decl_of_prev->specs;
+    l.group[l.nvars] = same ? l.group[l.nvars - 1] : l.nvars;
+    decl_of_prev = n;
+    l.vars[l.nvars++] = s;
+  }
+  if (hoist_all) {
+    for (int v = 0; v < l.nvars; v++)
+      l.vars[v]->frame_reason = "every local (--hoist-all)";
+  } else if (l.nvars > 0) {
+    frame_address_taken(&l);
+    frame_named_in_macros(&l);
+    visit(co->def->body, moved_decls_pre, NULL, &l);
+    l.exit = new_cfg_node(&l);
+    build(&l, co->def->body, l.exit);
+    add_computed_gotos(&l);
+    if ((double)l.nnodes * ((l.nvars + 63) / 64 * 64) > LIVE_MAX_BITS) {
+      for (int v = 0; v < l.nvars; v++)
+        must_frame(&l, v, "every local: the body is too large for the analysis");
+    } else {
+      solve(&l);
+    }
+    for (int v = 0; v < l.nvars; v++)  /* one declaration's locals go together */
+      if (l.vars[v]->frame_reason)
+        for (int u = l.group[v]; u < l.nvars && l.group[u] == l.group[v]; u++)
+          if (!l.vars[u]->frame_reason)
+            l.vars[u]->frame_reason = format("declared with '%s', which is in the frame",
+                                             l.vars[v]->name);
+  }
+  /* the locals that need no field leave the frame */
+  int kept = 0;
+  for (int i = 0; i < co->locals.n; i++) {
+    Node *n = co->locals.v[i];
+    Sym *s = n->sym;
+    if (n->kind == ND_PARAM || s->frame_reason) {
+      co->locals.v[kept++] = n;
+      continue;
+    }
+    s->field = NULL;  /* an ordinary local of the resume function (still the coroutine's) */
+    list_push(&co->plain_locals, n);
+  }
+  co->locals.n = kept;
+  for (int v = 0; v < l.nvars; v++)
+    l.vars[v]->live_var = 0;
+  release(&l);
+}
