@@ -98,28 +98,24 @@ void *coro_live_alloc(size_t size, size_t align) {
   size_t front = sizeof(struct coro_live);   /* 32: keeps a 16-byte alignment */
   if (align > front)
     front = align;
-  char *p;
-  if (align <= _Alignof(max_align_t)) {
-    p = calloc(1, front + size);
-  } else {
-    size_t rounded = (front + size + align - 1) / align * align;
-    p = aligned_alloc(align, rounded);
-    if (p)
-      memset(p, 0, rounded);
-  }
+  char *p = align <= _Alignof(max_align_t)
+                ? malloc(front + size)
+                : aligned_alloc(align, (front + size + align - 1) / align * align);
   if (!p)
     return NULL;
+  coro_t *c = (coro_t *)(p + front);
+  memset(c, 0, size);   /* the instance; every field of the record is set below */
+  c->registered = 1;
   struct coro_registry *r = tls_registry;
   if (__builtin_expect(!r, 0))
     r = registry_start();
-  struct coro_live *n = (struct coro_live *)(p + front) - 1;
-  n->offset = front;
-  n->prev = &r->ring;
+  struct coro_live *n = (struct coro_live *)c - 1;
   n->next = r->ring.next;
+  n->prev = &r->ring;
+  n->waiting_on = NULL;
+  n->offset = front;
   r->ring.next->prev = n;
   r->ring.next = n;
-  coro_t *c = (coro_t *)(p + front);
-  c->registered = 1;
   return c;
 }
 
