@@ -8,6 +8,7 @@
 #                        innermost first, each at its .coc line
 #   coro frame ADDR      a stackless instance's parameters and locals, under
 #                        the names the program gives them
+#   $coro("NAME"[, N])   the (Nth) live instance of coroutine NAME, for ADDR
 #
 # Where the answers come from. libcoro keeps a list of each thread's live
 # instances (runtime/registry.c: coro_registries, a struct coro_live in front
@@ -25,6 +26,7 @@
 # It needs the debug information of libcoro (its default RelWithDebInfo build
 # has it) and works best with programs compiled with -g.
 
+import os
 import re
 import time
 
@@ -53,7 +55,7 @@ def _symbol_name(addr):
     if not addr:
         return None
     out = gdb.execute("info symbol 0x%x" % addr, to_string=True)
-    m = re.match(r"(\S+) in section", out)
+    m = re.search(r"^(\S+) in section", out, re.M)   # (after the command itself, under set trace-commands)
     return m.group(1) if m else None
 
 
@@ -173,7 +175,11 @@ class Instance:
             return running[self.addr]
         if self.stackful:
             if self.status == 1 and self.stack_mapped():
-                for f in self.stack_frames():
+                try:
+                    frames = self.stack_frames()
+                except gdb.GdbError:   # a context this extension cannot unwind (ucontext)
+                    return "?"
+                for f in frames:
                     sal = f.find_sal()
                     if sal.symtab is not None and sal.symtab.filename.endswith(".coc"):
                         return "%s:%d" % (sal.symtab.filename, sal.line)
@@ -367,7 +373,7 @@ class ContextUnwinder(gdb.unwinder.Unwinder):
 def _runtime_frame(frame):
     """The switch itself, inlined from coro.h (or the runtime's own files): not the program's."""
     sal = frame.find_sal()
-    if sal.symtab is not None and sal.symtab.filename.endswith(("/coro.h", "/stackful.c")):
+    if sal.symtab is not None and os.path.basename(sal.symtab.filename) in ("coro.h", "stackful.c"):
         return True
     return (frame.name() or "") in ("coro_ctx_switch", "coro_stackful_suspend")
 
@@ -488,10 +494,11 @@ def _print_chain(inst, insts, running):
         seen.add(inst.addr)
         label = "[0x%x %s %s, %s]" % (inst.addr, inst.backend, inst.kind, inst.state)
         if inst.stackful and inst.status == 1 and inst.stack_mapped():
-            for f in inst.stack_frames():
+            for k, f in enumerate(inst.stack_frames()):
                 where = "%s:%d" % (f.sal.symtab.filename, f.sal.line) if f.sal.symtab else "??"
                 args = ", ".join("%s=%s" % a for a in f.args)
-                gdb.write("#%-2d 0x%016x in %s (%s) at %s  %s\n" % (n, f.pc, f.name, args, where, label))
+                gdb.write("#%-2d 0x%016x in %s (%s) at %s%s\n" % (n, f.pc, f.name, args, where,
+                                                                  "" if k else "  " + label))
                 n += 1
         else:
             args = _args_of(inst) if not inst.stackful else ""
@@ -585,7 +592,21 @@ them on its stack: they are read from its suspended frames."""
                     gdb.write("  %s = %s%s\n" % (name, frame[field], note))
 
 
-InfoCoroutines()
-Coro()
-CoroBt()
-CoroFrame()
+class CoroFunction(gdb.Function):
+    """$coro("NAME") or $coro("NAME", N): the live instance of coroutine NAME
+(the Nth of them, from 0, in the order of info coroutines), as a coro_t *.
+For scripts: coro bt $coro("writer")."""
+
+    def __init__(self):
+        super().__init__("coro")
+
+    def invoke(self, name, n=None):
+        name = name.string()
+        n = int(n) if n is not None else 0
+        found = [i for i in instances() if i.name == name]
+        if n >= len(found):
+            raise gdb.GdbError("coroc: no live instance %d of coroutine %s (%d live)" % (n, name, len(found)))
+        return found[n].coro
+
+
+_commands = [InfoCoroutines(), Coro(), CoroBt(), CoroFrame(), CoroFunction()]

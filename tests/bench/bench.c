@@ -1,6 +1,7 @@
 /* bench.c: the speed benchmark of coroc's coroutines (docs/benchmarks.md).
  *
- * Three tables, all in one run of this program.
+ * Three tables, all in one run of this program (parts 1, 2 and 5 of
+ * docs/benchmarks.md).
  *
  * 1. The round trip of a generator, resume it and receive one int, in five
  *    builds of the same work:
@@ -15,7 +16,7 @@
  *    1 and 16 awaits deep (and 0, no await), in both backends (chain.coc;
  *    its section below says more).
  *
- * 3. Creating and freeing an instance: libcoro, which lists every live
+ * 5. Creating and freeing an instance: libcoro, which lists every live
  *    instance for debuggers, beside a copy of its code from before that list
  *    (create.c, create_before.c).
  *
@@ -197,7 +198,7 @@ static void usage(FILE *to) {
               "  --n N        round trips (resumes) per repetition, at most (default 10000000;\n"
               "               slow rows get fewer)\n"
               "  --only WORD  run only the rows whose name contains WORD (for a profiler)\n"
-              "  --table T    only the first table (generator), the second (chain) or the third (create)\n",
+              "  --table T    only the table of part 1 (generator), 2 (chain) or 5 (create)\n",
           MAX_REPS);
 }
 
@@ -431,7 +432,7 @@ static void print_chains(void) {
 /* }================================================================== */
 
 /* {==================================================================
- * The third table: creating and freeing an instance
+ * The third table (part 5): creating and freeing an instance
  *
  * libcoro lists every live instance for debuggers (runtime/registry.c):
  * creation links a record in front of the frame into its thread's list,
@@ -472,7 +473,7 @@ static void measure_creates(long max_n) {
 }
 
 static void print_creates(void) {
-  printf("3. Creating and freeing an instance (a small frame: the header, four ints, a pointer)\n");
+  printf("5. Creating and freeing an instance (a small frame: the header, four ints, a pointer)\n");
   printf("ns per creation + destruction: median of %d interleaved repetitions; ratio: median of the\n"
          "paired ratios to the copy of libcoro from before its registry of live instances\n\n", reps);
   printf("| %-28s | %10s | %10s | %15s | %-22s |\n", "variant", "N per rep", "median ns", "min..max ns",

@@ -1,4 +1,4 @@
-/* create.c: the third table's rows, creating and freeing an instance.
+/* create.c: part 5's rows, creating and freeing an instance.
  *
  * bench_create_registered makes and frees n instances with libcoro as it
  * is: coro_frame_new, which lists each live instance for debuggers

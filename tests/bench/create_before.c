@@ -1,6 +1,6 @@
 /* create_before.c: libcoro's coro_frame_new and coro_free as they were
  * before the registry of live instances (runtime/registry.c), the
- * baseline of the third table (create.c). */
+ * baseline of part 5 (create.c). */
 #include <coro.h>
 
 #include <stdio.h>
