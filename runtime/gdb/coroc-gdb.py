@@ -69,8 +69,17 @@ def _function_symbol(addr):
     return block.function if block is not None else None
 
 
-def _coro_ptr(addr):
-    return gdb.Value(addr).cast(_type("struct coro").pointer())
+def _file(symtab):
+    """A source file's name as gdb's `set filename-display` wants it shown."""
+    try:
+        mode = gdb.parameter("filename-display")
+    except RuntimeError:
+        mode = "relative"
+    if mode == "basename":
+        return os.path.basename(symtab.filename)
+    if mode == "absolute":
+        return symtab.fullname()
+    return symtab.filename
 
 
 def _is_core():
@@ -122,7 +131,7 @@ class Instance:
 
     def source_file(self):
         fn = _function_symbol(self.fn)
-        return fn.symtab.filename if fn is not None and fn.symtab is not None else "?"
+        return _file(fn.symtab) if fn is not None and fn.symtab is not None else "?"
 
     def stackless_line(self, point):
         table = self._static("coro_lines_")
@@ -182,12 +191,12 @@ class Instance:
                 for f in frames:
                     sal = f.find_sal()
                     if sal.symtab is not None and sal.symtab.filename.endswith(".coc"):
-                        return "%s:%d" % (sal.symtab.filename, sal.line)
+                        return "%s:%d" % (_file(sal.symtab), sal.line)
                 return "?"
             if self.status == 0:
                 fn = _function_symbol(self.fn)
                 if fn is not None and fn.symtab is not None:
-                    return "%s:%d" % (fn.symtab.filename, fn.line)
+                    return "%s:%d" % (_file(fn.symtab), fn.line)
             return "-"
         if self.status == 3:
             return "-"
@@ -241,7 +250,7 @@ def _running_locations():
                     addr = None
                 sal = frame.find_sal()
                 if addr and sal.symtab is not None and addr not in found:
-                    found[addr] = "%s:%d" % (sal.symtab.filename, sal.line)
+                    found[addr] = "%s:%d" % (_file(sal.symtab), sal.line)
             try:
                 frame = frame.older()
             except gdb.error:
@@ -495,7 +504,7 @@ def _print_chain(inst, insts, running):
         label = "[0x%x %s %s, %s]" % (inst.addr, inst.backend, inst.kind, inst.state)
         if inst.stackful and inst.status == 1 and inst.stack_mapped():
             for k, f in enumerate(inst.stack_frames()):
-                where = "%s:%d" % (f.sal.symtab.filename, f.sal.line) if f.sal.symtab else "??"
+                where = "%s:%d" % (_file(f.sal.symtab), f.sal.line) if f.sal.symtab else "??"
                 args = ", ".join("%s=%s" % a for a in f.args)
                 gdb.write("#%-2d 0x%016x in %s (%s) at %s%s\n" % (n, f.pc, f.name, args, where,
                                                                   "" if k else "  " + label))
