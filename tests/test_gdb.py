@@ -107,9 +107,16 @@ def session(exe, *commands, core=None, errors=False):
     return res.stdout + (res.stderr if errors else "")
 
 
-def check_table(out, backend, lines, where, running=True):
+def pipe_fds(out):
+    """The fds the program printed: the pipe of reader, the pipe of timed."""
+    m = re.search(r"pipe fd (\d+), timed pipe fd (\d+)", out)
+    assert m, out
+    return int(m.group(1)), int(m.group(2))
+
+
+def check_table(out, backend, lines, where, fds):
     rows = table(out)
-    pipe_fd = int(re.search(r"pipe fd (\d+)", out).group(1)) if "pipe fd" in out else 3
+    pipe_fd, timed_fd = fds
     named = {}
     for r in rows:
         assert len(r) == 7, r
@@ -117,7 +124,7 @@ def check_table(out, backend, lines, where, running=True):
         assert r[3] == backend, r
         named.setdefault(r[1], []).append(r)
     assert sorted(named) == ["counter", "grouper", "middle", "napper", "offloader", "outer",
-                             "reader", "sleeper", "watch"], rows
+                             "reader", "sleeper", "spinner", "timed", "watch"], rows
     by_addr = {r[0]: r for r in rows}
     src = f"{where}/suspended.coc"
 
@@ -149,6 +156,11 @@ def check_table(out, backend, lines, where, running=True):
         assert r[2:6] == ["task", backend, "suspended", at("napper")]
         assert re.fullmatch(r"timer, \d+ ms left \(of 60000\)", r[6]), r
     assert one("watch")[2:] == ["task", backend, "running", at("watch"), "-"]
+    timed = one("timed")
+    assert timed[2:6] == ["task", backend, "suspended", at("timed")]
+    m = re.fullmatch(rf"read on fd {timed_fd}, timeout in (\d+) ms", timed[6])
+    assert m and 50000 <= int(m.group(1)) <= 60000, timed
+    assert one("spinner")[2:] == ["task", backend, "suspended", at("spinner"), "ready (its turn comes)"]
     return by_addr
 
 
@@ -186,7 +198,8 @@ def test_extension_on_live_program_and_core(gdb_ok, toolchain, tmp_path, backend
                 f"gcore {core}"]
     live = session(exe, *commands)
     assert "hit Breakpoint 1, checkpoint" in live, live
-    rows = check_table(live, backend, lines, where)
+    fds = pipe_fds(live)
+    rows = check_table(live, backend, lines, where, fds)
     outer_addr = re.search(r"\$1 = \(coro_t \*\) (0x[0-9a-f]+)", live).group(1)
     assert rows[outer_addr][1] == "outer"
     bt_part = live[live.index("$1 = "):live.index("coroutine 0x")]
@@ -196,7 +209,7 @@ def test_extension_on_live_program_and_core(gdb_ok, toolchain, tmp_path, backend
 
     # The same questions of the core file: nothing runs, the answers are the same.
     dead = session(exe, "info coroutines", "coro bt the_outer", "coro frame the_counter", core=core)
-    check_table(dead, backend, lines, where)
+    check_table(dead, backend, lines, where, fds)
     check_bt(dead[dead.index("ADDRESS"):dead.index("coroutine 0x")], backend, lines, where)
     check_frame(dead[dead.index("coroutine 0x"):], backend)
 
@@ -225,4 +238,23 @@ def test_extension_loads_from_program_and_by_hand(gdb_ok, toolchain, tmp_path):
     by_hand = run(["gdb", "-batch", "-nx", "-iex", "set auto-load python-scripts off",
                    "-ex", f"source {SCRIPT}", "-ex", "break checkpoint", "-ex", "run",
                    "-ex", "info coroutines", str(exe)], cwd=tmp_path, timeout=120)
-    assert len(table(by_hand.stdout)) == 11, by_hand.stdout + by_hand.stderr
+    assert len(table(by_hand.stdout)) == 13, by_hand.stdout + by_hand.stderr
+
+
+def test_instances_of_two_threads(gdb_ok, toolchain, tmp_path):
+    """Each thread keeps its own list: info coroutines shows both, each row
+    ending with its thread's LWP, as info threads names it."""
+    src = tmp_path / "threads.coc"
+    shutil.copy(TESTS_DIR / "gdb" / "threads.coc", src)
+    exe = toolchain.compile(toolchain.transform(src), "gcc", extra=("-O0",), exe=tmp_path / "threads")
+    out = session(exe, "info coroutines", "info threads")
+    rows = table(out)
+    lwps = re.findall(r"\(LWP (\d+)\)", out[out.index("  Id "):])
+    assert len(lwps) == 2, out
+    got = sorted((r[1], r[4], re.sub(r"\d+ ms left", "T ms left", r[6])) for r in rows)
+    main, other = lwps
+    assert got == sorted([
+        ("dozer", "suspended", f"timer, T ms left (of 30000) [LWP {main}]"),
+        ("watch", "running", f"- [LWP {main}]"),
+        ("dozer", "suspended", f"timer, T ms left (of 60000) [LWP {other}]"),
+    ]), out

@@ -130,26 +130,35 @@ static void emit_frame(Emitter *e, Coroutine *co) {
 static void emit_debug_tables(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "/* for debuggers (docs/debugging.md): the .coc lines of %s's start and resume points; "
            "its parameters | locals, FIELD=NAME where renamed */", co->name);
-  char *lines = format("%d", emit_line_of(e, co->decl));
+  char *text;
+  size_t len;
+  FILE *f = xmemstream(&text, &len);   /* a stream: a coroutine may have 100,000 of either */
+  fprintf(f, "%d", emit_line_of(e, co->decl));
   for (int i = 1; i <= co->nresume; i++)
-    lines = format("%s, %d", lines, co->resume_lines[i]);
+    fprintf(f, ", %d", co->resume_lines[i]);
+  fclose(f);
   emit_put(e, 0, "static const unsigned short coro_lines_%s[] __attribute__((used)) = {%s};", co->name,
-           lines);
-  char *names = "";
-  bool params = true;
+           text);
+  xfree(text);
+  f = xmemstream(&text, &len);
+  bool params = true, first = true;
   for (int i = 0; i < co->locals.n; i++) {
     Node *n = co->locals.v[i];
-    const char *sep = *names ? " " : "";
     if (params && n->kind != ND_PARAM) {
-      sep = *names ? " | " : "| ";
+      fputs(first ? "| " : " | ", f);
       params = false;
+    } else if (!first) {
+      fputc(' ', f);
     }
+    first = false;
     if (strcmp(n->sym->field, n->sym->name) == 0)
-      names = format("%s%s%s", names, sep, n->sym->name);
+      fputs(n->sym->name, f);
     else
-      names = format("%s%s%s=%s", names, sep, n->sym->field, n->sym->name);
+      fprintf(f, "%s=%s", n->sym->field, n->sym->name);
   }
-  emit_put(e, 0, "static const char coro_locals_%s[] __attribute__((used)) = \"%s\";", co->name, names);
+  fclose(f);
+  emit_put(e, 0, "static const char coro_locals_%s[] __attribute__((used)) = \"%s\";", co->name, text);
+  xfree(text);
 }
 
 static void emit_resume(Emitter *e, Coroutine *co) {

@@ -48,15 +48,20 @@ def _ptr(value):
     return int(value.cast(_type("unsigned long")))
 
 
+_names = {}   # address -> symbol name, for one command (instances() empties it)
+
+
 def _symbol_name(addr):
     """The name of the symbol (function or variable) that starts at addr, or None.
     From the ELF symbol table: the debug information would name a function
     inlined at addr instead."""
     if not addr:
         return None
-    out = gdb.execute("info symbol 0x%x" % addr, to_string=True)
-    m = re.search(r"^(\S+) in section", out, re.M)   # (after the command itself, under set trace-commands)
-    return m.group(1) if m else None
+    if addr not in _names:
+        out = gdb.execute("info symbol 0x%x" % addr, to_string=True)
+        m = re.search(r"^(\S+) in section", out, re.M)   # (after the command itself, under set trace-commands)
+        _names[addr] = m.group(1) if m else None
+    return _names[addr]
 
 
 def _function_symbol(addr):
@@ -217,6 +222,7 @@ def _registries():
 
 def instances():
     """Every live instance, thread by thread, oldest first."""
+    _names.clear()
     live = _type("struct coro_live")
     char = _type("char").pointer()
     out = []
@@ -270,7 +276,7 @@ def _with_running(fn):
 # -- what a task waits for ----------------------------------------------------
 
 def _now_ms(inst):
-    if _is_core():
+    if _is_core() and not int(inst.registry["exited"]):
         return int(inst.registry["sched"]["now_ms"])
     return int(time.monotonic() * 1000)
 
@@ -308,6 +314,8 @@ def describe_awaitable(aw, inst):
 
 def _ready_queue(registry):
     out = set()
+    if int(registry["exited"]):   # its scheduler went with the thread
+        return out
     c = registry["sched"]["head"]
     while _ptr(c):
         out.add(_ptr(c))
