@@ -265,12 +265,20 @@ def _running_locations():
 
 
 def _with_running(fn):
+    """fn(where the running instances are): looking takes a walk through every
+    thread's stack, after which the user's thread and frame are selected again."""
     thread = gdb.selected_thread()
+    try:
+        frame = gdb.selected_frame()
+    except gdb.error:
+        frame = None
     try:
         return fn(_running_locations())
     finally:
         if thread is not None and thread.is_valid():
             thread.switch()
+            if frame is not None and frame.is_valid():
+                frame.select()
 
 
 # -- what a task waits for ----------------------------------------------------
