@@ -40,26 +40,16 @@ void coro_fatal(const char *func, const char *fmt, ...) {
  * Creating and releasing
  * =================================================================== */
 
-/* Why calloc: a fresh frame reads as zeros, so a bug that reads a local
-   before the body set it is repeatable rather than random. Over-aligned
-   frames (a local with _Alignas(64)) need aligned_alloc, whose size must be
-   a multiple of the alignment. */
-static void *alloc_zeroed(size_t size, size_t align) {
-  if (align <= _Alignof(max_align_t))
-    return calloc(1, size);
-  size_t rounded = (size + align - 1) / align * align;
-  void *p = aligned_alloc(align, rounded);
-  if (p)
-    memset(p, 0, rounded);
-  return p;
-}
-
+/* A fresh frame reads as zeros, so a bug that reads a local before the body
+   set it is repeatable rather than random; over-aligned frames (a local with
+   _Alignas(64)) come from aligned_alloc. registry.c allocates it, in front of
+   the record that lists it among the live instances. */
 static void release_frame(coro_t *c) {
-  free(c);
+  coro_live_free(c);
 }
 
 coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out)) {
-  coro_t *c = alloc_zeroed(size, align);
+  coro_t *c = coro_live_alloc(size, align);
   if (!c)
     coro_fatal("coro_frame_new", "out of memory for a frame of %zu bytes", size);
   c->resume = resume;

@@ -9,4 +9,10 @@
 _Noreturn void coro_fatal(const char *func, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* registry.c: the memory of an instance made by coro_frame_new, zeroed, with
+   its struct coro_live in front, linked into this thread's live instances
+   (NULL when memory runs out); and its release. */
+void *coro_live_alloc(size_t size, size_t align);
+void coro_live_free(coro_t *c);
+
 #endif

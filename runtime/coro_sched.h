@@ -24,6 +24,7 @@ struct sched {
   int remote_fd;            /* eventfd that other threads write to wake us */
   _Atomic(struct coro_offload *) remote_head; /* offloads finished for sleeping tasks (lock-free stack) */
   struct timer_heap timers; /* coro_sleep awaitables */
+  uint64_t now_ms;          /* the clock (CLOCK_MONOTONIC, ms) when the scheduler last read it */
 };
 
 extern _Thread_local struct sched sched_self;

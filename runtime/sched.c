@@ -32,6 +32,8 @@ _Thread_local struct sched sched_self;
 
 void coro_ready(coro_t *c) {
   struct sched *s = &sched_self;
+  if (c->registered)
+    ((struct coro_live *)c - 1)->waiting_on = NULL;  /* woken: it waits for nothing now */
   c->next_ready = NULL;
   if (s->tail)
     s->tail->next_ready = c;
@@ -123,7 +125,9 @@ void coro_await_task(coro_t *parent, coro_t *child) {
 uint64_t sched_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+  uint64_t now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+  sched_self.now_ms = now;  /* the time left of a timer, as a core file knows it (docs/debugging.md) */
+  return now;
 }
 
 int sched_epoll(void) {

@@ -508,7 +508,7 @@ static void stackful_release(coro_t *c) {
   struct stackful *s = (struct stackful *)c;
   if (s->map)
     stack_unmap(s);   /* an unfinished body's frames are simply dropped */
-  free(s);
+  coro_live_free(c);
 }
 
 /* The instance and its arguments in one zeroed allocation (coro_frame_new);

@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import time
+import warnings
 
 import pytest
 
@@ -343,3 +344,33 @@ def test_coroc_generate_misuse(installed, tmp_path, call, message):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0
     assert "coroc_generate: " in proc.stderr and message in proc.stderr, proc.stderr
+
+
+# {==================================================================
+# The gdb extension: installed, and carried by the programs
+# ===================================================================
+
+def test_gdb_extension_installed_and_loaded(installed, tmp_path):
+    """cmake --install puts the extension under PREFIX/share/coroc/gdb; a
+    program linked with the installed libcoro carries it, and gdb loads it
+    from the program (auto-load, for a directory in its safe-path)."""
+    cache = (BUILD_DIR / "CMakeCache.txt").read_text()
+    datadir = cache_value(cache, "CMAKE_INSTALL_DATADIR", "") or cache_value(cache, "CMAKE_INSTALL_DATAROOTDIR",
+                                                                            "share")
+    script = installed.prefix / datadir / "coroc" / "gdb" / "coroc-gdb.py"
+    assert script.read_text() == (SOURCE_DIR / "runtime" / "gdb" / "coroc-gdb.py").read_text()
+    (tmp_path / "gen.coc").write_text(GEN_COC)
+    sh([installed.coroc, "-DLIMIT=3", "-o", "gen.c", "gen.coc"], cwd=tmp_path)
+    sh(["gcc", "-g", "-O0", "-DLIMIT=3", f"-I{installed.includedir}", "-o", "app", "gen.c",
+        installed.libdir / "libcoro.a", "-lpthread"], cwd=tmp_path)
+    if shutil.which("gdb") is None:
+        warnings.warn("SKIP: gdb is not installed: the installed extension was not run")
+        pytest.skip("gdb is not installed")
+    res = sh(["gdb", "-batch", "-nx", "-iex", f"add-auto-load-safe-path {tmp_path}",
+              "-ex", "break gen.coc:14", "-ex", "run", "-ex", "info coroutines", "app"], cwd=tmp_path)
+    if "ptrace" in res.stdout + res.stderr and "not permitted" in res.stdout + res.stderr:
+        warnings.warn("SKIP: gdb may not trace processes here: the installed extension was not run")
+        pytest.skip("gdb may not trace processes here (ptrace: Operation not permitted)")
+    rows = [l.split() for l in res.stdout.splitlines() if l.startswith("0x")]
+    assert [r[1:5] + [os.path.basename(r[5])] + r[6:] for r in rows] == \
+        [["upto", "generator", "stackless", "suspended", "gen.coc:7", "-"]], res.stdout + res.stderr

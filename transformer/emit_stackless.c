@@ -123,6 +123,44 @@ static void emit_frame(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "};");
 }
 
+/* Two tables for debuggers (coroc's gdb extension, docs/debugging.md),
+   kept by `used` though no code reads them:
+     static const unsigned short coro_lines_fib[] = {3, 6, 9};     the .coc line of the start and of each resume point
+     static const char coro_locals_fib[] = "n | a coro_a_2=a";     parameters | locals, FIELD=NAME where renamed */
+static void emit_debug_tables(Emitter *e, Coroutine *co) {
+  emit_put(e, 0, "/* for debuggers (docs/debugging.md): the .coc lines of %s's start and resume points; "
+           "its parameters | locals, FIELD=NAME where renamed */", co->name);
+  char *text;
+  size_t len;
+  FILE *f = xmemstream(&text, &len);   /* a stream: a coroutine may have 100,000 of either */
+  fprintf(f, "%d", emit_line_of(e, co->decl));
+  for (int i = 1; i <= co->nresume; i++)
+    fprintf(f, ", %d", co->resume_lines[i]);
+  fclose(f);
+  emit_put(e, 0, "static const unsigned short coro_lines_%s[] __attribute__((used)) = {%s};", co->name,
+           text);
+  xfree(text);
+  f = xmemstream(&text, &len);
+  bool params = true, first = true;
+  for (int i = 0; i < co->locals.n; i++) {
+    Node *n = co->locals.v[i];
+    if (params && n->kind != ND_PARAM) {
+      fputs(first ? "| " : " | ", f);
+      params = false;
+    } else if (!first) {
+      fputc(' ', f);
+    }
+    first = false;
+    if (strcmp(n->sym->field, n->sym->name) == 0)
+      fputs(n->sym->name, f);
+    else
+      fprintf(f, "%s=%s", n->sym->field, n->sym->name);
+  }
+  fclose(f);
+  emit_put(e, 0, "static const char coro_locals_%s[] __attribute__((used)) = \"%s\";", co->name, text);
+  xfree(text);
+}
+
 static void emit_resume(Emitter *e, Coroutine *co) {
   Node *body = co->def->body;
   emit_put(e, 0, "/* the body of %s, resumed at resume_point */", co->name);
@@ -188,5 +226,6 @@ void emit_stackless(Emitter *e, Coroutine *co) {
   redefine_macros(e, co, false);
   emit_resume(e, co);
   redefine_macros(e, co, true);
+  emit_debug_tables(e, co);
   emit_creation(e, co);
 }

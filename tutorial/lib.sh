@@ -139,10 +139,13 @@ debug_build() {
 # debug_session DIR NAME SCRIPT.gdb: run $work/DIR/NAME under gdb with the
 # commands of SCRIPT.gdb, one a line, and print what gdb prints, commands
 # shown after "(gdb) ". (Each is given with -ex, so that one that fails does
-# not stop the rest.) What differs from one machine to the next is hidden:
-# addresses become 0x..., line numbers in coro.h NNN, gdb's notes on threads go.
+# not stop the rest.) gdb may load coroc's extension from the programs built
+# here (add-auto-load-safe-path: docs/debugging.md). What differs from one
+# machine to the next is hidden: addresses become 0x..., line numbers in
+# coro.h NNN, a timer's time left NNN ms, gdb's notes on threads go.
 debug_session() {
-  local cmds=(-ex "set filename-display basename" -ex "set trace-commands on") line
+  local cmds=(-iex "add-auto-load-safe-path $work" -ex "set filename-display basename"
+              -ex "set trace-commands on") line
   while IFS= read -r line; do
     cmds+=(-ex "$line")
   done < "$3"
@@ -152,6 +155,7 @@ debug_session() {
            -e 's/^\+/(gdb) /' \
            -e 's/0x[0-9a-f]+/0x.../g' \
            -e 's/coro\.h:[0-9]+/coro.h:NNN/g' \
+           -e 's/[0-9]+ ms left/NNN ms left/g' \
            -e 's/process [0-9]+/process NNN/'
 }
 

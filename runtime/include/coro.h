@@ -140,6 +140,7 @@ struct coro {
                                    tests both with one load */
   unsigned char spawned;        /* a task handed to coro_spawn: the scheduler frees it at its end */
   unsigned char generator;      /* made by a generator (yield EXPR): consumed by coro_next, never awaited */
+  unsigned char registered;     /* made by coro_frame_new: a struct coro_live (below) lies in front of it */
   coro_t *parent;               /* a task being awaited: the task awaiting it, resumed directly when it ends */
   coro_t *awaiting;             /* set as a task suspends to await a child: the child to start now */
   void *result;                 /* a task: where its return value is kept; NULL for void */
@@ -243,6 +244,27 @@ struct coro_offload {
 
 /* Make c ready: the scheduler runs it after those already ready. */
 void coro_ready(coro_t *c);
+
+/* {==================================================================
+ * The registry of live instances (runtime/registry.c)
+ *
+ * Every instance that coro_frame_new makes has this record right in front
+ * of its header: it links the instance into the list of its thread's live
+ * instances, which coroc's gdb extension walks (docs/debugging.md), and
+ * names the awaitable a suspended task waits for. Instances are created
+ * and freed on the same thread.
+ * =================================================================== */
+struct coro_live {
+  struct coro_live *next, *prev;     /* this thread's live instances: a ring through its registry */
+  struct coro_awaitable *waiting_on; /* what the task waits for, from its suspension until woken */
+  size_t offset;                     /* from the start of the allocation to the instance */
+};
+
+/* A task suspends on aw (CORO_AWAIT_SUSPEND, CORO_STACKFUL_AWAIT); coro_ready forgets it. */
+static inline void coro_waits_for(coro_t *c, struct coro_awaitable *aw) {
+  if (c->registered)
+    ((struct coro_live *)c - 1)->waiting_on = aw;
+}
 
 /* }================================================================== */
 
@@ -611,6 +633,7 @@ void coro_await_task(coro_t *parent, coro_t *child);
   ((struct coro_awaitable *)&(aw))->ops->ready((struct coro_awaitable *)&(aw))
 #define CORO_AWAIT_SUSPEND(c, n, aw)                                     \
   do {                                                                   \
+    coro_waits_for(c, (struct coro_awaitable *)&(aw));                   \
     ((struct coro_awaitable *)&(aw))->ops->suspend((struct coro_awaitable *)&(aw), c); \
     CORO_SUSPEND(c, n);                                                  \
   } while (0)
@@ -627,6 +650,7 @@ void coro_await_task(coro_t *parent, coro_t *child);
   __extension__({                                                        \
     __typeof__(__VA_ARGS__) coro_aw_ = (__VA_ARGS__);                    \
     while (!CORO_READY(coro_aw_)) {                                      \
+      coro_waits_for(c, (struct coro_awaitable *)&coro_aw_);             \
       ((struct coro_awaitable *)&coro_aw_)->ops->suspend((struct coro_awaitable *)&coro_aw_, c); \
       coro_stackful_yield(c);                                            \
     }                                                                    \

@@ -1,6 +1,7 @@
 /* bench.c: the speed benchmark of coroc's coroutines (docs/benchmarks.md).
  *
- * Two tables, all in one run of this program.
+ * Three tables, all in one run of this program (parts 1, 2 and 5 of
+ * docs/benchmarks.md).
  *
  * 1. The round trip of a generator, resume it and receive one int, in five
  *    builds of the same work:
@@ -14,6 +15,10 @@
  * 2. A task resumed by the scheduler at the bottom of a chain of awaits,
  *    1 and 16 awaits deep (and 0, no await), in both backends (chain.coc;
  *    its section below says more).
+ *
+ * 5. Creating and freeing an instance: libcoro, which lists every live
+ *    instance for debuggers, beside a copy of its code from before that list
+ *    (create.c, create_before.c).
  *
  * Method: each row is warmed up, then given a number of round trips N per
  * repetition (10^7, fewer for a slow row so that one repetition stays near
@@ -38,7 +43,7 @@
  * are measured by tests/bench/echo_bench.sh, not here: they need servers and
  * a client in processes of their own.
  *
- * Usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain]
+ * Usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain|create]
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -188,12 +193,12 @@ static void load_average(char *buf, size_t size) {
 }
 
 static void usage(FILE *to) {
-  fprintf(to, "usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain]\n"
+  fprintf(to, "usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain|create]\n"
               "  --reps R     repetitions per row, 1..%d (default 11); the figure is their median\n"
               "  --n N        round trips (resumes) per repetition, at most (default 10000000;\n"
               "               slow rows get fewer)\n"
               "  --only WORD  run only the rows whose name contains WORD (for a profiler)\n"
-              "  --table T    only the first table (generator) or only the second (chain)\n",
+              "  --table T    only the table of part 1 (generator), 2 (chain) or 5 (create)\n",
           MAX_REPS);
 }
 
@@ -426,12 +431,99 @@ static void print_chains(void) {
 
 /* }================================================================== */
 
-/* Leave out the rows of both tables whose name does not contain word. */
+/* {==================================================================
+ * The third table (part 5): creating and freeing an instance
+ *
+ * libcoro lists every live instance for debuggers (runtime/registry.c):
+ * creation links a record in front of the frame into its thread's list,
+ * and destruction takes it out. What that costs is measured against a copy
+ * of libcoro's creation and destruction from before the list, both with
+ * the same frame (create.c). Target (the debugger issue): creation plus
+ * destruction within 5% of before.
+ * =================================================================== */
+
+enum { CREATE_BEFORE, CREATE_NOW, CREATE_ROWS };
+static struct row creates[CREATE_ROWS] = {
+  [CREATE_BEFORE] = ROW("before the registry (copy)", bench_create_unlisted),
+  [CREATE_NOW] = ROW("coro_frame_new + coro_free", bench_create_registered),
+};
+static const double create_target = 1.05;
+
+static void measure_creates(long max_n) {
+  for (int k = 0; k < CREATE_ROWS; k++) {
+    struct row *r = &creates[k];
+    if (!r->run)
+      continue;
+    long cal = max_n < CALIBRATION_N ? max_n : CALIBRATION_N;
+    measure(r, cal);
+    double ns = measure(r, cal);
+    r->n = round_down_nice(target_rep_seconds * 1e9 / ns, cal);
+    if (r->n > max_n)
+      r->n = max_n;
+  }
+  if (creates[CREATE_NOW].run && creates[CREATE_BEFORE].run)   /* the same N: paired repetitions */
+    creates[CREATE_NOW].n = creates[CREATE_BEFORE].n;
+  for (int i = 0; i < reps; i++)
+    for (int k = 0; k < CREATE_ROWS; k++)
+      if (creates[k].run)
+        creates[k].ns[i] = measure(&creates[k], creates[k].n);
+  for (int k = 0; k < CREATE_ROWS; k++)
+    if (creates[k].run)
+      summarize(&creates[k]);
+}
+
+static void print_creates(void) {
+  printf("5. Creating and freeing an instance (a small frame: the header, four ints, a pointer)\n");
+  printf("ns per creation + destruction: median of %d interleaved repetitions; ratio: median of the\n"
+         "paired ratios to the copy of libcoro from before its registry of live instances\n\n", reps);
+  printf("| %-28s | %10s | %10s | %15s | %-22s |\n", "variant", "N per rep", "median ns", "min..max ns",
+         "ratio");
+  printf("|%.30s|%.12s|%.12s|%.17s|%.24s|\n", "------------------------------", "-----------:",
+         "-----------:", "----------------:", "------------------------");
+  int both = creates[CREATE_NOW].run && creates[CREATE_BEFORE].run;
+  double q[MAX_REPS], ratio_now = -1;
+  if (both) {
+    for (int i = 0; i < reps; i++)
+      q[i] = creates[CREATE_NOW].ns[i] / creates[CREATE_BEFORE].ns[i];
+    ratio_now = median(q, reps);
+  }
+  for (int k = 0; k < CREATE_ROWS; k++) {
+    const struct row *r = &creates[k];
+    if (!r->run) {
+      printf("| %-28s | %10s | %10s | %15s | %-22s |\n", r->name, "-", "skipped", "-", "-");
+      continue;
+    }
+    char range[32], rel[64] = "-";
+    snprintf(range, sizeof range, "%.2f..%.2f", r->min, r->max);
+    if (k == CREATE_BEFORE)
+      snprintf(rel, sizeof rel, "1.00 (baseline)");
+    else if (both)
+      snprintf(rel, sizeof rel, "%.2f x before", ratio_now);
+    printf("| %-28s | %10ld | %10.2f | %15s | %-22s |\n", r->name, r->n, r->median, range, rel);
+  }
+  printf("\ntargets (median of the paired ratios of this run):\n");
+  if (!both) {
+    printf("  %-36s not measured: skipped (--only)\n", "registry / before");
+    return;
+  }
+  printf("  %-36s %5.2f   target <= %.2f   %-7s  (ratio of the medians: %.2f)\n", "registry / before",
+         ratio_now, create_target, ratio_now <= create_target ? "met" : "NOT met",
+         creates[CREATE_NOW].median / creates[CREATE_BEFORE].median);
+}
+
+/* }================================================================== */
+
+/* Leave out the rows of every table whose name does not contain word. */
 static void only(const char *word) {
   for (int k = 0; k < NROWS; k++)
     if (rows[k].run && !strstr(rows[k].name, word)) {
       rows[k].run = NULL;
       rows[k].skipped = 1;
+    }
+  for (int k = 0; k < CREATE_ROWS; k++)
+    if (creates[k].run && !strstr(creates[k].name, word)) {
+      creates[k].run = NULL;
+      creates[k].skipped = 1;
     }
   for (int k = 0; k < CHAIN_BACKENDS; k++)
     if (chains[k].run && !strstr(chains[k].name, word)) {
@@ -442,7 +534,7 @@ static void only(const char *word) {
 
 int main(int argc, char **argv) {
   long max_n = 10000000;
-  int tables = 3;   /* bit 0: generators; bit 1: chains */
+  int tables = 7;   /* bit 0: generators; bit 1: chains; bit 2: creation */
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
       reps = atoi(argv[++i]);
@@ -452,7 +544,7 @@ int main(int argc, char **argv) {
       only(argv[++i]);
     } else if (!strcmp(argv[i], "--table") && i + 1 < argc) {
       const char *t = argv[++i];
-      tables = !strcmp(t, "generator") ? 1 : !strcmp(t, "chain") ? 2 : 0;
+      tables = !strcmp(t, "generator") ? 1 : !strcmp(t, "chain") ? 2 : !strcmp(t, "create") ? 4 : 0;
       if (!tables) {
         usage(stderr);
         return 2;
@@ -477,6 +569,8 @@ int main(int argc, char **argv) {
     measure_generators(max_n);
   if (tables & 2)
     measure_chains(max_n);
+  if (tables & 4)
+    measure_creates(max_n);
   printf("coroc benchmark (tests/bench): %s; compiler %s; load average %s before the runs\n\n", cpu,
          __VERSION__, load);
   if (tables & 1) {
@@ -487,6 +581,11 @@ int main(int argc, char **argv) {
     if (tables & 1)
       printf("\n");
     print_chains();
+  }
+  if (tables & 4) {
+    if (tables & 3)
+      printf("\n");
+    print_creates();
   }
   return 0;
 }

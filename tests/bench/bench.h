@@ -36,6 +36,11 @@ typedef long long bench_chain_fn(int depth, long n);
 bench_chain_fn bench_chain_stackless;      /* chain.coc, --backend=stackless */
 bench_chain_fn bench_chain_stackful;       /* chain.coc, --backend=stackful */
 
+/* Part 5: create and free n instances of a small frame, and return
+   0 + 1 + ... + (n-1) (create.c). */
+bench_run_fn bench_create_registered;      /* coro_frame_new + coro_free, as libcoro is */
+bench_run_fn bench_create_unlisted;        /* the same as libcoro was before its registry (create_before.c) */
+
 #ifdef __cplusplus
 }
 #endif

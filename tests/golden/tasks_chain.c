@@ -43,6 +43,9 @@ coro_resume_1:;
   CORO_FINISH(coro_c);
   CORO_FINISH(coro_c);
 }
+/* for debuggers (docs/debugging.md): the .coc lines of leaf's start and resume points; its parameters | locals, FIELD=NAME where renamed */
+static const unsigned short coro_lines_leaf[] __attribute__((used)) = {6, 7};
+static const char coro_locals_leaf[] __attribute__((used)) = "x";
 /* leaf(...) makes an instance and runs nothing yet (lazy start) */
 #line 6
 coro_t *leaf(int x) {
@@ -148,6 +151,9 @@ coro_resume_1:;
   CORO_FINISH(coro_c);
   CORO_FINISH(coro_c);
 }
+/* for debuggers (docs/debugging.md): the .coc lines of child's start and resume points; its parameters | locals, FIELD=NAME where renamed */
+static const unsigned short coro_lines_child[] __attribute__((used)) = {11, 12, 13, 15};
+static const char coro_locals_child[] __attribute__((used)) = "x | a";
 /* child(...) makes an instance and runs nothing yet (lazy start) */
 #line 11
 coro_t *child(int x) {
@@ -218,6 +224,9 @@ coro_resume_2:;
   printf("%d\n", coro_f->coro_tmp_2);
   CORO_FINISH(coro_c);
 }
+/* for debuggers (docs/debugging.md): the .coc lines of top's start and resume points; its parameters | locals, FIELD=NAME where renamed */
+static const unsigned short coro_lines_top[] __attribute__((used)) = {20, 21, 22};
+static const char coro_locals_top[] __attribute__((used)) = "";
 /* top(...) makes an instance and runs nothing yet (lazy start) */
 #line 20
 coro_t *top(void) {

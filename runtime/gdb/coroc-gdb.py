@@ -1,0 +1,637 @@
+# coroc-gdb.py: gdb commands that know coroc's coroutines (docs/debugging.md).
+#
+#   info coroutines      every live instance: address, name, generator or task,
+#                        backend, state, where it resumes (file.coc:LINE), and
+#                        what a task waits for
+#   coro bt ADDR|all     a stackful instance's real backtrace, unwound from its
+#                        saved registers; a stackless task's chain of awaits,
+#                        innermost first, each at its .coc line
+#   coro frame ADDR      a stackless instance's parameters and locals, under
+#                        the names the program gives them
+#   $coro("NAME"[, N])   the (Nth) live instance of coroutine NAME, for ADDR
+#
+# Where the answers come from. libcoro keeps a list of each thread's live
+# instances (runtime/registry.c: coro_registries, a struct coro_live in front
+# of every instance, naming the awaitable a suspended task waits for). coroc
+# emits, beside each stackless coroutine NAME, the .coc line of each resume
+# point (coro_lines_NAME) and its parameters and locals (coro_locals_NAME),
+# and names its functions coro_resume_NAME (stackless), coro_entry_NAME and
+# coro_body_NAME (stackful). A stackful instance keeps its registers in its
+# struct coro_ctx while suspended; a Python unwinder hands them to gdb as the
+# caller of the newest frame, and gdb's own unwinder walks on from there, so
+# it works on a core file as on a live process.
+#
+# gdb loads this from the .debug_gdb_scripts section that libcoro puts into
+# every program linked with it, or by hand: source PREFIX/share/coroc/gdb/coroc-gdb.py.
+# It needs the debug information of libcoro (its default RelWithDebInfo build
+# has it) and works best with programs compiled with -g.
+
+import os
+import re
+import time
+
+import gdb
+import gdb.unwinder
+
+STATES = ["created", "suspended", "running", "done"]
+
+
+def _type(name, block=None):
+    try:
+        return gdb.lookup_type(name, block) if block else gdb.lookup_type(name)
+    except gdb.error:
+        raise gdb.GdbError("coroc: no type '%s' in this program: is libcoro built with "
+                           "debug information (-g)?" % name)
+
+
+def _ptr(value):
+    return int(value.cast(_type("unsigned long")))
+
+
+_names = {}   # address -> symbol name, for one command (instances() empties it)
+
+
+def _symbol_name(addr):
+    """The name of the symbol (function or variable) that starts at addr, or None.
+    From the ELF symbol table: the debug information would name a function
+    inlined at addr instead."""
+    if not addr:
+        return None
+    if addr not in _names:
+        out = gdb.execute("info symbol 0x%x" % addr, to_string=True)
+        m = re.search(r"^(\S+) in section", out, re.M)   # (after the command itself, under set trace-commands)
+        _names[addr] = m.group(1) if m else None
+    return _names[addr]
+
+
+def _function_symbol(addr):
+    try:
+        block = gdb.block_for_pc(addr)
+    except RuntimeError:
+        return None
+    while block is not None and block.function is None:
+        block = block.superblock
+    return block.function if block is not None else None
+
+
+def _file(symtab):
+    """A source file's name as gdb's `set filename-display` wants it shown."""
+    try:
+        mode = gdb.parameter("filename-display")
+    except RuntimeError:
+        mode = "relative"
+    if mode == "basename":
+        return os.path.basename(symtab.filename)
+    if mode == "absolute":
+        return symtab.fullname()
+    return symtab.filename
+
+
+def _is_core():
+    try:
+        return "core dump" in gdb.execute("info target", to_string=True)
+    except gdb.error:
+        return False
+
+
+class Instance:
+    """One live instance, as read from the registry."""
+
+    def __init__(self, coro, node, registry):
+        self.coro = coro                      # gdb.Value, struct coro *
+        self.addr = _ptr(coro)
+        self.node = node                      # struct coro_live *
+        self.registry = registry              # struct coro_registry *
+        c = coro.dereference()
+        self.status = int(c["status"])
+        self.state = STATES[self.status] if 0 <= self.status < len(STATES) else "invalid"
+        self.generator = bool(int(c["generator"]))
+        self.kind = "generator" if self.generator else "task"
+        self.parent = _ptr(c["parent"])
+        self.resume_point = int(c["resume_point"])
+        resume = _ptr(c["resume"])
+        rname = _symbol_name(resume) or "0x%x" % resume
+        self.stackful = rname == "stackful_resume"
+        if self.stackful:
+            self.backend = "stackful"
+            self.s = coro.cast(_type("struct stackful").pointer()).dereference()
+            self.fn = _ptr(self.s["entry"])
+            ename = _symbol_name(self.fn) or "0x%x" % self.fn
+            self.name = ename[len("coro_entry_"):] if ename.startswith("coro_entry_") else ename
+        else:
+            self.backend = "stackless"
+            self.fn = resume
+            self.name = rname[len("coro_resume_"):] if rname.startswith("coro_resume_") else rname
+
+    # -- stackless: the tables coroc emits beside the resume function ----
+    def _static(self, prefix):
+        try:
+            block = gdb.block_for_pc(self.fn)
+        except RuntimeError:
+            return None
+        if block is None:
+            return None
+        sym = gdb.lookup_symbol(prefix + self.name, block)[0]
+        return sym.value() if sym is not None else None
+
+    def source_file(self):
+        fn = _function_symbol(self.fn)
+        return _file(fn.symtab) if fn is not None and fn.symtab is not None else "?"
+
+    def stackless_line(self, point):
+        table = self._static("coro_lines_")
+        if table is None:
+            return None
+        n = table.type.sizeof // table.type.target().sizeof
+        return int(table[point]) if 0 <= point < n else None
+
+    def locals_table(self):
+        """[(field, name, is_param)] from coro_locals_NAME."""
+        text = self._static("coro_locals_")
+        if text is None:
+            return None
+        text = text.string()
+        params, _, locals_ = text.partition("|")
+        out = []
+        for words, is_param in ((params, True), (locals_, False)):
+            for w in words.split():
+                field, _, name = w.partition("=")
+                out.append((field, name or field, is_param))
+        return out
+
+    def frame_value(self):
+        block = gdb.block_for_pc(self.fn)
+        t = _type("struct coro_frame_" + self.name, block)
+        return self.coro.cast(t.pointer()).dereference()
+
+    # -- stackful: the saved registers --------------------------------------
+    def stack_mapped(self):
+        return _ptr(self.s["map"]) != 0
+
+    def saved_registers(self):
+        ctx = self.s["ctx"]
+        names = [f.name for f in ctx.type.fields()]
+        if "rsp" in names:
+            return [("rsp", ctx["rsp"]), ("rip", ctx["rip"]), ("rbp", ctx["rbp"])]
+        if "x29" in names:
+            regs = [("sp", ctx["sp"]), ("pc", ctx["x30"]), ("x29", ctx["x29"]), ("x30", ctx["x30"])]
+            return regs + [("x%d" % i, ctx["x%d" % i]) for i in range(19, 29)]
+        raise gdb.GdbError("coroc: cannot unwind a stackful context of this build "
+                           "(the ucontext switch): only the asm switch on x86_64 and aarch64")
+
+    def stack_frames(self):
+        """The body's frames of a suspended stackful instance, newest first."""
+        return _unwinder.frames(self)
+
+    # -- where it is and what it waits for ----------------------------------
+    def where(self, running):
+        if self.addr in running:
+            return running[self.addr]
+        if self.stackful:
+            if self.status == 1 and self.stack_mapped():
+                try:
+                    frames = self.stack_frames()
+                except gdb.GdbError:   # a context this extension cannot unwind (ucontext)
+                    return "?"
+                for f in frames:
+                    sal = f.find_sal()
+                    if sal.symtab is not None and sal.symtab.filename.endswith(".coc"):
+                        return "%s:%d" % (_file(sal.symtab), sal.line)
+                return "?"
+            if self.status == 0:
+                fn = _function_symbol(self.fn)
+                if fn is not None and fn.symtab is not None:
+                    return "%s:%d" % (_file(fn.symtab), fn.line)
+            return "-"
+        if self.status == 3:
+            return "-"
+        line = self.stackless_line(self.resume_point if self.status == 1 else 0)
+        return "%s:%d" % (self.source_file(), line) if line is not None else "?"
+
+
+def _registries():
+    try:
+        head = gdb.parse_and_eval("coro_registries")
+    except gdb.error:
+        raise gdb.GdbError("coroc: this program has no coroc runtime (no coro_registries): "
+                           "is it linked with libcoro, and running or loaded from a core file?")
+    while _ptr(head):
+        yield head
+        head = head["next"]
+
+
+def instances():
+    """Every live instance, thread by thread, oldest first."""
+    _names.clear()
+    live = _type("struct coro_live")
+    char = _type("char").pointer()
+    out = []
+    for r in _registries():
+        ring = r["ring"].address
+        items = []
+        n = ring.dereference()["next"]
+        while _ptr(n) != _ptr(ring):
+            coro = (n.cast(char) + live.sizeof).cast(_type("struct coro").pointer())
+            items.append(Instance(coro, n, r))
+            n = n.dereference()["next"]
+        out.extend(reversed(items))
+    return out
+
+
+def _running_locations():
+    """addr -> file:line of the instances running now, from the threads' stacks."""
+    found = {}
+    for thread in gdb.selected_inferior().threads():
+        try:
+            thread.switch()
+            frame = gdb.newest_frame()
+        except gdb.error:
+            continue
+        while frame is not None:
+            name = frame.name() or ""
+            if name.startswith(("coro_resume_", "coro_body_")):
+                try:
+                    addr = _ptr(frame.read_var("coro_c"))
+                except (ValueError, gdb.error):
+                    addr = None
+                sal = frame.find_sal()
+                if addr and sal.symtab is not None and addr not in found:
+                    found[addr] = "%s:%d" % (_file(sal.symtab), sal.line)
+            try:
+                frame = frame.older()
+            except gdb.error:
+                break
+    return found
+
+
+def _with_running(fn):
+    """fn(where the running instances are): looking takes a walk through every
+    thread's stack, after which the user's thread and frame are selected again."""
+    thread = gdb.selected_thread()
+    try:
+        frame = gdb.selected_frame()
+    except gdb.error:
+        frame = None
+    try:
+        return fn(_running_locations())
+    finally:
+        if thread is not None and thread.is_valid():
+            thread.switch()
+            if frame is not None and frame.is_valid():
+                frame.select()
+
+
+# -- what a task waits for ----------------------------------------------------
+
+def _now_ms(inst):
+    if _is_core() and not int(inst.registry["exited"]):
+        return int(inst.registry["sched"]["now_ms"])
+    return int(time.monotonic() * 1000)
+
+
+def describe_awaitable(aw, inst):
+    ops = _ptr(aw.dereference()["ops"])
+    kind = _symbol_name(ops) or "0x%x" % ops
+    def cast(t):
+        return aw.cast(_type(t).pointer()).dereference()
+    if kind in ("read_awaiter", "write_awaiter", "accept_awaiter", "connect_awaiter"):
+        op = kind[:-len("_awaiter")]
+        return "%s on fd %d" % (op, int(cast("struct coro_" + op)["fd"]))
+    if kind == "sleep_awaiter":
+        t = cast("struct coro_sleep")
+        if not int(t["armed"]):
+            return "timer of %d ms" % int(t["ms"])
+        left = int(t["deadline"]) - _now_ms(inst)
+        return "timer, %d ms left (of %d)" % (max(left, 0), int(t["ms"]))
+    if kind == "group_awaiter":
+        w = cast("struct coro_wait")
+        if int(w["any"]):
+            return "wait_any of %d tasks" % int(w["n"])
+        return "wait_all: %d of %d tasks left" % (int(w["left"]), int(w["n"]))
+    if kind == "timeout_awaiter":
+        t = cast("struct coro_timeout")
+        left = int(t["timer"]["deadline"]) - _now_ms(inst)
+        inner = describe_awaitable(t["inner"], inst)
+        return "%s, timeout in %d ms" % (inner, max(left, 0))
+    if kind == "offload_awaiter":
+        o = cast("struct coro_offload")
+        fn = _symbol_name(_ptr(o["fn"])) or "0x%x" % _ptr(o["fn"])
+        return "offload %s(0x%x)" % (fn, _ptr(o["arg"]))
+    return "awaitable 0x%x (%s)" % (_ptr(aw), kind)
+
+
+def _ready_queue(registry):
+    out = set()
+    if int(registry["exited"]):   # its scheduler went with the thread
+        return out
+    c = registry["sched"]["head"]
+    while _ptr(c):
+        out.add(_ptr(c))
+        c = c["next_ready"]
+    return out
+
+
+def waits_for(inst, by_parent, ready):
+    if inst.generator or inst.status != 1:
+        return "-"
+    aw = inst.node.dereference()["waiting_on"]
+    if _ptr(aw):
+        return describe_awaitable(aw, inst)
+    child = by_parent.get(inst.addr)
+    if child is not None:
+        return "task 0x%x (%s)" % (child.addr, child.name)
+    if inst.addr in ready:
+        return "ready (its turn comes)"
+    return "-"
+
+
+# -- the stackful unwinder ----------------------------------------------------
+
+class _FrameId:
+    def __init__(self, sp, pc):
+        self.sp = sp
+        self.pc = pc
+
+
+class ContextUnwinder(gdb.unwinder.Unwinder):
+    """While `regs` is set, the newest frame's caller is the saved context."""
+
+    def __init__(self):
+        super().__init__("coroc-context")
+        self.regs = None
+
+    def __call__(self, pending):
+        if self.regs is None or pending.level() != 0:
+            return None
+        arch = pending.architecture().name()
+        sp, pc = ("rsp", "rip") if "x86-64" in arch else ("sp", "pc")
+        info = pending.create_unwind_info(_FrameId(pending.read_register(sp), pending.read_register(pc)))
+        ulong = _type("unsigned long")
+        for reg, value in self.regs:
+            info.add_saved_register(reg, value.cast(ulong))
+        return info
+
+    def frames(self, inst):
+        """The frames of inst's suspended body, newest first, down to its entry."""
+        try:
+            gdb.newest_frame()
+        except gdb.error:
+            raise gdb.GdbError("coroc: no stack to unwind from: start the program or load a core file")
+        self.regs = inst.saved_registers()
+        gdb.invalidate_cached_frames()
+        out = []
+        try:
+            frame = gdb.newest_frame().older()
+            while frame is not None and len(out) < 256:
+                name = frame.name() or ""
+                if name.startswith("coro_entry_") or name in ("stackful_main", "coro_ctx_trampoline"):
+                    break
+                if not _runtime_frame(frame):
+                    out.append(_SavedFrame(frame))
+                frame = frame.older()
+        finally:
+            self.regs = None
+            gdb.invalidate_cached_frames()
+        return out
+
+
+def _runtime_frame(frame):
+    """The switch itself, inlined from coro.h (or the runtime's own files): not the program's."""
+    sal = frame.find_sal()
+    if sal.symtab is not None and os.path.basename(sal.symtab.filename) in ("coro.h", "stackful.c"):
+        return True
+    return (frame.name() or "") in ("coro_ctx_switch", "coro_stackful_suspend")
+
+
+class _SavedFrame:
+    """What coro bt shows of a frame, read while the unwinder was on."""
+
+    def __init__(self, frame):
+        self.pc = frame.pc()
+        self.name = frame.name() or "??"
+        if self.name.startswith("coro_body_"):   # a stackful body: the coroutine's own name
+            self.name = self.name[len("coro_body_"):]
+        self.sal = frame.find_sal()
+        self.args = []
+        self.locals = []
+        try:
+            block = frame.block()
+        except RuntimeError:
+            block = None
+        while block is not None:
+            for sym in block:
+                if not sym.is_variable and not sym.is_argument:
+                    continue
+                if sym.name.startswith("coro_"):
+                    continue
+                try:
+                    val = str(sym.value(frame))
+                except (gdb.error, ValueError) as e:
+                    val = "<%s>" % e
+                (self.args if sym.is_argument else self.locals).append((sym.name, val))
+            if block.function is not None:
+                break
+            block = block.superblock
+
+    def find_sal(self):
+        return self.sal
+
+
+_unwinder = ContextUnwinder()
+gdb.unwinder.register_unwinder(None, _unwinder, replace=True)
+
+
+# -- the commands ---------------------------------------------------------------
+
+def _table(rows):
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    for r in rows:
+        gdb.write("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] + "\n")
+
+
+class InfoCoroutines(gdb.Command):
+    """Every live coroutine instance of the program (coroc's libcoro).
+
+One line each: its address, the coroutine's name, generator or task, the
+backend (stackless or stackful), its state (created, suspended, running,
+done), where it will go on (file.coc:LINE) and what a task waits for: a
+child task, a read or write on an fd, a timer and the time left, an
+offloaded call, wait_all or wait_any."""
+
+    def __init__(self):
+        super().__init__("info coroutines", gdb.COMMAND_STATUS)
+
+    def invoke(self, arg, from_tty):
+        insts = instances()
+        if not insts:
+            gdb.write("No live coroutine instances.\n")
+            return
+        by_parent = {i.parent: i for i in insts if i.parent}
+        rows = [("ADDRESS", "NAME", "KIND", "BACKEND", "STATE", "WHERE", "WAITS FOR")]
+        threads = {int(i.registry["tid"]) for i in insts}
+
+        def fill(running):
+            readies = {}
+            for i in insts:
+                key = _ptr(i.registry)
+                if key not in readies:
+                    readies[key] = _ready_queue(i.registry)
+                rows.append(("0x%x" % i.addr, i.name, i.kind, i.backend, i.state, i.where(running),
+                             waits_for(i, by_parent, readies[key])
+                             + (" [LWP %d]" % int(i.registry["tid"]) if len(threads) > 1 else "")))
+        _with_running(fill)
+        _table(rows)
+
+
+class Coro(gdb.Command):
+    """Commands for coroc's coroutines: coro bt, coro frame (and info coroutines)."""
+
+    def __init__(self):
+        super().__init__("coro", gdb.COMMAND_STACK, prefix=True)
+
+
+def _find(arg):
+    if not arg.strip():
+        raise gdb.GdbError("coroc: which instance? give its address (from info coroutines)")
+    addr = int(gdb.parse_and_eval(arg).cast(_type("unsigned long")))
+    insts = instances()
+    for i in insts:
+        if i.addr == addr:
+            return i, insts
+    raise gdb.GdbError("coroc: 0x%x is not a live coroutine instance (see info coroutines)" % addr)
+
+
+def _args_of(inst):
+    table = inst.locals_table() or []
+    frame = inst.frame_value()
+    return ", ".join("%s=%s" % (name, frame[field]) for field, name, p in table if p)
+
+
+def _print_chain(inst, insts, running):
+    """inst's chain of awaits, from its innermost child out to the task nobody awaits."""
+    by_addr = {i.addr: i for i in insts}
+    by_parent = {i.parent: i for i in insts if i.parent}
+    while inst.addr in by_parent:
+        inst = by_parent[inst.addr]
+    n = 0
+    seen = set()
+    while inst is not None and inst.addr not in seen:
+        seen.add(inst.addr)
+        label = "[0x%x %s %s, %s]" % (inst.addr, inst.backend, inst.kind, inst.state)
+        if inst.stackful and inst.status == 1 and inst.stack_mapped():
+            for k, f in enumerate(inst.stack_frames()):
+                where = "%s:%d" % (_file(f.sal.symtab), f.sal.line) if f.sal.symtab else "??"
+                args = ", ".join("%s=%s" % a for a in f.args)
+                gdb.write("#%-2d 0x%016x in %s (%s) at %s%s\n" % (n, f.pc, f.name, args, where,
+                                                                  "" if k else "  " + label))
+                n += 1
+        else:
+            args = _args_of(inst) if not inst.stackful else ""
+            gdb.write("#%-2d %s (%s) at %s  %s\n" % (n, inst.name, args, inst.where(running), label))
+            n += 1
+        parent = by_addr.get(inst.parent)
+        if parent is None and inst.parent:
+            waiter = _relay_waiter(inst.parent, insts)
+            if waiter is not None:
+                gdb.write("    (awaited with %s)\n" % waiter[1])
+                parent = waiter[0]
+        inst = parent
+
+
+def _relay_waiter(relay, insts):
+    """The task that awaits coro_wait_all/any, given the relay its tasks see as their parent."""
+    for i in insts:
+        aw = i.node.dereference()["waiting_on"]
+        if not _ptr(aw) or _symbol_name(_ptr(aw.dereference()["ops"])) != "group_awaiter":
+            continue
+        w = aw.cast(_type("struct coro_wait").pointer())
+        if _ptr(w.dereference()["relay"].address) == relay:
+            return i, "wait_any" if int(w.dereference()["any"]) else "wait_all"
+    return None
+
+
+class CoroBt(gdb.Command):
+    """Backtrace of a coroutine instance: coro bt ADDR, or coro bt all.
+
+A suspended stackful instance: its real backtrace, unwound from its saved
+registers. A stackless task: the chain of tasks awaiting one another,
+innermost first, each at the .coc line where it will go on."""
+
+    def __init__(self):
+        super().__init__("coro bt", gdb.COMMAND_STACK)
+
+    def invoke(self, arg, from_tty):
+        if arg.strip() == "all":
+            insts = instances()
+            parents = {i.parent for i in insts}
+            leaves = [i for i in insts if i.addr not in parents]
+            def show(running):
+                for i in leaves:
+                    gdb.write("\ncoroutine 0x%x (%s):\n" % (i.addr, i.name))
+                    _print_chain(i, insts, running)
+            _with_running(show)
+            return
+        inst, insts = _find(arg)
+        if inst.stackful and inst.status == 2:
+            gdb.write("0x%x is running: its frames are on its thread's stack (bt)\n" % inst.addr)
+        _with_running(lambda running: _print_chain(inst, insts, running))
+
+
+class CoroFrame(gdb.Command):
+    """The parameters and locals of a suspended coroutine instance: coro frame ADDR.
+
+A stackless instance keeps them in its frame, some under names coroc gave
+them; they are shown under the names of the program. A stackful one keeps
+them on its stack: they are read from its suspended frames."""
+
+    def __init__(self):
+        super().__init__("coro frame", gdb.COMMAND_STACK)
+
+    def invoke(self, arg, from_tty):
+        inst, _ = _find(arg)
+        gdb.write("coroutine 0x%x (%s, %s %s, %s) at %s\n" % (
+            inst.addr, inst.name, inst.backend, inst.kind, inst.state,
+            _with_running(lambda running: inst.where(running))))
+        if inst.stackful:
+            if inst.status != 1 or not inst.stack_mapped():
+                gdb.write("  (not suspended: no saved frames)\n")
+                return
+            for f in inst.stack_frames():
+                if f.name == inst.name:
+                    for what, items in (("parameters", f.args), ("locals", f.locals)):
+                        gdb.write("%s:\n" % what)
+                        for name, val in items:
+                            gdb.write("  %s = %s\n" % (name, val))
+                    return
+            return
+        table = inst.locals_table()
+        if table is None:
+            raise gdb.GdbError("coroc: no coro_locals_%s table: was the program made by this coroc?"
+                               % inst.name)
+        frame = inst.frame_value()
+        for what, want in (("parameters", True), ("locals", False)):
+            gdb.write("%s:\n" % what)
+            for field, name, is_param in table:
+                if is_param == want:
+                    note = "" if field == name else "  (frame field %s)" % field
+                    gdb.write("  %s = %s%s\n" % (name, frame[field], note))
+
+
+class CoroFunction(gdb.Function):
+    """$coro("NAME") or $coro("NAME", N): the live instance of coroutine NAME
+(the Nth of them, from 0, in the order of info coroutines), as a coro_t *.
+For scripts: coro bt $coro("writer")."""
+
+    def __init__(self):
+        super().__init__("coro")
+
+    def invoke(self, name, n=None):
+        name = name.string()
+        n = int(n) if n is not None else 0
+        found = [i for i in instances() if i.name == name]
+        if n >= len(found):
+            raise gdb.GdbError("coroc: no live instance %d of coroutine %s (%d live)" % (n, name, len(found)))
+        return found[n].coro
+
+
+_commands = [InfoCoroutines(), Coro(), CoroBt(), CoroFrame(), CoroFunction()]
