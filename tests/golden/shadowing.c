@@ -56,7 +56,7 @@ coro_resume_3:;
 }
 /* for debuggers (docs/debugging.md): the .coc lines of pairs's start and resume points; its parameters | locals, FIELD=NAME where renamed */
 static const unsigned short coro_lines_pairs[] __attribute__((used)) = {4, 10, 12, 14};
-static const char coro_locals_pairs[] __attribute__((used)) = "n | i coro_i_2=i sum coro_i_3=i";
+static const char coro_locals_pairs[] __attribute__((used)) = "n | i coro_i_2=i sum";
 /* pairs(...) makes an instance and runs nothing yet (lazy start) */
 #line 4
 coro_t *pairs(int n) {
