@@ -27,6 +27,7 @@ FIELDS = {
     "struct_whole": [],                      # p is assigned whole before it is read again
     "do_while": ["n", "left"],
     "through_macro": ["base"],               # named only by a macro: kept
+    "siblings": ["n", "a", "b", "i", "x", "text"],  # a and b go with b; the rest, live
 }
 PLAIN = {
     "switch_past_decls": ["t"],
@@ -73,11 +74,27 @@ def test_every_field_says_why(coroc):
     assert int(m.group(1)) <= 80 and int(m.group(2)) >= 64 + 256, header  # big (256 bytes) is gone
 
 
+def test_sibling_blocks_share_storage(coroc):
+    lines = stats()["siblings"][3]
+    offset = {l.split()[2]: int(l.split()[0]) for l in lines if re.match(r"^\s+\d+\s+\d+\s", l)}
+    # each block's fields start where the other blocks' do, after n
+    assert offset["a"] == offset["i"] == offset["text"] > offset["n"], lines
+    assert offset["b"] > offset["a"] and offset["x"] > offset["i"], lines
+    m = re.search(r"frame (\d+) bytes.*\((\d+) with every local", lines[0])
+    assert m and int(m.group(1)) < int(m.group(2)), lines[0]
+    res = run([COROC, f"-I{TESTS_DIR}", "--no-line", CASE])
+    frame = res.stdout.split("struct coro_frame_siblings {")[1].split("\n};")[0]
+    assert "union {  /* blocks never active at once share their storage */" in frame, frame
+    assert frame.count("struct {  /* the ") == 3, frame
+
+
 def test_hoist_all_keeps_every_local(coroc):
     frames = stats("--hoist-all")
     assert frames["dead_before_yield"][1] == ["n", "big", "i", "sum", "coro_i_2", "total",
                                               "coro_i_3", "sq"]
     assert all(not f[2] for f in frames.values())
+    res = run([COROC, "--hoist-all", f"-I{TESTS_DIR}", "--no-line", CASE])
+    assert "union" not in res.stdout.split("struct coro_frame_siblings {")[1].split("\n};")[0]
     assert "with every local" not in frames["running_sum"][0]
 
 

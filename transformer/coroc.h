@@ -531,6 +531,17 @@ typedef struct {
 } Lines;
 
 /* A coroutine definition or prototype found by the whole-file parse. */
+/* live.c: where the locals in the frame go. The fields of sibling blocks
+   share storage (a union of one struct per block, emit_stackless.c). */
+typedef struct FrameScope FrameScope;
+struct FrameScope {
+  Node *node;         /* the block or for statement */
+  NodeList locals;    /* its locals in the frame (ND_INIT_DECL), in order */
+  FrameScope **kids;  /* the scopes in it that hold fields, in order */
+  int nkids;
+  bool linked;        /* (while it is built: in its parent's kids) */
+};
+
 struct Coroutine {
   const char *name;   /* its name */
   Node *def;          /* the definition parsed from the original tokens (NULL for a prototype) */
@@ -551,6 +562,7 @@ struct Coroutine {
   Node *first_return_value; /* its first `return EXPR;`, for messages */
   NodeList locals;    /* ND_INIT_DECL / ND_PARAM nodes whose objects live in the frame */
   NodeList plain_locals; /* live.c: ND_INIT_DECL nodes of locals that stay ordinary C locals */
+  FrameScope *frame_scope; /* live.c: the locals in the frame by scope (the body's); NULL: flat */
   NodeList types;     /* ND_DECL nodes of types declared in the body, hoisted to file scope */
   NodeList literals;  /* compound literals kept in the frame (Node.field is the field) */
   NodeList awaits;    /* its ND_AWAIT nodes: each has fields coro_aw_N (and coro_tmp_N) */

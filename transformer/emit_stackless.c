@@ -83,6 +83,46 @@ static void emit_shapes(Emitter *e, Coroutine *co) {
     emit_put(e, 0, "#pragma GCC diagnostic pop");
 }
 
+/* The field of a parameter or local. */
+static void emit_local_field(Emitter *e, Node *n) {
+  Node *specs = n->specs, *d = n->declarator;  /* of an ND_PARAM or ND_INIT_DECL */
+  char *decl = field_decl(e, specs, d, n->kind == ND_PARAM ? NULL : n->init, n->sym->field,
+                          n->kind == ND_PARAM);
+  if (n->kind == ND_INIT_DECL) {  /* `int x __attribute__((aligned(16)))`: the attribute too */
+    int end = n->init ? n->init->first - 2 : n->last;
+    if (end > d->last)
+      decl = format("%s %s", decl, range_str(e, d->last + 1, end, &(Style){.collapse = true}));
+  }
+  emit_put(e, emit_line_of(e, n), "%s;%s", decl, n->kind == ND_PARAM ? "  /* parameter */" : "");
+}
+
+/* The fields of a scope's locals, then those of the blocks in it: one
+   block's inline, several blocks' in a union of one anonymous struct each,
+   since they are never active at once (C11 anonymous members: the body
+   still says coro_f->x). */
+static void emit_scope_fields(Emitter *e, const FrameScope *s) {
+  for (int i = 0; i < s->locals.n; i++)
+    emit_local_field(e, s->locals.v[i]);
+  if (s->nkids == 1) {
+    emit_scope_fields(e, s->kids[0]);
+    return;
+  }
+  if (s->nkids == 0)
+    return;
+  emit_put(e, 0, "union {  /* blocks never active at once share their storage */");
+  e->indent++;
+  for (int i = 0; i < s->nkids; i++) {
+    emit_put(e, 0, "struct {  /* the %s at %s:%d */", s->kids[i]->node->kind == ND_FOR ? "for loop"
+             : "block", e->src->name, emit_line_of(e, s->kids[i]->node));
+    e->indent++;
+    emit_scope_fields(e, s->kids[i]);
+    e->indent--;
+    emit_put(e, 0, "};");
+  }
+  e->indent--;
+  emit_put(e, 0, "};");
+}
+
 static void emit_frame(Emitter *e, Coroutine *co) {
   emit_shapes(e, co);
   emit_put(e, 0, "/* the frame of %s: its parameters and locals, kept across suspensions */",
@@ -90,18 +130,11 @@ static void emit_frame(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "struct coro_frame_%s {", co->name);
   e->indent++;
   emit_put(e, 0, "coro_t coro_base;  /* the runtime's header; must come first */");
-  for (int i = 0; i < co->locals.n; i++) {
-    Node *n = co->locals.v[i];
-    Node *specs = n->specs, *d = n->declarator;  /* of an ND_PARAM or ND_INIT_DECL */
-    char *decl = field_decl(e, specs, d, n->kind == ND_PARAM ? NULL : n->init, n->sym->field,
-                            n->kind == ND_PARAM);
-    if (n->kind == ND_INIT_DECL) {  /* `int x __attribute__((aligned(16)))`: the attribute too */
-      int end = n->init ? n->init->first - 2 : n->last;
-      if (end > d->last)
-        decl = format("%s %s", decl, range_str(e, d->last + 1, end, &(Style){.collapse = true}));
-    }
-    emit_put(e, emit_line_of(e, n), "%s;%s", decl, n->kind == ND_PARAM ? "  /* parameter */" : "");
-  }
+  for (int i = 0; i < co->locals.n; i++)
+    if (!co->frame_scope || co->locals.v[i]->kind == ND_PARAM)
+      emit_local_field(e, co->locals.v[i]);
+  if (co->frame_scope)
+    emit_scope_fields(e, co->frame_scope);
   for (int i = 0; i < co->literals.n; i++)
     emit_literal_field(e, co->literals.v[i]);
   if (!co->is_generator && !co->returns_void)

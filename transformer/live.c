@@ -150,10 +150,11 @@ static bool address_pre(Node *n, void *ctx) {
   return true;
 }
 
-/* Which locals have a resume point in their scope, from their declaration
-   to the end of the block (or for statement) that declares them: the
-   scopes are noted during a walk, the resume points too (in source order),
-   and each scope is then looked up among them. */
+/* The scopes of the body (its blocks and for statements, numbered as the
+   walk meets them) and, for each local, the one that declares it and where
+   its own scope ends: from its declaration to the end of that block. The
+   resume points are noted too, in source order, so that a local's scope
+   can be looked up among them. */
 typedef struct {
   int first, last;  /* token indices */
 } Range;
@@ -161,9 +162,13 @@ typedef struct {
 typedef struct {
   int *resumes;     /* the first tokens of the resume points, in order */
   int nresumes;
-  Node **open;      /* the blocks and for statements around */
+  int *open;        /* the scopes around, innermost last */
   int nopen, capopen;
-  Range *scopes;    /* [var] */
+  Node **scope;     /* [scope]: its node */
+  int *parent;      /* [scope]: the scope around it, or -1 */
+  int nscopes, capscopes;
+  Range *range;     /* [var]: its scope */
+  int *home;        /* [var]: the scope that declares it */
 } ScopeWalk;
 
 static bool scope_pre(Node *n, void *ctx) {
@@ -172,12 +177,22 @@ static bool scope_pre(Node *n, void *ctx) {
     w->resumes = xrealloc(w->resumes, sizeof(int) * (w->nresumes + 1));
     w->resumes[w->nresumes++] = n->first;
   }
-  if (n->kind == ND_INIT_DECL && n->sym && n->sym->live_var && w->nopen > 0)
-    w->scopes[n->sym->live_var - 1] = (Range){n->first, w->open[w->nopen - 1]->last};
+  if (n->kind == ND_INIT_DECL && n->sym && n->sym->live_var && w->nopen > 0) {
+    int v = n->sym->live_var - 1, in = w->open[w->nopen - 1];
+    w->range[v] = (Range){n->first, w->scope[in]->last};
+    w->home[v] = in;
+  }
   if (n->kind == ND_BLOCK || n->kind == ND_FOR) {
+    if (w->nscopes == w->capscopes) {
+      w->capscopes = w->capscopes ? 2 * w->capscopes : 16;
+      w->scope = xrealloc(w->scope, sizeof(Node *) * w->capscopes);
+      w->parent = xrealloc(w->parent, sizeof(int) * w->capscopes);
+    }
+    w->scope[w->nscopes] = n;
+    w->parent[w->nscopes] = w->nopen ? w->open[w->nopen - 1] : -1;
     if (w->nopen == w->capopen)
-      w->open = xrealloc(w->open, sizeof(Node *) * (w->capopen = w->capopen ? 2 * w->capopen : 16));
-    w->open[w->nopen++] = n;
+      w->open = xrealloc(w->open, sizeof(int) * (w->capopen = w->capopen ? 2 * w->capopen : 16));
+    w->open[w->nopen++] = w->nscopes++;
   }
   return true;
 }
@@ -200,21 +215,66 @@ static bool any_resume_in(const ScopeWalk *w, Range r) {
   return lo < w->nresumes && w->resumes[lo] <= r.last;
 }
 
-static void frame_address_taken(Live *l) {
+static void walk_scopes(Live *l, ScopeWalk *w) {
+  w->range = xcalloc(l->nvars + 1, sizeof(Range));
+  w->home = xcalloc(l->nvars + 1, sizeof(int));
+  visit(l->co->def->body, scope_pre, scope_post, w);
+}
+
+static void release_scopes(ScopeWalk *w) {
+  xfree(w->resumes);
+  xfree(w->open);
+  xfree(w->scope);
+  xfree(w->parent);
+  xfree(w->range);
+  xfree(w->home);
+}
+
+static void frame_address_taken(Live *l, const ScopeWalk *w) {
   AddrWalk a = {l, xcalloc(l->nvars, sizeof(char *))};
   visit(l->co->def->body, address_pre, NULL, &a);
-  ScopeWalk w = {.scopes = xcalloc(l->nvars, sizeof(Range))};
-  visit(l->co->def->body, scope_pre, scope_post, &w);
   for (int v = 0; v < l->nvars; v++)
-    if (a.why[v] && any_resume_in(&w, w.scopes[v]))
+    if (a.why[v] && any_resume_in(w, w->range[v]))
       must_frame(l, v, a.why[v]);
-  xfree(w.scopes);
-  xfree(w.resumes);
-  xfree(w.open);
   xfree(a.why);
 }
 
-/* }================================================================== */
+/* {==================================================================
+ * Sharing: blocks that are never active at once
+ * =================================================================== */
+
+/* The locals of two sibling blocks are never alive at the same time (C
+   ends a local's life when its block is left), so their fields can share
+   storage, as a compiler shares stack slots: the frame holds a union of
+   one struct per block. The tree of FrameScope says which fields go where;
+   a scope with no field in it, or under it, is left out. */
+static FrameScope *share_storage(Live *l, const ScopeWalk *w) {
+  FrameScope **of = xcalloc(w->nscopes + 1, sizeof(FrameScope *));
+  FrameScope *root = NULL;
+  for (int v = 0; v < l->nvars; v++) {
+    if (!l->vars[v]->frame_reason)
+      continue;
+    /* its scope, and those around it up to one already in the tree */
+    for (int sc = w->home[v], child = -1; sc >= 0; child = sc, sc = w->parent[sc]) {
+      if (child >= 0 && of[child]->linked)
+        break;
+      if (!of[sc]) {
+        of[sc] = xcalloc(1, sizeof(FrameScope));
+        of[sc]->node = w->scope[sc];
+      }
+      if (child >= 0) {
+        of[sc]->kids = xrealloc(of[sc]->kids, sizeof(FrameScope *) * (of[sc]->nkids + 1));
+        of[sc]->kids[of[sc]->nkids++] = of[child];
+        of[child]->linked = true;
+      }
+      if (w->parent[sc] < 0)
+        root = of[sc];
+    }
+    list_push(&of[w->home[v]]->locals, l->vars[v]->decl);
+  }
+  xfree(of);
+  return root;
+}
 
 /* {==================================================================
  * The graph
@@ -641,6 +701,7 @@ static void release(Live *l) {
 
 void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
   Live l = {.co = co, .src = src, .brk = -1, .cont = -1};
+  ScopeWalk scopes = {0};
   /* the candidates: the locals laid out, in order; a declaration's go together */
   l.vars = xcalloc(co->locals.n + 1, sizeof(Sym *));
   l.group = xcalloc(co->locals.n + 1, sizeof(int));
@@ -663,7 +724,8 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
     for (int v = 0; v < l.nvars; v++)
       l.vars[v]->frame_reason = "every local (--hoist-all)";
   } else if (l.nvars > 0) {
-    frame_address_taken(&l);
+    walk_scopes(&l, &scopes);
+    frame_address_taken(&l, &scopes);
     frame_named_in_macros(&l);
     visit(co->def->body, moved_decls_pre, NULL, &l);
     l.exit = new_cfg_node(&l);
@@ -695,7 +757,10 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
     list_push(&co->plain_locals, n);
   }
   co->locals.n = kept;
+  if (!hoist_all && l.nvars > 0)
+    co->frame_scope = share_storage(&l, &scopes);
   for (int v = 0; v < l.nvars; v++)
     l.vars[v]->live_var = 0;
+  release_scopes(&scopes);
   release(&l);
 }
