@@ -311,7 +311,7 @@ static void print_generators(void) {
  * The two depths of the target are measured back to back in every
  * repetition (depth 1, depth 16, depth 0, then the other backend), with
  * the same N, and the ratio is the median of the paired ratios, as in the
- * first table. Target (issue 4): depth 16 at most twice depth 1.
+ * first table. Target: depth 16 at most twice depth 1.
  * =================================================================== */
 
 enum { CHAIN_BACKENDS = 2, CHAIN_DEPTHS = 3 };
@@ -438,7 +438,7 @@ static void print_chains(void) {
  * creation links a record in front of the frame into its thread's list,
  * and destruction takes it out. What that costs is measured against a copy
  * of libcoro's creation and destruction from before the list, both with
- * the same frame (create.c). Target (the debugger issue): creation plus
+ * the same frame (create.c). Target: creation plus
  * destruction within 5% of before.
  * =================================================================== */
 

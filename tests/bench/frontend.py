@@ -21,7 +21,7 @@ include its children: coroc's `cc -E`, gcc's cc1. Per command it reports the
 median wall time of N runs (after one warm-up, the runs interleaved), user +
 system CPU time, lines per second and the peak resident memory, in MiB and in
 bytes per byte of input. Then the ratios of the same run (coroc / gcc
--fsyntax-only, coroc / cc -E) and the issue's targets, met or not.
+-fsyntax-only, coroc / cc -E) and coroc's targets, met or not.
 
 A benchmark, not a test: it exits 0 whatever the figures. It exits 1 only when
 something could not run: an input that gcc rejects, a coroc that fails on
@@ -44,11 +44,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME_INCLUDE = ROOT / "runtime" / "include"
 
-# The sizes the issue asks for; the generators stop when they reach them.
+# The sizes of the inputs; the generators stop when they reach them.
 C_TARGET_LINES = 20000
 COC_COROUTINES = 3000
 
-# The issue's targets.
+# coroc's targets for its front end (docs/benchmarks.md, part 4).
 TARGET_TIME_VS_GCC = 0.5          # coroc time / gcc -fsyntax-only time on large.c
 TARGET_RSS_PER_BYTE = 20.0        # peak RSS / input bytes, every coroc row
 TARGET_COC_LINES_PER_S = 100000   # coroc on large.coc, each backend
@@ -785,7 +785,7 @@ def verdict(ok):
 def print_targets(c_runs, c_size, coc_runs, coc_size):
     """The verdicts go by wall time, what a build waits for; the figure of
     CPU time follows in parentheses, as the steadier one on a busy machine."""
-    print("\ntargets (of the issue), from this run:")
+    print("\ntargets, from this run:")
     wall, _ = ratio(c_runs, "coroc", "gcc -std=gnu11 -fsyntax-only", 0)
     cpu, _ = ratio(c_runs, "coroc", "gcc -std=gnu11 -fsyntax-only", 1)
     print(f"target: coroc time <= {TARGET_TIME_VS_GCC}x gcc -fsyntax-only on the large C file: "
