@@ -11,7 +11,9 @@ GOLDEN = TESTS_DIR / "golden"
 
 
 def edges(dot_text):
-    return set(re.findall(r"(s\d+) -> (s\d+);", dot_text))
+    """The edges of one coroutine's graph, its node names without the NAME_
+    that a file of several coroutines puts before them."""
+    return set(re.findall(r"(?:\w+_)?(s\d+) -> (?:\w+_)?(s\d+);", dot_text))
 
 
 def test_dot_loops_and_exits(coroc):
@@ -96,10 +98,30 @@ def test_dot_of_a_task(coroc):
     # loop's condition awaits (15) on every pass; then return.
     res = run([COROC, "--dot", "tasks_chain.coc"], cwd=GOLDEN)
     assert res.returncode == 0, res.stderr
-    child = res.stdout.split('digraph "child"')[1].split("}")[0]
-    assert 's1 [label="1: await, line 12"]' in child
+    child = res.stdout.split('subgraph "cluster_child"')[1].split("}")[0]
+    assert 'child_s1 [label="1: await, line 12"]' in child
     assert edges(child) == {("s0", "s1"), ("s1", "s2"), ("s1", "s3"), ("s2", "s3"),
                             ("s3", "s3"), ("s3", "s4")}
+
+
+def test_dot_of_several_coroutines_is_one_graph(coroc, tmp_path):
+    # Several digraphs in one input make `dot -Tsvg` write several SVG
+    # documents into one file, which no viewer opens: several coroutines are
+    # the clusters of one graph instead, their nodes named after them.
+    res = run([COROC, "--dot", "tasks_chain.coc"], cwd=GOLDEN)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.count("digraph") == 1
+    assert res.stdout.startswith('digraph "tasks_chain.coc" {\n')
+    names = re.findall(r'subgraph "cluster_(\w+)"', res.stdout)
+    assert names == re.findall(r"^coroutine \w+ (\w+)\([^;]*\{", (GOLDEN / "tasks_chain.coc").read_text(), re.M)
+    for name in names:
+        assert f'{name}_s0 [label="start", shape=oval];' in res.stdout
+    if shutil.which("dot"):
+        svg = run(["dot", "-Tsvg"], input=res.stdout)
+        assert svg.returncode == 0, svg.stderr
+        assert svg.stdout.count("<svg") == 1
+        for name in names:
+            assert f"coroutine {name} (tasks_chain.coc" in svg.stdout
 
 
 def test_stats_of_a_task(coroc):

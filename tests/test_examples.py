@@ -23,7 +23,7 @@ import time
 
 import pytest
 
-from conftest import BACKENDS, BUILD_DIR, SOURCE_DIR
+from conftest import BACKENDS, BUILD_DIR, SOURCE_DIR, run
 
 EXAMPLES = BUILD_DIR / "examples"
 HOST = "127.0.0.1"
@@ -240,3 +240,14 @@ def test_echo_blocked_on_io_uses_no_cpu(server):
     server.check_and_close()
 
 # }==================================================================
+
+
+def test_demo_labels_a_self_checking_build(tmp_path):
+    """The demo runs echo's builds through run_self_test.sh: every line a build
+    prints begins with its backend, and the build's exit status is kept."""
+    script = SOURCE_DIR / "examples" / "run_self_test.sh"
+    res = run(["sh", script, "stackful", "sh", "-c", "echo one; echo two; exit 3"])
+    assert res.stdout == "stackful: one\nstackful: two\n"
+    assert res.returncode == 3
+    res = run(["sh", script, "stackless", "sh", "-c", "echo ok"])
+    assert (res.returncode, res.stdout) == (0, "stackless: ok\n")

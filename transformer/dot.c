@@ -243,24 +243,45 @@ static void flow(Graph *g, Node *n, char *pending, Jumps j) {
   }
 }
 
-static void print_graph(FILE *out, Source *src, Coroutine *co, Graph *g) {
-  fprintf(out, "digraph \"%s\" {\n", co->name);
-  fprintf(out, "  label=\"coroutine %s (%s:%d)\";\n", co->name, src->name,
+/* One coroutine's graph. Alone in the file, it is the whole digraph (nodes
+ * s0, s1...). With others, it is one cluster of the file's digraph, and its
+ * nodes are named after it (NAME_s0...), so that `dot -Tsvg` draws one page
+ * with a box per coroutine: several digraphs in one input would make several
+ * SVG documents in one file, which no viewer opens. */
+static void print_graph(FILE *out, Source *src, Coroutine *co, Graph *g, bool cluster) {
+  const char *in = cluster ? "    " : "  ";
+  const char *prefix = cluster ? co->name : "";
+  const char *sep = cluster ? "_" : "";
+  if (cluster)
+    fprintf(out, "  subgraph \"cluster_%s\" {\n", co->name);
+  else
+    fprintf(out, "digraph \"%s\" {\n", co->name);
+  fprintf(out, "%slabel=\"coroutine %s (%s:%d)\";\n", in, co->name, src->name,
           src->original.v[co->first].line);
-  fprintf(out, "  node [shape=box, fontname=\"monospace\"];\n");
-  fprintf(out, "  s0 [label=\"start\", shape=oval];\n");
+  if (!cluster)
+    fprintf(out, "  node [shape=box, fontname=\"monospace\"];\n");
+  fprintf(out, "%s%s%ss0 [label=\"start\", shape=oval];\n", in, prefix, sep);
   for (int i = 1; i <= co->nresume; i++)
-    fprintf(out, "  s%d [label=\"%d: %s, line %d\"];\n", i, i, co->resume_words[i],
-            co->resume_lines[i]);
-  fprintf(out, "  s%d [label=\"done\", shape=oval];\n", g->n - 1);
+    fprintf(out, "%s%s%ss%d [label=\"%d: %s, line %d\"];\n", in, prefix, sep, i, i,
+            co->resume_words[i], co->resume_lines[i]);
+  fprintf(out, "%s%s%ss%d [label=\"done\", shape=oval];\n", in, prefix, sep, g->n - 1);
   for (int a = 0; a < g->n; a++)
     for (int b = 0; b < g->n; b++)
       if (g->edge[a * g->n + b])
-        fprintf(out, "  s%d -> s%d;\n", a, b);
-  fprintf(out, "}\n");
+        fprintf(out, "%s%s%ss%d -> %s%ss%d;\n", in, prefix, sep, a, prefix, sep, b);
+  fprintf(out, cluster ? "  }\n" : "}\n");
 }
 
 void emit_dot(FILE *out, Source *src, Coroutine *cos) {
+  int ndefs = 0;
+  for (Coroutine *co = cos; co; co = co->next)
+    ndefs += co->def != NULL;
+  bool cluster = ndefs > 1;
+  if (cluster) {
+    fprintf(out, "digraph \"%s\" {\n", src->name);
+    fprintf(out, "  label=\"%s\";\n", src->name);
+    fprintf(out, "  node [shape=box, fontname=\"monospace\"];\n");
+  }
   for (Coroutine *co = cos; co; co = co->next) {
     if (!co->def)
       continue;
@@ -275,6 +296,8 @@ void emit_dot(FILE *out, Source *src, Coroutine *cos) {
       if (!g.changed)
         break;
     }
-    print_graph(out, src, co, &g);
+    print_graph(out, src, co, &g, cluster);
   }
+  if (cluster)
+    fprintf(out, "}\n");
 }

@@ -1,6 +1,6 @@
 /* epoll_echo.c: a plain epoll echo server in C, callbacks and a state per
  * connection, the reference that the echo part of the benchmark measures
- * examples/echo.coc's server against (docs/benchmarks.md, issue 4 item 9).
+ * examples/echo.coc's server against (docs/benchmarks.md, part 3).
  *
  *   epoll_echo [--addr A] [--port P]    serve (default 127.0.0.1:7008; port 0:
  *                                       any free port). The first line printed
