@@ -12,6 +12,34 @@
 set -euo pipefail
 
 chapter=$(cd "$(dirname "$0")" && pwd)   # the folder of the script that sourced us
+
+# `step --check N [FILE]`: check an answer to the chapter's exercise N instead
+# of stepping through the chapter (see check_exercise below). FILE is taken
+# from where you are, so it is made absolute before we move to the chapter.
+check_n= check_file=
+if [ "${1:-}" = --check ]; then
+  if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+    echo "usage: $0 --check N [FILE]   (FILE: your answer, by default ./exercise-N.c or .coc)" >&2
+    exit 2
+  fi
+  check_n=$2
+  if [ $# -eq 3 ]; then
+    check_file=$3
+  else
+    for ext in coc c; do
+      if [ -f "exercise-$2.$ext" ]; then check_file=exercise-$2.$ext; fi
+    done
+  fi
+  if [ -z "$check_file" ] || [ ! -f "$check_file" ]; then
+    echo "step --check $2: no answer to check: write it in exercise-$2.c (or .coc) here, or name it" >&2
+    exit 2
+  fi
+  check_file=$(cd "$(dirname "$check_file")" && pwd)/$(basename "$check_file")
+elif [ $# -gt 0 ]; then
+  echo "usage: $0             step through the chapter" >&2
+  echo "       $0 --check N [FILE]   check your answer to exercise N" >&2
+  exit 2
+fi
 root=$(cd "$chapter/../.." && pwd)
 build=${COROC_BUILD_DIR:-$root/build}
 COROC=${COROC:-$build/transformer/coroc}
@@ -119,6 +147,129 @@ draw() {
   fi
 }
 
+# {==== exercises: step --check N [FILE]
+#
+# Each exercise N of a chapter has its solution in solutions/N.c or
+# solutions/N.coc, and beside it:
+#   N.out       what a right answer prints (required);
+#   N.requires  optional: lines `REGEX<tab>what the answer must do`; each REGEX
+#               (grep -E) must match somewhere in the answer, otherwise that
+#               sentence is printed: what the exercise asks for but the answer
+#               does not do yet;
+#   N.status    optional: the exit status a right answer ends with (default 0);
+#   N.backends  optional: the backends to build a .coc with (default both);
+#   N.coroc     optional: coroc's options; then the answer is not built, and
+#               what coroc prints (standard output and error) must be N.out.
+# An answer in C is compiled with $CC; one in .coc goes through coroc with each
+# backend and then $CC, with libcoro. Either must compile without a warning,
+# run within 20 seconds, end with the right status and print exactly N.out.
+# What is wrong is said in words, then shown as a diff.
+
+# check_fail MESSAGE...: say what is wrong with the answer, and stop.
+check_fail() {
+  printf '%sexercise %s: not yet.%s %s\n' "$bold" "$check_n" "$plain" "$*"
+  exit 1
+}
+
+# check_requires ANSWER: every REGEX of solutions/N.requires is in ANSWER.
+check_requires() {
+  local req=solutions/$check_n.requires regex why
+  [ -f "$req" ] || return 0
+  while IFS=$'\t' read -r regex why; do
+    [ -n "$regex" ] || continue
+    grep -Eq -- "$regex" "$1" || check_fail "$why"
+  done < "$req"
+}
+
+# check_output WHAT PRINTED STATUS: compare a run of the answer with N.out.
+check_output() {
+  local what=$1 printed=$2 status=$3 want=0 expected=solutions/$check_n.out
+  [ -f "solutions/$check_n.status" ] && want=$(cat "solutions/$check_n.status")
+  if [ "$status" -eq 124 ]; then
+    check_fail "$what still ran after 20 seconds (a loop that never ends? a task that is never woken?)."
+  fi
+  if ! cmp -s "$printed" "$expected"; then
+    local n_want n_got line
+    n_want=$(wc -l < "$expected"); n_got=$(wc -l < "$printed")
+    echo "--- what the exercise wants, +++ what $what printed:"
+    diff -u "$expected" "$printed" | tail -n +3 | head -n 40 || true
+    [ -s "$printed" ] || check_fail "$what printed nothing; it should print $n_want lines."
+    # the first line that differs, by number
+    line=$(cmp "$expected" "$printed" 2>&1 | sed -n '/EOF/q; s/.*line \([0-9]*\).*/\1/p' || true)
+    line=${line:-$((n_want < n_got ? n_want + 1 : n_got + 1))}  # one is the start of the other
+    if [ "$line" -gt "$n_got" ]; then
+      check_fail "$what printed $n_got of the $n_want lines (or left out a line's newline); line $line should be: $(sed -n "${line}p" "$expected")"
+    elif [ "$line" -gt "$n_want" ]; then
+      check_fail "$what printed $n_got lines, $((n_got - n_want)) too many, from line $line: $(sed -n "${line}p" "$printed")"
+    else
+      check_fail "line $line is wrong: it should be \"$(sed -n "${line}p" "$expected")\", and $what printed \"$(sed -n "${line}p" "$printed")\"."
+    fi
+  fi
+  if [ "$status" -ne "$want" ]; then
+    check_fail "$what printed the right lines but ended with status $status, not $want."
+  fi
+  echo "$what: prints what the exercise asks for"
+}
+
+# check_build CMD...: run a compile step; its warnings are mistakes too.
+check_build() {
+  local log=$work/check.log
+  if ! "$@" > "$log" 2>&1; then
+    cat "$log"
+    check_fail "it does not compile (the compiler's messages are above)."
+  fi
+  if [ -s "$log" ]; then
+    cat "$log"
+    check_fail "it compiles, but with warnings (above): a right answer has none."
+  fi
+}
+
+# check_exercise: step --check N FILE. The answer is copied to
+# $work/check/exercise-N.c (or .coc), and built and run there, so that what
+# it prints does not depend on where you keep it.
+check_exercise() {
+  local sol ext answer exe status backend backends="stackless stackful" dir=$work/check
+  sol=$(ls solutions/"$check_n".c solutions/"$check_n".coc 2>/dev/null | head -n 1 || true)
+  [ -n "$sol" ] || { echo "this chapter has no exercise $check_n (see its README.md)" >&2; exit 2; }
+  ext=${sol##*.}
+  say "exercise $check_n: checking ${check_file#"$PWD"/}"
+  if [ "$ext" != "${check_file##*.}" ]; then
+    check_fail "the answer should be a .$ext file."
+  fi
+  check_requires "$check_file"
+  rm -rf "$dir" && mkdir -p "$dir"
+  answer=exercise-$check_n.$ext
+  cp "$check_file" "$dir/$answer"
+  exe=$dir/exercise-$check_n
+  if [ -f "solutions/$check_n.coroc" ]; then
+    # What coroc itself says about the answer is the point (chapter 13).
+    need_coroc
+    status=0
+    (cd "$dir" && "$COROC" $(cat "$chapter/solutions/$check_n.coroc") "$answer" > "$exe.printed" 2>&1) ||
+      status=$?
+    check_output "coroc $(cat "solutions/$check_n.coroc") $answer" "$exe.printed" "$status"
+  elif [ "$ext" = c ]; then
+    check_build $CC $CFLAGS -I"$chapter" -o "$exe" "$dir/$answer"
+    status=0; (cd "$dir" && timeout 20 "$exe" > "$exe.printed") || status=$?
+    check_output "your program" "$exe.printed" "$status"
+  else
+    need_coroc
+    [ -f "solutions/$check_n.backends" ] && backends=$(cat "solutions/$check_n.backends")
+    for backend in $backends; do
+      check_build "$COROC" --backend="$backend" -I"$chapter" -o "$exe.$backend.c" "$dir/$answer"
+      check_build $CC $CFLAGS -I"$COROC_INCLUDE" -I"$chapter" -o "$exe.$backend" "$exe.$backend.c" "$COROC_LIB"
+      status=0
+      (cd "$dir" && timeout 20 "$exe.$backend" > "$exe.$backend.printed" 2> "$exe.$backend.err") || status=$?
+      cat "$exe.$backend.err"
+      check_output "your program (--backend=$backend)" "$exe.$backend.printed" "$status"
+    done
+  fi
+  printf '%sexercise %s: right.%s The chapter'"'"'s own answer is tutorial/%s/%s.\n' "$bold" "$check_n" \
+    "$plain" "$(basename "$chapter")" "$sol"
+  exit 0
+}
+
+# }====
 # {==== gdb (chapter 6)
 
 # debug_build DIR NAME [COROC_OPTIONS...]: NAME.coc through coroc and gcc,
@@ -160,3 +311,8 @@ debug_session() {
 }
 
 # }====
+
+# `step --check N`: check the answer, and do not step through the chapter.
+if [ -n "$check_n" ]; then
+  check_exercise
+fi
