@@ -12,7 +12,10 @@ a `step` script. This checks that:
   of coroc's output or of the diff it names;
 - every NAME.out is shown in its chapter, every relative link leads somewhere,
   and tutorial/README.md lists every chapter;
-- every chapter's `step` runs to the end and exits 0.
+- every chapter's `step` runs to the end and exits 0;
+- every chapter ends with 2 to 4 exercises, and `step --check N` passes the
+  chapter's own answer (solutions/N.c or .coc) and refuses wrong ones, saying
+  what is wrong.
 """
 import os
 import re
@@ -235,5 +238,95 @@ def test_step(coroc, chapter, tmp_path):
     res = run_script(chapter / "step", tmp_path, timeout=120)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     assert "FAIL" not in res.stdout + res.stderr
+
+# }====
+
+
+# {==== exercises: step --check N FILE
+
+def solutions(chapter):
+    return sorted((p for p in (chapter / "solutions").glob("*") if p.suffix in (".c", ".coc")),
+                  key=lambda p: int(p.stem))
+
+
+SOLUTIONS = [(c, s) for c in CHAPTERS for s in solutions(c)]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.name for c in CHAPTERS])
+def test_chapter_has_exercises(chapter):
+    text = (chapter / "README.md").read_text()
+    assert "\n## Exercises\n" in text, f"{chapter.name} has no Exercises section"
+    numbers = [int(s.stem) for s in solutions(chapter)]
+    assert 2 <= len(numbers) <= 4, f"{chapter.name}: {len(numbers)} exercises"
+    assert numbers == list(range(1, len(numbers) + 1))
+    section = text.split("\n## Exercises\n")[1].split("\n## ")[0]
+    for n in numbers:
+        assert re.search(rf"^{n}\. \*\*", section, re.M), f"{chapter.name}: exercise {n} is not in the text"
+        assert (chapter / "solutions" / f"{n}.out").exists()
+
+
+@pytest.mark.parametrize("chapter,solution", SOLUTIONS, ids=[ident(p) for p in SOLUTIONS])
+def test_solution_passes_the_check(coroc, chapter, solution, tmp_path):
+    res = subprocess.run([str(chapter / "step"), "--check", solution.stem, str(solution)],
+                         cwd=tmp_path, env=script_env(tmp_path), capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert f"exercise {solution.stem}: right." in res.stdout
+
+
+@pytest.mark.parametrize("chapter,solution", SOLUTIONS, ids=[ident(p) for p in SOLUTIONS])
+def test_check_refuses_a_wrong_answer(coroc, chapter, solution, tmp_path):
+    """An answer that prints nothing, one with a warning, and one that prints
+    the right lines and one more, are each refused, with the reason."""
+    n = solution.stem
+    requires = chapter / "solutions" / f"{n}.requires"
+    if (chapter / "solutions" / f"{n}.coroc").exists():
+        return refuses_a_wrong_coroc_answer(chapter, solution, tmp_path)
+    # what solutions/N.requires asks for, taken from the solution's own lines
+    source = solution.read_text().splitlines()
+    header = "".join(next(l for l in source if re.search(r.split("\t")[0], l)) + "\n"
+                     for r in (requires.read_text().splitlines() if requires.exists() else []))
+    expected = (chapter / "solutions" / f"{n}.out").read_text()
+    cases = {
+        "nothing": ("int main(void) { return 0; }\n", "printed nothing"),
+        "warning": ("int main(void) { int unused; return 0; }\n", "with warnings"),
+        "one more": ("#include <stdio.h>\nint main(void) { fputs(" + c_string(expected + "extra\n")
+                     + ", stdout); return 0; }\n", "1 too many, from line"),
+    }
+    for what, (program, reason) in cases.items():
+        answer = tmp_path / f"answer{solution.suffix}"
+        answer.write_text("#if 0\n" + header + "#endif\n" + program)
+        res = subprocess.run([str(chapter / "step"), "--check", n, str(answer)], cwd=tmp_path,
+                             env=script_env(tmp_path), capture_output=True, text=True, timeout=120)
+        assert res.returncode == 1, f"{what}: " + res.stdout[-2000:] + res.stderr[-2000:]
+        assert f"exercise {n}: not yet." in res.stdout and reason in res.stdout, \
+            f"{what}: " + res.stdout[-2000:]
+
+
+def refuses_a_wrong_coroc_answer(chapter, solution, tmp_path):
+    n = solution.stem
+    answer = tmp_path / "answer.coc"
+    answer.write_text("int main(void) { return 0; }\n")
+    res = subprocess.run([str(chapter / "step"), "--check", n, str(answer)], cwd=tmp_path,
+                         env=script_env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert f"exercise {n}: not yet." in res.stdout
+
+
+def c_string(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def test_check_usage(tmp_path):
+    step = CHAPTERS[0] / "step"
+    res = subprocess.run([str(step), "--check"], cwd=tmp_path, env=script_env(tmp_path),
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and "usage" in res.stderr
+    res = subprocess.run([str(step), "--check", "1"], cwd=tmp_path, env=script_env(tmp_path),
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and "exercise-1.c" in res.stderr
+    res = subprocess.run([str(step), "--check", "99", str(CHAPTERS[0] / "iterator.c")], cwd=tmp_path,
+                         env=script_env(tmp_path), capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and "no exercise 99" in res.stderr
 
 # }====
