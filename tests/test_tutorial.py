@@ -317,6 +317,21 @@ def c_string(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+STARTERS = [(c, s) for c in CHAPTERS for s in sorted((c / "exercises").glob("*.c*"))]
+
+
+@pytest.mark.parametrize("chapter,starter", STARTERS, ids=[ident(p) for p in STARTERS])
+def test_starter_is_not_yet_an_answer(coroc, chapter, starter, tmp_path):
+    """exercises/N.coc, the program an exercise starts from, builds, and the
+    check says what it still does wrong."""
+    res = subprocess.run([str(chapter / "step"), "--check", starter.stem, str(starter)],
+                         cwd=tmp_path, env=script_env(tmp_path), capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 1, res.stdout[-3000:] + res.stderr[-3000:]
+    assert f"exercise {starter.stem}: not yet." in res.stdout
+    assert "does not compile" not in res.stdout and "with warnings" not in res.stdout
+
+
 def test_check_usage(tmp_path):
     step = CHAPTERS[0] / "step"
     res = subprocess.run([str(step), "--check"], cwd=tmp_path, env=script_env(tmp_path),
