@@ -206,7 +206,9 @@ check_output() {
     fi
   fi
   if [ "$status" -ne "$want" ]; then
-    check_fail "$what printed the right lines but ended with status $status, not $want."
+    local how="status $status"
+    [ "$status" -gt 128 ] && how="signal $((status - 128)) (SIG$(kill -l "$status"))"
+    check_fail "$what printed the right lines but ended with $how, not status $want."
   fi
   echo "$what: prints what the exercise asks for"
 }
@@ -250,7 +252,7 @@ check_exercise() {
     check_output "coroc $(cat "solutions/$check_n.coroc") $answer" "$exe.printed" "$status"
   elif [ "$ext" = c ]; then
     check_build $CC $CFLAGS -I"$chapter" -o "$exe" "$dir/$answer"
-    status=0; (cd "$dir" && timeout 20 "$exe" > "$exe.printed") || status=$?
+    status=0; { (ulimit -c 0; cd "$dir" && timeout 20 "$exe" > "$exe.printed") || status=$?; } 2>/dev/null
     check_output "your program" "$exe.printed" "$status"
   else
     need_coroc
@@ -259,7 +261,9 @@ check_exercise() {
       check_build "$COROC" --backend="$backend" -I"$chapter" -o "$exe.$backend.c" "$dir/$answer"
       check_build $CC $CFLAGS -I"$COROC_INCLUDE" -I"$chapter" -o "$exe.$backend" "$exe.$backend.c" "$COROC_LIB"
       status=0
-      (cd "$dir" && timeout 20 "$exe.$backend" > "$exe.$backend.printed" 2> "$exe.$backend.err") || status=$?
+      # (no core file; the 2>/dev/null hides bash's own line about a signal)
+      { (ulimit -c 0; cd "$dir" && timeout 20 "$exe.$backend" > "$exe.$backend.printed" \
+          2> "$exe.$backend.err") || status=$?; } 2>/dev/null
       cat "$exe.$backend.err"
       check_output "your program (--backend=$backend)" "$exe.$backend.printed" "$status"
     done
