@@ -159,7 +159,8 @@ draw() {
 #   N.status    optional: the exit status a right answer ends with (default 0);
 #   N.backends  optional: the backends to build a .coc with (default both);
 #   N.coroc     optional: coroc's options; then the answer is not built, and
-#               what coroc prints (standard output and error) must be N.out.
+#               the errors coroc reports (each `error: MESSAGE`, without the
+#               place) must be N.out.
 # An answer in C is compiled with $CC; one in .coc goes through coroc with each
 # backend and then $CC, with libcoro. Either must compile without a warning,
 # run within 20 seconds, end with the right status and print exactly N.out.
@@ -247,9 +248,13 @@ check_exercise() {
     # What coroc itself says about the answer is the point (chapter 13).
     need_coroc
     status=0
-    (cd "$dir" && "$COROC" $(cat "$chapter/solutions/$check_n.coroc") "$answer" > "$exe.printed" 2>&1) ||
+    (cd "$dir" && "$COROC" $(cat "$chapter/solutions/$check_n.coroc") "$answer" > "$exe.coroc" 2>&1) ||
       status=$?
-    check_output "coroc $(cat "solutions/$check_n.coroc") $answer" "$exe.printed" "$status"
+    cat "$exe.coroc"
+    # only the messages count, not where in your file they point
+    sed -n 's/^.*: error: /error: /p' "$exe.coroc" > "$exe.printed"
+    [ -s "$exe.printed" ] || check_fail "coroc accepted it; the exercise asks for a program that it refuses."
+    check_output "coroc" "$exe.printed" "$status"
   elif [ "$ext" = c ]; then
     check_build $CC $CFLAGS -I"$chapter" -o "$exe" "$dir/$answer"
     status=0; { (ulimit -c 0; cd "$dir" && timeout 20 "$exe" > "$exe.printed") || status=$?; } 2>/dev/null
