@@ -24,13 +24,19 @@ import subprocess
 
 import pytest
 
+import importlib.util
+
 from conftest import (COROC, COROC_INCLUDE, COROC_LIB, COMPILERS, SOURCE_DIR, BACKENDS,
                       WARNINGS, run)
 
 TUTORIAL = SOURCE_DIR / "tutorial"
+_spec = importlib.util.spec_from_file_location("includes", TUTORIAL / "includes.py")
+includes = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(includes)
 CHAPTERS = sorted(p for p in TUTORIAL.iterdir() if p.is_dir() and re.match(r"\d\d-", p.name))
 FENCE = re.compile(r"^( *)(`{3,})(.*)$")
 LISTING_KINDS = ("file", "coroc", "diff")  # LANG file PATH | LANG coroc ARGS... | LANG diff OLD NEW
+# LANG include PATH FIRST LAST: the whole of a piece of a file (tutorial/includes.py)
 FREE_KINDS = ("sh", "text")                # commands to type, pictures: nothing to check
 
 
@@ -204,6 +210,11 @@ def test_block(coroc, chapter, line, info, text):
         assert text == out.read_text(), f"{chapter.name}/README.md:{line} is not a copy of {words[1]}"
         return
     if len(words) == 1 and words[0] in FREE_KINDS:
+        return
+    if len(words) == 5 and words[1] == "include":
+        whole = includes.extract(chapter, *words[2:])
+        assert text == whole, (f"{chapter.name}/README.md:{line}: not the same as {' '.join(words[2:])}"
+                               "; run tutorial/includes.py to take it again from the file")
         return
     assert len(words) >= 3 and words[1] in LISTING_KINDS, \
         f"{chapter.name}/README.md:{line}: unknown kind of block: {info!r}"
