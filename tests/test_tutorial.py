@@ -253,6 +253,34 @@ def test_step(coroc, chapter, tmp_path):
 # }====
 
 
+# {==== pictures drawn by hand: NAME.dot, drawn to SVG at build time
+
+PICTURES = sorted(TUTORIAL.glob("[0-9][0-9]-*/*.dot"))
+
+
+def test_there_are_pictures():
+    assert len(PICTURES) >= 4
+
+
+@pytest.mark.parametrize("picture", PICTURES, ids=[f"{p.parent.name}/{p.name}" for p in PICTURES])
+def test_picture_is_drawn_and_shown(picture, tmp_path):
+    """Each NAME.dot is built by tutorial/CMakeLists.txt, drawn by its
+    chapter's step, shown in its chapter (the SVG) with its source linked,
+    and is a graph that Graphviz draws without a complaint."""
+    chapter, name = picture.parent, picture.stem
+    assert f"{chapter.name}/{name}\n" in (TUTORIAL / "CMakeLists.txt").read_text()
+    assert f"picture {name}" in (chapter / "step").read_text()
+    text = (chapter / "README.md").read_text()
+    assert f"(../../build/tutorial/{chapter.name}/{name}.svg)" in text
+    assert f"]({name}.dot)" in text
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz is not installed")
+    res = run(["dot", "-Tsvg", "-o", tmp_path / f"{name}.svg", picture])
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert (tmp_path / f"{name}.svg").read_text().count("<svg") == 1
+
+
+# }====
 # {==== exercises: step --check N FILE
 
 def solutions(chapter):

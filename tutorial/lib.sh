@@ -279,6 +279,18 @@ check_exercise() {
 }
 
 # }====
+# picture NAME: the chapter's own drawing NAME.dot, drawn by Graphviz into
+# $work/NAME.svg, when Graphviz's dot is installed.
+picture() {
+  say "dot -Tsvg $1.dot > ${work#"$root"/}/$1.svg"
+  if command -v dot >/dev/null; then
+    dot -Tsvg "$1.dot" > "$work/$1.svg"
+    echo "(drawn: open ${work#"$root"/}/$1.svg)"
+  else
+    echo "(Graphviz is not installed: apt-get install graphviz, and step again)"
+  fi
+}
+
 # {==== gdb (chapter 6)
 
 # debug_build DIR NAME [COROC_OPTIONS...]: NAME.coc through coroc and gcc,
