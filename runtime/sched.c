@@ -77,12 +77,15 @@ void coro_sched_poll_every(unsigned n) {
    belongs to. Why a loop and not recursion: a chain of awaits 1,000 deep
    must not take 1,000 C frames on the scheduler's stack. */
 static void run_task(coro_t *c) {
+  coro_t *outer = sched_self.current;  /* (NULL, unless a task calls coro_run) */
   for (;;) {
     if (c->status == CORO_RUNNING || c->status == CORO_DONE)
       coro_fatal("run_task", "instance %p is %s and cannot be resumed", (void *)c,
                  coro_status_name(c->status));
     c->status = CORO_RUNNING;
+    sched_self.current = c;
     c->resume(c, NULL);
+    sched_self.current = outer;
     if (c->status == CORO_DONE) {
       coro_t *parent = c->parent;
       if (parent) {
@@ -105,7 +108,24 @@ static void run_task(coro_t *c) {
   }
 }
 
+/* Every way a task suspends (yield;, await) passes here first. A task that
+   suspends while the scheduler is not running it was resumed by coro_next:
+   it would come back at once (true, and nothing for *out) on every call,
+   for ever. Refuse it where the mistake is made. */
+void coro_task_suspends(coro_t *c) {
+  if (c != sched_self.current)
+    coro_fatal("coro_next", "instance %p is a task (it awaits or yields to the scheduler): hand it "
+               "to the scheduler with coro_spawn, or await it; coro_next is for generators",
+               (void *)c);
+}
+
+void coro_yield_task(coro_t *c) {
+  coro_task_suspends(c);
+  coro_ready(c);
+}
+
 void coro_await_task(coro_t *parent, coro_t *child) {
+  coro_task_suspends(parent);
   if (child->generator)
     coro_fatal("await", "instance %p is a generator: consume it with coro_next; only tasks are "
                "awaited", (void *)child);

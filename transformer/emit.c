@@ -292,7 +292,7 @@ static void emit_coroutine(Emitter *e, Coroutine *co) {
   e->co = co;
   if (co->is_prototype) {
     emit_value_type(e, co);  /* an await of it reads its value as this type */
-    emit_put(e, emit_line_of(e, co->decl), "%s;", emit_creation_header(e, co));
+    emit_put(e, emit_line_of(e, co->decl), "CORO_NODISCARD %s;", emit_creation_header(e, co));
     return;
   }
   if (e->opt->backend == BACKEND_STACKFUL) {

@@ -134,7 +134,7 @@ void emit_stackful(Emitter *e, Coroutine *co) {
              emit_field_decl(e, params.v[i]->specs, params.v[i]->declarator, params.v[i]->sym->field));
   emit_indent(e, -1);
   emit_put(e, 0, "};");
-  emit_put(e, 0, "%s;  /* it may call itself */", emit_creation_header(e, co));
+  emit_put(e, 0, "CORO_NODISCARD %s;  /* it may call itself */", emit_creation_header(e, co));
 
   /* the body, as written, from its '{' on */
   Splices yields = {0};

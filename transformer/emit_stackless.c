@@ -255,7 +255,7 @@ void emit_stackless(Emitter *e, Coroutine *co) {
       emit_directives(e, i, i + 1);
   emit_hoisted_types(e, co);
   emit_frame(e, co);
-  emit_put(e, 0, "%s;  /* it may call itself */", emit_creation_header(e, co));
+  emit_put(e, 0, "CORO_NODISCARD %s;  /* it may call itself */", emit_creation_header(e, co));
   redefine_macros(e, co, false);
   emit_resume(e, co);
   redefine_macros(e, co, true);

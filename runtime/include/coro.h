@@ -26,6 +26,18 @@ extern "C" {
 typedef struct coro coro_t;            /* a coroutine instance */
 struct coro_awaitable;                 /* the head of every awaitable (below) */
 
+/* On what makes something to await: the awaitable operations below, and the
+   creation function of every coroutine (coroc puts it on their prototypes).
+   Made and dropped, they do nothing (`coro_sleep(100);` without `await` does
+   not sleep; `child(1);` runs nothing and leaks an instance), so the compiler
+   warns: "ignoring return value ... declared with attribute
+   'warn_unused_result'". */
+#if defined(__GNUC__) || defined(__clang__)
+#define CORO_NODISCARD __attribute__((warn_unused_result))
+#else
+#define CORO_NODISCARD
+#endif
+
 /* Resume the generator `gen` until it yields its next value, and copy that
    value to *out (out may be NULL to skip it). Returns false once the body has
    returned, and false again on every later call. */
@@ -79,28 +91,28 @@ void coro_sched_poll_every(unsigned n);
    waits instead, costing no CPU. The fds handed to these are put in
    non-blocking mode. Each returns an awaitable struct (below) whose `result`
    is the value of the await. */
-struct coro_read coro_read(int fd, void *buf, size_t len);                    /* ssize_t */
-struct coro_write coro_write(int fd, const void *buf, size_t len);            /* ssize_t */
-struct coro_accept coro_accept(int listen_fd, struct sockaddr *addr, socklen_t *len); /* the new fd */
-struct coro_connect coro_connect(int fd, const struct sockaddr *addr, socklen_t len); /* 0 once connected */
-struct coro_sleep coro_sleep(unsigned ms);                                    /* 0 */
+struct coro_read coro_read(int fd, void *buf, size_t len) CORO_NODISCARD;                    /* ssize_t */
+struct coro_write coro_write(int fd, const void *buf, size_t len) CORO_NODISCARD;            /* ssize_t */
+struct coro_accept coro_accept(int listen_fd, struct sockaddr *addr, socklen_t *len) CORO_NODISCARD; /* the new fd */
+struct coro_connect coro_connect(int fd, const struct sockaddr *addr, socklen_t len) CORO_NODISCARD; /* 0 once connected */
+struct coro_sleep coro_sleep(unsigned ms) CORO_NODISCARD;                                    /* 0 */
 
 /* Several at once. coro_wait_all starts the n new tasks and completes (0)
    when all have finished; the caller frees them. coro_wait_any starts them
    and completes when the first has finished, with its index; the caller
    frees that one, and the scheduler takes the others, which go on and are
    freed when they finish. */
-struct coro_wait coro_wait_all(coro_t **tasks, size_t n);                     /* long: 0 */
-struct coro_wait coro_wait_any(coro_t **tasks, size_t n);                     /* long: index */
+struct coro_wait coro_wait_all(coro_t **tasks, size_t n) CORO_NODISCARD;                     /* long: 0 */
+struct coro_wait coro_wait_any(coro_t **tasks, size_t n) CORO_NODISCARD;                     /* long: index */
 
 /* `await coro_timeout(&aw.base, ms)`: await aw (an awaitable the caller
    keeps, e.g. `struct coro_read rd = coro_read(...)`) for at most ms: 0 if
    it completed (its result is in aw.result), or -ETIMEDOUT (it was called off). */
-struct coro_timeout coro_timeout(struct coro_awaitable *aw, unsigned ms);     /* int */
+struct coro_timeout coro_timeout(struct coro_awaitable *aw, unsigned ms) CORO_NODISCARD;     /* int */
 
 /* Run fn(arg) on a worker thread; `await coro_offload(fn, arg)` is fn's
    return value. The task waits without blocking the thread's other tasks. */
-struct coro_offload coro_offload(void *(*fn)(void *arg), void *arg);         /* void * */
+struct coro_offload coro_offload(void *(*fn)(void *arg), void *arg) CORO_NODISCARD;         /* void * */
 
 /* }================================================================== */
 
@@ -611,10 +623,16 @@ static inline void coro_stackful_yield(coro_t *c) {
 
 /* Tasks in the stackless backend. */
 
+/* Every suspension of a task passes through coro_task_suspends, which stops
+   the program with a message when the task was resumed by coro_next instead
+   of the scheduler. coro_yield_task is that, then coro_ready. */
+void coro_task_suspends(coro_t *c);
+void coro_yield_task(coro_t *c);
+
 /* `yield;`: give every other ready task a turn, then go on. */
 #define CORO_YIELD_TASK(c, n)                                            \
   do {                                                                   \
-    coro_ready(c);                                                       \
+    coro_yield_task(c);                                                  \
     CORO_SUSPEND(c, n);                                                  \
   } while (0)
 
@@ -634,6 +652,7 @@ void coro_await_task(coro_t *parent, coro_t *child);
 #define CORO_AWAIT_SUSPEND(c, n, aw)                                     \
   do {                                                                   \
     coro_waits_for(c, (struct coro_awaitable *)&(aw));                   \
+    coro_task_suspends(c);                                               \
     ((struct coro_awaitable *)&(aw))->ops->suspend((struct coro_awaitable *)&(aw), c); \
     CORO_SUSPEND(c, n);                                                  \
   } while (0)
@@ -642,7 +661,7 @@ void coro_await_task(coro_t *parent, coro_t *child);
    expressions), since the body keeps its own C. */
 #define CORO_STACKFUL_YIELD_TASK(c)                                      \
   do {                                                                   \
-    coro_ready(c);                                                       \
+    coro_yield_task(c);                                                  \
     coro_stackful_yield(c);                                              \
   } while (0)
 
@@ -651,6 +670,7 @@ void coro_await_task(coro_t *parent, coro_t *child);
     __typeof__(__VA_ARGS__) coro_aw_ = (__VA_ARGS__);                    \
     while (!CORO_READY(coro_aw_)) {                                      \
       coro_waits_for(c, (struct coro_awaitable *)&coro_aw_);             \
+      coro_task_suspends(c);                                             \
       ((struct coro_awaitable *)&coro_aw_)->ops->suspend((struct coro_awaitable *)&coro_aw_, c); \
       coro_stackful_yield(c);                                            \
     }                                                                    \

@@ -11,7 +11,7 @@ struct coro_frame_countdown {
 #line 4
   int from;  /* parameter */
 };
-coro_t *countdown(int from);  /* it may call itself */
+CORO_NODISCARD coro_t *countdown(int from);  /* it may call itself */
 /* the body of countdown, resumed at resume_point */
 #line 4
 static bool coro_resume_countdown(coro_t *coro_c, void *coro_out) {

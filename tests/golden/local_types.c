@@ -22,7 +22,7 @@ struct coro_frame_walk {
   char name[8];
   int i;
 };
-coro_t *walk(void);  /* it may call itself */
+CORO_NODISCARD coro_t *walk(void);  /* it may call itself */
 /* the body of walk, resumed at resume_point */
 #line 7
 static bool coro_resume_walk(coro_t *coro_c, void *coro_out) {

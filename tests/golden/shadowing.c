@@ -14,7 +14,7 @@ struct coro_frame_pairs {
   int coro_i_2;
   int sum;
 };
-coro_t *pairs(int n);  /* it may call itself */
+CORO_NODISCARD coro_t *pairs(int n);  /* it may call itself */
 /* the body of pairs, resumed at resume_point */
 #line 4
 static bool coro_resume_pairs(coro_t *coro_c, void *coro_out) {

@@ -13,7 +13,7 @@ struct coro_frame_tokens {
   const char *s;  /* parameter */
   int count;
 };
-coro_t *tokens(const char *s);  /* it may call itself */
+CORO_NODISCARD coro_t *tokens(const char *s);  /* it may call itself */
 /* the body of tokens, resumed at resume_point */
 #line 5
 static bool coro_resume_tokens(coro_t *coro_c, void *coro_out) {

@@ -5,7 +5,7 @@
 #line 4 "tasks_chain.coc"
 typedef int coro_value_child;
 #line 4
-coro_t *child(int x);
+CORO_NODISCARD coro_t *child(int x);
 #line 4
 
 
@@ -19,7 +19,7 @@ struct coro_frame_leaf {
   int x;  /* parameter */
   coro_value_leaf coro_result;  /* what it returns, to the task awaiting it */
 };
-coro_t *leaf(int x);  /* it may call itself */
+CORO_NODISCARD coro_t *leaf(int x);  /* it may call itself */
 /* the body of leaf, resumed at resume_point */
 #line 6
 static bool coro_resume_leaf(coro_t *coro_c, void *coro_out) {
@@ -81,7 +81,7 @@ struct coro_frame_child {
   coro_value_leaf coro_tmp_3;  /* and its value */
   int coro_cond_1;  /* an && or || around an await */
 };
-coro_t *child(int x);  /* it may call itself */
+CORO_NODISCARD coro_t *child(int x);  /* it may call itself */
 /* the body of child, resumed at resume_point */
 #line 11
 static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
@@ -182,7 +182,7 @@ struct coro_frame_top {
   coro_t *coro_aw_2;  /* the task awaited */
   coro_value_child coro_tmp_2;  /* and its value */
 };
-coro_t *top(void);  /* it may call itself */
+CORO_NODISCARD coro_t *top(void);  /* it may call itself */
 /* the body of top, resumed at resume_point */
 #line 20
 static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
