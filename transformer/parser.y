@@ -1034,6 +1034,28 @@ static bool expects(yysymbol_kind_t *expected, int n, const char *name) {
   return false;
 }
 
+/* `count_t i`, where nothing declared count_t: two names in a row at the
+   start of a declaration, the first of which the parser took for a variable.
+   Like gcc, say what is wrong with the first rather than before the second.
+   The start of a declaration: after '{', ';' or '}', or the '(' of a for. */
+static bool unknown_type_name(Parser *p, int at) {
+  if (at < 1)
+    return false;
+  Token *t = &p->toks->v[at], *name = &p->toks->v[at - 1];
+  if (t->kind != TK_IDENT || name->kind != TK_IDENT || name_keyword(t->text) ||
+      name_keyword(name->text))
+    return false;
+  if (at < 2)
+    return true;
+  Token *before = &p->toks->v[at - 2];
+  if (before->kind != TK_PUNCT)
+    return false;
+  if (before->code == '{' || before->code == ';' || before->code == '}')
+    return true;
+  return before->code == '(' && at >= 3 && p->toks->v[at - 3].kind == TK_IDENT &&
+         strcmp(p->toks->v[at - 3].text, "for") == 0;
+}
+
 /* The message says what was wanted where that is clear: a missing ';' or
    an expression; otherwise what was found. */
 static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
@@ -1045,6 +1067,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
   int n = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
   if (t->kind == TK_PUNCT && t->code == T_STRAY)
     error_at(pos, "stray '%s' in program", t->text);
+  if (expects(expected, n, "';'") && unknown_type_name(p, loc->first))
+    error_at(token_pos(p, loc->first - 1), "unknown type name '%s'", p->toks->v[loc->first - 1].text);
   if (n == 1)
     error_at(pos, "expected %s before %s", symbol_text(expected[0]), found);
   if (t->kind == TK_EOF && expects(expected, n, "'}'"))
