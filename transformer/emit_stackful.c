@@ -9,6 +9,9 @@
  * each `await X` a CORO_STACKFUL_AWAIT... statement expression, and
  * `__func__` the coroutine's name. Splices keep their line breaks, so one
  * #line before the body keeps every line of it where the .coc has it.
+ * A splice makes its line longer, though, so (unless --no-line) the operand
+ * of a yield or await goes on a line of its own, after `#line N`, blank up to
+ * its column: a compiler's caret then points where the user wrote it.
  *
  *   typedef int coro_value_fib;
  *   struct coro_args_fib { int n; };              the arguments, until it starts
@@ -42,10 +45,27 @@ static int token_at(TokenList *o, size_t offset) {
   return lo;
 }
 
+/* Start a new output line that the compiler counts as line `t->line` of the
+   .coc, blank up to `t`'s column (tabs kept, so that a display column is the
+   same too): what follows then stands where the user wrote it, and a
+   compiler's diagnostic points at the right column. Used where a splice has
+   put more text before it on its line than the user had. */
+static void realign(FILE *out, Source *src, Token *t) {
+  size_t start = t->offset;
+  while (start > 0 && src->raw[start - 1] != '\n' && src->raw[start - 1] != '\r')
+    start--;
+  fprintf(out, "\n#line %d\n", t->line);
+  for (size_t i = start; i < t->offset; i++)
+    fputc(src->raw[i] == '\t' ? '\t' : ' ', out);
+}
+
 /* The text of the .coc from byte `from` to byte `to`, with the splices of
    the yields and awaits and of __func__ made. An await inside another's
-   operand is printed by the nested call, which moves sp->next on. */
-static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t from, size_t to) {
+   operand is printed by the nested call, which moves sp->next on. With
+   #line directives, the operand of a splice starts a line of its own at its
+   own column (realign). */
+static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t from, size_t to,
+                   bool lines) {
   TokenList *o = &src->original;
   size_t at = from;
   for (int i = token_at(o, from); i < o->n && o->v[i].offset < to; i++) {
@@ -72,18 +92,22 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
     }
     Token *first = &o->v[y->expr->first], *last = &o->v[y->expr->last];
     if (y->kind == ND_YIELD)
-      fprintf(out, "CORO_STACKFUL_YIELD(coro_c, coro_value_%s, ", co->name);
+      fprintf(out, "CORO_STACKFUL_YIELD(coro_c, coro_value_%s,", co->name);
     if (y->kind == ND_AWAIT && y->discarded)
       fputs("(void)", out);  /* its value is dropped */
     if (y->kind == ND_YIELD)
       ;
     else if (!y->callee)
-      fputs("CORO_STACKFUL_AWAIT(coro_c, ", out);
+      fputs("CORO_STACKFUL_AWAIT(coro_c,", out);
     else if (task_has_value(y->sym))
-      fprintf(out, "CORO_STACKFUL_AWAIT_TASK(coro_c, coro_value_%s, ", y->callee);
+      fprintf(out, "CORO_STACKFUL_AWAIT_TASK(coro_c, coro_value_%s,", y->callee);
     else
-      fputs("CORO_STACKFUL_AWAIT_VOID_TASK(coro_c, ", out);
-    splice(out, src, co, sp, first->offset, token_end(last));
+      fputs("CORO_STACKFUL_AWAIT_VOID_TASK(coro_c,", out);
+    if (lines)
+      realign(out, src, first);
+    else
+      fputc(' ', out);
+    splice(out, src, co, sp, first->offset, token_end(last), lines);
     fputs(y->kind == ND_YIELD ? ");" : ")", out);
   }
   if (at < to)
@@ -148,7 +172,11 @@ void emit_stackful(Emitter *e, Coroutine *co) {
     fprintf(e->out, "static coro_value_%s coro_body_%s(%s) ", co->name, co->name, body_params(e, co));
   else
     fprintf(e->out, "static void coro_body_%s(%s) ", co->name, body_params(e, co));
-  splice(e->out, src, co, &yields, open->offset, token_end(close));
+  Token *next = &src->original.v[body->first + 1];
+  if (e->opt->line_directives && body->first < body->last && next->line == open->line) {
+    realign(e->out, src, open);  /* code after the '{' on its line: keep its columns */
+  }
+  splice(e->out, src, co, &yields, open->offset, token_end(close), e->opt->line_directives);
   fputc('\n', e->out);
   emit_resync(e, close->line + 1);
 

@@ -50,6 +50,23 @@ static void collect_awaits(Node *n, NodeList *out) {
   visit(n, awaits_pre, NULL, out);
 }
 
+/* Before an operand that a macro or an assignment pushes to the right:
+   "\n#line L\n" and blanks up to where the user wrote it (tabs kept), so
+   that it starts at its own line and column, and a compiler's caret points
+   there; " " with --no-line, where it stays on the line. */
+static char *at_own_column(Emitter *e, Node *n) {
+  if (!e->opt->line_directives)
+    return " ";
+  Token *t = &e->src->original.v[n->first];
+  size_t start = t->offset;
+  while (start > 0 && e->src->raw[start - 1] != '\n' && e->src->raw[start - 1] != '\r')
+    start--;
+  char *pad = xcalloc(t->offset - start + 1, 1);
+  for (size_t i = start; i < t->offset; i++)
+    pad[i - start] = e->src->raw[i] == '\t' ? '\t' : ' ';
+  return format("\n#line %d\n%s", emit_line_of(e, n), pad);
+}
+
 /* `await X`: evaluate X, keep the awaitable in the frame, suspend until it
    is ready; its value is then the awaitable's result (an operation) or the
    child task's return value, and the child is freed.
@@ -65,7 +82,7 @@ static char *lower_await(Emitter *e, Node *n) {
   char *operand = lower_await_expr(e, n->expr);
   int line = emit_line_of(e, n), k = n->resume_point;
   emit_put(e, 0, "/* resume point %d: %s:%d */", k, e->src->name, line);
-  emit_put(e, line, "coro_f->coro_aw_%d = %s;", k, operand);
+  emit_put(e, line, "coro_f->coro_aw_%d =%s%s;", k, at_own_column(e, n->expr), operand);
   close_blocks(e, open);
   if (!n->callee) {
     emit_put(e, line, "while (!CORO_READY(coro_f->coro_aw_%d)) {", k);
@@ -340,8 +357,8 @@ static void lower_yield(Emitter *e, Node *n) {
     return;
   }
   emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
-  emit_put(e, line, "CORO_YIELD(coro_c, coro_out, %d, coro_value_%s, %s);", n->resume_point,
-           e->co->name, node_str(e, n->expr));
+  emit_put(e, line, "CORO_YIELD(coro_c, coro_out, %d, coro_value_%s,%s%s);", n->resume_point,
+           e->co->name, at_own_column(e, n->expr), node_str(e, n->expr));
   e->indent--;
   emit_put(e, 0, "coro_resume_%d:;", n->resume_point);
   e->indent++;

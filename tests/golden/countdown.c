@@ -28,7 +28,9 @@ static bool coro_resume_countdown(coro_t *coro_c, void *coro_out) {
   while (coro_f->from > 0) {
     /* resume point 1: countdown.coc:6 */
 #line 6
-    CORO_YIELD(coro_c, coro_out, 1, coro_value_countdown, coro_f->from--);
+    CORO_YIELD(coro_c, coro_out, 1, coro_value_countdown,
+#line 6
+          coro_f->from--);
   coro_resume_1:;
   }
 #line 7

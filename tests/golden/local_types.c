@@ -47,12 +47,16 @@ static bool coro_resume_walk(coro_t *coro_c, void *coro_out) {
     coro_f->p.x += coro_f->path[coro_f->i].x * coro_f->d;
     /* resume point 1: local_types.coc:15 */
 #line 15
-    CORO_YIELD(coro_c, coro_out, 1, coro_value_walk, (int)coro_f->p.x);
+    CORO_YIELD(coro_c, coro_out, 1, coro_value_walk,
+#line 15
+          (int)coro_f->p.x);
   coro_resume_1:;
   }
   /* resume point 2: local_types.coc:17 */
 #line 17
-  CORO_YIELD(coro_c, coro_out, 2, coro_value_walk, (int)sizeof(struct coro_walk_point) + coro_f->name[0]);
+  CORO_YIELD(coro_c, coro_out, 2, coro_value_walk,
+#line 17
+        (int)sizeof(struct coro_walk_point) + coro_f->name[0]);
 coro_resume_2:;
 #line 18
   CORO_FINISH(coro_c);

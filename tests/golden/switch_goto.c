@@ -39,7 +39,9 @@ again:
     coro_f->count++;
     /* resume point 1: switch_goto.coc:16 */
 #line 16
-    CORO_YIELD(coro_c, coro_out, 1, coro_value_tokens, *coro_f->s++);
+    CORO_YIELD(coro_c, coro_out, 1, coro_value_tokens,
+#line 16
+          *coro_f->s++);
   coro_resume_1:;
 #line 17
     break;

@@ -101,7 +101,9 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
   coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
   /* resume point 1: tasks_chain.coc:12 */
 #line 12
-  coro_f->coro_aw_1 = leaf(coro_f->x);
+  coro_f->coro_aw_1 =
+#line 12
+                leaf(coro_f->x);
 #line 12
   CORO_AWAIT_TASK(coro_c, 1, coro_f->coro_aw_1);
 coro_resume_1:;
@@ -116,7 +118,9 @@ coro_resume_1:;
   if (coro_f->coro_cond_1) {
     /* resume point 2: tasks_chain.coc:13 */
 #line 13
-    coro_f->coro_aw_2 = leaf(coro_f->a);
+    coro_f->coro_aw_2 =
+#line 13
+                     leaf(coro_f->a);
 #line 13
     CORO_AWAIT_TASK(coro_c, 2, coro_f->coro_aw_2);
   coro_resume_2:;
@@ -133,7 +137,9 @@ coro_resume_1:;
   for (;;) {
     /* resume point 3: tasks_chain.coc:15 */
 #line 15
-    coro_f->coro_aw_3 = leaf(coro_f->a);
+    coro_f->coro_aw_3 =
+#line 15
+               leaf(coro_f->a);
 #line 15
     CORO_AWAIT_TASK(coro_c, 3, coro_f->coro_aw_3);
   coro_resume_3:;
@@ -200,7 +206,9 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
   coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
   /* resume point 1: tasks_chain.coc:21 */
 #line 21
-  coro_f->coro_aw_1 = child(1);
+  coro_f->coro_aw_1 =
+#line 21
+                       child(1);
 #line 21
   CORO_AWAIT_TASK(coro_c, 1, coro_f->coro_aw_1);
 coro_resume_1:;
@@ -212,7 +220,9 @@ coro_resume_1:;
   printf("%d\n", coro_f->coro_tmp_1);
   /* resume point 2: tasks_chain.coc:22 */
 #line 22
-  coro_f->coro_aw_2 = child(5);
+  coro_f->coro_aw_2 =
+#line 22
+                       child(5);
 #line 22
   CORO_AWAIT_TASK(coro_c, 2, coro_f->coro_aw_2);
 coro_resume_2:;
