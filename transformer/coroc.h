@@ -353,6 +353,12 @@ enum {
    nested statements. */
 #define COROC_MAX_NESTING 1000000
 
+/* The widest column that the operand of a yield or an await is put back at
+   (lower.c at_own_column, emit_stackful.c realign): a person's line is
+   narrower; a machine-made line of 30,000 yields gets no padding, which
+   would grow with the square of its length. */
+#define COROC_MAX_ALIGN_COLUMN 400
+
 /* A list of nodes. */
 typedef struct {
   Node **v;  /* the nodes */

@@ -49,14 +49,17 @@ static int token_at(TokenList *o, size_t offset) {
    .coc, blank up to `t`'s column (tabs kept, so that a display column is the
    same too): what follows then stands where the user wrote it, and a
    compiler's diagnostic points at the right column. Used where a splice has
-   put more text before it on its line than the user had. */
-static void realign(FILE *out, Source *src, Token *t) {
+   put more text before it on its line than the user had. False, and nothing
+   printed, past column COROC_MAX_ALIGN_COLUMN. */
+static bool realign(FILE *out, Source *src, Token *t) {
   size_t start = t->offset;
   while (start > 0 && src->raw[start - 1] != '\n' && src->raw[start - 1] != '\r')
-    start--;
+    if (t->offset - --start > COROC_MAX_ALIGN_COLUMN)
+      return false;  /* a machine-made line: no caret to keep, and no quadratic padding */
   fprintf(out, "\n#line %d\n", t->line);
   for (size_t i = start; i < t->offset; i++)
     fputc(src->raw[i] == '\t' ? '\t' : ' ', out);
+  return true;
 }
 
 /* The text of the .coc from byte `from` to byte `to`, with the splices of
@@ -103,9 +106,7 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       fprintf(out, "CORO_STACKFUL_AWAIT_TASK(coro_c, coro_value_%s,", y->callee);
     else
       fputs("CORO_STACKFUL_AWAIT_VOID_TASK(coro_c,", out);
-    if (lines)
-      realign(out, src, first);
-    else
+    if (!lines || !realign(out, src, first))
       fputc(' ', out);
     splice(out, src, co, sp, first->offset, token_end(last), lines);
     fputs(y->kind == ND_YIELD ? ");" : ")", out);
@@ -169,13 +170,13 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   emit_sync(e, open->line);
   bool value = !co->is_generator && !co->returns_void;  /* a task's body returns its value */
   if (value)
-    fprintf(e->out, "static coro_value_%s coro_body_%s(%s) ", co->name, co->name, body_params(e, co));
+    fprintf(e->out, "static coro_value_%s coro_body_%s(%s)", co->name, co->name, body_params(e, co));
   else
-    fprintf(e->out, "static void coro_body_%s(%s) ", co->name, body_params(e, co));
+    fprintf(e->out, "static void coro_body_%s(%s)", co->name, body_params(e, co));
   Token *next = &src->original.v[body->first + 1];
-  if (e->opt->line_directives && body->first < body->last && next->line == open->line) {
-    realign(e->out, src, open);  /* code after the '{' on its line: keep its columns */
-  }
+  bool shared = body->first < body->last && next->line == open->line;  /* code after '{' on its line */
+  if (!(e->opt->line_directives && shared && realign(e->out, src, open)))
+    fputc(' ', e->out);
   splice(e->out, src, co, &yields, open->offset, token_end(close), e->opt->line_directives);
   fputc('\n', e->out);
   emit_resync(e, close->line + 1);

@@ -53,14 +53,16 @@ static void collect_awaits(Node *n, NodeList *out) {
 /* Before an operand that a macro or an assignment pushes to the right:
    "\n#line L\n" and blanks up to where the user wrote it (tabs kept), so
    that it starts at its own line and column, and a compiler's caret points
-   there; " " with --no-line, where it stays on the line. */
+   there; " " with --no-line, where it stays on the line, and past column
+   COROC_MAX_ALIGN_COLUMN. */
 static char *at_own_column(Emitter *e, Node *n) {
   if (!e->opt->line_directives)
     return " ";
   Token *t = &e->src->original.v[n->first];
   size_t start = t->offset;
   while (start > 0 && e->src->raw[start - 1] != '\n' && e->src->raw[start - 1] != '\r')
-    start--;
+    if (t->offset - --start > COROC_MAX_ALIGN_COLUMN)
+      return " ";  /* a machine-made line: no caret to keep, and no quadratic padding */
   char *pad = xcalloc(t->offset - start + 1, 1);
   for (size_t i = start; i < t->offset; i++)
     pad[i - start] = e->src->raw[i] == '\t' ? '\t' : ' ';
