@@ -673,6 +673,10 @@ void emit_directive(Emitter *e, int index);          /* the one that is token in
 bool is_first_define(Emitter *e, Coroutine *co, int index);
 void redefine_macros(Emitter *e, Coroutine *co, bool restore);
 char *emit_creation_header(Emitter *e, Coroutine *co);
+/* The text of a #line directive for physical line `physical` of the input,
+   as line_directive writes it, but on its own: for an operand put back at
+   its column in the middle of a statement (lower.c, emit_stackful.c). */
+char *emit_line_text(Source *src, int physical);
 void emit_value_type(Emitter *e, Coroutine *co);
 void lines_push(Lines *l, Line line);
 

@@ -266,6 +266,16 @@ void emit_directive(Emitter *e, int i) {
   }
 }
 
+char *emit_line_text(Source *src, int physical) {
+  const char *quoted;
+  int line = source_logical_line(src, physical, &quoted);
+  if (quoted)
+    return format("#line %d %s", line, quoted);
+  if (src->has_line_directives)  /* the name may have changed before: give it again */
+    return format("#line %d \"%s\"", line, src->name);
+  return format("#line %d", line);
+}
+
 /* `int n` of `coroutine int fib(int n)` -> the creation function's header. */
 char *emit_creation_header(Emitter *e, Coroutine *co) {
   Node *f = co->declarator->kids.v[0];

@@ -56,7 +56,7 @@ static bool realign(FILE *out, Source *src, Token *t) {
   while (start > 0 && src->raw[start - 1] != '\n' && src->raw[start - 1] != '\r')
     if (t->offset - --start > COROC_MAX_ALIGN_COLUMN)
       return false;  /* a machine-made line: no caret to keep, and no quadratic padding */
-  fprintf(out, "\n#line %d\n", t->line);
+  fprintf(out, "\n%s\n", emit_line_text(src, t->line));
   for (size_t i = start; i < t->offset; i++)
     fputc(src->raw[i] == '\t' ? '\t' : ' ', out);
   return true;

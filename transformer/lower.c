@@ -66,7 +66,7 @@ static char *at_own_column(Emitter *e, Node *n) {
   char *pad = xcalloc(t->offset - start + 1, 1);
   for (size_t i = start; i < t->offset; i++)
     pad[i - start] = e->src->raw[i] == '\t' ? '\t' : ' ';
-  return format("\n#line %d\n%s", emit_line_of(e, n), pad);
+  return format("\n%s\n%s", emit_line_text(e->src, emit_line_of(e, n)), pad);
 }
 
 /* `await X`: evaluate X, keep the awaitable in the frame, suspend until it
