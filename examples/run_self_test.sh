@@ -4,7 +4,7 @@
 # lines say which build printed them. Exits with the build's own status.
 #
 # Usage: run_self_test.sh LABEL EXE [ARG...]
-# Used by the `demo` target.
+# Used by the `demo` and `compare` targets.
 set -u
 if [ $# -lt 2 ]; then
   echo "usage: $0 LABEL EXE [ARG...]" >&2
