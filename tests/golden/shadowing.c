@@ -39,17 +39,23 @@ static bool coro_resume_pairs(coro_t *coro_c, void *coro_out) {
       int i = coro_f->sum * 10;
       /* resume point 1: shadowing.coc:10 */
 #line 10
-      CORO_YIELD(coro_c, coro_out, 1, coro_value_pairs, i);
+      CORO_YIELD(coro_c, coro_out, 1, coro_value_pairs,
+#line 10
+            i);
     coro_resume_1:;
     }
     /* resume point 2: shadowing.coc:12 */
 #line 12
-    CORO_YIELD(coro_c, coro_out, 2, coro_value_pairs, coro_f->sum);
+    CORO_YIELD(coro_c, coro_out, 2, coro_value_pairs,
+#line 12
+          coro_f->sum);
   coro_resume_2:;
   }
   /* resume point 3: shadowing.coc:14 */
 #line 14
-  CORO_YIELD(coro_c, coro_out, 3, coro_value_pairs, coro_f->i);
+  CORO_YIELD(coro_c, coro_out, 3, coro_value_pairs,
+#line 14
+        coro_f->i);
 coro_resume_3:;
 #line 15
   CORO_FINISH(coro_c);
