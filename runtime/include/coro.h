@@ -85,6 +85,12 @@ struct coro_accept coro_accept(int listen_fd, struct sockaddr *addr, socklen_t *
 struct coro_connect coro_connect(int fd, const struct sockaddr *addr, socklen_t len); /* 0 once connected */
 struct coro_sleep coro_sleep(unsigned ms);                                    /* 0 */
 
+/* Close fd, telling the runtime that its number starts a new life: what it
+   knew of the descriptor (its kind, its epoll registration) is forgotten.
+   0 or -errno. Use it for descriptors that tasks have waited on
+   (docs/runtime.md, "Closing a descriptor"). */
+int coro_close(int fd);
+
 /* Several at once. coro_wait_all starts the n new tasks and completes (0)
    when all have finished; the caller frees them. coro_wait_any starts them
    and completes when the first has finished, with its index; the caller
