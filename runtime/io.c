@@ -1,5 +1,5 @@
-/* io.c: the I/O awaitables: coro_read, coro_write, coro_accept, coro_connect,
- * and coro_close.
+/* io.c: the I/O awaitables: coro_read, coro_read_buf, coro_write,
+ * coro_accept, coro_connect, and coro_close.
  *
  * Each is a C++20-style awaiter (docs/runtime.md, "Writing an awaitable"):
  * ready() tries the system call, and only if it would block does the task
@@ -44,6 +44,7 @@
  * own is left alone.
  */
 #define _GNU_SOURCE
+#include "coro_pool.h"
 #include "coro_sched.h"
 
 #include <errno.h>
@@ -396,6 +397,40 @@ static const struct coro_awaiter read_awaiter = {read_ready, read_suspend, read_
 
 struct coro_read coro_read(int fd, void *buf, size_t len) {
   return (struct coro_read){.base = {.ops = &read_awaiter}, .fd = fd, .buf = buf, .len = len};
+}
+
+/* coro_read_buf: as coro_read, but the buffer is taken from the pool only
+   for the call that is expected to succeed, and given straight back if it
+   would block after all (which costs two pointer moves, no call). */
+static bool read_buf_ready(struct coro_awaitable *a) {
+  struct coro_read_buf *op = (struct coro_read_buf *)a;
+  struct fd_record *r = record(op->fd);
+  if (known_short(r, r->emptied))
+    return false;
+  char *buf = pool_take();
+  ssize_t n = do_read(r, buf, CORO_BUF_SIZE);
+  if (n <= 0)
+    coro_buf_release(buf);
+  if (!settle(r, &r->emptied, n, CORO_BUF_SIZE))
+    return false;
+  op->result.len = n;
+  op->result.data = n > 0 ? buf : NULL;
+  return true;
+}
+
+static void read_buf_suspend(struct coro_awaitable *a, coro_t *waiter) {
+  wait_for(a, waiter, ((struct coro_read_buf *)a)->fd, false);
+}
+
+static void read_buf_cancel(struct coro_awaitable *a) {
+  io_cancel(a, ((struct coro_read_buf *)a)->fd);
+}
+
+static const struct coro_awaiter read_buf_awaiter = {read_buf_ready, read_buf_suspend,
+                                                      read_buf_cancel};
+
+struct coro_read_buf coro_read_buf(int fd) {
+  return (struct coro_read_buf){.base = {.ops = &read_buf_awaiter}, .fd = fd};
 }
 
 static bool write_ready(struct coro_awaitable *a) {

@@ -85,6 +85,20 @@ struct coro_accept coro_accept(int listen_fd, struct sockaddr *addr, socklen_t *
 struct coro_connect coro_connect(int fd, const struct sockaddr *addr, socklen_t len); /* 0 once connected */
 struct coro_sleep coro_sleep(unsigned ms);                                    /* 0 */
 
+/* A read whose buffer the runtime lends, taken from a per-thread pool only
+   once fd has data: a task waiting to read holds no buffer at all.
+   `struct coro_buf b = await coro_read_buf(fd);` gives b.len bytes at b.data
+   (at most CORO_BUF_SIZE), which the task hands back with
+   coro_buf_release(b.data) when it is done with them; b.len == 0 at the
+   end of the file, -errno on an error, and then b.data is NULL. */
+enum { CORO_BUF_SIZE = 16384 };
+struct coro_buf {
+  ssize_t len;            /* bytes read, 0 at the end, or -errno */
+  char *data;             /* the lent buffer (len > 0), else NULL */
+};
+struct coro_read_buf coro_read_buf(int fd);                                  /* struct coro_buf */
+void coro_buf_release(void *data);   /* give a lent buffer back (NULL: nothing) */
+
 /* Close fd, telling the runtime that its number starts a new life: what it
    knew of the descriptor (its kind, its epoll registration) is forgotten.
    0 or -errno. Use it for descriptors that tasks have waited on
@@ -182,6 +196,11 @@ struct coro_read {
   void *buf;
   size_t len;
   ssize_t result;
+};
+struct coro_read_buf {
+  struct coro_awaitable base;
+  int fd;
+  struct coro_buf result;
 };
 struct coro_write {
   struct coro_awaitable base;
