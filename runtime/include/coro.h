@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>      /* sigset_t: coro_signal */
+#include <sys/signalfd.h>  /* struct signalfd_siginfo: coro_signal */
 #include <sys/socket.h>  /* struct sockaddr, socklen_t: coro_accept, coro_connect */
 #include <sys/types.h>   /* ssize_t */
 #include <string.h>  /* memcpy: generated code initializes arrays in frames with it */
@@ -98,6 +100,16 @@ struct coro_buf {
 };
 struct coro_read_buf coro_read_buf(int fd);                                  /* struct coro_buf */
 void coro_buf_release(void *data);   /* give a lent buffer back (NULL: nothing) */
+
+/* `await coro_signal(&set)`: wait for one of the signals in set (SIGINT,
+   SIGTERM...) and have its number, or -errno. The first await blocks the
+   set's signals in the calling thread (they stay blocked: one that arrives
+   between two awaits waits for the next) and reads them from a signalfd, so
+   the signal is an event like any other: no handler runs, and the task goes
+   on as ordinary code. Other threads must block them too (block them
+   before starting threads, which inherit the mask), or one of them may take
+   the signal's default action instead. */
+struct coro_signal coro_signal(const sigset_t *set);                       /* int: the signal */
 
 /* Close fd, telling the runtime that its number starts a new life: what it
    knew of the descriptor (its kind, its epoll registration) is forgotten.
@@ -201,6 +213,14 @@ struct coro_read_buf {
   struct coro_awaitable base;
   int fd;
   struct coro_buf result;
+};
+struct coro_signal {
+  struct coro_awaitable base;
+  sigset_t set;
+  int fd;                      /* the signalfd while waiting; -1 before and after */
+  struct coro_read read;       /* of info from fd */
+  struct signalfd_siginfo info;
+  int result;
 };
 struct coro_write {
   struct coro_awaitable base;
