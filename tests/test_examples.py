@@ -397,6 +397,28 @@ def test_echo_clean_shutdown(backend, sig):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_echo_threads(backend):
+    """--threads 2: two schedulers, each with its own SO_REUSEPORT listener; a client of two
+    threads has 1,000 connections verified; SIGTERM stops both threads, exit 0."""
+    server = Server(backend, ["--threads", "2"])
+    try:
+        assert len(os.listdir(f"/proc/{server.proc.pid}/task")) == 2
+        res = subprocess.run([example("echo", backend), "--client", "--port", str(server.port),
+                              "--connections", "1000", "--rounds", "10", "--threads", "2"],
+                             capture_output=True, text=True, timeout=60)
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert "verified 10000 messages" in res.stdout
+        idle = connect(server.port)
+        server.proc.send_signal(signal.SIGTERM)
+        assert idle.recv(10) == b""
+        assert server.proc.wait(timeout=10) == 0, server.errors()
+        assert server.errors() == ""
+        idle.close()
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_echo_shutdown_with_a_peer_that_never_reads(backend):
     """A peer that never reads cannot hold the shutdown up beyond the grace period."""
     server = Server(backend, ["--grace", "300"])

@@ -2,7 +2,7 @@
 # tests/bench/echo_bench.sh: the echo part of the benchmark (docs/benchmarks.md).
 #
 #   echo_bench.sh --client EXE --epoll EXE --stackless EXE [--stackful EXE] [--libuv EXE]
-#                 [--runs K] [--quick]
+#                 [--runs K] [--quick] [--threads N]
 #
 # Measures each echo server with the same verifying client (examples/echo.coc's
 # --client, built stackless: every byte of every echo is checked, and a wrong
@@ -27,6 +27,9 @@
 # server's system calls per round trip. Then the targets, each "met" or
 # "NOT met".
 #
+# All cores: a last table has the coroc servers run with --threads N (N: the
+# processors, or --threads N; 1 leaves it out), one scheduler and SO_REUSEPORT
+# listener per thread, and every server measured with a client of N threads.
 # --quick: fewer rounds, for a look rather than figures.
 #
 # A program that prints figures, not a test: it exits 0 whatever the speeds.
@@ -39,11 +42,12 @@ set -eu
 
 runs=3
 quick=no
+threads=$(nproc 2>/dev/null || echo 1)
 client='' epoll='' stackless='' stackful='' libuv=''
 
 usage() {
   echo "usage: echo_bench.sh --client EXE --epoll EXE --stackless EXE [--stackful EXE] [--libuv EXE]" >&2
-  echo "                     [--runs K] [--quick]" >&2
+  echo "                     [--runs K] [--quick] [--threads N]" >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
@@ -58,6 +62,7 @@ while [ $# -gt 0 ]; do
     --stackful) stackful=$2 ;;
     --libuv) libuv=$2 ;;
     --runs) runs=$2 ;;
+    --threads) threads=$2 ;;
     *) usage ;;
   esac
   shift 2
@@ -109,7 +114,8 @@ start() {
   shift 2
   : >"$tmp/$key.out"
   # shellcheck disable=SC2046
-  $(pin "$placement") "$(cat "$tmp/$key.exe")" --port 0 "$@" >"$tmp/$key.out" 2>"$tmp/$key.err" &
+  $(pin "$placement") "$(cat "$tmp/$key.exe")" --port 0 "$@" $(cat "$tmp/$key.args" 2>/dev/null) \
+    >"$tmp/$key.out" 2>"$tmp/$key.err" &
   pid=$!
   pids="$pids $pid"
   echo "$pid" >"$tmp/$key.pid"
@@ -211,7 +217,7 @@ config() {
     *) where="unpinned (the kernel places server and client)" ;;
   esac
   echo
-  echo "$conns connections x $size-byte messages x $rounds rounds, $where${cargs:+, client$cargs}${sargs:+, servers$sargs}"
+  echo "$conns connections x $size-byte messages x $rounds rounds, $where${cargs:+, client $cargs}${sargs:+, servers$sargs}"
   echo
   printf '| %-24s | %13s | %-15s | %12s | %11s | %10s |\n' server "round trips/s" "vs epoll" "CPU µs/trip" "p99 µs" "RSS MiB"
   printf '|%s|%s|%s|%s|%s|%s|\n' -------------------------- --------------: ----------------- -------------: ------------: -----------:
@@ -274,6 +280,14 @@ config c64 shared 64 64 $r64
 config c10000 shared 10000 64 $r10000
 config c16k shared 64 16384 $r16k
 config u1000 unpinned 1000 64 $r1000
+if [ "$threads" -gt 1 ]; then
+  echo
+  echo "All cores: the coroc servers with --threads $threads (a scheduler and an SO_REUSEPORT listener per"
+  echo "thread), every server against a client of $threads threads, unpinned; epoll and libuv stay single-threaded"
+  for key in stackless stackful; do echo "--threads $threads" >"$tmp/$key.args"; done
+  config t1000 unpinned 1000 64 $r1000 -- --threads "$threads"
+  rm -f "$tmp/stackless.args" "$tmp/stackful.args"
+fi
 echo
 if [ $have_strace = yes ]; then
   echo "System calls per round trip (strace -c on the server; 100 connections x 64 bytes x 200 rounds):"
