@@ -90,10 +90,10 @@ struct coro_sleep coro_sleep(unsigned ms);                                    /*
 /* A read whose buffer the runtime lends, taken from a per-thread pool only
    once fd has data: a task waiting to read holds no buffer at all.
    `struct coro_buf b = await coro_read_buf(fd);` gives b.len bytes at b.data
-   (at most CORO_BUF_SIZE), which the task hands back with
+   (at most CORO_BUF_SIZE, 64 KiB), which the task hands back with
    coro_buf_release(b.data) when it is done with them; b.len == 0 at the
    end of the file, -errno on an error, and then b.data is NULL. */
-enum { CORO_BUF_SIZE = 16384 };
+enum { CORO_BUF_SIZE = 65536 };
 struct coro_buf {
   ssize_t len;            /* bytes read, 0 at the end, or -errno */
   char *data;             /* the lent buffer (len > 0), else NULL */
