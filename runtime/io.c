@@ -16,9 +16,11 @@
  *     descriptor number closed and reused for a blocking file is still
  *     never blocked on. Which of the two a descriptor takes is learnt by
  *     trying (ENOTSOCK) and remembered; a wrong guess costs one call and
- *     corrects itself. Only where the kernel has no per-call non-blocking
- *     (a terminal, some devices: EOPNOTSUPP) is O_NONBLOCK set, checked
- *     before every call since the number may have been reused.
+ *     corrects itself. O_NONBLOCK is set only where no call has a
+ *     per-call flag: on a listening socket, once (accept4's connections
+ *     come non-blocking), on a socket handed to coro_connect, and where the
+ *     kernel has no RWF_NOWAIT (a terminal, some devices: EOPNOTSUPP),
+ *     checked before every call since the number may have been reused.
  *   - One epoll registration per descriptor, edge-triggered, for both
  *     directions, made the first time a task has to wait on it: no
  *     epoll_ctl per wait. A stream socket's read that returns less than was
@@ -33,7 +35,8 @@
  *     registration, and a task's wait uses the proof up, as does a call
  *     that would block or that ends the connection (0, an error): the next
  *     wait then re-arms with epoll_ctl, which also heals a registration
- *     lost to a close. "Emptied" is believed only by the task that saw it.
+ *     lost to a close. "Emptied" is believed only by the task that saw it,
+ *     and never once an event said the peer closed (a state, not data).
  *     Descriptors that begin a life under the runtime's eyes (coro_accept's
  *     result, a socket handed to coro_connect, coro_close) start afresh.
  *
