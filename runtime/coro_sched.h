@@ -16,6 +16,7 @@ struct timer_heap {
 /* This thread's scheduler. */
 struct sched {
   coro_t *head, *tail;      /* the ready queue, FIFO, linked through next_ready */
+  coro_t *current;          /* the instance running now (io.c: who saw a socket emptied) */
   long live;                /* spawned tasks not finished */
   long io_waiting;          /* awaitables registered with epoll */
   long remote_waiting;      /* offloaded calls not completed */

@@ -1,46 +1,113 @@
-/* io.c: the I/O awaitables: coro_read, coro_write, coro_accept, coro_connect.
+/* io.c: the I/O awaitables: coro_read, coro_read_buf, coro_write,
+ * coro_accept, coro_connect, and coro_close.
  *
  * Each is a C++20-style awaiter (docs/runtime.md, "Writing an awaitable"):
- * ready() tries the system call at once, and only if it says EAGAIN does
- * the task suspend; suspend() registers the fd with the scheduler's epoll,
- * one-shot, for the direction it needs; when epoll reports the fd, the
- * task is made ready, and ready() tries the call again. A task blocked on
- * I/O costs nothing until then.
+ * ready() tries the system call, and only if it would block does the task
+ * suspend; when epoll reports the fd, the task is made ready, and ready()
+ * tries again. A task blocked on I/O costs nothing until then.
  *
- * One record per fd holds its waiters: a reader and a writer may wait on
- * the same socket at once, and the fd's registration asks for both.
+ * The cost that matters is system calls per operation, and the rule is: a
+ * read or write that succeeds at once is one system call, and nothing else.
+ *
+ *   - No O_NONBLOCK juggling. A socket is read with recv(MSG_DONTWAIT) and
+ *     written with send(MSG_DONTWAIT | MSG_NOSIGNAL); any other descriptor
+ *     with preadv2/pwritev2(RWF_NOWAIT), non-blocking for this one call.
+ *     Neither looks at, or changes, the flags of the open file, so a
+ *     descriptor number closed and reused for a blocking file is still
+ *     never blocked on. Which of the two a descriptor takes is learnt by
+ *     trying (ENOTSOCK) and remembered; a wrong guess costs one call and
+ *     corrects itself. O_NONBLOCK is set only where no call has a
+ *     per-call flag: on a listening socket, once (accept4's connections
+ *     come non-blocking), on a socket handed to coro_connect, and where the
+ *     kernel has no RWF_NOWAIT (a terminal, some devices: EOPNOTSUPP),
+ *     checked before every call since the number may have been reused.
+ *   - One epoll registration per descriptor, edge-triggered, for both
+ *     directions, made the first time a task has to wait on it: no
+ *     epoll_ctl per wait. A stream socket's read that returns less than was
+ *     asked for has emptied it (more data raises a new edge), so the same
+ *     task's next read waits for that edge without first trying a call
+ *     that would say EAGAIN. An echo's round trip is thus recv, send and a
+ *     share of one epoll_wait: the calls of a hand-written epoll server.
+ *   - The registration is the kernel's, per open file: closing the file
+ *     drops it, silently, and the number may come back for another file.
+ *     So what the record knows is trusted only while it is known to be the
+ *     same file's: an event for it (or a successful epoll_ctl) proves the
+ *     registration, and a task's wait uses the proof up, as does a call
+ *     that would block or that ends the connection (0, an error): the next
+ *     wait then re-arms with epoll_ctl, which also heals a registration
+ *     lost to a close. "Emptied" is believed only by the task that saw it,
+ *     and never once an event said the peer closed (a state, not data).
+ *     Descriptors that begin a life under the runtime's eyes (coro_accept's
+ *     result, a socket handed to coro_connect, coro_close) start afresh.
+ *
+ * SIGPIPE: send has MSG_NOSIGNAL. A pipe has no such flag, so the first
+ * write to a descriptor that is not a socket sets SIGPIPE to be ignored if
+ * it still has its default action (which would kill the program): the
+ * write then gives -EPIPE, as a socket's does. A handler of the program's
+ * own is left alone.
  */
 #define _GNU_SOURCE
+#include "coro_pool.h"
 #include "coro_sched.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
-/* What the scheduler knows of one fd. Each record is allocated once and
-   never moves: epoll holds a pointer to it. */
+/* How a descriptor is read and written without blocking. */
+enum fd_kind {
+  FD_UNKNOWN,  /* not tried yet: tried as a socket first */
+  FD_STREAM,   /* a SOCK_STREAM socket: recv/send; a short read has emptied it */
+  FD_SOCKET,   /* another kind of socket (datagrams, seqpacket): recv/send */
+  FD_NOWAIT,   /* not a socket: preadv2/pwritev2 with RWF_NOWAIT */
+  FD_FCNTL,    /* no RWF_NOWAIT either (a terminal): O_NONBLOCK, made sure of before each call */
+  FD_BLOCKING  /* epoll refuses it (a regular file): plain read/write, which never wait for long */
+};
+
+/* What the scheduler knows of one fd number. Each record is allocated once
+   and never moves: epoll holds a pointer to it. */
 struct fd_record {
   int fd;                       /* which */
-  bool registered;              /* known to epoll (perhaps disarmed: one-shot) */
-  struct coro_awaitable *reader;/* waiting for EPOLLIN: a list, first come first */
-  struct coro_awaitable *writer;/* waiting for EPOLLOUT: likewise */
+  unsigned char kind;           /* enum fd_kind */
+  bool registered;              /* epoll has it: edge-triggered, both directions */
+  bool confirmed;               /* an event or epoll_ctl since the last wait proves the registration
+                                   is this file's (a closed file's is dropped by the kernel) */
+  bool emptied;                 /* a short stream read emptied it, and no edge came since */
+  bool filled;                  /* a short stream write filled its buffer, and no edge came since */
+  coro_t *seen_by;              /* the task that saw it emptied or filled: only it believes so */
+  bool hup;                     /* an event said the peer closed or an error is pending: a state,
+                                   not data, which no read takes away, so "emptied" proves nothing */
+  bool nonblock;                /* O_NONBLOCK set on it (a listener, a connecting socket) in this life */
+  struct coro_awaitable *reader;/* waiting to read: a list, first come first */
+  struct coro_awaitable *writer;/* waiting to write: likewise */
 };
 
 static _Thread_local struct fd_record **fds;  /* [fd]: its record, or NULL */
 static _Thread_local int nfds;
+
+/* A new life for the number: nothing known, every call tried. */
+static void fresh(struct fd_record *r, enum fd_kind kind) {
+  r->kind = (unsigned char)kind;
+  r->registered = r->confirmed = r->nonblock = r->emptied = r->filled = r->hup = false;
+  r->seen_by = NULL;
+}
 
 static struct fd_record *record(int fd) {
   if (fd >= nfds) {
     int n = nfds ? nfds : 64;
     while (n <= fd)
       n *= 2;
-    fds = realloc(fds, sizeof *fds * n);  /* only the table of pointers moves */
-    if (!fds)
+    struct fd_record **v = realloc(fds, sizeof *fds * n);  /* only the table of pointers moves */
+    if (!v)
       coro_fatal("coro I/O", "out of memory");
+    fds = v;
     memset(fds + nfds, 0, sizeof *fds * (n - nfds));
     nfds = n;
   }
@@ -49,48 +116,186 @@ static struct fd_record *record(int fd) {
     if (!fds[fd])
       coro_fatal("coro I/O", "out of memory");
     fds[fd]->fd = fd;
+    fresh(fds[fd], FD_UNKNOWN);
   }
   return fds[fd];
 }
 
-/* The contract: every fd handed to an operation is made non-blocking. Asked
-   every time, not remembered: a closed fd's number comes back for a new one,
-   which may well be blocking. */
-static void make_nonblocking(struct fd_record *r) {
-  int flags = fcntl(r->fd, F_GETFL);
-  if (flags >= 0 && !(flags & O_NONBLOCK))
-    fcntl(r->fd, F_SETFL, flags | O_NONBLOCK);
+int coro_close(int fd) {
+  if (fd >= 0 && fd < nfds && fds[fd]) {
+    if (fds[fd]->reader || fds[fd]->writer)
+      coro_fatal("coro_close", "fd %d: a task still waits on it", fd);
+    fresh(fds[fd], FD_UNKNOWN);
+  }
+  return close(fd) == 0 ? 0 : -errno;
 }
 
-/* (Re)arm the fd for the directions someone waits for. */
-static void arm(struct fd_record *r) {
-  struct epoll_event ev = {.events = EPOLLONESHOT, .data.ptr = r};
-  if (r->reader)
-    ev.events |= EPOLLIN | EPOLLRDHUP;
-  if (r->writer)
-    ev.events |= EPOLLOUT;
+/* {==================================================================
+ * The calls
+ * =================================================================== */
+
+/* The first write to something that is not a socket: a write to a pipe
+   whose reader is gone must give -EPIPE, not kill the program. */
+static void no_sigpipe(void) {
+  static _Atomic bool done;
+  if (done)
+    return;
+  struct sigaction sa;
+  if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL && !(sa.sa_flags & SA_SIGINFO)) {
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
+  }
+  done = true;
+}
+
+/* O_NONBLOCK for a descriptor with no per-call way: asked each time, since
+   the number may since have been closed and reused for a blocking file. */
+static void make_nonblocking(int fd) {
+  int flags = fcntl(fd, F_GETFL);
+  if (flags >= 0 && !(flags & O_NONBLOCK))
+    fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+/* A socket that did not say ENOTSOCK: which kind (once per life). */
+static void learn_socket(struct fd_record *r) {
+  int type = 0;
+  socklen_t len = sizeof type;
+  r->kind = getsockopt(r->fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM
+                ? FD_STREAM : FD_SOCKET;
+}
+
+/* A socket record that said ENOTSOCK: the number was closed and reused. */
+static void not_a_socket(struct fd_record *r) {
+  bool known = r->kind != FD_UNKNOWN;
+  if (known)
+    fresh(r, FD_NOWAIT);
+  r->kind = FD_NOWAIT;
+}
+
+/* One read without blocking: n, or -errno (-EAGAIN: it would block). */
+static ssize_t do_read(struct fd_record *r, void *buf, size_t len) {
+  for (;;) {
+    ssize_t n;
+    switch (r->kind) {
+    case FD_UNKNOWN:
+    case FD_STREAM:
+    case FD_SOCKET:
+      n = recv(r->fd, buf, len, MSG_DONTWAIT);
+      if (n < 0 && errno == ENOTSOCK) {
+        not_a_socket(r);
+        continue;
+      }
+      if (n < 0)
+        return -errno;
+      if (r->kind == FD_UNKNOWN)
+        learn_socket(r);
+      return n;
+    case FD_NOWAIT: {
+      struct iovec v = {buf, len};
+      n = preadv2(r->fd, &v, 1, -1, RWF_NOWAIT);
+      if (n < 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
+        r->kind = FD_FCNTL;
+        continue;
+      }
+      return n < 0 ? -errno : n;
+    }
+    case FD_FCNTL:
+      make_nonblocking(r->fd);
+      /* fall through */
+    default:
+      n = read(r->fd, buf, len);
+      return n < 0 ? -errno : n;
+    }
+  }
+}
+
+/* One write without blocking: n, or -errno (-EAGAIN: it would block). */
+static ssize_t do_write(struct fd_record *r, const void *buf, size_t len) {
+  for (;;) {
+    ssize_t n;
+    switch (r->kind) {
+    case FD_UNKNOWN:
+    case FD_STREAM:
+    case FD_SOCKET:
+      n = send(r->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n < 0 && errno == ENOTSOCK) {
+        not_a_socket(r);
+        continue;
+      }
+      return n < 0 ? -errno : n;
+    case FD_NOWAIT: {
+      no_sigpipe();
+      struct iovec v = {(void *)buf, len};
+      n = pwritev2(r->fd, &v, 1, -1, RWF_NOWAIT);
+      if (n < 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
+        r->kind = FD_FCNTL;
+        continue;
+      }
+      return n < 0 ? -errno : n;
+    }
+    case FD_FCNTL:
+      no_sigpipe();
+      make_nonblocking(r->fd);
+      /* fall through */
+    default:
+      n = write(r->fd, buf, len);
+      return n < 0 ? -errno : n;
+    }
+  }
+}
+
+/* A byte stream: a read or write of less than was asked means the other
+   side has nothing more for now, and the next edge will say when it has.
+   Only a SOCK_STREAM socket is known to be one: a pipe may be in packet
+   mode (O_DIRECT), and a timerfd or eventfd gives 8 bytes at a time. */
+static bool is_stream(const struct fd_record *r) {
+  return r->kind == FD_STREAM;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Waiting
+ * =================================================================== */
+
+/* Make sure epoll has this file, edge-triggered for both directions. False:
+   epoll refuses it (a regular file, which never waits for long anyway). */
+static bool watch(struct fd_record *r) {
+  struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = r};
   int epfd = sched_epoll();
-  if (epoll_ctl(epfd, r->registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, r->fd, &ev) < 0) {
-    /* the fd was closed and its number reused, or registered by an earlier life */
-    int op = errno == ENOENT ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
-    if (epoll_ctl(epfd, op, r->fd, &ev) < 0)
+  int op = r->registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+  if (epoll_ctl(epfd, op, r->fd, &ev) < 0) {
+    if (errno == EPERM) {
+      r->kind = FD_BLOCKING;
+      return false;
+    }
+    /* the file it was registered for was closed, or another is registered under the number */
+    op = errno == ENOENT ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
+    if ((errno != ENOENT && errno != EEXIST) || epoll_ctl(epfd, op, r->fd, &ev) < 0)
       coro_fatal("coro I/O", "epoll_ctl(fd %d): %s", r->fd, strerror(errno));
   }
   r->registered = true;
+  return true;
 }
 
 /* Several tasks may wait on one fd (two readers of a socket, acceptors of
-   one listening socket): each direction keeps a list. */
+   one listening socket): each direction keeps a list. The registration is
+   touched only when nothing proves it current. */
 static void wait_for(struct coro_awaitable *a, coro_t *waiter, int fd, bool out) {
   struct fd_record *r = record(fd);
   a->waiter = waiter;
   a->next_waiter = NULL;
+  if (r->kind == FD_BLOCKING || ((!r->registered || !r->confirmed) && !watch(r))) {
+    r->emptied = r->filled = false;  /* not pollable: the next try simply blocks */
+    coro_ready(waiter);
+    return;
+  }
+  r->confirmed = false;  /* this wait used the proof up */
   struct coro_awaitable **tail = out ? &r->writer : &r->reader;
   while (*tail)
     tail = &(*tail)->next_waiter;
   *tail = a;
   sched_self.io_waiting++;
-  arm(r);
 }
 
 /* Take a out of the list at *head; true if it was there. */
@@ -114,47 +319,72 @@ static void wake_all(struct coro_awaitable *list) {
   }
 }
 
-/* coro_timeout called this operation off: forget its waiter. */
+/* coro_timeout called this operation off: forget its waiter. The
+   registration stays, for the next wait. */
 static void io_cancel(struct coro_awaitable *a, int fd) {
   struct fd_record *r = record(fd);
-  if (!unlink_waiter(&r->reader, a) && !unlink_waiter(&r->writer, a))
-    return;
-  sched_self.io_waiting--;
-  if (r->reader || r->writer)
-    arm(r);
-  else if (r->registered)
-    epoll_ctl(sched_epoll(), EPOLL_CTL_DEL, r->fd, NULL), r->registered = false;
+  if (unlink_waiter(&r->reader, a) || unlink_waiter(&r->writer, a))
+    sched_self.io_waiting--;
 }
 
 void io_event(void *tag, uint32_t events) {
   struct fd_record *r = tag;
-  bool error = events & (EPOLLERR | EPOLLHUP);
+  r->confirmed = true;
+  if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+    r->hup = true;
+  bool in = events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR);
+  bool out = events & (EPOLLOUT | EPOLLHUP | EPOLLERR);
   struct coro_awaitable *readers = NULL, *writers = NULL;
-  if (r->reader && (error || (events & (EPOLLIN | EPOLLRDHUP)))) {
+  if (in) {
+    r->emptied = false;
     readers = r->reader;
     r->reader = NULL;
   }
-  if (r->writer && (error || (events & EPOLLOUT))) {
+  if (out) {
+    r->filled = false;
     writers = r->writer;
     r->writer = NULL;
   }
-  if (r->reader || r->writer)
-    arm(r);  /* one-shot: the other direction still waits */
   wake_all(readers);
   wake_all(writers);
 }
+
+/* }================================================================== */
 
 /* {==================================================================
  * The operations
  * =================================================================== */
 
+/* After a read or write of n of len bytes: what it says about the fd. True:
+   the operation is over (its result is n); false: it would block, wait. */
+static bool settle(struct fd_record *r, bool *short_flag, ssize_t n, size_t len) {
+  if (n == -EAGAIN || n == -EWOULDBLOCK) {
+    r->confirmed = false;  /* perhaps another file by now: the wait re-arms */
+    return false;
+  }
+  if (n > 0 && (size_t)n < len && is_stream(r) && !r->hup) {
+    *short_flag = true;  /* emptied (or filled): the next edge says when to go on */
+    r->seen_by = sched_self.current;
+  } else if (n <= 0 && len > 0) {
+    r->confirmed = false;  /* the end of a connection, perhaps of the descriptor too */
+  }
+  return true;
+}
+
+/* Known to be emptied (filled) by the task asking now: wait, no call. */
+static bool known_short(const struct fd_record *r, bool short_flag) {
+  return short_flag && r->seen_by == sched_self.current;
+}
+
 static bool read_ready(struct coro_awaitable *a) {
   struct coro_read *op = (struct coro_read *)a;
-  make_nonblocking(record(op->fd));
-  ssize_t n = read(op->fd, op->buf, op->len);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+  struct fd_record *r = record(op->fd);
+  if (known_short(r, r->emptied))
     return false;
-  op->result = n < 0 ? -errno : n;
+  ssize_t n = do_read(r, op->buf, op->len);
+  if (!settle(r, &r->emptied, n, op->len))
+    return false;
+  op->result = n;
   return true;
 }
 
@@ -172,13 +402,49 @@ struct coro_read coro_read(int fd, void *buf, size_t len) {
   return (struct coro_read){.base = {.ops = &read_awaiter}, .fd = fd, .buf = buf, .len = len};
 }
 
+/* coro_read_buf: as coro_read, but the buffer is taken from the pool only
+   for the call that is expected to succeed, and given straight back if it
+   would block after all (which costs two pointer moves, no call). */
+static bool read_buf_ready(struct coro_awaitable *a) {
+  struct coro_read_buf *op = (struct coro_read_buf *)a;
+  struct fd_record *r = record(op->fd);
+  if (known_short(r, r->emptied))
+    return false;
+  char *buf = pool_take();
+  ssize_t n = do_read(r, buf, CORO_BUF_SIZE);
+  if (n <= 0)
+    coro_buf_release(buf);
+  if (!settle(r, &r->emptied, n, CORO_BUF_SIZE))
+    return false;
+  op->result.len = n;
+  op->result.data = n > 0 ? buf : NULL;
+  return true;
+}
+
+static void read_buf_suspend(struct coro_awaitable *a, coro_t *waiter) {
+  wait_for(a, waiter, ((struct coro_read_buf *)a)->fd, false);
+}
+
+static void read_buf_cancel(struct coro_awaitable *a) {
+  io_cancel(a, ((struct coro_read_buf *)a)->fd);
+}
+
+static const struct coro_awaiter read_buf_awaiter = {read_buf_ready, read_buf_suspend,
+                                                      read_buf_cancel};
+
+struct coro_read_buf coro_read_buf(int fd) {
+  return (struct coro_read_buf){.base = {.ops = &read_buf_awaiter}, .fd = fd};
+}
+
 static bool write_ready(struct coro_awaitable *a) {
   struct coro_write *op = (struct coro_write *)a;
-  make_nonblocking(record(op->fd));
-  ssize_t n = write(op->fd, op->buf, op->len);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+  struct fd_record *r = record(op->fd);
+  if (known_short(r, r->filled))
     return false;
-  op->result = n < 0 ? -errno : n;
+  ssize_t n = do_write(r, op->buf, op->len);
+  if (!settle(r, &r->filled, n, op->len))
+    return false;
+  op->result = n;
   return true;
 }
 
@@ -196,13 +462,29 @@ struct coro_write coro_write(int fd, const void *buf, size_t len) {
   return (struct coro_write){.base = {.ops = &write_awaiter}, .fd = fd, .buf = buf, .len = len};
 }
 
+/* accept has no per-call non-blocking flag: the listening socket is made
+   non-blocking once (remembered until coro_close) and its kind learnt, which
+   the connections it gives inherit. A new connection starts a new life for
+   its number. */
 static bool accept_ready(struct coro_awaitable *a) {
   struct coro_accept *op = (struct coro_accept *)a;
-  make_nonblocking(record(op->fd));
+  struct fd_record *r = record(op->fd);
+  if (!r->nonblock) {
+    int one = 1;
+    ioctl(r->fd, FIONBIO, &one);
+    learn_socket(r);
+    r->nonblock = true;
+  }
   int fd = accept4(op->fd, op->addr, op->addrlen, SOCK_CLOEXEC | SOCK_NONBLOCK);
-  if (fd < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+  if (fd < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    r->confirmed = false;
+    return false;
+  }
+  if (fd < 0 && errno == EINTR)
     return false;
   op->result = fd < 0 ? -errno : fd;
+  if (fd >= 0)
+    fresh(record(fd), r->kind == FD_STREAM ? FD_STREAM : FD_SOCKET);
   return true;
 }
 
@@ -221,13 +503,18 @@ struct coro_accept coro_accept(int listen_fd, struct sockaddr *addr, socklen_t *
                               .addrlen = len};
 }
 
-/* connect: the first try starts it (EINPROGRESS); when the socket turns
+/* connect: the first try starts it (EINPROGRESS) on a socket made
+   non-blocking for it (a new life for the number); when the socket turns
    writable, SO_ERROR says how it went. */
 static bool connect_ready(struct coro_awaitable *a) {
   struct coro_connect *op = (struct coro_connect *)a;
-  make_nonblocking(record(op->fd));
+  struct fd_record *r = record(op->fd);
   if (!op->started) {
     op->started = true;
+    fresh(r, FD_UNKNOWN);
+    int one = 1;
+    ioctl(r->fd, FIONBIO, &one);
+    r->nonblock = true;
     if (connect(op->fd, op->addr, op->addrlen) == 0) {
       op->result = 0;
       return true;
@@ -242,8 +529,10 @@ static bool connect_ready(struct coro_awaitable *a) {
   socklen_t len = sizeof err;
   if (getsockopt(op->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
     err = errno;
-  if (err == EINPROGRESS || err == EALREADY)
+  if (err == EINPROGRESS || err == EALREADY) {
+    r->confirmed = false;
     return false;
+  }
   op->result = -err;
   return true;
 }

@@ -14,7 +14,9 @@ checking that it is still alive.
 """
 import os
 import re
+import resource
 import select
+import signal
 import socket
 import struct
 import subprocess
@@ -75,12 +77,13 @@ def test_fizzbuzz(backend):
 # ===================================================================
 
 class Server:
-    """echo_<backend> --port 0, its port read from its first line."""
+    """echo_<backend> --port 0 [ARGS], its port read from its first line."""
 
-    def __init__(self, backend):
+    def __init__(self, backend, args=(), preexec_fn=None):
         self.stderr = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([example("echo", backend), "--port", "0"],
-                                     stdout=subprocess.PIPE, stderr=self.stderr)
+        self.proc = subprocess.Popen([example("echo", backend), "--port", "0", *args],
+                                     stdout=subprocess.PIPE, stderr=self.stderr,
+                                     preexec_fn=preexec_fn)
         ready, _, _ = select.select([self.proc.stdout], [], [], 10)
         line = self.proc.stdout.readline().decode() if ready else ""
         m = re.search(r"127\.0\.0\.1:(\d+)\s*$", line)
@@ -103,6 +106,10 @@ class Server:
             fields = f.read().rsplit(")", 1)[1].split()
         # fields[0] is the state (field 3); utime and stime are fields 14 and 15
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def rss_kib(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            return int(re.search(r"VmRSS:\s+(\d+) kB", f.read()).group(1))
 
     def close(self):
         self.proc.kill()
@@ -251,3 +258,193 @@ def test_demo_labels_a_self_checking_build(tmp_path):
     assert res.returncode == 3
     res = run(["sh", script, "stackless", "sh", "-c", "echo ok"])
     assert (res.returncode, res.stdout) == (0, "stackless: ok\n")
+
+
+# {==================================================================
+# echo as a real server: faults, limits, timeouts and shutdown. Bounds on
+# waiting are there so that a failure cannot hang the suite; nothing here
+# measures speed.
+# ===================================================================
+
+def connect(port, timeout=10):
+    return socket.create_connection((HOST, port), timeout=timeout)
+
+
+def read_until_eof(sock, limit=1 << 24):
+    got = b""
+    while len(got) < limit:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_echo_half_close(backend):
+    """The peer sends, then shuts down its side: the echo completes, then the server closes."""
+    server = Server(backend)
+    try:
+        data = bytes((i * 13) % 256 for i in range(200000))
+        with connect(server.port) as s:
+            s.sendall(data)
+            s.shutdown(socket.SHUT_WR)
+            assert read_until_eof(s) == data
+        server.check_and_close()
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_echo_slow_reader_bounded_memory(backend):
+    """A peer that sends and never reads: the server's memory stays bounded (one lent buffer
+    and the kernel's socket buffers), and other connections go on being served."""
+    server = Server(backend)
+    try:
+        before = server.rss_kib()
+        hog = connect(server.port)
+        hog.setblocking(False)
+        sent, chunk = 0, b"z" * 65536
+        stalled = 0
+        while sent < 64 << 20 and stalled < 20:   # until the kernel's buffers are full
+            try:
+                sent += hog.send(chunk)
+                stalled = 0
+            except BlockingIOError:
+                stalled += 1
+                time.sleep(0.05)
+        assert sent < 64 << 20, "the server took 64 MiB from a peer that never reads"
+        for i in range(3):
+            data = bytes(range(i, 200 + i))
+            assert echo_once(server.port, data) == data
+        grown = server.rss_kib() - before
+        assert grown < 2048, f"the server grew by {grown} KiB for a peer that never reads"
+        hog.close()
+        server.check_and_close()
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_echo_idle_timeout(backend):
+    """--idle 1000: a connection that sends nothing for a second is closed; one that keeps
+    talking is not."""
+    server = Server(backend, ["--idle", "1000"])
+    try:
+        idle = connect(server.port)
+        idle.sendall(b"hello")
+        assert idle.recv(5) == b"hello"
+        busy = connect(server.port)
+        for i in range(16):    # a round trip every 0.1 s, across the idle one's timeout
+            busy.sendall(b"%02d" % i)
+            assert busy.recv(2) == b"%02d" % i
+            time.sleep(0.1)
+        assert idle.recv(10) == b"", "the idle connection was not closed"
+        busy.sendall(b"still")
+        assert busy.recv(5) == b"still"
+        idle.close()
+        busy.close()
+        server.check_and_close()
+    finally:
+        server.close()
+
+
+def low_fd_limit():
+    resource.setrlimit(resource.RLIMIT_NOFILE, (32, 32))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_echo_at_the_descriptor_limit(backend):
+    """With 32 descriptors, 60 clients: those beyond the limit wait in the backlog while the
+    server goes on serving the others, without spinning; once connections end, the waiting
+    ones are served."""
+    server = Server(backend, preexec_fn=low_fd_limit)
+    try:
+        socks = [connect(server.port) for _ in range(60)]
+        for i, s in enumerate(socks[:10]):
+            s.sendall(b"%03d" % i)
+            assert s.recv(3) == b"%03d" % i
+        before = server.cpu_seconds()
+        time.sleep(1.0)
+        spent = server.cpu_seconds() - before
+        assert spent < 0.2, f"at the descriptor limit the server used {spent:.3f} s of CPU in 1 s"
+        for s in socks[:40]:
+            s.close()
+        for i, s in enumerate(socks[40:]):
+            s.sendall(b"%03d" % i)
+            assert s.recv(3) == b"%03d" % i, "a connection from the backlog was not served"
+        for s in socks[40:]:
+            s.close()
+        assert server.alive(), server.errors()
+        assert "Too many open files" in server.errors()
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_echo_clean_shutdown(backend, sig):
+    """On SIGTERM or SIGINT: what a client sent before the signal is echoed in full, then the
+    connection closes; an idle connection is closed; no new connection is accepted; exit 0."""
+    server = Server(backend, ["--grace", "3000"])
+    try:
+        idle = connect(server.port)
+        talker = connect(server.port)
+        data = bytes((i * 7) % 256 for i in range(100000))
+        talker.sendall(data[:10])
+        assert talker.recv(10) == data[:10]
+        talker.sendall(data)
+        server.proc.send_signal(sig)
+        assert read_until_eof(talker) == data, "a reply was lost in the shutdown"
+        assert idle.recv(10) == b""
+        assert server.proc.wait(timeout=10) == 0, server.errors()
+        with pytest.raises(OSError):
+            connect(server.port, timeout=2).sendall(b"x")
+        assert server.errors() == ""
+        idle.close()
+        talker.close()
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_echo_threads(backend):
+    """--threads 2: two schedulers, each with its own SO_REUSEPORT listener; a client of two
+    threads has 1,000 connections verified; SIGTERM stops both threads, exit 0."""
+    server = Server(backend, ["--threads", "2"])
+    try:
+        assert len(os.listdir(f"/proc/{server.proc.pid}/task")) == 2
+        res = subprocess.run([example("echo", backend), "--client", "--port", str(server.port),
+                              "--connections", "1000", "--rounds", "10", "--threads", "2"],
+                             capture_output=True, text=True, timeout=60)
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert "verified 10000 messages" in res.stdout
+        idle = connect(server.port)
+        server.proc.send_signal(signal.SIGTERM)
+        assert idle.recv(10) == b""
+        assert server.proc.wait(timeout=10) == 0, server.errors()
+        assert server.errors() == ""
+        idle.close()
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_echo_shutdown_with_a_peer_that_never_reads(backend):
+    """A peer that never reads cannot hold the shutdown up beyond the grace period."""
+    server = Server(backend, ["--grace", "300"])
+    try:
+        hog = connect(server.port)
+        hog.setblocking(False)
+        try:
+            while True:
+                hog.send(b"z" * 65536)
+        except BlockingIOError:
+            pass
+        server.proc.send_signal(signal.SIGTERM)
+        assert server.proc.wait(timeout=10) == 0, server.errors()
+        hog.close()
+    finally:
+        server.close()
+
+# }==================================================================

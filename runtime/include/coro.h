@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>      /* sigset_t: coro_signal */
+#include <sys/signalfd.h>  /* struct signalfd_siginfo: coro_signal */
 #include <sys/socket.h>  /* struct sockaddr, socklen_t: coro_accept, coro_connect */
 #include <sys/types.h>   /* ssize_t */
 #include <string.h>  /* memcpy: generated code initializes arrays in frames with it */
@@ -96,6 +98,36 @@ struct coro_write coro_write(int fd, const void *buf, size_t len) CORO_NODISCARD
 struct coro_accept coro_accept(int listen_fd, struct sockaddr *addr, socklen_t *len) CORO_NODISCARD; /* the new fd */
 struct coro_connect coro_connect(int fd, const struct sockaddr *addr, socklen_t len) CORO_NODISCARD; /* 0 once connected */
 struct coro_sleep coro_sleep(unsigned ms) CORO_NODISCARD;                                    /* 0 */
+
+/* A read whose buffer the runtime lends, taken from a per-thread pool only
+   once fd has data: a task waiting to read holds no buffer at all.
+   `struct coro_buf b = await coro_read_buf(fd);` gives b.len bytes at b.data
+   (at most CORO_BUF_SIZE, 64 KiB), which the task hands back with
+   coro_buf_release(b.data) when it is done with them; b.len == 0 at the
+   end of the file, -errno on an error, and then b.data is NULL. */
+enum { CORO_BUF_SIZE = 65536 };
+struct coro_buf {
+  ssize_t len;            /* bytes read, 0 at the end, or -errno */
+  char *data;             /* the lent buffer (len > 0), else NULL */
+};
+struct coro_read_buf coro_read_buf(int fd);                                  /* struct coro_buf */
+void coro_buf_release(void *data);   /* give a lent buffer back (NULL: nothing) */
+
+/* `await coro_signal(&set)`: wait for one of the signals in set (SIGINT,
+   SIGTERM...) and have its number, or -errno. The first await blocks the
+   set's signals in the calling thread (they stay blocked: one that arrives
+   between two awaits waits for the next) and reads them from a signalfd, so
+   the signal is an event like any other: no handler runs, and the task goes
+   on as ordinary code. Other threads must block them too (block them
+   before starting threads, which inherit the mask), or one of them may take
+   the signal's default action instead. */
+struct coro_signal coro_signal(const sigset_t *set);                       /* int: the signal */
+
+/* Close fd, telling the runtime that its number starts a new life: what it
+   knew of the descriptor (its kind, its epoll registration) is forgotten.
+   0 or -errno. Use it for descriptors that tasks have waited on
+   (docs/runtime.md, "Closing a descriptor"). */
+int coro_close(int fd);
 
 /* Several at once. coro_wait_all starts the n new tasks and completes (0)
    when all have finished; the caller frees them. coro_wait_any starts them
@@ -188,6 +220,19 @@ struct coro_read {
   void *buf;
   size_t len;
   ssize_t result;
+};
+struct coro_read_buf {
+  struct coro_awaitable base;
+  int fd;
+  struct coro_buf result;
+};
+struct coro_signal {
+  struct coro_awaitable base;
+  sigset_t set;
+  int fd;                      /* the signalfd while waiting; -1 before and after */
+  struct coro_read read;       /* of info from fd */
+  struct signalfd_siginfo info;
+  int result;
 };
 struct coro_write {
   struct coro_awaitable base;

@@ -39,6 +39,13 @@ struct sockaddr {
   sa_family_t sa_family;
   char sa_data[14];
 };
+typedef struct {
+  unsigned long __val[16];
+} sigset_t;
+struct signalfd_siginfo {
+  uint32_t ssi_signo;
+  uint8_t pad[124];
+};
 typedef struct _IO_FILE FILE;
 extern FILE *stdin, *stdout, *stderr;
 int printf(const char *restrict format, ...);

@@ -1,4 +1,4 @@
-break echo.coc:63
+break echo.coc:81
 run --self-test 1 5 1
 info coroutines
 coro bt $coro("round_trip")
