@@ -75,6 +75,7 @@ struct stackful {
   size_t map_size;             /* bytes mapped: guard page + stack */
   size_t stack_size;           /* usable bytes of stack, a whole number of pages */
   size_t args_offset;          /* where the arguments begin, from the start of the instance */
+  bool own_fpenv;              /* keeps its own FP environment: every switch is coro_ctx_switch_fpenv */
 #ifdef STACKFUL_VALGRIND
   unsigned vg_stack_id;        /* valgrind's id for the registered stack */
 #endif
@@ -92,6 +93,14 @@ struct stackful {
 static _Thread_local struct stackful *tls_mapped __attribute__((tls_model("initial-exec")));
 static _Thread_local size_t tls_default_stack;   /* coro_default_stack_size; 0: STACKFUL_DEFAULT_STACK */
 static _Thread_local char tls_altstack_checked;  /* this thread has a signal stack (ours or its own) */
+
+/* Whether new instances keep their own FP environment: the build option
+   COROC_SAVE_FPENV (runtime/CMakeLists.txt); coro_set_fpenv per instance. */
+#ifdef CORO_SAVE_FPENV
+#define STACKFUL_DEFAULT_FPENV true
+#else
+#define STACKFUL_DEFAULT_FPENV false
+#endif
 
 static bool stackful_resume(coro_t *c, void *out);
 
@@ -439,13 +448,22 @@ static void stack_unmap(struct stackful *s) {
 /* The start routine of every stackful context (the trampoline calls it on the
    fresh stack): run the body, mark the instance done, and leave for good. Its
    stack stays mapped until coro_free: it cannot unmap the stack it runs on. */
+/* The switch of an instance: both sides of every switch into and out of it
+   keep the FP environment the same way (runtime/ctx.h). */
+static inline void stackful_switch(struct stackful *s, struct coro_ctx *from, struct coro_ctx *to) {
+  if (s->own_fpenv)
+    coro_ctx_switch_fpenv(from, to);
+  else
+    coro_ctx_switch(from, to);
+}
+
 static void stackful_main(void *arg) {
   struct stackful *s = arg;
   tool_switched_in(s, 1);
   s->entry(&s->base);
   s->base.status = CORO_DONE;            /* coro_next answers false: no more values */
   tool_switch_out(s, 1);
-  coro_ctx_switch(&s->ctx, &s->caller);
+  stackful_switch(s, &s->ctx, &s->caller);
   coro_fatal("coro_next", "instance %p was resumed after its body returned", arg);
 }
 
@@ -455,7 +473,8 @@ static void stackful_start(struct stackful *s) {
   stack_map(s);
   coro_ctx_init(&s->ctx, s->map + s->map_size - s->stack_size, s->stack_size, stackful_main, s);
 #ifdef STACKFUL_INLINE_SWITCH
-  s->base.resume_point = CORO_INLINE_SWITCH_MARK;   /* its stack is there: coro_next and yield may switch inline */
+  /* its stack is there: coro_next and yield may switch inline */
+  s->base.resume_point = s->own_fpenv ? CORO_INLINE_SWITCH_FPENV : CORO_INLINE_SWITCH_MARK;
 #endif
 }
 
@@ -480,10 +499,10 @@ static bool stackful_resume(coro_t *c, void *out) {
 #ifdef STACKFUL_ASAN
   void *fake_save;
   tool_switch_in(s, &fake_save);
-  coro_ctx_switch(&s->caller, &s->ctx);
+  stackful_switch(s, &s->caller, &s->ctx);
   tool_switched_back(fake_save);
 #else
-  coro_ctx_switch(&s->caller, &s->ctx);
+  stackful_switch(s, &s->caller, &s->ctx);
 #endif
   return s->base.status != CORO_DONE;  /* suspended again (a value, or a turn), or finished */
 }
@@ -494,7 +513,7 @@ void coro_stackful_suspend(coro_t *c) {
     coro_fatal("coro_stackful_suspend", "instance %p is not a running coroutine", (void *)c);
   s->base.status = CORO_SUSPENDED;        /* coro_next answers true: a value (or a turn) */
   tool_switch_out(s, 0);
-  coro_ctx_switch(&s->ctx, &s->caller);
+  stackful_switch(s, &s->ctx, &s->caller);
   tool_switched_in(s, 0);
 }
 
@@ -524,6 +543,7 @@ coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t arg
   s->entry = entry;
   s->stack_size = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
   s->args_offset = offset;
+  s->own_fpenv = STACKFUL_DEFAULT_FPENV;
   return c;
 }
 
@@ -537,6 +557,14 @@ bool coro_set_stack_size(coro_t *c, size_t bytes) {
   if (!s || s->base.status != CORO_CREATED || s->map || size == 0)
     return false;
   s->stack_size = size;
+  return true;
+}
+
+bool coro_set_fpenv(coro_t *c, bool own) {
+  struct stackful *s = as_stackful(c);
+  if (!s || s->base.status != CORO_CREATED || s->map)
+    return false;
+  s->own_fpenv = own;
   return true;
 }
 

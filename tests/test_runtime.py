@@ -112,7 +112,7 @@ class Build:
         for name, srcs in programs.items():
             link = ["-static"] if self.static else ["-rdynamic"]   # -rdynamic: dladdr can name entry functions
             res = run([self.cc, *self.flags(), *link, "-o", tmp / name, *srcs[:1], *objs, *srcs[1:],
-                       *self.ldflags])
+                       *self.ldflags, "-lm"])   # -lm: the ucontext switch's fegetenv, fesetenv
             assert res.returncode == 0, f"[{self.name}] {self.cc} failed on {name}:\n{res.stderr}"
 
     def run(self, program, *args, timeout=120):
@@ -356,7 +356,7 @@ def test_cmake_switch_choice(tmp_path, variant):
     exe = tmp_path / "fib"
     link = ["-static"] if cc == CROSS_CC else []
     res = run([cc, "-std=gnu11", *WARNINGS, *link, f"-I{COROC_INCLUDE}", "-o", exe,
-               PROGRAMS / "generated_fib.c", lib])
+               PROGRAMS / "generated_fib.c", lib, "-lm"])   # -lm: as coro.pc says (the ucontext switch's fenv calls)
     assert res.returncode == 0, res.stderr
     res = run([*runner, exe])
     assert (res.returncode, res.stdout) == (0, FIB), res.stderr

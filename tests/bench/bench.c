@@ -3,12 +3,13 @@
  * Three tables, all in one run of this program (parts 1, 2 and 5 of
  * docs/benchmarks.md).
  *
- * 1. The round trip of a generator, resume it and receive one int, in five
+ * 1. The round trip of a generator, resume it and receive one int, in six
  *    builds of the same work:
  *
  *   hand-written      a switch state machine in plain C (baseline of stackless)
  *   stackless         gen.coc through coroc --backend=stackless
  *   stackful          gen.coc through coroc --backend=stackful, libcoro's assembly switch
+ *   stackful, FP env  the same, the instance keeping its own FP environment (coro_set_fpenv)
  *   stackful/ucontext the same, against libcoro built with COROC_SWITCH=ucontext
  *   boost.context     jump_fcontext (baseline of stackful)
  *
@@ -74,11 +75,11 @@ struct row {
   double median, min, max;
 };
 
-enum { HAND, STACKLESS, STACKFUL, UCONTEXT, FCONTEXT, NROWS };
+enum { HAND, STACKLESS, STACKFUL, STACKFUL_FPENV, UCONTEXT, FCONTEXT, NROWS };
 
 /* The order of measurement in a repetition: each baseline right before the
    rows compared with it. (The table shows the rows in enum order.) */
-static const int run_order[NROWS] = {HAND, STACKLESS, FCONTEXT, STACKFUL, UCONTEXT};
+static const int run_order[NROWS] = {HAND, STACKLESS, FCONTEXT, STACKFUL, STACKFUL_FPENV, UCONTEXT};
 
 #define ROW(label, fn) {.name = (label), .run = (fn)}
 #define MISSING(label, why) {.name = (label), .not_built = (why)}
@@ -87,8 +88,10 @@ static struct row rows[NROWS] = {
   [STACKLESS] = ROW("coroc stackless", bench_run_stackless),
 #if BENCH_HAVE_STACKFUL
   [STACKFUL] = ROW("coroc stackful (" BENCH_STACKFUL_SWITCH ")", bench_run_stackful),
+  [STACKFUL_FPENV] = ROW("coroc stackful, own FP env", bench_run_stackful_fpenv),
 #else
   [STACKFUL] = MISSING("coroc stackful (" BENCH_STACKFUL_SWITCH ")", BENCH_STACKFUL_MISSING),
+  [STACKFUL_FPENV] = MISSING("coroc stackful, own FP env", BENCH_STACKFUL_MISSING),
 #endif
 #if BENCH_HAVE_UCONTEXT
   [UCONTEXT] = ROW("coroc stackful (ucontext)", bench_run_stackful_ucontext),
@@ -158,17 +161,17 @@ static void summarize(struct row *r) {
   r->max = s[reps - 1];
 }
 
-/* The processor's name, for the header of the table. */
-static void cpu_name(char *buf, size_t size) {
-  snprintf(buf, size, "unknown processor");
+/* The value of the first line of /proc/cpuinfo that starts with key, or "". */
+static void cpuinfo_field(const char *key, char *buf, size_t size) {
+  buf[0] = 0;
   FILE *f = fopen("/proc/cpuinfo", "r");
   if (!f)
     return;
   char line[512];
+  size_t n = strlen(key);
   while (fgets(line, sizeof line, f)) {
     char *colon = strchr(line, ':');
-    if (colon && (!strncmp(line, "model name", 10) || !strncmp(line, "CPU part", 8) ||
-                  !strncmp(line, "Processor", 9))) {
+    if (colon && !strncmp(line, key, n) && (line[n] == ' ' || line[n] == '\t' || line[n] == ':')) {
       colon++;
       while (*colon == ' ' || *colon == '\t')
         colon++;
@@ -178,6 +181,30 @@ static void cpu_name(char *buf, size_t size) {
     }
   }
   fclose(f);
+}
+
+/* The processor, for the header of the table: its vendor and model, and on
+   x86 its family and model numbers (a virtual machine often shows only "AMD
+   EPYC": family 25 model 17 says Zen 4). The vendor matters here: how a
+   return after a stack switch is predicted differs between them. */
+static void cpu_name(char *buf, size_t size) {
+  char vendor[64], name[256], family[16], model[16];
+  cpuinfo_field("vendor_id", vendor, sizeof vendor);
+  cpuinfo_field("model name", name, sizeof name);
+  cpuinfo_field("cpu family", family, sizeof family);
+  cpuinfo_field("model", model, sizeof model);
+  if (!name[0])
+    cpuinfo_field("CPU part", name, sizeof name);   /* arm64: no model name, a part number */
+  if (!name[0])
+    cpuinfo_field("Processor", name, sizeof name);
+  if (!name[0])
+    snprintf(name, sizeof name, "unknown processor");
+  if (vendor[0] && family[0])
+    snprintf(buf, size, "%s (vendor %s, family %s model %s)", name, vendor, family, model);
+  else if (vendor[0])
+    snprintf(buf, size, "%s (vendor %s)", name, vendor);
+  else
+    snprintf(buf, size, "%s", name);
 }
 
 /* The load average now ("1.20 1.05 0.98"), or "?". */
@@ -291,7 +318,8 @@ static void print_generators(void) {
     }
   printf("\ntargets (median of the paired ratios of this run):\n");
   print_target("stackless / hand-written", STACKLESS, HAND, 1.10);
-  print_target("stackful (" BENCH_STACKFUL_SWITCH ") / boost.context", STACKFUL, FCONTEXT, 0.50);
+  print_target("stackful (" BENCH_STACKFUL_SWITCH ") / boost.context", STACKFUL, FCONTEXT, 0.60);
+  print_target("stackful, own FP env / boost.context", STACKFUL_FPENV, FCONTEXT, 1.00);
 }
 
 /* }================================================================== */

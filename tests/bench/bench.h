@@ -24,6 +24,7 @@ typedef long long bench_run_fn(long n);
 bench_run_fn bench_run_handwritten;        /* handwritten.c + handwritten_run.c */
 bench_run_fn bench_run_stackless;          /* gen.coc, --backend=stackless */
 bench_run_fn bench_run_stackful;           /* gen.coc, --backend=stackful, libcoro as built */
+bench_run_fn bench_run_stackful_fpenv;     /* the same, each instance keeping its own FP environment */
 bench_run_fn bench_run_stackful_ucontext;  /* gen.coc, --backend=stackful, libcoro with COROC_SWITCH=ucontext */
 bench_run_fn bench_run_fcontext;           /* fcontext.cpp: boost.context's jump_fcontext */
 

@@ -123,14 +123,16 @@ static coro_t *squares(coro_t *src) {
   return coro_c;
 }
 
-/* coroutine int rounding(void): its own FP rounding mode, kept across yields */
+/* coroutine int rounding(void): the rounding mode it finds at each resume;
+   then it rounds upward until the next one */
 typedef int coro_value_rounding;
 struct coro_args_rounding { char coro_unused; };
 static void coro_body_rounding(coro_t *coro_c) {
-  CHECK(fegetround() == FE_TONEAREST);   /* starts with its first resumer's mode, as a called function would */
-  fesetround(FE_UPWARD);
-  for (int i = 0; i < 3; i++)   /* (the mode only: valgrind does not round SSE arithmetic by it) */
-    CORO_STACKFUL_YIELD(coro_c, coro_value_rounding, fegetround() == FE_UPWARD);
+  for (int i = 0; i < 3; i++) {   /* (the mode only: valgrind does not round SSE arithmetic by it) */
+    int seen = fegetround();
+    fesetround(FE_UPWARD);
+    CORO_STACKFUL_YIELD(coro_c, coro_value_rounding, seen);
+  }
   fesetround(FE_TONEAREST);
 }
 static void coro_entry_rounding(coro_t *coro_c) {
@@ -378,21 +380,37 @@ static void case_stack_size(void) {
   printf("ok stack size\n");
 }
 
-/* Each side keeps its own rounding mode across switches. */
+/* The FP environment is the thread's by default: each side sees the mode
+   the other left; an instance given its own (coro_set_fpenv) keeps it, and
+   the consumer keeps its own. */
 static void case_fp_control(void) {
   static const int modes[] = {FE_TONEAREST, FE_DOWNWARD, FE_TOWARDZERO};
   CHECK(fegetround() == FE_TONEAREST);
   coro_t *g = rounding();
-  int ok = 0;
+  int seen = -1;
+  for (int i = 0; i < 3; i++) {
+    fesetround(modes[i]);                     /* the thread's mode... */
+    CHECK(coro_next(g, &seen));
+    CHECK(seen == modes[i]);                  /* ...is the body's when it goes on */
+    CHECK(fegetround() == FE_UPWARD);         /* and the body's change is ours */
+  }
+  fesetround(FE_TONEAREST);
+  CHECK(!coro_next(g, &seen));
+  coro_free(g);
+
+  g = rounding();
+  CHECK(coro_set_fpenv(g, true));
   for (int i = 0; i < 3; i++) {
     fesetround(modes[i]);                     /* ours changes; its must not */
-    CHECK(coro_next(g, &ok) && ok);           /* it rounds upward... */
-    CHECK(fegetround() == modes[i]);          /* ...and we as before */
+    CHECK(coro_next(g, &seen));
+    CHECK(seen == (i == 0 ? modes[0] : FE_UPWARD));   /* it starts with its first resumer's, then keeps its own */
+    CHECK(fegetround() == modes[i]);          /* and we keep ours */
   }
+  CHECK(!coro_set_fpenv(g, false));           /* started: too late */
   fesetround(FE_TONEAREST);
   volatile double one = 1.0, three = 3.0;
   CHECK(one / three == 0.3333333333333333);
-  CHECK(!coro_next(g, &ok));
+  CHECK(!coro_next(g, &seen));
   coro_free(g);
   printf("ok fp control\n");
 }
