@@ -29,9 +29,11 @@
 #include "coro_internal.h"
 #include "ctx.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -71,8 +73,10 @@ struct stackful {
   void (*entry)(coro_t *c);    /* the generated entry function: unpacks the args, runs the body */
   struct stackful *next_mapped;/* the next instance of this thread with a stack mapped (the overflow report's list) */
   struct stackful *prev_mapped;/* and the one before */
-  char *map;                   /* the mapping: guard page, then the stack; NULL until the first resume */
-  size_t map_size;             /* bytes mapped: guard page + stack */
+  char *map;                   /* its slot: guard page, then the stack; NULL until the first resume */
+  struct slab *slab;           /* the mapping the slot is in */
+  size_t map_size;             /* the slot's bytes: guard page + stack */
+  int stack_errno;             /* why the last try to get a stack failed (coro_error), or 0 */
   size_t stack_size;           /* usable bytes of stack, a whole number of pages */
   size_t args_offset;          /* where the arguments begin, from the start of the instance */
   bool own_fpenv;              /* keeps its own FP environment: every switch is coro_ctx_switch_fpenv */
@@ -355,24 +359,200 @@ static void guard_install(void) {
  * Stacks
  * =================================================================== */
 
-/* The guard page lies below the stack because stacks grow down. MAP_NORESERVE:
-   untouched stack pages cost nothing, so thousands of instances with 256 KiB
-   each fit as long as they use little of it. */
-/* Stacks of finished instances, kept for the next ones: an `await child()`
-   in a stackful task makes and ends a coroutine each time, and mapping a
-   stack (mmap, mprotect, page faults, munmap, TLB shootdown) costs far more
-   than the child's work. A few are kept per thread, of any size. */
+/* Stacks are carved from slabs: one mapping holds up to SLAB_SLOTS slots of
+ * one size, each a guard page and then the stack above it (stacks grow
+ * down). The kernel limits how many mappings a process has
+ * (vm.max_map_count, 65,530 by default), and a guard page made with
+ * mprotect splits a mapping in two: a mapping and a guard of its own per
+ * stack stopped a program near 32,000 instances. Linux 6.13 and later make
+ * guard pages inside a mapping without splitting it (madvise
+ * MADV_GUARD_INSTALL): a slab is then one mapping whatever its slots, and
+ * 100,000 instances take some 1,600 of them. Older kernels get mprotect,
+ * two mappings per stack as before.
+ *
+ * MAP_NORESERVE: untouched stack pages cost nothing, so thousands of
+ * instances with 256 KiB each fit as long as they use little of it. A freed
+ * slot gives its pages back (MADV_DONTNEED) and goes back to its slab; a
+ * slab whose slots are all free is unmapped. A few freed slots per thread
+ * are kept as they are instead, touched pages and all, for the next
+ * instance: an `await child()` in a stackful task makes and ends a
+ * coroutine each time, and a stack whose pages are still there costs
+ * nothing to reuse.
+ *
+ * Slabs are shared by the threads (an instance may be freed by another
+ * thread than the one that started it), under one lock, taken at an
+ * instance's first resume and when it is freed, never on a switch. */
+
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102   /* <linux/mman.h> of Linux 6.13; older headers lack it */
+#endif
+
+#define SLAB_SLOTS 64                    /* slots per slab, at most */
+#define SLAB_BYTES ((size_t)32 << 20)    /* ...and at most about this much address space, unless one slot is more */
+
+struct slab {
+  struct slab *next, *prev;   /* in the list of slabs with a free slot (slab_partial) */
+  char *base;                 /* the mapping */
+  size_t slot_size;           /* guard page + stack */
+  unsigned slots;             /* how many the mapping holds */
+  unsigned fresh;             /* slots [fresh, slots) were never handed out */
+  unsigned nfree;             /* freed slots, their indexes in free_slots[0 .. nfree) */
+  unsigned used;              /* slots handed out now */
+  bool listed;                /* in slab_partial */
+  unsigned short free_slots[SLAB_SLOTS];
+};
+
+static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct slab *slab_partial;       /* slabs with a slot to hand out */
+static int slab_guard_madvise = -1;     /* MADV_GUARD_INSTALL works here: 1, 0, or -1 not known yet */
+
+static void slab_list(struct slab *b) {
+  b->prev = NULL;
+  b->next = slab_partial;
+  if (slab_partial)
+    slab_partial->prev = b;
+  slab_partial = b;
+  b->listed = true;
+}
+
+static void slab_unlist(struct slab *b) {
+  if (b->prev)
+    b->prev->next = b->next;
+  else
+    slab_partial = b->next;
+  if (b->next)
+    b->next->prev = b->prev;
+  b->listed = false;
+}
+
+/* Whether madvise(MADV_GUARD_INSTALL) makes guard pages here, tried once on
+   a page of its own: a kernel before 6.13 refuses the advice (EINVAL), and
+   an emulator such as qemu-user may take it and do nothing. The page is
+   then read by the kernel (written to a pipe): a guard page makes that
+   fail with EFAULT, where an ordinary page is read. */
+static int guard_madvise_works(void) {
+  size_t page = page_size();
+  char *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return 0;
+  int works = 0, fds[2];
+  if (madvise(p, page, MADV_GUARD_INSTALL) == 0 && pipe(fds) == 0) {
+    works = write(fds[1], p, 1) < 0 && errno == EFAULT;
+    close(fds[0]);
+    close(fds[1]);
+  }
+  munmap(p, page);
+  return works;
+}
+
+/* Make slot i's guard page (the lock held). 0, or the errno of the failure. */
+static int slab_guard(struct slab *b, unsigned i) {
+  char *guard = b->base + (size_t)i * b->slot_size;
+  if (slab_guard_madvise < 0)
+    slab_guard_madvise = guard_madvise_works();
+  if (slab_guard_madvise && madvise(guard, page_size(), MADV_GUARD_INSTALL) == 0)
+    return 0;
+  return mprotect(guard, page_size(), PROT_NONE) == 0 ? 0 : errno;   /* one more mapping */
+}
+
+/* A new slab for slots of slot_size bytes; NULL with errno set when the
+   kernel refuses the mapping. */
+static struct slab *slab_new(size_t slot_size) {
+  size_t n = SLAB_BYTES / slot_size;
+  unsigned slots = n < 1 ? 1 : n > SLAB_SLOTS ? SLAB_SLOTS : (unsigned)n;
+  struct slab *b = calloc(1, sizeof *b);
+  if (!b) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  b->base = mmap(NULL, slots * slot_size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+  if (b->base == MAP_FAILED) {
+    int err = errno;
+    free(b);
+    errno = err;
+    return NULL;
+  }
+  b->slot_size = slot_size;
+  b->slots = slots;
+  return b;
+}
+
+/* A slot of slot_size bytes (guard page first): its address, or NULL with
+   errno set (ENOMEM: out of memory, or out of mappings). */
+static char *slot_take(size_t slot_size, struct slab **owner) {
+  pthread_mutex_lock(&slab_lock);
+  struct slab *b = slab_partial;
+  while (b && b->slot_size != slot_size)
+    b = b->next;
+  bool made = false;
+  if (!b) {
+    b = slab_new(slot_size);
+    if (!b) {
+      int err = errno;
+      pthread_mutex_unlock(&slab_lock);
+      errno = err;
+      return NULL;
+    }
+    made = true;
+  }
+  unsigned i;
+  if (b->nfree > 0) {
+    i = b->free_slots[--b->nfree];           /* its guard is still there */
+  } else {
+    i = b->fresh;
+    int err = slab_guard(b, i);
+    if (err) {                               /* out of mappings (mprotect splits one) */
+      if (made) {
+        munmap(b->base, (size_t)b->slots * b->slot_size);
+        free(b);
+      }
+      pthread_mutex_unlock(&slab_lock);
+      errno = err;
+      return NULL;
+    }
+    b->fresh++;
+  }
+  b->used++;
+  if (made && b->fresh < b->slots)
+    slab_list(b);
+  else if (!made && b->nfree == 0 && b->fresh == b->slots)
+    slab_unlist(b);
+  pthread_mutex_unlock(&slab_lock);
+  *owner = b;
+  return b->base + (size_t)i * b->slot_size;
+}
+
+/* Give a slot back to its slab, its stack's pages to the kernel. */
+static void slot_give(struct slab *b, char *slot) {
+  madvise(slot + page_size(), b->slot_size - page_size(), MADV_DONTNEED);
+  pthread_mutex_lock(&slab_lock);
+  b->free_slots[b->nfree++] = (unsigned short)((size_t)(slot - b->base) / b->slot_size);
+  b->used--;
+  if (b->used == 0) {          /* all its slots free: unmap it */
+    if (b->listed)
+      slab_unlist(b);
+    munmap(b->base, (size_t)b->slots * b->slot_size);
+    free(b);
+  } else if (!b->listed) {
+    slab_list(b);
+  }
+  pthread_mutex_unlock(&slab_lock);
+}
+
+/* Freed slots kept by this thread with their pages, for the next instance. */
 #define STACK_CACHE 16
 static _Thread_local struct {
-  char *map;      /* a mapping: guard page, then the stack */
-  size_t size;    /* its size */
+  char *map;            /* a slot: guard page, then the stack */
+  struct slab *slab;    /* its slab */
 } stack_cache[STACK_CACHE];
 static _Thread_local int stack_cached;
 
 static bool stack_from_cache(struct stackful *s, size_t map_size) {
   for (int i = stack_cached - 1; i >= 0; i--)
-    if (stack_cache[i].size == map_size) {
+    if (stack_cache[i].slab->slot_size == map_size) {
       s->map = stack_cache[i].map;
+      s->slab = stack_cache[i].slab;
       s->map_size = map_size;
       stack_cache[i] = stack_cache[--stack_cached];
       tool_stack_mapped(s);
@@ -398,23 +578,27 @@ static void mapped_remove(struct stackful *s) {
     s->next_mapped->prev_mapped = s->prev_mapped;
 }
 
-static void stack_map(struct stackful *s) {
-  size_t page = page_size();
-  size_t map_size = s->stack_size + page;
+/* The instance's stack. False, with s->stack_errno set, when the kernel
+   refuses it: nothing has changed then. */
+static bool stack_map(struct stackful *s) {
+  size_t map_size = s->stack_size + page_size();
   if (stack_from_cache(s, map_size)) {
     mapped_add(s);
-    return;
+    return true;
   }
-  char *map = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
-  if (map == MAP_FAILED)
-    coro_fatal("coro_next", "cannot map a stack of %zu bytes for instance %p", s->stack_size, (void *)s);
-  if (mprotect(map, page, PROT_NONE) != 0)
-    coro_fatal("coro_next", "cannot make the guard page of instance %p", (void *)s);
-  s->map = map;
+  struct slab *b;
+  char *slot = slot_take(map_size, &b);
+  if (!slot) {
+    s->stack_errno = errno ? errno : ENOMEM;
+    return false;
+  }
+  s->map = slot;
+  s->slab = b;
   s->map_size = map_size;
+  s->stack_errno = 0;
   tool_stack_mapped(s);
   mapped_add(s);
+  return true;
 }
 
 static void stack_unmap(struct stackful *s) {
@@ -422,9 +606,9 @@ static void stack_unmap(struct stackful *s) {
   tool_stack_unmapping(s);
   if (stack_cached < STACK_CACHE) {
     stack_cache[stack_cached].map = s->map;
-    stack_cache[stack_cached++].size = s->map_size;
+    stack_cache[stack_cached++].slab = s->slab;
   } else {
-    munmap(s->map, s->map_size);
+    slot_give(s->slab, s->map);
   }
   s->map = NULL;
 }
@@ -467,23 +651,60 @@ static void stackful_main(void *arg) {
   coro_fatal("coro_next", "instance %p was resumed after its body returned", arg);
 }
 
-/* The first resume maps the stack and makes the body's context. */
-static void stackful_start(struct stackful *s) {
+/* What coro_error says of an instance that could not get its stack: the
+   limit it ran into and what to change. Into buf. */
+static const char *stack_error_text(const struct stackful *s, char *buf, size_t size) {
+  long max_maps = -1;
+  FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+  if (f) {
+    if (fscanf(f, "%ld", &max_maps) != 1)
+      max_maps = -1;
+    fclose(f);
+  }
+  char limit[64] = "";
+  if (max_maps >= 0)
+    snprintf(limit, sizeof limit, " (%ld here)", max_maps);
+  snprintf(buf, size,
+           "cannot map a stack of %zu bytes for coroutine instance %p: %s. The limit is the memory the kernel "
+           "will commit, or the number of mappings a process may have, vm.max_map_count%s. Free finished "
+           "instances, give stacks less room (coro_set_stack_size, coro_default_stack_size), or raise the "
+           "limit (sysctl vm.max_map_count=N)",
+           s->stack_size, (const void *)s, strerror(s->stack_errno), limit);
+  return buf;
+}
+
+/* The first resume maps the stack and makes the body's context; false when
+   there is no stack to be had. */
+static bool stackful_start(struct stackful *s) {
   guard_install();
-  stack_map(s);
+  if (!stack_map(s))
+    return false;
   coro_ctx_init(&s->ctx, s->map + s->map_size - s->stack_size, s->stack_size, stackful_main, s);
 #ifdef STACKFUL_INLINE_SWITCH
   /* its stack is there: coro_next and yield may switch inline */
   s->base.resume_point = s->own_fpenv ? CORO_INLINE_SWITCH_FPENV : CORO_INLINE_SWITCH_MARK;
 #endif
+  return true;
 }
 
 /* The uncommon cases of a resume, out of the way of the common one: a
-   refusal, and the first resume, which maps the stack. */
+   refusal, and the first resume, which maps the stack. Without a stack the
+   instance stays as it was made (a later resume tries again) and the answer
+   is false, with errno and coro_error saying why; the first time in the
+   process, the reason goes to stderr too, for programs that do not ask. */
 static __attribute__((noinline, cold)) bool stackful_resume_slow(struct stackful *s, void *out) {
+  static int told;   /* the message went to stderr once */
   if (s->base.status == CORO_DONE)
     coro_fatal("stackful_resume", "instance %p is done: it cannot be resumed", (void *)s);
-  stackful_start(s);
+  if (!stackful_start(s)) {
+    s->base.status = CORO_CREATED;   /* (the scheduler marked it running) */
+    if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED)) {
+      char buf[640];
+      fprintf(stderr, "coro: coro_next: %s\n", stack_error_text(s, buf, sizeof buf));
+    }
+    errno = s->stack_errno;
+    return false;
+  }
   return stackful_resume(&s->base, out);
 }
 
@@ -566,6 +787,14 @@ bool coro_set_fpenv(coro_t *c, bool own) {
     return false;
   s->own_fpenv = own;
   return true;
+}
+
+const char *coro_error(const coro_t *c) {
+  static _Thread_local char buf[640];
+  const struct stackful *s = as_stackful((coro_t *)c);
+  if (!s || !s->stack_errno || s->map)
+    return NULL;
+  return stack_error_text(s, buf, sizeof buf);
 }
 
 void coro_default_stack_size(size_t bytes) {

@@ -231,6 +231,37 @@ def test_stackful_cases(builds, name):
     asan_clean(res, b)
 
 
+HOST_PLAIN = [n for n in PLAIN if BUILDS[n].arch == HOST_ARCH]
+
+
+@pytest.mark.parametrize("name", HOST_PLAIN)
+def test_out_of_stacks_is_reported(builds, name):
+    """A stack the kernel refuses makes coro_next answer false and say why, once on stderr; the
+    program goes on. (Not under ASan, whose shadow memory needs more address space than the test
+    leaves, nor under qemu, which does not pass the address-space limit on to its guest.)"""
+    b = builds(name)
+    res = b.run("stackful_cases", "limit")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert re.search(r"^ok stack limit \(refused after \d+\)$", res.stdout, re.M), res.stdout
+    lines = [ln for ln in res.stderr.splitlines() if ln.startswith("coro: ")]
+    assert len(lines) == 1, res.stderr
+    assert re.match(r"coro: coro_next: cannot map a stack of 1048576 bytes for coroutine instance 0x[0-9a-f]+: "
+                    r".*vm\.max_map_count \(\d+ here\).*sysctl vm\.max_map_count=N\)?$", lines[0]), lines[0]
+
+
+MANY = 100000   # more than vm.max_map_count's default (65,530) allows at two mappings per stack
+
+
+@pytest.mark.parametrize("name", HOST_PLAIN)
+def test_many_instances_with_default_stacks(builds, name):
+    """100,000 stackful generators alive at once, with no setting at all."""
+    b = builds(name)
+    res = b.run("stackful_cases", "many", str(MANY), timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert res.stdout == f"ok many {MANY}\n"
+    assert "coro:" not in res.stderr
+
+
 @pytest.mark.parametrize("name", ALL)
 def test_generated_shape(builds, name):
     b = builds(name)

@@ -66,6 +66,16 @@ void coro_default_stack_size(size_t bytes);
    libcoro built with -DCOROC_SAVE_FPENV=ON makes that the default. */
 bool coro_set_fpenv(coro_t *c, bool own);
 
+/* Running out of stacks. A stackful instance gets its stack at its first
+   resume; when the kernel refuses one (out of memory, or the process has
+   as many mappings as vm.max_map_count allows), that coro_next returns
+   false without running the body, sets errno (ENOMEM), and leaves the
+   instance as it was made: coro_done is false, a later coro_next tries
+   again, coro_free releases it. coro_error then says what happened, the
+   limit and what to change; the first such failure in a process is also
+   printed to stderr. NULL for an instance that has not failed so. */
+const char *coro_error(const coro_t *c);
+
 /* {==================================================================
  * Tasks and the scheduler
  * =================================================================== */

@@ -17,11 +17,14 @@
 
 #include <coro.h>
 
+#include <errno.h>
 #include <fenv.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #define CHECK(expr)                                                                \
   do {                                                                             \
@@ -493,10 +496,89 @@ static int run_overflow(const char *kind) {
 
 /* }================================================================== */
 
+/* Running out of stacks is reported, not fatal: with the address space
+   limited (RLIMIT_AS) to a little more than the process has, instances are
+   started until the kernel refuses a stack. That coro_next answers false
+   with errno ENOMEM, the instance is still as made, coro_error names the
+   limit, and once others are freed the same instance starts. */
+static void case_stack_limit(void) {
+  enum { MAX = 4096 };
+  coro_t **gens = calloc(MAX, sizeof *gens);
+  CHECK(gens);
+  struct rlimit old, low;
+  CHECK(getrlimit(RLIMIT_AS, &old) == 0);
+  long pages = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  CHECK(f && fscanf(f, "%ld", &pages) == 1);
+  fclose(f);
+  low = old;
+  low.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)96 << 20);
+  CHECK(setrlimit(RLIMIT_AS, &low) == 0);
+  coro_default_stack_size(1 << 20);   /* 96 MiB: a hundred stacks at most */
+  int n = 0, failed = -1;
+  for (; n < MAX; n++) {
+    gens[n] = counter(n, 2, 1);
+    long v = -1;
+    errno = 0;
+    if (!coro_next(gens[n], &v)) {
+      failed = n;
+      break;
+    }
+    CHECK(v == n);
+  }
+  CHECK(failed > 0 && failed < MAX);
+  CHECK(errno == ENOMEM);
+  CHECK(!coro_done(gens[failed]));
+  const char *why = coro_error(gens[failed]);
+  CHECK(why && strstr(why, "1048576 bytes") && strstr(why, "vm.max_map_count") &&
+        strstr(why, "coro_default_stack_size"));
+  CHECK(coro_error(gens[0]) == NULL);   /* (a started instance has no such error) */
+  for (int i = 0; i < failed; i++) {    /* room again */
+    coro_free(gens[i]);
+    gens[i] = NULL;
+  }
+  long v = -1;
+  CHECK(coro_next(gens[failed], &v) && v == failed);   /* the same instance starts now */
+  CHECK(coro_error(gens[failed]) == NULL);
+  coro_free(gens[failed]);
+  CHECK(setrlimit(RLIMIT_AS, &old) == 0);
+  coro_default_stack_size(0);
+  free(gens);
+  printf("ok stack limit (refused after %d)\n", failed);
+}
+
+/* n generators alive at once with the default stack size, each started and
+   resumed once more in turn: 100,000 need more than vm.max_map_count's
+   default 65,530 mappings if every stack and guard page were one. */
+static void case_many(int n) {
+  coro_t **gens = malloc(sizeof *gens * (size_t)n);
+  CHECK(gens);
+  for (int i = 0; i < n; i++)
+    gens[i] = counter(i, 2, n);
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < n; i++) {
+      long v = -1;
+      CHECK(coro_next(gens[i], &v));
+      CHECK(v == i + (long)k * n);
+    }
+  for (int i = 0; i < n; i++)
+    coro_free(gens[i]);
+  free(gens);
+  printf("ok many %d\n", n);
+}
+
 int main(int argc, char **argv) {
   const char *what = argc > 1 ? argv[1] : "all";
   if (strcmp(what, "overflow") == 0 && argc > 2)
     return run_overflow(argv[2]);
+  if (strcmp(what, "limit") == 0) {
+    case_stack_limit();
+    return 0;
+  }
+  if (strcmp(what, "many") == 0 && argc > 2) {
+    case_many(atoi(argv[2]));
+    return 0;
+  }
   if (strcmp(what, "misuse") == 0) {
     coro_t *g = counter(0, 1, 1);
     coro_stackful_suspend(g);
@@ -504,7 +586,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(what, "all") != 0) {
-    fprintf(stderr, "usage: stackful_cases all [N] | overflow KIND | misuse\n");
+    fprintf(stderr, "usage: stackful_cases all [N] | overflow KIND | limit | many N | misuse\n");
     return 2;
   }
   case_basic();
