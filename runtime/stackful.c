@@ -44,7 +44,8 @@
 #include <dlfcn.h>
 #define STACKFUL_HAVE_DLADDR 1
 #endif
-#if __has_include(<valgrind/valgrind.h>)
+#if __has_include(<valgrind/valgrind.h>) && __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
 #include <valgrind/valgrind.h>
 #define STACKFUL_VALGRIND 1
 #endif
@@ -80,6 +81,9 @@ struct stackful {
   size_t stack_size;           /* usable bytes of stack, a whole number of pages */
   size_t args_offset;          /* where the arguments begin, from the start of the instance */
   bool own_fpenv;              /* keeps its own FP environment: every switch is coro_ctx_switch_fpenv */
+  bool shared;                 /* runs on its thread's shared stack (coro_set_shared_stack) */
+  char *copy;                  /* shared: its frames while another instance has the stack */
+  size_t copy_size;            /* their bytes (the buffer is that big); 0: on the stack, or not started */
 #ifdef STACKFUL_VALGRIND
   unsigned vg_stack_id;        /* valgrind's id for the registered stack */
 #endif
@@ -97,6 +101,8 @@ struct stackful {
 static _Thread_local struct stackful *tls_mapped __attribute__((tls_model("initial-exec")));
 static _Thread_local size_t tls_default_stack;   /* coro_default_stack_size; 0: STACKFUL_DEFAULT_STACK */
 static _Thread_local char tls_altstack_checked;  /* this thread has a signal stack (ours or its own) */
+/* The shared-stack instance whose frames are on this thread's shared stack (Shared stacks, below). */
+static _Thread_local struct stackful *tls_shared_owner __attribute__((tls_model("initial-exec")));
 
 /* Whether new instances keep their own FP environment: the build option
    COROC_SAVE_FPENV (runtime/CMakeLists.txt); coro_set_fpenv per instance. */
@@ -305,6 +311,9 @@ static void guard_handler(int sig, siginfo_t *info, void *uctx) {
       break;
     }
   }
+  if (tls_shared_owner && tls_shared_owner->map && addr >= tls_shared_owner->map &&
+      addr < tls_shared_owner->map + guard_page)
+    guard_report(tls_shared_owner, addr);   /* the instance on the shared stack now overflowed it */
   guard_chain(sig, info, uctx);
 }
 
@@ -616,6 +625,158 @@ static void stack_unmap(struct stackful *s) {
 /* }================================================================== */
 
 /* {==================================================================
+ * Shared stacks
+ *
+ * An instance made with coro_set_shared_stack runs on its thread's shared
+ * stack (one guarded slot of SHARED_STACK bytes, taken at the first such
+ * start, kept until the thread ends). Only one instance's frames are on it
+ * at a time, the owner's; the others keep theirs in a buffer of exactly
+ * the size they used. Copies are made lazily, when an instance that is not
+ * the owner is resumed: the owner's used part, from its saved stack pointer
+ * to the top, is copied out, and the resumed one's copied back to the same
+ * place, so every address on its stack is what it was. An instance resumed
+ * again with nobody in between costs no copy at all.
+ *
+ * The known hazard: a pointer into a suspended instance's stack (the
+ * address of a local handed to its consumer) points into the shared stack,
+ * where another instance's frames may be by the time it is used.
+ *
+ *     the shared stack                       the instances' buffers
+ *    +-----------------+ top
+ *    | B's frames      |  <- B runs (owner)   A: [ A's frames, 412 bytes ]
+ *    |                 |                      C: [ C's frames, 380 bytes ]
+ *    |   (unused)      |
+ *    +-----------------+
+ *    | guard page      |
+ *
+ * A shared-stack instance cannot resume another (the copy would overwrite
+ * the frames of the code doing it): coroutines that nest keep stacks of
+ * their own.
+ * =================================================================== */
+
+#define SHARED_STACK (1024 * 1024)   /* bytes of the shared stack: one per thread, so it can be roomy */
+
+static _Thread_local struct {
+  char *map;              /* its slot (guard page, then the stack), NULL until first needed */
+  struct slab *slab;
+  struct coro_stack_stats stats;   /* coro_shared_stack_stats */
+} tls_shared;
+
+/* Where the saved stack pointer of a suspended context is. */
+static char *ctx_sp(const struct coro_ctx *ctx) {
+#if defined(CORO_SWITCH_UCONTEXT)
+  coro_fatal("coro_next", "no shared stacks with the ucontext switch (context %p)", (const void *)ctx);
+  /* never reached: coro_set_shared_stack refuses in this build */
+#elif defined(__x86_64__)
+  return (char *)(uintptr_t)ctx->rsp;
+#else
+  return (char *)(uintptr_t)ctx->sp;
+#endif
+}
+
+/* A copy that AddressSanitizer does not check: a stack holds the redzones
+   of its frames, which are poisoned while they are live. */
+#ifdef STACKFUL_ASAN
+__attribute__((no_sanitize_address)) static void stack_copy(char *dst, const char *src, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    ((volatile char *)dst)[i] = src[i];
+}
+#else
+#define stack_copy memcpy
+#endif
+
+/* Copy the owner's frames out of the shared stack. */
+static void shared_evict(struct stackful *o) {
+  char *top = o->map + o->map_size, *sp = ctx_sp(&o->ctx);
+  size_t used = (size_t)(top - sp);
+  if (used != o->copy_size) {
+    char *buf = realloc(o->copy, used);
+    if (!buf)
+      coro_fatal("coro_next", "out of memory for the %zu bytes of stack of shared-stack instance %p", used,
+                 (void *)o);
+    o->copy = buf;
+  }
+  stack_copy(o->copy, sp, used);
+  o->copy_size = used;
+  tls_shared.stats.copies_out++;
+  tls_shared.stats.bytes_out += used;
+#ifdef STACKFUL_ASAN
+  ASAN_UNPOISON_MEMORY_REGION(sp, used);   /* its frames' poison is not the next owner's */
+#endif
+  tls_shared_owner = NULL;
+}
+
+/* Refuse to copy over the stack we run on. */
+static void shared_check_caller(void) {
+  char *here = __builtin_frame_address(0);
+  if (tls_shared.map && here >= tls_shared.map && here < tls_shared.map + SHARED_STACK + page_size())
+    coro_fatal("coro_next", "a shared-stack instance cannot resume another shared-stack instance "
+               "(give one of them a stack of its own: coro_set_shared_stack(c, false))");
+}
+
+/* Make s the owner of the shared stack, its frames back in place. */
+static void shared_enter(struct stackful *s) {
+  shared_check_caller();
+  if (tls_shared_owner)
+    shared_evict(tls_shared_owner);
+  if (s->copy_size) {
+    char *top = s->map + s->map_size;
+#ifdef STACKFUL_VALGRIND
+    VALGRIND_MAKE_MEM_UNDEFINED(top - s->copy_size, s->copy_size);   /* below that stack's last sp: ours again */
+#endif
+    stack_copy(top - s->copy_size, s->copy, s->copy_size);
+    tls_shared.stats.copies_in++;
+    tls_shared.stats.bytes_in += s->copy_size;
+  }
+  tls_shared_owner = s;
+}
+
+/* The first resume of a shared-stack instance: the thread's shared stack
+   (taken now if this is its first), its owner's frames copied out. */
+static bool shared_start(struct stackful *s) {
+  size_t map_size = SHARED_STACK + page_size();
+  if (!tls_shared.map) {
+    char *slot = slot_take(map_size, &tls_shared.slab);
+    if (!slot) {
+      s->stack_errno = errno ? errno : ENOMEM;
+      return false;
+    }
+    tls_shared.map = slot;
+#ifdef STACKFUL_VALGRIND
+    VALGRIND_STACK_REGISTER(slot + page_size(), slot + map_size);   /* for the thread's life */
+#endif
+  }
+  shared_check_caller();
+  if (tls_shared_owner)
+    shared_evict(tls_shared_owner);
+  s->map = tls_shared.map;
+  s->map_size = map_size;
+  s->stack_size = SHARED_STACK;
+  s->stack_errno = 0;
+  s->copy_size = 0;
+  tls_shared_owner = s;
+  return true;
+}
+
+bool coro_set_shared_stack(coro_t *c, bool shared) {
+  struct stackful *s = as_stackful(c);
+#ifdef CORO_SWITCH_UCONTEXT
+  if (shared)
+    return false;   /* a ucontext's saved stack pointer is not ours to read */
+#endif
+  if (!s || s->base.status != CORO_CREATED || s->map)
+    return false;
+  s->shared = shared;
+  return true;
+}
+
+void coro_shared_stack_stats(struct coro_stack_stats *stats) {
+  *stats = tls_shared.stats;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
  * Running the body
  * =================================================================== */
 
@@ -677,6 +838,12 @@ static const char *stack_error_text(const struct stackful *s, char *buf, size_t 
    there is no stack to be had. */
 static bool stackful_start(struct stackful *s) {
   guard_install();
+  if (s->shared) {
+    if (!shared_start(s))
+      return false;
+    coro_ctx_init(&s->ctx, s->map + s->map_size - s->stack_size, s->stack_size, stackful_main, s);
+    return true;   /* never marked: every switch goes through stackful_resume, which copies */
+  }
   if (!stack_map(s))
     return false;
   coro_ctx_init(&s->ctx, s->map + s->map_size - s->stack_size, s->stack_size, stackful_main, s);
@@ -715,6 +882,8 @@ static bool stackful_resume(coro_t *c, void *out) {
   struct stackful *s = (struct stackful *)c;
   if (__builtin_expect(s->base.status == CORO_DONE || !s->map, 0))
     return stackful_resume_slow(s, out);
+  if (s->shared && tls_shared_owner != s)
+    shared_enter(s);
   c->status = CORO_RUNNING;
   c->out = out;  /* the body, on its own stack, writes its yields there */
 #ifdef STACKFUL_ASAN
@@ -725,6 +894,8 @@ static bool stackful_resume(coro_t *c, void *out) {
 #else
   stackful_switch(s, &s->caller, &s->ctx);
 #endif
+  if (s->shared && s->base.status == CORO_DONE)
+    tls_shared_owner = NULL;           /* nothing of it left to keep */
   return s->base.status != CORO_DONE;  /* suspended again (a value, or a turn), or finished */
 }
 
@@ -746,8 +917,13 @@ void coro_stackful_suspend(coro_t *c) {
 
 static void stackful_release(coro_t *c) {
   struct stackful *s = (struct stackful *)c;
-  if (s->map)
+  if (s->shared) {
+    if (tls_shared_owner == s)
+      tls_shared_owner = NULL;   /* its frames on the shared stack are simply dropped */
+    free(s->copy);
+  } else if (s->map) {
     stack_unmap(s);   /* an unfinished body's frames are simply dropped */
+  }
   coro_live_free(c);
 }
 

@@ -76,6 +76,29 @@ bool coro_set_fpenv(coro_t *c, bool own);
    printed to stderr. NULL for an instance that has not failed so. */
 const char *coro_error(const coro_t *c);
 
+/* Shared stacks: a million suspended stackful instances. coro_set_shared_stack
+   (c, true), before c's first resume, makes c run on its thread's shared
+   stack (1 MiB, guarded) instead of a stack of its own. When another
+   shared-stack instance is resumed, the part of the stack c uses is copied
+   out to a buffer of that size, and back when c is resumed, to the same
+   addresses. So a suspended instance costs what its frames hold (a few
+   hundred bytes for a simple generator), at the price of a copy on each
+   resume that changes instances. A pointer into a suspended instance's
+   stack (the address of one of its locals) is not valid while another runs.
+   A shared-stack instance may not resume another one. False, and nothing
+   changed, for a stackless instance, one already started, or the ucontext
+   build. (docs/runtime.md, "Shared stacks") */
+bool coro_set_shared_stack(coro_t *c, bool shared);
+
+/* What the shared stack of this thread has copied so far. */
+struct coro_stack_stats {
+  unsigned long long copies_out;   /* suspended instances' frames copied out to their buffers */
+  unsigned long long bytes_out;
+  unsigned long long copies_in;    /* and back onto the shared stack */
+  unsigned long long bytes_in;
+};
+void coro_shared_stack_stats(struct coro_stack_stats *stats);
+
 /* {==================================================================
  * Tasks and the scheduler
  * =================================================================== */

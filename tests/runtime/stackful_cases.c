@@ -496,6 +496,52 @@ static int run_overflow(const char *kind) {
 
 /* }================================================================== */
 
+/* Shared-stack instances: deep recursion suspended at its bottom (about
+   100 KiB of frames copied out and back, their values checked), many
+   generators interleaved with it, a shared-stack generator consuming one
+   with a stack of its own, and the counters of what was copied. */
+static __attribute__((unused)) void case_shared_stack(int n) {   /* (not in the ucontext build) */
+  struct coro_stack_stats before, after;
+  coro_shared_stack_stats(&before);
+  coro_t *a = deep(100, 3), *b = deep(50, 3);
+  CHECK(coro_set_shared_stack(a, true) && coro_set_shared_stack(b, true));
+  coro_t **g = malloc(sizeof *g * (size_t)n);
+  CHECK(g);
+  for (int i = 0; i < n; i++) {
+    g[i] = counter(i, 3, n);
+    CHECK(coro_set_shared_stack(g[i], true));
+  }
+  coro_t *sq = squares(counter(1, 3, 1));   /* its source keeps a stack of its own */
+  CHECK(coro_set_shared_stack(sq, true));
+  long va = 0, vb = 0, v = 0;
+  for (int r = 0; r < 3; r++) {
+    CHECK(coro_next(a, &va) && va == deep_sum_expected(100));
+    CHECK(coro_next(b, &vb) && vb == deep_sum_expected(50));
+    for (int i = 0; i < n; i++) {
+      CHECK(coro_next(g[i], &v));
+      CHECK(v == i + (long)r * n);
+    }
+    CHECK(coro_next(sq, &v) && v == (long)(r + 1) * (r + 1));
+    CHECK(coro_next(a, &va) && va == -1);   /* a suspended at the bottom of 100 frames of 1000 bytes */
+    CHECK(coro_next(b, &vb) && vb == -1);   /* and b at the bottom of 50: a's are copied out */
+  }
+  CHECK(!coro_set_shared_stack(a, false));  /* started: too late */
+  CHECK(!coro_next(a, &va) && !coro_next(b, &vb) && !coro_next(sq, &v));
+  for (int i = 0; i < n; i++) {
+    CHECK(!coro_next(g[i], NULL));
+    coro_free(g[i]);
+  }
+  coro_free(a);
+  coro_free(b);
+  coro_free(sq);
+  free(g);
+  coro_shared_stack_stats(&after);
+  CHECK(after.copies_out - before.copies_out >= 3 * (unsigned long long)n);
+  CHECK(after.bytes_out - before.bytes_out >= 3 * 100 * 1000ull);   /* a's recursion, three times */
+  CHECK(after.copies_in - before.copies_in >= 3 * (unsigned long long)n);
+  printf("ok shared stack %d\n", n);
+}
+
 /* Running out of stacks is reported, not fatal: with the address space
    limited (RLIMIT_AS) to a little more than the process has, instances are
    started until the kernel refuses a stack. That coro_next answers false
@@ -598,6 +644,14 @@ int main(int argc, char **argv) {
   case_fp_control();
   case_live_values();
   case_alignment();
+#ifndef CORO_SWITCH_UCONTEXT
+  case_shared_stack(argc > 2 ? atoi(argv[2]) / 10 : 1000);
+#else
+  coro_t *g = counter(0, 1, 1);
+  CHECK(!coro_set_shared_stack(g, true));   /* not offered with ucontext */
+  coro_free(g);
+  printf("ok shared stack refused\n");
+#endif
   printf("OK\n");
   return 0;
 }
