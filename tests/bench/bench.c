@@ -1,6 +1,6 @@
 /* bench.c: the speed benchmark of coroc's coroutines (docs/benchmarks.md).
  *
- * Three tables, all in one run of this program (parts 1, 2 and 5 of
+ * Four tables, all in one run of this program (parts 1, 2, 5 and 6 of
  * docs/benchmarks.md).
  *
  * 1. The round trip of a generator, resume it and receive one int, in six
@@ -27,9 +27,10 @@
  * each timed with CLOCK_MONOTONIC, and a row's figure is the median over the
  * repetitions of ns per round trip.
  *
- * A ratio compares a row with its baseline measured right before it in the
- * same repetition (hand-written then stackless, boost.context then stackful,
- * depth 1 then depth 16): it is the median over the repetitions of these
+ * A ratio compares a row with its baseline measured right before or right
+ * after it in the same repetition (hand-written then stackless; stackful,
+ * boost.context, then stackful with its own FP environment; depth 1 then
+ * depth 16): it is the median over the repetitions of these
  * paired ratios. On a shared machine the speed of the processor changes from
  * one moment to the next (other processes, a hyperthread sibling, the
  * clock), and a pair measured back to back sees nearly the same machine, so
@@ -44,7 +45,11 @@
  * are measured by tests/bench/echo_bench.sh, not here: they need servers and
  * a client in processes of their own.
  *
- * Usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain|create]
+ * 6. Many stackful generators suspended at once: 30,000 on stacks of their
+ *    own, 1,000,000 on the shared stack, and a round-robin pass over them
+ *    (its section below says more).
+ *
+ * Usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain|create|many]
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -77,9 +82,10 @@ struct row {
 
 enum { HAND, STACKLESS, STACKFUL, STACKFUL_FPENV, UCONTEXT, FCONTEXT, NROWS };
 
-/* The order of measurement in a repetition: each baseline right before the
-   rows compared with it. (The table shows the rows in enum order.) */
-static const int run_order[NROWS] = {HAND, STACKLESS, FCONTEXT, STACKFUL, STACKFUL_FPENV, UCONTEXT};
+/* The order of measurement in a repetition: each row next to its baseline
+   (boost.context between the two stackful rows compared with it). The
+   table shows the rows in enum order. */
+static const int run_order[NROWS] = {HAND, STACKLESS, STACKFUL, FCONTEXT, STACKFUL_FPENV, UCONTEXT};
 
 #define ROW(label, fn) {.name = (label), .run = (fn)}
 #define MISSING(label, why) {.name = (label), .not_built = (why)}
@@ -220,12 +226,12 @@ static void load_average(char *buf, size_t size) {
 }
 
 static void usage(FILE *to) {
-  fprintf(to, "usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain|create]\n"
+  fprintf(to, "usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain|create|many]\n"
               "  --reps R     repetitions per row, 1..%d (default 11); the figure is their median\n"
               "  --n N        round trips (resumes) per repetition, at most (default 10000000;\n"
               "               slow rows get fewer)\n"
               "  --only WORD  run only the rows whose name contains WORD (for a profiler)\n"
-              "  --table T    only the table of part 1 (generator), 2 (chain) or 5 (create)\n",
+              "  --table T    only the table of part 1 (generator), 2 (chain), 5 (create) or 6 (many)\n",
           MAX_REPS);
 }
 
@@ -541,6 +547,51 @@ static void print_creates(void) {
 
 /* }================================================================== */
 
+/* {==================================================================
+ * The fourth table (part 6): many suspended stackful generators
+ *
+ * 30,000 generators on stacks of their own (the default), then 1,000,000 on
+ * the shared stack (coro_set_shared_stack), each started and suspended in
+ * its body at once; then one round-robin pass resumes each once, timed (ns
+ * per resume). Every resume of the shared pass changes the instance on the
+ * shared stack: the one before is copied out, this one copied back. The
+ * resident memory is the whole process's with all of them suspended.
+ * Target: a million on the shared stack within 1.5 GiB.
+ * =================================================================== */
+
+static long many_private = 30000, many_shared = 1000000;
+static const double many_target_gib = 1.5;
+
+static void run_many(void) {
+#if BENCH_HAVE_STACKFUL
+  struct bench_many priv, shared;
+  printf("6. Many suspended stackful generators (each started, then one round-robin pass)\n\n");
+  printf("| %-30s | %10s | %12s | %14s | %14s | %16s |\n", "stacks", "generators", "ns / resume",
+         "RSS MiB", "RSS / generator", "copied / resume");
+  printf("|%.32s|%.12s|%.14s|%.16s|%.16s|%.18s|\n", "--------------------------------", "-----------:",
+         "-------------:", "---------------:", "---------------:", "-----------------:");
+  int bad = bench_many_stackful(many_private, 0, &priv);
+  printf("| %-30s | %10ld | %12.1f | %14.1f | %12.0f B | %14.0f B |\n", "private (default)", many_private,
+         priv.ns_per_resume, priv.rss_kib / 1024.0,
+         (priv.rss_kib - priv.rss_before_kib) * 1024.0 / (double)many_private, priv.copied_per_resume);
+  bad |= bench_many_stackful(many_shared, 1, &shared);
+  printf("| %-30s | %10ld | %12.1f | %14.1f | %12.0f B | %14.0f B |\n", "shared (coro_set_shared_stack)",
+         many_shared, shared.ns_per_resume, shared.rss_kib / 1024.0,
+         (shared.rss_kib - shared.rss_before_kib) * 1024.0 / (double)many_shared, shared.copied_per_resume);
+  if (bad) {
+    fprintf(stderr, "bench: a generator of the third table went wrong\n");
+    exit(1);
+  }
+  double gib = shared.rss_kib / (1024.0 * 1024.0);
+  printf("\ntarget:\n  %-36s %5.2f   target <= %.2f   %-7s  (GiB: the whole process)\n",
+         "1,000,000 shared-stack: RSS GiB", gib, many_target_gib, gib <= many_target_gib ? "met" : "NOT met");
+#else
+  printf("6. Many suspended stackful generators: not built (%s)\n", BENCH_STACKFUL_MISSING);
+#endif
+}
+
+/* }================================================================== */
+
 /* Leave out the rows of every table whose name does not contain word. */
 static void only(const char *word) {
   for (int k = 0; k < NROWS; k++)
@@ -562,7 +613,7 @@ static void only(const char *word) {
 
 int main(int argc, char **argv) {
   long max_n = 10000000;
-  int tables = 7;   /* bit 0: generators; bit 1: chains; bit 2: creation */
+  int tables = 15;   /* bit 0: generators; bit 1: chains; bit 2: creation; bit 3: many */
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
       reps = atoi(argv[++i]);
@@ -572,7 +623,8 @@ int main(int argc, char **argv) {
       only(argv[++i]);
     } else if (!strcmp(argv[i], "--table") && i + 1 < argc) {
       const char *t = argv[++i];
-      tables = !strcmp(t, "generator") ? 1 : !strcmp(t, "chain") ? 2 : !strcmp(t, "create") ? 4 : 0;
+      tables = !strcmp(t, "generator") ? 1 : !strcmp(t, "chain") ? 2 : !strcmp(t, "create") ? 4
+             : !strcmp(t, "many") ? 8 : 0;
       if (!tables) {
         usage(stderr);
         return 2;
@@ -614,6 +666,11 @@ int main(int argc, char **argv) {
     if (tables & 3)
       printf("\n");
     print_creates();
+  }
+  if (tables & 8) {   /* measured last: its million instances would change the others' heap */
+    if (tables & 7)
+      printf("\n");
+    run_many();
   }
   return 0;
 }
