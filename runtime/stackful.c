@@ -701,7 +701,12 @@ static void shared_evict(struct stackful *o) {
   tls_shared.stats.copies_out++;
   tls_shared.stats.bytes_out += used;
 #ifdef STACKFUL_ASAN
-  ASAN_UNPOISON_MEMORY_REGION(sp, used);   /* its frames' poison is not the next owner's */
+  /* What can be detected of the hazard: the frames just copied out are
+     poisoned as a whole, so that a pointer into them (a local of the
+     suspended instance, handed out) is reported when used, until the next
+     owner's frames cover the place (their functions' prologues set its
+     shadow again). */
+  ASAN_POISON_MEMORY_REGION(sp, used);
 #endif
   tls_shared_owner = NULL;
 }
@@ -723,6 +728,9 @@ static void shared_enter(struct stackful *s) {
     char *top = s->map + s->map_size;
 #ifdef STACKFUL_VALGRIND
     VALGRIND_MAKE_MEM_UNDEFINED(top - s->copy_size, s->copy_size);   /* below that stack's last sp: ours again */
+#endif
+#ifdef STACKFUL_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(top - s->copy_size, s->copy_size);   /* its frames' redzones are not restored */
 #endif
     stack_copy(top - s->copy_size, s->copy, s->copy_size);
     tls_shared.stats.copies_in++;
@@ -749,6 +757,11 @@ static bool shared_start(struct stackful *s) {
   shared_check_caller();
   if (tls_shared_owner)
     shared_evict(tls_shared_owner);
+#ifdef STACKFUL_ASAN
+  /* coro_ctx_init writes the first frame at the top; the functions that run
+     below it set the shadow of their own frames as they start */
+  ASAN_UNPOISON_MEMORY_REGION(tls_shared.map + map_size - 64, 64);
+#endif
   s->map = tls_shared.map;
   s->map_size = map_size;
   s->stack_size = SHARED_STACK;

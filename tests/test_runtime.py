@@ -250,6 +250,19 @@ def test_out_of_stacks_is_reported(builds, name):
                     r".*vm\.max_map_count \(\d+ here\).*sysctl vm\.max_map_count=N\)?$", lines[0]), lines[0]
 
 
+@pytest.mark.parametrize("name", ["asan-gcc-asm", "asan-clang-asm"])
+def test_shared_stack_dangling_pointer_reported_under_asan(builds, name):
+    """A pointer into a suspended shared-stack instance's frames, used after another instance took
+    the shared stack: AddressSanitizer reports the read. (Without detect_stack_use_after_return,
+    which puts such locals in ASan's own fake frames on the heap, away from the stack.)"""
+    b = builds(name)
+    res = run([b.dir / "stackful_cases", "dangling"], cwd=b.dir, timeout=60,
+              env={"ASAN_OPTIONS": "detect_leaks=0:detect_stack_use_after_return=0:halt_on_error=1"})
+    assert res.returncode != 0, res.stdout + res.stderr
+    assert "read through the pointer" not in res.stdout
+    assert "AddressSanitizer: use-after-poison" in res.stderr, res.stderr
+
+
 MANY = 100000   # more than vm.max_map_count's default (65,530) allows at two mappings per stack
 
 
