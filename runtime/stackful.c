@@ -14,11 +14,14 @@
  * yield switch inline instead (coro.h), with no call into this file; the
  * contexts they save and resume are the two in struct stackful below.
  *
- * Stacks are mapped lazily at the first resume (coro_set_stack_size may still
- * change the size before it) and unmapped when the instance is freed. Below
- * each stack lies a PROT_NONE guard page: an overflow faults there, and a
- * SIGSEGV handler on an alternate signal stack names the instance and its
- * stack size instead of letting the program die silently.
+ * Stacks are taken lazily at the first resume (coro_set_stack_size may still
+ * change the size before it), as slots of shared mappings (slabs), and given
+ * back when the instance is freed; a stack the kernel refuses makes that
+ * resume answer false (coro_error), not abort. Below each stack lies a guard
+ * page: an overflow faults there, and a SIGSEGV handler on an alternate
+ * signal stack names the instance and its stack size instead of letting the
+ * program die silently. An instance may instead run on its thread's shared
+ * stack, its frames copied out while another runs there (Shared stacks).
  *
  * Tools: under AddressSanitizer every switch is announced with its fiber
  * annotations, and under valgrind every stack is registered, so that both
@@ -658,7 +661,7 @@ static void stack_unmap(struct stackful *s) {
 
 static _Thread_local struct {
   char *map;              /* its slot (guard page, then the stack), NULL until first needed */
-  struct slab *slab;
+  struct slab *slab;      /* the slab of that slot (kept for the thread's life) */
   struct coro_stack_stats stats;   /* coro_shared_stack_stats */
 } tls_shared;
 

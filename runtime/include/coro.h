@@ -93,9 +93,9 @@ bool coro_set_shared_stack(coro_t *c, bool shared);
 /* What the shared stack of this thread has copied so far. */
 struct coro_stack_stats {
   unsigned long long copies_out;   /* suspended instances' frames copied out to their buffers */
-  unsigned long long bytes_out;
-  unsigned long long copies_in;    /* and back onto the shared stack */
-  unsigned long long bytes_in;
+  unsigned long long bytes_out;    /* the bytes of those copies */
+  unsigned long long copies_in;    /* frames copied back onto the shared stack */
+  unsigned long long bytes_in;     /* the bytes of those */
 };
 void coro_shared_stack_stats(struct coro_stack_stats *stats);
 
