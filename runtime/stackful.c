@@ -85,6 +85,7 @@ struct stackful {
   size_t args_offset;          /* where the arguments begin, from the start of the instance */
   bool own_fpenv;              /* keeps its own FP environment: every switch is coro_ctx_switch_fpenv */
   bool shared;                 /* runs on its thread's shared stack (coro_set_shared_stack) */
+  bool on_stack;               /* shared: its frames are on the shared stack now (the gdb extension reads it) */
   char *copy;                  /* shared: its frames while another instance has the stack */
   size_t copy_size;            /* their bytes (the buffer is that big); 0: on the stack, or not started */
 #ifdef STACKFUL_VALGRIND
@@ -457,14 +458,27 @@ static int guard_madvise_works(void) {
   return works;
 }
 
-/* Make slot i's guard page (the lock held). 0, or the errno of the failure. */
+/* Make slot i's guard page (the lock held). 0, or the errno of the failure.
+   The first SLAB_MPROTECT_GUARDS guard pages of the process are made with
+   mprotect all the same, one mapping each: a debugger's core dump (gdb's
+   gcore) reads a mapping in large pieces and gives up on a piece that holds
+   a guard of madvise's kind, so the stacks of a program with few of them
+   stay in its core files; beyond that many, the mappings are saved. */
+#define SLAB_MPROTECT_GUARDS 8192
+static unsigned slab_mprotect_guards;   /* guard pages made with mprotect so far */
+
 static int slab_guard(struct slab *b, unsigned i) {
   char *guard = b->base + (size_t)i * b->slot_size;
-  if (slab_guard_madvise < 0)
-    slab_guard_madvise = guard_madvise_works();
-  if (slab_guard_madvise && madvise(guard, page_size(), MADV_GUARD_INSTALL) == 0)
-    return 0;
-  return mprotect(guard, page_size(), PROT_NONE) == 0 ? 0 : errno;   /* one more mapping */
+  if (slab_mprotect_guards >= SLAB_MPROTECT_GUARDS) {
+    if (slab_guard_madvise < 0)
+      slab_guard_madvise = guard_madvise_works();
+    if (slab_guard_madvise && madvise(guard, page_size(), MADV_GUARD_INSTALL) == 0)
+      return 0;
+  }
+  if (mprotect(guard, page_size(), PROT_NONE) != 0)   /* one more mapping */
+    return errno;
+  slab_mprotect_guards++;
+  return 0;
 }
 
 /* A new slab for slots of slot_size bytes; NULL with errno set when the
@@ -701,6 +715,7 @@ static void shared_evict(struct stackful *o) {
   }
   stack_copy(o->copy, sp, used);
   o->copy_size = used;
+  o->on_stack = false;
   tls_shared.stats.copies_out++;
   tls_shared.stats.bytes_out += used;
 #ifdef STACKFUL_ASAN
@@ -739,6 +754,7 @@ static void shared_enter(struct stackful *s) {
     tls_shared.stats.copies_in++;
     tls_shared.stats.bytes_in += s->copy_size;
   }
+  s->on_stack = true;
   tls_shared_owner = s;
 }
 
@@ -770,6 +786,7 @@ static bool shared_start(struct stackful *s) {
   s->stack_size = SHARED_STACK;
   s->stack_errno = 0;
   s->copy_size = 0;
+  s->on_stack = true;
   tls_shared_owner = s;
   return true;
 }
