@@ -43,6 +43,7 @@ struct coro_ctx {
   ucontext_t uc;       /* everything swapcontext saves: registers, FP environment, signal mask */
   coro_ctx_fn *fn;     /* start routine, read once by the ucontext entry */
   void *arg;           /* its argument: makecontext passes only ints, so it goes through here */
+  int thread_fenv;     /* first entered by coro_ctx_switch: starts in the thread's FP environment */
 };
 
 #define CORO_CTX_SWITCH_NAME "ucontext"
@@ -53,11 +54,12 @@ struct coro_ctx {
  * x86_64, System V ABI (runtime/asm/switch_x86_64.S)
  * =================================================================== */
 
-/* struct coro_ctx is in <coro.h>: its inline switch saves and resumes the
-   same five fields (rsp, rip, rbp, mxcsr, fpucw) as the assembly here, so
-   that either resumes what the other saved. The other callee-saved
-   registers are not in it: coro_ctx_switch pushes them on the stack it
-   leaves, and the inline switch lets the compiler save what it needs. */
+/* struct coro_ctx is in <coro.h>: its inline switch saves and resumes
+   contexts of the same shape (rsp; on that stack where it goes on and rbp)
+   as the assembly here, so that either resumes what the other saved. The
+   other callee-saved registers are not in it: coro_ctx_switch pushes them on
+   the stack it leaves, and the inline switch lets the compiler save what it
+   needs. */
 #include <coro.h>
 
 #define CORO_CTX_SWITCH_NAME "asm-x86_64"
@@ -66,20 +68,21 @@ struct coro_ctx {
    it pops the start routine's argument and the routine, and calls it. */
 void coro_ctx_trampoline(void);
 
-/* A new context: empty stack [stack, stack+size), FP control as the caller's
-   now: the first resumer's, since the runtime makes the context at the first
-   resume (the body computes as its resumer does, like a called function). */
+/* A new context: empty stack [stack, stack+size). What a switch pops (the
+   trampoline as where it goes on, rbp = 0 to end frame-pointer walks), then
+   what the trampoline pops. Its FP control, used only by
+   coro_ctx_switch_fpenv, is the caller's now: the first resumer's, since
+   the runtime makes the context at the first resume (the body computes as
+   its resumer does, like a called function). */
 static inline void coro_ctx_init(struct coro_ctx *ctx, void *stack, size_t size,
                                  coro_ctx_fn *fn, void *arg) {
   uint64_t top = ((uint64_t)(uintptr_t)stack + size) & ~(uint64_t)15;
-  uint64_t *start = (uint64_t *)(uintptr_t)(top - 16);   /* what the trampoline pops */
-  start[0] = (uint64_t)(uintptr_t)arg;
-  start[1] = (uint64_t)(uintptr_t)fn;
-  *ctx = (struct coro_ctx){
-    .rsp = top - 16,   /* after the two pops, top: 16-aligned, so the call enters fn as the ABI requires */
-    .rip = (uint64_t)(uintptr_t)coro_ctx_trampoline,
-    .rbp = 0,          /* ends frame-pointer walks on the new stack */
-  };
+  uint64_t *start = (uint64_t *)(uintptr_t)(top - 32);
+  start[0] = (uint64_t)(uintptr_t)coro_ctx_trampoline;   /* popped, then jumped to */
+  start[1] = 0;                                          /* popped into rbp */
+  start[2] = (uint64_t)(uintptr_t)arg;                   /* popped by the trampoline */
+  start[3] = (uint64_t)(uintptr_t)fn;                    /* after these, rsp = top: 16-aligned for the call */
+  *ctx = (struct coro_ctx){.rsp = top - 32};
   __asm__ volatile("stmxcsr %0" : "=m"(ctx->mxcsr));
   __asm__ volatile("fnstcw %0" : "=m"(ctx->fpucw));
 }
@@ -111,7 +114,7 @@ struct coro_ctx {
   uint64_t d13;
   uint64_t d14;
   uint64_t d15;
-  uint64_t fpcr;       /* FP control (rounding, FZ, DN, trap enables): callee-saved */
+  uint64_t fpcr;       /* FP control (rounding, FZ, DN, trap enables): only when the instance keeps its own */
 };
 
 _Static_assert(offsetof(struct coro_ctx, x19) == 0, "switch_aarch64.S: x19 at 0");
@@ -164,5 +167,12 @@ void coro_ctx_init(struct coro_ctx *ctx, void *stack, size_t size, coro_ctx_fn *
    something switches back to *from. from and to must differ; *to must be a
    context saved by an earlier switch or made by coro_ctx_init. */
 void coro_ctx_switch(struct coro_ctx *from, struct coro_ctx *to);
+
+/* The same, and each side keeps its own FP control (x86_64: MXCSR and x87
+   control word; aarch64: FPCR; ucontext: the whole FP environment): the
+   running side's is stored in *from and *to's loaded. coro_ctx_switch leaves
+   the FP environment alone: it is the thread's. Both sides of a context
+   must switch with the same one. */
+void coro_ctx_switch_fpenv(struct coro_ctx *from, struct coro_ctx *to);
 
 #endif /* CORO_CTX_H */

@@ -14,11 +14,14 @@
  * yield switch inline instead (coro.h), with no call into this file; the
  * contexts they save and resume are the two in struct stackful below.
  *
- * Stacks are mapped lazily at the first resume (coro_set_stack_size may still
- * change the size before it) and unmapped when the instance is freed. Below
- * each stack lies a PROT_NONE guard page: an overflow faults there, and a
- * SIGSEGV handler on an alternate signal stack names the instance and its
- * stack size instead of letting the program die silently.
+ * Stacks are taken lazily at the first resume (coro_set_stack_size may still
+ * change the size before it), as slots of shared mappings (slabs), and given
+ * back when the instance is freed; a stack the kernel refuses makes that
+ * resume answer false (coro_error), not abort. Below each stack lies a guard
+ * page: an overflow faults there, and a SIGSEGV handler on an alternate
+ * signal stack names the instance and its stack size instead of letting the
+ * program die silently. An instance may instead run on its thread's shared
+ * stack, its frames copied out while another runs there (Shared stacks).
  *
  * Tools: under AddressSanitizer every switch is announced with its fiber
  * annotations, and under valgrind every stack is registered, so that both
@@ -29,9 +32,11 @@
 #include "coro_internal.h"
 #include "ctx.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -42,7 +47,8 @@
 #include <dlfcn.h>
 #define STACKFUL_HAVE_DLADDR 1
 #endif
-#if __has_include(<valgrind/valgrind.h>)
+#if __has_include(<valgrind/valgrind.h>) && __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
 #include <valgrind/valgrind.h>
 #define STACKFUL_VALGRIND 1
 #endif
@@ -71,10 +77,17 @@ struct stackful {
   void (*entry)(coro_t *c);    /* the generated entry function: unpacks the args, runs the body */
   struct stackful *next_mapped;/* the next instance of this thread with a stack mapped (the overflow report's list) */
   struct stackful *prev_mapped;/* and the one before */
-  char *map;                   /* the mapping: guard page, then the stack; NULL until the first resume */
-  size_t map_size;             /* bytes mapped: guard page + stack */
+  char *map;                   /* its slot: guard page, then the stack; NULL until the first resume */
+  struct slab *slab;           /* the mapping the slot is in */
+  size_t map_size;             /* the slot's bytes: guard page + stack */
+  int stack_errno;             /* why the last try to get a stack failed (coro_error), or 0 */
   size_t stack_size;           /* usable bytes of stack, a whole number of pages */
   size_t args_offset;          /* where the arguments begin, from the start of the instance */
+  bool own_fpenv;              /* keeps its own FP environment: every switch is coro_ctx_switch_fpenv */
+  bool shared;                 /* runs on its thread's shared stack (coro_set_shared_stack) */
+  bool on_stack;               /* shared: its frames are on the shared stack now (the gdb extension reads it) */
+  char *copy;                  /* shared: its frames while another instance has the stack */
+  size_t copy_size;            /* their bytes (the buffer is that big); 0: on the stack, or not started */
 #ifdef STACKFUL_VALGRIND
   unsigned vg_stack_id;        /* valgrind's id for the registered stack */
 #endif
@@ -92,6 +105,16 @@ struct stackful {
 static _Thread_local struct stackful *tls_mapped __attribute__((tls_model("initial-exec")));
 static _Thread_local size_t tls_default_stack;   /* coro_default_stack_size; 0: STACKFUL_DEFAULT_STACK */
 static _Thread_local char tls_altstack_checked;  /* this thread has a signal stack (ours or its own) */
+/* The shared-stack instance whose frames are on this thread's shared stack (Shared stacks, below). */
+static _Thread_local struct stackful *tls_shared_owner __attribute__((tls_model("initial-exec")));
+
+/* Whether new instances keep their own FP environment: the build option
+   COROC_SAVE_FPENV (runtime/CMakeLists.txt); coro_set_fpenv per instance. */
+#ifdef CORO_SAVE_FPENV
+#define STACKFUL_DEFAULT_FPENV true
+#else
+#define STACKFUL_DEFAULT_FPENV false
+#endif
 
 static bool stackful_resume(coro_t *c, void *out);
 
@@ -292,6 +315,9 @@ static void guard_handler(int sig, siginfo_t *info, void *uctx) {
       break;
     }
   }
+  if (tls_shared_owner && tls_shared_owner->map && addr >= tls_shared_owner->map &&
+      addr < tls_shared_owner->map + guard_page)
+    guard_report(tls_shared_owner, addr);   /* the instance on the shared stack now overflowed it */
   guard_chain(sig, info, uctx);
 }
 
@@ -346,24 +372,213 @@ static void guard_install(void) {
  * Stacks
  * =================================================================== */
 
-/* The guard page lies below the stack because stacks grow down. MAP_NORESERVE:
-   untouched stack pages cost nothing, so thousands of instances with 256 KiB
-   each fit as long as they use little of it. */
-/* Stacks of finished instances, kept for the next ones: an `await child()`
-   in a stackful task makes and ends a coroutine each time, and mapping a
-   stack (mmap, mprotect, page faults, munmap, TLB shootdown) costs far more
-   than the child's work. A few are kept per thread, of any size. */
+/* Stacks are carved from slabs: one mapping holds up to SLAB_SLOTS slots of
+ * one size, each a guard page and then the stack above it (stacks grow
+ * down). The kernel limits how many mappings a process has
+ * (vm.max_map_count, 65,530 by default), and a guard page made with
+ * mprotect splits a mapping in two: a mapping and a guard of its own per
+ * stack stopped a program near 32,000 instances. Linux 6.13 and later make
+ * guard pages inside a mapping without splitting it (madvise
+ * MADV_GUARD_INSTALL): a slab is then one mapping whatever its slots, and
+ * 100,000 instances take some 1,600 of them. Older kernels get mprotect,
+ * two mappings per stack as before.
+ *
+ * MAP_NORESERVE: untouched stack pages cost nothing, so thousands of
+ * instances with 256 KiB each fit as long as they use little of it. A freed
+ * slot gives its pages back (MADV_DONTNEED) and goes back to its slab; a
+ * slab whose slots are all free is unmapped. A few freed slots per thread
+ * are kept as they are instead, touched pages and all, for the next
+ * instance: an `await child()` in a stackful task makes and ends a
+ * coroutine each time, and a stack whose pages are still there costs
+ * nothing to reuse.
+ *
+ * Slabs are shared by the threads (an instance may be freed by another
+ * thread than the one that started it), under one lock, taken at an
+ * instance's first resume and when it is freed, never on a switch. */
+
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102   /* <linux/mman.h> of Linux 6.13; older headers lack it */
+#endif
+
+#define SLAB_SLOTS 64                    /* slots per slab, at most */
+#define SLAB_BYTES ((size_t)32 << 20)    /* ...and at most about this much address space, unless one slot is more */
+
+struct slab {
+  struct slab *next, *prev;   /* in the list of slabs with a free slot (slab_partial) */
+  char *base;                 /* the mapping */
+  size_t slot_size;           /* guard page + stack */
+  unsigned slots;             /* how many the mapping holds */
+  unsigned fresh;             /* slots [fresh, slots) were never handed out */
+  unsigned nfree;             /* freed slots, their indexes in free_slots[0 .. nfree) */
+  unsigned used;              /* slots handed out now */
+  bool listed;                /* in slab_partial */
+  unsigned short free_slots[SLAB_SLOTS];
+};
+
+static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct slab *slab_partial;       /* slabs with a slot to hand out */
+static int slab_guard_madvise = -1;     /* MADV_GUARD_INSTALL works here: 1, 0, or -1 not known yet */
+
+static void slab_list(struct slab *b) {
+  b->prev = NULL;
+  b->next = slab_partial;
+  if (slab_partial)
+    slab_partial->prev = b;
+  slab_partial = b;
+  b->listed = true;
+}
+
+static void slab_unlist(struct slab *b) {
+  if (b->prev)
+    b->prev->next = b->next;
+  else
+    slab_partial = b->next;
+  if (b->next)
+    b->next->prev = b->prev;
+  b->listed = false;
+}
+
+/* Whether madvise(MADV_GUARD_INSTALL) makes guard pages here, tried once on
+   a page of its own: a kernel before 6.13 refuses the advice (EINVAL), and
+   an emulator such as qemu-user may take it and do nothing. The page is
+   then read by the kernel (written to a pipe): a guard page makes that
+   fail with EFAULT, where an ordinary page is read. */
+static int guard_madvise_works(void) {
+  size_t page = page_size();
+  char *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return 0;
+  int works = 0, fds[2];
+  if (madvise(p, page, MADV_GUARD_INSTALL) == 0 && pipe(fds) == 0) {
+    works = write(fds[1], p, 1) < 0 && errno == EFAULT;
+    close(fds[0]);
+    close(fds[1]);
+  }
+  munmap(p, page);
+  return works;
+}
+
+/* Make slot i's guard page (the lock held). 0, or the errno of the failure.
+   The first SLAB_MPROTECT_GUARDS guard pages of the process are made with
+   mprotect all the same, one mapping each: a debugger's core dump (gdb's
+   gcore) reads a mapping in large pieces and gives up on a piece that holds
+   a guard of madvise's kind, so the stacks of a program with few of them
+   stay in its core files; beyond that many, the mappings are saved. */
+#define SLAB_MPROTECT_GUARDS 8192
+static unsigned slab_mprotect_guards;   /* guard pages made with mprotect so far */
+
+static int slab_guard(struct slab *b, unsigned i) {
+  char *guard = b->base + (size_t)i * b->slot_size;
+  if (slab_mprotect_guards >= SLAB_MPROTECT_GUARDS) {
+    if (slab_guard_madvise < 0)
+      slab_guard_madvise = guard_madvise_works();
+    if (slab_guard_madvise && madvise(guard, page_size(), MADV_GUARD_INSTALL) == 0)
+      return 0;
+  }
+  if (mprotect(guard, page_size(), PROT_NONE) != 0)   /* one more mapping */
+    return errno;
+  slab_mprotect_guards++;
+  return 0;
+}
+
+/* A new slab for slots of slot_size bytes; NULL with errno set when the
+   kernel refuses the mapping. */
+static struct slab *slab_new(size_t slot_size) {
+  size_t n = SLAB_BYTES / slot_size;
+  unsigned slots = n < 1 ? 1 : n > SLAB_SLOTS ? SLAB_SLOTS : (unsigned)n;
+  struct slab *b = calloc(1, sizeof *b);
+  if (!b) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  b->base = mmap(NULL, slots * slot_size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+  if (b->base == MAP_FAILED) {
+    int err = errno;
+    free(b);
+    errno = err;
+    return NULL;
+  }
+  b->slot_size = slot_size;
+  b->slots = slots;
+  return b;
+}
+
+/* A slot of slot_size bytes (guard page first): its address, or NULL with
+   errno set (ENOMEM: out of memory, or out of mappings). */
+static char *slot_take(size_t slot_size, struct slab **owner) {
+  pthread_mutex_lock(&slab_lock);
+  struct slab *b = slab_partial;
+  while (b && b->slot_size != slot_size)
+    b = b->next;
+  bool made = false;
+  if (!b) {
+    b = slab_new(slot_size);
+    if (!b) {
+      int err = errno;
+      pthread_mutex_unlock(&slab_lock);
+      errno = err;
+      return NULL;
+    }
+    made = true;
+  }
+  unsigned i;
+  if (b->nfree > 0) {
+    i = b->free_slots[--b->nfree];           /* its guard is still there */
+  } else {
+    i = b->fresh;
+    int err = slab_guard(b, i);
+    if (err) {                               /* out of mappings (mprotect splits one) */
+      if (made) {
+        munmap(b->base, (size_t)b->slots * b->slot_size);
+        free(b);
+      }
+      pthread_mutex_unlock(&slab_lock);
+      errno = err;
+      return NULL;
+    }
+    b->fresh++;
+  }
+  b->used++;
+  if (made && b->fresh < b->slots)
+    slab_list(b);
+  else if (!made && b->nfree == 0 && b->fresh == b->slots)
+    slab_unlist(b);
+  pthread_mutex_unlock(&slab_lock);
+  *owner = b;
+  return b->base + (size_t)i * b->slot_size;
+}
+
+/* Give a slot back to its slab, its stack's pages to the kernel. */
+static void slot_give(struct slab *b, char *slot) {
+  madvise(slot + page_size(), b->slot_size - page_size(), MADV_DONTNEED);
+  pthread_mutex_lock(&slab_lock);
+  b->free_slots[b->nfree++] = (unsigned short)((size_t)(slot - b->base) / b->slot_size);
+  b->used--;
+  if (b->used == 0) {          /* all its slots free: unmap it */
+    if (b->listed)
+      slab_unlist(b);
+    munmap(b->base, (size_t)b->slots * b->slot_size);
+    free(b);
+  } else if (!b->listed) {
+    slab_list(b);
+  }
+  pthread_mutex_unlock(&slab_lock);
+}
+
+/* Freed slots kept by this thread with their pages, for the next instance. */
 #define STACK_CACHE 16
 static _Thread_local struct {
-  char *map;      /* a mapping: guard page, then the stack */
-  size_t size;    /* its size */
+  char *map;            /* a slot: guard page, then the stack */
+  struct slab *slab;    /* its slab */
 } stack_cache[STACK_CACHE];
 static _Thread_local int stack_cached;
 
 static bool stack_from_cache(struct stackful *s, size_t map_size) {
   for (int i = stack_cached - 1; i >= 0; i--)
-    if (stack_cache[i].size == map_size) {
+    if (stack_cache[i].slab->slot_size == map_size) {
       s->map = stack_cache[i].map;
+      s->slab = stack_cache[i].slab;
       s->map_size = map_size;
       stack_cache[i] = stack_cache[--stack_cached];
       tool_stack_mapped(s);
@@ -389,23 +604,27 @@ static void mapped_remove(struct stackful *s) {
     s->next_mapped->prev_mapped = s->prev_mapped;
 }
 
-static void stack_map(struct stackful *s) {
-  size_t page = page_size();
-  size_t map_size = s->stack_size + page;
+/* The instance's stack. False, with s->stack_errno set, when the kernel
+   refuses it: nothing has changed then. */
+static bool stack_map(struct stackful *s) {
+  size_t map_size = s->stack_size + page_size();
   if (stack_from_cache(s, map_size)) {
     mapped_add(s);
-    return;
+    return true;
   }
-  char *map = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
-  if (map == MAP_FAILED)
-    coro_fatal("coro_next", "cannot map a stack of %zu bytes for instance %p", s->stack_size, (void *)s);
-  if (mprotect(map, page, PROT_NONE) != 0)
-    coro_fatal("coro_next", "cannot make the guard page of instance %p", (void *)s);
-  s->map = map;
+  struct slab *b;
+  char *slot = slot_take(map_size, &b);
+  if (!slot) {
+    s->stack_errno = errno ? errno : ENOMEM;
+    return false;
+  }
+  s->map = slot;
+  s->slab = b;
   s->map_size = map_size;
+  s->stack_errno = 0;
   tool_stack_mapped(s);
   mapped_add(s);
+  return true;
 }
 
 static void stack_unmap(struct stackful *s) {
@@ -413,11 +632,179 @@ static void stack_unmap(struct stackful *s) {
   tool_stack_unmapping(s);
   if (stack_cached < STACK_CACHE) {
     stack_cache[stack_cached].map = s->map;
-    stack_cache[stack_cached++].size = s->map_size;
+    stack_cache[stack_cached++].slab = s->slab;
   } else {
-    munmap(s->map, s->map_size);
+    slot_give(s->slab, s->map);
   }
   s->map = NULL;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Shared stacks
+ *
+ * An instance made with coro_set_shared_stack runs on its thread's shared
+ * stack (one guarded slot of SHARED_STACK bytes, taken at the first such
+ * start, kept until the thread ends). Only one instance's frames are on it
+ * at a time, the owner's; the others keep theirs in a buffer of exactly
+ * the size they used. Copies are made lazily, when an instance that is not
+ * the owner is resumed: the owner's used part, from its saved stack pointer
+ * to the top, is copied out, and the resumed one's copied back to the same
+ * place, so every address on its stack is what it was. An instance resumed
+ * again with nobody in between costs no copy at all.
+ *
+ * The known hazard: a pointer into a suspended instance's stack (the
+ * address of a local handed to its consumer) points into the shared stack,
+ * where another instance's frames may be by the time it is used.
+ *
+ *     the shared stack                       the instances' buffers
+ *    +-----------------+ top
+ *    | B's frames      |  <- B runs (owner)   A: [ A's frames, 412 bytes ]
+ *    |                 |                      C: [ C's frames, 380 bytes ]
+ *    |   (unused)      |
+ *    +-----------------+
+ *    | guard page      |
+ *
+ * A shared-stack instance cannot resume another (the copy would overwrite
+ * the frames of the code doing it): coroutines that nest keep stacks of
+ * their own.
+ * =================================================================== */
+
+#define SHARED_STACK (1024 * 1024)   /* bytes of the shared stack: one per thread, so it can be roomy */
+
+static _Thread_local struct {
+  char *map;              /* its slot (guard page, then the stack), NULL until first needed */
+  struct slab *slab;      /* the slab of that slot (kept for the thread's life) */
+  struct coro_stack_stats stats;   /* coro_shared_stack_stats */
+} tls_shared;
+
+/* Where the saved stack pointer of a suspended context is. */
+static char *ctx_sp(const struct coro_ctx *ctx) {
+#if defined(CORO_SWITCH_UCONTEXT)
+  coro_fatal("coro_next", "no shared stacks with the ucontext switch (context %p)", (const void *)ctx);
+  /* never reached: coro_set_shared_stack refuses in this build */
+#elif defined(__x86_64__)
+  return (char *)(uintptr_t)ctx->rsp;
+#else
+  return (char *)(uintptr_t)ctx->sp;
+#endif
+}
+
+/* A copy that AddressSanitizer does not check: a stack holds the redzones
+   of its frames, which are poisoned while they are live. */
+#ifdef STACKFUL_ASAN
+__attribute__((no_sanitize_address)) static void stack_copy(char *dst, const char *src, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    ((volatile char *)dst)[i] = src[i];
+}
+#else
+#define stack_copy memcpy
+#endif
+
+/* Copy the owner's frames out of the shared stack. */
+static void shared_evict(struct stackful *o) {
+  char *top = o->map + o->map_size, *sp = ctx_sp(&o->ctx);
+  size_t used = (size_t)(top - sp);
+  if (used != o->copy_size) {
+    char *buf = realloc(o->copy, used);
+    if (!buf)
+      coro_fatal("coro_next", "out of memory for the %zu bytes of stack of shared-stack instance %p", used,
+                 (void *)o);
+    o->copy = buf;
+  }
+  stack_copy(o->copy, sp, used);
+  o->copy_size = used;
+  o->on_stack = false;
+  tls_shared.stats.copies_out++;
+  tls_shared.stats.bytes_out += used;
+#ifdef STACKFUL_ASAN
+  /* What can be detected of the hazard: the frames just copied out are
+     poisoned as a whole, so that a pointer into them (a local of the
+     suspended instance, handed out) is reported when used, until the next
+     owner's frames cover the place (their functions' prologues set its
+     shadow again). */
+  ASAN_POISON_MEMORY_REGION(sp, used);
+#endif
+  tls_shared_owner = NULL;
+}
+
+/* Refuse to copy over the stack we run on. */
+static void shared_check_caller(void) {
+  char *here = __builtin_frame_address(0);
+  if (tls_shared.map && here >= tls_shared.map && here < tls_shared.map + SHARED_STACK + page_size())
+    coro_fatal("coro_next", "a shared-stack instance cannot resume another shared-stack instance "
+               "(give one of them a stack of its own: coro_set_shared_stack(c, false))");
+}
+
+/* Make s the owner of the shared stack, its frames back in place. */
+static void shared_enter(struct stackful *s) {
+  shared_check_caller();
+  if (tls_shared_owner)
+    shared_evict(tls_shared_owner);
+  if (s->copy_size) {
+    char *top = s->map + s->map_size;
+#ifdef STACKFUL_VALGRIND
+    VALGRIND_MAKE_MEM_UNDEFINED(top - s->copy_size, s->copy_size);   /* below that stack's last sp: ours again */
+#endif
+#ifdef STACKFUL_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(top - s->copy_size, s->copy_size);   /* its frames' redzones are not restored */
+#endif
+    stack_copy(top - s->copy_size, s->copy, s->copy_size);
+    tls_shared.stats.copies_in++;
+    tls_shared.stats.bytes_in += s->copy_size;
+  }
+  s->on_stack = true;
+  tls_shared_owner = s;
+}
+
+/* The first resume of a shared-stack instance: the thread's shared stack
+   (taken now if this is its first), its owner's frames copied out. */
+static bool shared_start(struct stackful *s) {
+  size_t map_size = SHARED_STACK + page_size();
+  if (!tls_shared.map) {
+    char *slot = slot_take(map_size, &tls_shared.slab);
+    if (!slot) {
+      s->stack_errno = errno ? errno : ENOMEM;
+      return false;
+    }
+    tls_shared.map = slot;
+#ifdef STACKFUL_VALGRIND
+    VALGRIND_STACK_REGISTER(slot + page_size(), slot + map_size);   /* for the thread's life */
+#endif
+  }
+  shared_check_caller();
+  if (tls_shared_owner)
+    shared_evict(tls_shared_owner);
+#ifdef STACKFUL_ASAN
+  /* coro_ctx_init writes the first frame at the top; the functions that run
+     below it set the shadow of their own frames as they start */
+  ASAN_UNPOISON_MEMORY_REGION(tls_shared.map + map_size - 64, 64);
+#endif
+  s->map = tls_shared.map;
+  s->map_size = map_size;
+  s->stack_size = SHARED_STACK;
+  s->stack_errno = 0;
+  s->copy_size = 0;
+  s->on_stack = true;
+  tls_shared_owner = s;
+  return true;
+}
+
+bool coro_set_shared_stack(coro_t *c, bool shared) {
+  struct stackful *s = as_stackful(c);
+#ifdef CORO_SWITCH_UCONTEXT
+  if (shared)
+    return false;   /* a ucontext's saved stack pointer is not ours to read */
+#endif
+  if (!s || s->base.status != CORO_CREATED || s->map)
+    return false;
+  s->shared = shared;
+  return true;
+}
+
+void coro_shared_stack_stats(struct coro_stack_stats *stats) {
+  *stats = tls_shared.stats;
 }
 
 /* }================================================================== */
@@ -439,32 +826,85 @@ static void stack_unmap(struct stackful *s) {
 /* The start routine of every stackful context (the trampoline calls it on the
    fresh stack): run the body, mark the instance done, and leave for good. Its
    stack stays mapped until coro_free: it cannot unmap the stack it runs on. */
+/* The switch of an instance: both sides of every switch into and out of it
+   keep the FP environment the same way (runtime/ctx.h). */
+static inline void stackful_switch(struct stackful *s, struct coro_ctx *from, struct coro_ctx *to) {
+  if (s->own_fpenv)
+    coro_ctx_switch_fpenv(from, to);
+  else
+    coro_ctx_switch(from, to);
+}
+
 static void stackful_main(void *arg) {
   struct stackful *s = arg;
   tool_switched_in(s, 1);
   s->entry(&s->base);
   s->base.status = CORO_DONE;            /* coro_next answers false: no more values */
   tool_switch_out(s, 1);
-  coro_ctx_switch(&s->ctx, &s->caller);
+  stackful_switch(s, &s->ctx, &s->caller);
   coro_fatal("coro_next", "instance %p was resumed after its body returned", arg);
 }
 
-/* The first resume maps the stack and makes the body's context. */
-static void stackful_start(struct stackful *s) {
+/* What coro_error says of an instance that could not get its stack: the
+   limit it ran into and what to change. Into buf. */
+static const char *stack_error_text(const struct stackful *s, char *buf, size_t size) {
+  long max_maps = -1;
+  FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+  if (f) {
+    if (fscanf(f, "%ld", &max_maps) != 1)
+      max_maps = -1;
+    fclose(f);
+  }
+  char limit[64] = "";
+  if (max_maps >= 0)
+    snprintf(limit, sizeof limit, " (%ld here)", max_maps);
+  snprintf(buf, size,
+           "cannot map a stack of %zu bytes for coroutine instance %p: %s. The limit is the memory the kernel "
+           "will commit, or the number of mappings a process may have, vm.max_map_count%s. Free finished "
+           "instances, give stacks less room (coro_set_stack_size, coro_default_stack_size), or raise the "
+           "limit (sysctl vm.max_map_count=N)",
+           s->stack_size, (const void *)s, strerror(s->stack_errno), limit);
+  return buf;
+}
+
+/* The first resume maps the stack and makes the body's context; false when
+   there is no stack to be had. */
+static bool stackful_start(struct stackful *s) {
   guard_install();
-  stack_map(s);
+  if (s->shared) {
+    if (!shared_start(s))
+      return false;
+    coro_ctx_init(&s->ctx, s->map + s->map_size - s->stack_size, s->stack_size, stackful_main, s);
+    return true;   /* never marked: every switch goes through stackful_resume, which copies */
+  }
+  if (!stack_map(s))
+    return false;
   coro_ctx_init(&s->ctx, s->map + s->map_size - s->stack_size, s->stack_size, stackful_main, s);
 #ifdef STACKFUL_INLINE_SWITCH
-  s->base.resume_point = CORO_INLINE_SWITCH_MARK;   /* its stack is there: coro_next and yield may switch inline */
+  /* its stack is there: coro_next and yield may switch inline */
+  s->base.resume_point = s->own_fpenv ? CORO_INLINE_SWITCH_FPENV : CORO_INLINE_SWITCH_MARK;
 #endif
+  return true;
 }
 
 /* The uncommon cases of a resume, out of the way of the common one: a
-   refusal, and the first resume, which maps the stack. */
+   refusal, and the first resume, which maps the stack. Without a stack the
+   instance stays as it was made (a later resume tries again) and the answer
+   is false, with errno and coro_error saying why; the first time in the
+   process, the reason goes to stderr too, for programs that do not ask. */
 static __attribute__((noinline, cold)) bool stackful_resume_slow(struct stackful *s, void *out) {
+  static int told;   /* the message went to stderr once */
   if (s->base.status == CORO_DONE)
     coro_fatal("stackful_resume", "instance %p is done: it cannot be resumed", (void *)s);
-  stackful_start(s);
+  if (!stackful_start(s)) {
+    s->base.status = CORO_CREATED;   /* (the scheduler marked it running) */
+    if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED)) {
+      char buf[640];
+      fprintf(stderr, "coro: coro_next: %s\n", stack_error_text(s, buf, sizeof buf));
+    }
+    errno = s->stack_errno;
+    return false;
+  }
   return stackful_resume(&s->base, out);
 }
 
@@ -475,16 +915,20 @@ static bool stackful_resume(coro_t *c, void *out) {
   struct stackful *s = (struct stackful *)c;
   if (__builtin_expect(s->base.status == CORO_DONE || !s->map, 0))
     return stackful_resume_slow(s, out);
+  if (s->shared && tls_shared_owner != s)
+    shared_enter(s);
   c->status = CORO_RUNNING;
   c->out = out;  /* the body, on its own stack, writes its yields there */
 #ifdef STACKFUL_ASAN
   void *fake_save;
   tool_switch_in(s, &fake_save);
-  coro_ctx_switch(&s->caller, &s->ctx);
+  stackful_switch(s, &s->caller, &s->ctx);
   tool_switched_back(fake_save);
 #else
-  coro_ctx_switch(&s->caller, &s->ctx);
+  stackful_switch(s, &s->caller, &s->ctx);
 #endif
+  if (s->shared && s->base.status == CORO_DONE)
+    tls_shared_owner = NULL;           /* nothing of it left to keep */
   return s->base.status != CORO_DONE;  /* suspended again (a value, or a turn), or finished */
 }
 
@@ -494,7 +938,7 @@ void coro_stackful_suspend(coro_t *c) {
     coro_fatal("coro_stackful_suspend", "instance %p is not a running coroutine", (void *)c);
   s->base.status = CORO_SUSPENDED;        /* coro_next answers true: a value (or a turn) */
   tool_switch_out(s, 0);
-  coro_ctx_switch(&s->ctx, &s->caller);
+  stackful_switch(s, &s->ctx, &s->caller);
   tool_switched_in(s, 0);
 }
 
@@ -506,8 +950,13 @@ void coro_stackful_suspend(coro_t *c) {
 
 static void stackful_release(coro_t *c) {
   struct stackful *s = (struct stackful *)c;
-  if (s->map)
+  if (s->shared) {
+    if (tls_shared_owner == s)
+      tls_shared_owner = NULL;   /* its frames on the shared stack are simply dropped */
+    free(s->copy);
+  } else if (s->map) {
     stack_unmap(s);   /* an unfinished body's frames are simply dropped */
+  }
   coro_live_free(c);
 }
 
@@ -524,6 +973,7 @@ coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t arg
   s->entry = entry;
   s->stack_size = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
   s->args_offset = offset;
+  s->own_fpenv = STACKFUL_DEFAULT_FPENV;
   return c;
 }
 
@@ -538,6 +988,22 @@ bool coro_set_stack_size(coro_t *c, size_t bytes) {
     return false;
   s->stack_size = size;
   return true;
+}
+
+bool coro_set_fpenv(coro_t *c, bool own) {
+  struct stackful *s = as_stackful(c);
+  if (!s || s->base.status != CORO_CREATED || s->map)
+    return false;
+  s->own_fpenv = own;
+  return true;
+}
+
+const char *coro_error(const coro_t *c) {
+  static _Thread_local char buf[640];
+  const struct stackful *s = as_stackful((coro_t *)c);
+  if (!s || !s->stack_errno || s->map)
+    return NULL;
+  return stack_error_text(s, buf, sizeof buf);
 }
 
 void coro_default_stack_size(size_t bytes) {

@@ -72,7 +72,7 @@ class Toolchain:
         c_file = pathlib.Path(c_file)
         exe = exe or self.tmp / (c_file.stem + "." + cc)
         res = run([cc, "-std=gnu11", *WARNINGS, "-g", f"-I{COROC_INCLUDE}", f"-I{c_file.parent}",
-                   *extra, "-o", exe, c_file, COROC_LIB], timeout=120)
+                   *extra, "-o", exe, c_file, COROC_LIB, "-lm"], timeout=120)   # -lm: as coro.pc says
         assert res.returncode == 0, f"{cc} failed on {c_file}:\n{res.stderr}"
         return exe
 

@@ -34,7 +34,7 @@ def test_case_on_aarch64(toolchain, libcoro_aarch64, case, backend, tmp_path):
     exe = tmp_path / "prog"
     res = run([CC, "-std=gnu11", "-O1", *WARNINGS, "-static", f"-I{RUNTIME / 'include'}",
                f"-I{TESTS_DIR}", f"-I{case.parent}", *args, "-o", exe, c_file, libcoro_aarch64,
-               "-pthread"], timeout=120)
+               "-pthread", "-lm"], timeout=120)   # the flags coro.pc gives
     assert res.returncode == 0, res.stderr
     res = run([QEMU, exe], timeout=60)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr

@@ -112,7 +112,7 @@ class Build:
         for name, srcs in programs.items():
             link = ["-static"] if self.static else ["-rdynamic"]   # -rdynamic: dladdr can name entry functions
             res = run([self.cc, *self.flags(), *link, "-o", tmp / name, *srcs[:1], *objs, *srcs[1:],
-                       *self.ldflags])
+                       *self.ldflags, "-lm"])   # -lm: the ucontext switch's fegetenv, fesetenv
             assert res.returncode == 0, f"[{self.name}] {self.cc} failed on {name}:\n{res.stderr}"
 
     def run(self, program, *args, timeout=120):
@@ -225,10 +225,55 @@ def test_stackful_cases(builds, name):
     res = b.run("stackful_cases", "all", str(INTERLEAVED))
     assert res.returncode == 0, res.stdout + res.stderr
     assert res.stdout.endswith("OK\n")
+    shared = "shared stack refused" if b.switch == "ucontext" else f"shared stack {INTERLEAVED // 10}"
     for case in ["basic", f"interleaved {INTERLEAVED}", "deep recursion", "nested", "free",
-                 "stack size", "fp control", "live values", "alignment"]:
+                 "stack size", "fp control", "live values", "alignment", shared]:
         assert f"ok {case}\n" in res.stdout
     asan_clean(res, b)
+
+
+HOST_PLAIN = [n for n in PLAIN if BUILDS[n].arch == HOST_ARCH]
+
+
+@pytest.mark.parametrize("name", HOST_PLAIN)
+def test_out_of_stacks_is_reported(builds, name):
+    """A stack the kernel refuses makes coro_next answer false and say why, once on stderr; the
+    program goes on. (Not under ASan, whose shadow memory needs more address space than the test
+    leaves, nor under qemu, which does not pass the address-space limit on to its guest.)"""
+    b = builds(name)
+    res = b.run("stackful_cases", "limit")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert re.search(r"^ok stack limit \(refused after \d+\)$", res.stdout, re.M), res.stdout
+    lines = [ln for ln in res.stderr.splitlines() if ln.startswith("coro: ")]
+    assert len(lines) == 1, res.stderr
+    assert re.match(r"coro: coro_next: cannot map a stack of 1048576 bytes for coroutine instance 0x[0-9a-f]+: "
+                    r".*vm\.max_map_count \(\d+ here\).*sysctl vm\.max_map_count=N\)?$", lines[0]), lines[0]
+
+
+@pytest.mark.parametrize("name", ["asan-gcc-asm", "asan-clang-asm"])
+def test_shared_stack_dangling_pointer_reported_under_asan(builds, name):
+    """A pointer into a suspended shared-stack instance's frames, used after another instance took
+    the shared stack: AddressSanitizer reports the read. (Without detect_stack_use_after_return,
+    which puts such locals in ASan's own fake frames on the heap, away from the stack.)"""
+    b = builds(name)
+    res = run([b.dir / "stackful_cases", "dangling"], cwd=b.dir, timeout=60,
+              env={"ASAN_OPTIONS": "detect_leaks=0:detect_stack_use_after_return=0:halt_on_error=1"})
+    assert res.returncode != 0, res.stdout + res.stderr
+    assert "read through the pointer" not in res.stdout
+    assert "AddressSanitizer: use-after-poison" in res.stderr, res.stderr
+
+
+MANY = 100000   # more than vm.max_map_count's default (65,530) allows at two mappings per stack
+
+
+@pytest.mark.parametrize("name", HOST_PLAIN)
+def test_many_instances_with_default_stacks(builds, name):
+    """100,000 stackful generators alive at once, with no setting at all."""
+    b = builds(name)
+    res = b.run("stackful_cases", "many", str(MANY), timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert res.stdout == f"ok many {MANY}\n"
+    assert "coro:" not in res.stderr
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -356,7 +401,7 @@ def test_cmake_switch_choice(tmp_path, variant):
     exe = tmp_path / "fib"
     link = ["-static"] if cc == CROSS_CC else []
     res = run([cc, "-std=gnu11", *WARNINGS, *link, f"-I{COROC_INCLUDE}", "-o", exe,
-               PROGRAMS / "generated_fib.c", lib])
+               PROGRAMS / "generated_fib.c", lib, "-lm"])   # -lm: as coro.pc says (the ucontext switch's fenv calls)
     assert res.returncode == 0, res.stderr
     res = run([*runner, exe])
     assert (res.returncode, res.stdout) == (0, FIB), res.stderr

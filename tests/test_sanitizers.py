@@ -24,7 +24,8 @@ def build(toolchain, case, tmp_path, lib, flags):
     c_file = toolchain.transform(case, "stackful", extra=(f"-I{TESTS_DIR}", f"-I{case.parent}", *args))
     exe = tmp_path / "prog"
     res = run(["gcc", "-std=gnu11", "-g", *flags, *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{TESTS_DIR}",
-               f"-I{case.parent}", *args, "-o", exe, c_file, lib, "-pthread"], timeout=120)
+               f"-I{case.parent}", *args, "-o", exe, c_file, lib, "-pthread", "-lm"],
+              timeout=120)   # the flags coro.pc gives
     assert res.returncode == 0, res.stderr
     return exe
 

@@ -1,4 +1,5 @@
 /* void coro_ctx_switch(struct coro_ctx *from, struct coro_ctx *to);
+ * void coro_ctx_switch_fpenv(struct coro_ctx *from, struct coro_ctx *to);
  *
  * Save the callee-saved state of the running context in *from, load *to's,
  * and continue where *to last called this function (or at its trampoline).
@@ -13,6 +14,30 @@
  * x9-x11 below are caller-saved scratch registers: free to use.
  */
         .text                                   // code section
+
+/* void coro_ctx_switch_fpenv(struct coro_ctx *from, struct coro_ctx *to);
+ *
+ * coro_ctx_switch, keeping each side's FP control: the FP environment is the
+ * thread's unless an instance keeps its own (coro_set_fpenv); then both
+ * sides of its switches come through here. Store our FPCR in *from, load
+ * *to's (stored by its own switch out, or by coro_ctx_init), then switch.
+ */
+        .globl  coro_ctx_switch_fpenv           // called from stackful.c
+        .hidden coro_ctx_switch_fpenv           // internal to libcoro: no PLT detour when built into a shared object
+        .type   coro_ctx_switch_fpenv, %function // so debuggers and profilers show its name
+        .p2align 4                              // start on a 16-byte line
+coro_ctx_switch_fpenv:                          // x0 = from, x1 = to
+        .cfi_startproc                          // unwind info, for debuggers
+        mrs     x10, fpcr                       // the FP control in force now (rounding, FZ, DN)...
+        str     x10, [x0, #168]                 // ...is from's
+        ldr     x11, [x1, #168]                 // to's FP control
+        cmp     x10, x11                        // differs from ours? (often not)
+        b.eq    coro_ctx_switch                 // no: the switch proper
+        msr     fpcr, x11                       // yes: only then pay for msr fpcr, which synchronizes the FP unit
+        b       coro_ctx_switch                 // and the switch proper
+        .cfi_endproc                            // end of the unwind info
+        .size   coro_ctx_switch_fpenv, .-coro_ctx_switch_fpenv // its size, for symbolizers
+
         .globl  coro_ctx_switch                 // called from stackful.c
         .hidden coro_ctx_switch                 // internal to libcoro: no PLT detour when built into a shared object
         .type   coro_ctx_switch, %function      // so debuggers and profilers show its name
@@ -31,9 +56,7 @@ coro_ctx_switch:                                // x0 = from, x1 = to
         stp     d10, d11, [x0, #120]            // callee-saved (low halves)
         stp     d12, d13, [x0, #136]            // callee-saved (low halves)
         stp     d14, d15, [x0, #152]            // callee-saved (low halves)
-        mrs     x10, fpcr                       // the FP control in force now (rounding, FZ, DN)...
-        str     x10, [x0, #168]                 // ...stored always: cheap
-
+                                                // (FPCR is not touched: the FP environment is the thread's)
         ldp     x19, x20, [x1, #0]              // restore to's callee-saved registers
         ldp     x21, x22, [x1, #16]             // callee-saved
         ldp     x23, x24, [x1, #32]             // callee-saved
@@ -46,13 +69,8 @@ coro_ctx_switch:                                // x0 = from, x1 = to
         ldp     d10, d11, [x1, #120]            // callee-saved
         ldp     d12, d13, [x1, #136]            // callee-saved
         ldp     d14, d15, [x1, #152]            // callee-saved
-        ldr     x11, [x1, #168]                 // to's FP control
-        cmp     x10, x11                        // differs from the one in force? (nearly never)
-        b.ne    1f                              // only then pay for msr fpcr, which synchronizes the FP unit
         br      x30                             // continue to: br, not ret, since we return into another context than
                                                 // our caller's; ret would use (and spoil) the return-address predictor
-1:      msr     fpcr, x11                       // to's rounding mode, FZ, DN, trap enables
-        br      x30                             // continue to, as above
         .cfi_endproc                            // end of the unwind info
         .size   coro_ctx_switch, .-coro_ctx_switch // its size, for symbolizers
 

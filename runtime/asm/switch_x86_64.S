@@ -1,26 +1,64 @@
 /* The context switch for x86_64 (System V ABI), and the entry of a new context.
  *
- * A suspended context is five things (struct coro_ctx in <coro.h>, offsets
- * pinned there by _Static_assert): its stack pointer, the address it goes on
- * at, its frame pointer and its FP control (MXCSR, x87 control word). To
- * resume one: make its FP control current, load rsp and rbp, jump to rip.
- * Everything else a context needs is on its own stack or already spilled by
- * the compiler, which is what lets coro.h inline the switch into coro_next
- * and into yield (runtime/asm/README.md tells the whole story):
+ * A suspended context is its stack pointer (struct coro_ctx in <coro.h>,
+ * offsets pinned there by _Static_assert). On top of that stack lie the two
+ * things every context needs to go on, pushed when it was suspended:
+ *
+ *      [rsp + 0]   where it goes on
+ *      [rsp + 8]   its frame pointer (rbp)
+ *
+ * To resume one: load rsp, pop the two, jump. Everything else a context
+ * needs is below them on its own stack or already spilled by the compiler,
+ * which is what lets coro.h inline the switch into coro_next and into yield
+ * (runtime/asm/README.md tells the whole story):
  *
  *   coro.h's inline switch   an asm statement that tells the compiler every
  *                            other register is clobbered, so the compiler
- *                            itself saves whatever it still needs; it saves
- *                            the five and resumes the other side.
+ *                            itself saves whatever it still needs; it pushes
+ *                            the two and resumes the other side.
  *   coro_ctx_switch (here)   the same for C code that calls it: as a called
  *                            function it must give rbx, r12-r15 back, so it
- *                            pushes them on its own stack before saving the
- *                            five, and pops them where it goes on.
+ *                            pushes them on its own stack first, and pops
+ *                            them where it goes on.
  *
  * Both kinds of saved context resume the same way, so either side may
  * suspend with either one.
+ *
+ * No ret anywhere on the way: a ret is predicted from the return-stack
+ * buffer, which holds the return addresses of the calls this core made,
+ * whichever stack they were on. The address a switch goes on at was pushed
+ * on the other stack, by a call the buffer saw long ago or never: a ret
+ * there mispredicts on every switch (about 10 ns on AMD Zen, less on Intel,
+ * whose ret falls back to the indirect-branch predictor). A pop and an
+ * indirect jump are predicted by the branch target buffer from where the
+ * jump is, which does not change.
+ *
+ * The floating-point environment (MXCSR, x87 control word) is the thread's,
+ * so coro_ctx_switch leaves it alone; coro_ctx_switch_fpenv, for instances
+ * that keep their own (coro_set_fpenv), exchanges it first.
  */
         .text                                   # code section
+
+/* void coro_ctx_switch_fpenv(struct coro_ctx *from, struct coro_ctx *to);
+ *
+ * coro_ctx_switch, keeping each side's FP control: store ours in *from,
+ * load *to's (stored by its own switch out, or by coro_ctx_init), then
+ * switch. Both sides of such a switch must use this one (or coro.h's
+ * CORO_SWITCH_FPENV_ASM): the other never writes the two fields.
+ */
+        .globl  coro_ctx_switch_fpenv           # called from stackful.c
+        .hidden coro_ctx_switch_fpenv           # internal to libcoro: no PLT/GOT detour when built into a shared object
+        .type   coro_ctx_switch_fpenv, @function # so debuggers and profilers show its name
+        .p2align 4                              # start on a 16-byte line
+coro_ctx_switch_fpenv:                          # rdi = from, rsi = to
+        .cfi_startproc                          # unwind info, for debuggers
+        stmxcsr 0x08(%rdi)                      # from->mxcsr: our SSE rounding, exception masks, FTZ/DAZ
+        fnstcw  0x0c(%rdi)                      # from->fpucw: our x87 precision, rounding, masks (fn: no wait)
+        ldmxcsr 0x08(%rsi)                      # to's SSE control, in force from here on
+        fldcw   0x0c(%rsi)                      # to's x87 control
+        jmp     coro_ctx_switch                 # the switch proper: a direct jump, always predicted
+        .cfi_endproc                            # end of the unwind info
+        .size   coro_ctx_switch_fpenv, .-coro_ctx_switch_fpenv # its size, for symbolizers
 
 /* void coro_ctx_switch(struct coro_ctx *from, struct coro_ctx *to);
  *
@@ -31,48 +69,40 @@
  * rsi, rdi, r8-r11, all vector registers).
  */
         .globl  coro_ctx_switch                 # called from stackful.c
-        .hidden coro_ctx_switch                 # internal to libcoro: no PLT/GOT detour when built into a shared object
+        .hidden coro_ctx_switch                 # internal to libcoro
         .type   coro_ctx_switch, @function      # so debuggers and profilers show its name
         .p2align 4                              # start on a 16-byte line
 coro_ctx_switch:                                # rdi = from, rsi = to; our return address is on top of the stack
         .cfi_startproc                          # unwind info, for debuggers
-        pushq   %rbx                            # callee-saved registers the context itself does not hold:
+        pushq   %rbx                            # callee-saved registers our caller wants back:
         .cfi_adjust_cfa_offset 8                #   onto our own stack, where they wait until we go on
-        pushq   %r12                            #   (rbp is in the context: coro.h's inline switch must
-        .cfi_adjust_cfa_offset 8                #   save it too, since it may be the frame pointer,
-        pushq   %r13                            #   which an asm statement cannot declare clobbered)
+        pushq   %r12
+        .cfi_adjust_cfa_offset 8
+        pushq   %r13
         .cfi_adjust_cfa_offset 8
         pushq   %r14
         .cfi_adjust_cfa_offset 8
         pushq   %r15
         .cfi_adjust_cfa_offset 8
-        leaq    1f(%rip), %rax                  # where from goes on: label 1 below, which pops them again
-        movq    %rsp, 0x00(%rdi)                # from->rsp: our stack, with the five pushes on it
-        movq    %rax, 0x08(%rdi)                # from->rip
-        movq    %rbp, 0x10(%rdi)                # from->rbp: callee-saved (the frame pointer when one is used)
-        stmxcsr 0x18(%rdi)                      # from->mxcsr: storing is cheap, so always
-        fnstcw  0x1c(%rdi)                      # from->fpucw: likewise (fn: no wait for pending x87 exceptions)
-        movl    0x18(%rdi), %eax                # the MXCSR in force now (read back at the size it was stored: forwards)
-        xorl    0x18(%rsi), %eax                # the bits in which to's differs...
-        testl   $~0x3f, %eax                    # ...among the control bits (6-15); bits 0-5 are sticky exception flags,
-                                                # which the ABI does not preserve across calls: a flag raised on one side
-                                                # (any inexact division) must not force a reload on every later switch
-        jne     2f                              # only then pay for the loads: an ldmxcsr or fldcw that changes the value is slow
-        movzwl  0x1c(%rdi), %eax                # the x87 control word in force now
-        cmpw    0x1c(%rsi), %ax                 # does to's differ?
-        jne     2f                              # likewise: reload only on a difference
+        pushq   %rbp                            # the frame pointer: every context keeps it here, the
+        .cfi_adjust_cfa_offset 8                #   inline switch too (no asm may clobber rbp)
+        leaq    1f(%rip), %rax                  # where from goes on: label 1 below...
+        pushq   %rax                            # ...on top of from's stack, for its resumer to pop
+        .cfi_adjust_cfa_offset 8
+        movq    %rsp, 0x00(%rdi)                # from->rsp: from is saved
         movq    0x00(%rsi), %rsp                # to's stack: from here on we run on it
-        movq    0x10(%rsi), %rbp                # to's frame pointer (0 in a new context: ends frame-pointer walks)
-        jmpq    *0x08(%rsi)                     # continue to: a jump, since to goes on where it stopped, not
-                                                # where a call returns to (a ret here would always mispredict)
-2:      ldmxcsr 0x18(%rsi)                      # to's SSE rounding, exception masks, FTZ/DAZ
-        fldcw   0x1c(%rsi)                      # to's x87 precision, rounding and masks
-        movq    0x00(%rsi), %rsp                # to's stack
-        movq    0x10(%rsi), %rbp                # to's frame pointer
-        jmpq    *0x08(%rsi)                     # continue to, as above
+        popq    %rax                            # where to goes on
+        .cfi_adjust_cfa_offset -8
+        popq    %rbp                            # to's frame pointer (0 in a new context: ends frame-pointer walks)
+        .cfi_adjust_cfa_offset -8
+        jmpq    *%rax                           # continue to: a jump, predicted from this place, not a ret
 
-1:      popq    %r15                            # resumed: back on our stack, whoever resumed us; give our caller
-        .cfi_adjust_cfa_offset -8               #   back the callee-saved registers we pushed
+1:                                              # resumed: back on our stack, rbp popped by whoever resumed us
+#if defined(__CET__) && (__CET__ & 1)
+        endbr64                                 # reached by an indirect jump: marked for indirect-branch tracking
+#endif
+        popq    %r15                            # give our caller back the callee-saved registers
+        .cfi_adjust_cfa_offset -8
         popq    %r14
         .cfi_adjust_cfa_offset -8
         popq    %r13
@@ -81,18 +111,20 @@ coro_ctx_switch:                                # rdi = from, rsi = to; our retu
         .cfi_adjust_cfa_offset -8
         popq    %rbx
         .cfi_adjust_cfa_offset -8
-        retq                                    # and return to our caller. A ret, predicted right when the
-                                                # other side kept its calls and returns balanced while we were
-                                                # away, as the inline switch (no call) and the body do: the
-                                                # return-stack predictor still holds our call's return address
+        popq    %rcx                            # our return address (rcx: caller-saved, free)
+        .cfi_adjust_cfa_offset -8
+        .cfi_register %rip, %rcx                # (for unwinders between here and the jump)
+        jmpq    *%rcx                           # back to our caller: not a ret, since the call it would
+                                                # match may have been made on the other stack
         .cfi_endproc                            # end of the unwind info
         .size   coro_ctx_switch, .-coro_ctx_switch # its size, for symbolizers
 
-/* void coro_ctx_trampoline(void);   -- never called: a new context's rip
+/* void coro_ctx_trampoline(void);   -- never called: a new context's first "where it goes on"
  *
- * The first resume of a context made by coro_ctx_init jumps here with the
- * start routine's argument and the routine itself on top of the new stack
- * (coro_ctx_init put them there); call fn(arg), which must never return.
+ * The first resume of a context made by coro_ctx_init pops its address and
+ * a zero rbp and jumps here, with the start routine's argument and the
+ * routine itself next on the new stack (coro_ctx_init put them there); call
+ * fn(arg), which must never return.
  */
         .globl  coro_ctx_trampoline             # coro_ctx_init (ctx.h, inline in stackful.c) takes its address
         .hidden coro_ctx_trampoline             # internal to libcoro
@@ -101,6 +133,9 @@ coro_ctx_switch:                                # rdi = from, rsi = to; our retu
 coro_ctx_trampoline:                            # rsp = top of the new stack - 16: arg, then fn
         .cfi_startproc                          # unwind info, so that gdb can show this frame
         .cfi_undefined %rip                     # the outermost frame of this stack: unwinders and gdb's bt stop here
+#if defined(__CET__) && (__CET__ & 1)
+        endbr64                                 # reached by an indirect jump: marked for indirect-branch tracking
+#endif
         popq    %rdi                            # first argument: arg
         popq    %rax                            # the start routine; rsp is now the top of the stack, 16-aligned
         callq   *%rax                           # fn(arg): enters with rsp+8 16-aligned, as the ABI says

@@ -166,13 +166,28 @@ class Instance:
 
     # -- stackful: the saved registers --------------------------------------
     def stack_mapped(self):
-        return _ptr(self.s["map"]) != 0
+        """Its frames are on a stack: mapped, and for a shared-stack instance, not copied out."""
+        if _ptr(self.s["map"]) == 0:
+            return False
+        return not bool(self.s["shared"]) or bool(self.s["on_stack"])
 
     def saved_registers(self):
         ctx = self.s["ctx"]
         names = [f.name for f in ctx.type.fields()]
         if "rsp" in names:
-            return [("rsp", ctx["rsp"]), ("rip", ctx["rip"]), ("rbp", ctx["rbp"])]
+            # x86_64: where it goes on and its rbp are the two words on top of its stack
+            # (runtime/asm/switch_x86_64.S). The registers as they are where it goes on: past
+            # those two words, and for a yield switched inline, past the 128-byte red zone too,
+            # which the asm statement stepped over (coro.h): there the compiler's unwind info
+            # counts from the rsp it had before the statement.
+            ulong = _type("unsigned long")
+            sp = int(ctx["rsp"])
+            words = gdb.Value(sp).cast(ulong.pointer())
+            pc, rbp = int(words[0]), int(words[1])
+            where = gdb.execute("info symbol 0x%x" % pc, to_string=True)
+            in_switch = where.startswith("coro_ctx_switch ")   # assembly: no debug-info block
+            sp += 16 if in_switch else 16 + 128
+            return [("rsp", gdb.Value(sp)), ("rip", gdb.Value(pc)), ("rbp", gdb.Value(rbp))]
         if "x29" in names:
             regs = [("sp", ctx["sp"]), ("pc", ctx["x30"]), ("x29", ctx["x29"]), ("x30", ctx["x30"])]
             return regs + [("x%d" % i, ctx["x%d" % i]) for i in range(19, 29)]
@@ -365,7 +380,11 @@ class ContextUnwinder(gdb.unwinder.Unwinder):
             return None
         arch = pending.architecture().name()
         sp, pc = ("rsp", "rip") if "x86-64" in arch else ("sp", "pc")
-        info = pending.create_unwind_info(_FrameId(pending.read_register(sp), pending.read_register(pc)))
+        # The newest frame's id says its stack lies below every other: the saved context's frames
+        # are on another stack, which may lie above or below this one (stacks are slots of shared
+        # mappings, handed out in any order), and gdb stops at a caller that looks inner to its callee.
+        here = pending.read_register(sp)
+        info = pending.create_unwind_info(_FrameId(gdb.Value(1).cast(here.type), pending.read_register(pc)))
         ulong = _type("unsigned long")
         for reg, value in self.regs:
             info.add_saved_register(reg, value.cast(ulong))

@@ -68,6 +68,51 @@ bool coro_set_stack_size(coro_t *c, size_t bytes);
    theirs. */
 void coro_default_stack_size(size_t bytes);
 
+/* The floating-point environment (rounding mode, exception masks and flags)
+   belongs to the thread, in both backends: a body that changes it and
+   yields leaves it changed for its consumer, and sees the consumer's
+   changes when it resumes, as a called function would. coro_set_fpenv(c,
+   true) gives the stackful instance c an environment of its own instead:
+   every switch into or out of it saves the running side's MXCSR and x87
+   control word (FPCR on aarch64) and loads the other side's, as
+   boost.context does (docs/abi.md). Before the first resume only; false,
+   and nothing changed, for a stackless instance or one already started.
+   libcoro built with -DCOROC_SAVE_FPENV=ON makes that the default. */
+bool coro_set_fpenv(coro_t *c, bool own);
+
+/* Running out of stacks. A stackful instance gets its stack at its first
+   resume; when the kernel refuses one (out of memory, or the process has
+   as many mappings as vm.max_map_count allows), that coro_next returns
+   false without running the body, sets errno (ENOMEM), and leaves the
+   instance as it was made: coro_done is false, a later coro_next tries
+   again, coro_free releases it. coro_error then says what happened, the
+   limit and what to change; the first such failure in a process is also
+   printed to stderr. NULL for an instance that has not failed so. */
+const char *coro_error(const coro_t *c);
+
+/* Shared stacks: a million suspended stackful instances. coro_set_shared_stack
+   (c, true), before c's first resume, makes c run on its thread's shared
+   stack (1 MiB, guarded) instead of a stack of its own. When another
+   shared-stack instance is resumed, the part of the stack c uses is copied
+   out to a buffer of that size, and back when c is resumed, to the same
+   addresses. So a suspended instance costs what its frames hold (a few
+   hundred bytes for a simple generator), at the price of a copy on each
+   resume that changes instances. A pointer into a suspended instance's
+   stack (the address of one of its locals) is not valid while another runs.
+   A shared-stack instance may not resume another one. False, and nothing
+   changed, for a stackless instance, one already started, or the ucontext
+   build. (docs/runtime.md, "Shared stacks") */
+bool coro_set_shared_stack(coro_t *c, bool shared);
+
+/* What the shared stack of this thread has copied so far. */
+struct coro_stack_stats {
+  unsigned long long copies_out;   /* suspended instances' frames copied out to their buffers */
+  unsigned long long bytes_out;    /* the bytes of those copies */
+  unsigned long long copies_in;    /* frames copied back onto the shared stack */
+  unsigned long long bytes_in;     /* the bytes of those */
+};
+void coro_shared_stack_stats(struct coro_stack_stats *stats);
+
 /* {==================================================================
  * Tasks and the scheduler
  * =================================================================== */
@@ -163,9 +208,12 @@ enum coro_status {
 
 /* The largest resume point number of a stackless body (coroc refuses more
    yields and awaits in one coroutine), and the resume_point of a stackful
-   instance whose switch may be inlined: above every stackless one. */
+   instance whose switch may be inlined: above every stackless one. The
+   second mark: the same, for an instance that keeps its own floating-point
+   environment (coro_set_fpenv). */
 #define CORO_MAX_RESUME_POINTS 0x7fff
 #define CORO_INLINE_SWITCH_MARK 0x8000
+#define CORO_INLINE_SWITCH_FPENV 0x8001
 
 /* The header every instance starts with. A stackless instance is a frame
    struct whose first member is this header; a stackful one embeds it in its
@@ -178,7 +226,7 @@ struct coro {
   void *out;                    /* where the yield being made copies its value; NULL: drop it */
   unsigned short resume_point;  /* stackless: the numbered point where resume continues; 0 = start
                                    (at most CORO_MAX_RESUME_POINTS). Stackful: CORO_INLINE_SWITCH_MARK
-                                   once coro_next and yield may switch inline (below), else 0 */
+                                   or _FPENV once coro_next and yield may switch inline (below), else 0 */
   unsigned short status;        /* enum coro_status. Two shorts side by side: a suspension's two
                                    stores (resume point, status) merge into one, and coro_next
                                    tests both with one load */
@@ -328,17 +376,26 @@ static inline void coro_waits_for(coro_t *c, struct coro_awaitable *aw) {
 /* {==================================================================
  * The inline stackful switch (x86_64)
  *
- * A stackful context that is not running is five things: its stack
- * pointer, the address where it goes on, its frame pointer and its FP
- * control state. To resume one, make its FP control current, load rsp and
- * rbp, and jump. Everything else it needs is on its own stack, or in
- * registers that the code around the switch saved itself: the switch below
- * is an asm statement that tells the compiler it clobbers every other
- * register, so the compiler spills just what is live across it, and
- * coro_next and yield switch stacks with no call at all. The runtime's
- * assembly (runtime/asm/switch_x86_64.S) saves and resumes contexts in the
- * same shape, so a context saved by either is resumed by either.
- * runtime/asm/README.md tells why and what it costs.
+ * A stackful context that is not running is its stack pointer: on top of
+ * that stack lie the address where it goes on and its frame pointer, pushed
+ * by whoever suspended it. To resume one, load rsp, pop the two and jump:
+ * a jump, not a ret, because the processor predicts a ret from the return
+ * addresses its own calls pushed, and this one was pushed on another stack
+ * (docs/abi.md, "The stackful switch"). Everything else it needs is on its
+ * own stack, or in registers that the code around the switch saved itself:
+ * the switch below is an asm statement that tells the compiler it clobbers
+ * every other register, so the compiler spills just what is live across
+ * it, and coro_next and yield switch stacks with no call at all. The
+ * runtime's assembly (runtime/asm/switch_x86_64.S) saves and resumes
+ * contexts in the same shape, so a context saved by either is resumed by
+ * either.
+ *
+ * The floating-point environment (MXCSR, x87 control word) belongs to the
+ * thread, as in the stackless backend: the switch leaves it alone. An
+ * instance made to keep its own (coro_set_fpenv) is marked
+ * CORO_INLINE_SWITCH_FPENV and switched by the second form, which stores the
+ * running side's in its context and loads the other side's, as
+ * boost.context does. runtime/asm/README.md tells why and what each costs.
  * =================================================================== */
 #ifdef __cplusplus
 #define CORO_STATIC_ASSERT(what, why) static_assert(what, why)
@@ -348,19 +405,15 @@ static inline void coro_waits_for(coro_t *c, struct coro_awaitable *aw) {
 
 #if defined(__x86_64__) && defined(__LP64__) && !defined(CORO_SWITCH_UCONTEXT)
 struct coro_ctx {
-  uint64_t rsp;        /* stack pointer: which stack this context runs on */
-  uint64_t rip;        /* where it goes on */
-  uint64_t rbp;        /* callee-saved, and the frame pointer if one is used, which no asm may clobber */
-  uint32_t mxcsr;      /* SSE control (rounding, exception masks, FTZ/DAZ): callee-saved; its flags are not */
-  uint16_t fpucw;      /* x87 control word (precision, rounding, masks): callee-saved */
+  uint64_t rsp;        /* stack pointer; [rsp] = where it goes on, [rsp + 8] = its rbp */
+  uint32_t mxcsr;      /* SSE control (rounding, exception masks, FTZ/DAZ): only when the instance keeps its own */
+  uint16_t fpucw;      /* x87 control word (precision, rounding, masks): likewise */
   uint16_t unused;
 };
 CORO_STATIC_ASSERT(offsetof(struct coro_ctx, rsp) == 0x00, "switch_x86_64.S: rsp at 0x00");
-CORO_STATIC_ASSERT(offsetof(struct coro_ctx, rip) == 0x08, "switch_x86_64.S: rip at 0x08");
-CORO_STATIC_ASSERT(offsetof(struct coro_ctx, rbp) == 0x10, "switch_x86_64.S: rbp at 0x10");
-CORO_STATIC_ASSERT(offsetof(struct coro_ctx, mxcsr) == 0x18, "switch_x86_64.S: mxcsr at 0x18");
-CORO_STATIC_ASSERT(offsetof(struct coro_ctx, fpucw) == 0x1c, "switch_x86_64.S: fpucw at 0x1c");
-CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x20, "switch_x86_64.S: 0x20 bytes in all");
+CORO_STATIC_ASSERT(offsetof(struct coro_ctx, mxcsr) == 0x08, "switch_x86_64.S: mxcsr at 0x08");
+CORO_STATIC_ASSERT(offsetof(struct coro_ctx, fpucw) == 0x0c, "switch_x86_64.S: fpucw at 0x0c");
+CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes in all");
 
 /* Inline only where it can be: GCC or clang (the asm statement), and not
    under AddressSanitizer, whose fiber annotations must surround every switch
@@ -378,36 +431,32 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x20, "switch_x86_64.S: 0x20 bytes
 #endif
 
 #ifdef CORO_INLINE_SWITCH
-/* The switch proper, as text for the two asm statements below: save the
-   running context in *rdi, resume *rsi. Line by line as coro_ctx_switch in
+/* The switch proper, as text for the asm statements below: save the running
+   context in *rdi, resume *rsi. Line by line as coro_ctx_switch in
    runtime/asm/switch_x86_64.S, which comments each one. The running context
-   goes on at label 1, which each statement puts right after it. */
+   goes on at label 1, which each statement puts right after it. The caller
+   has stepped over the red zone (the 128 bytes below rsp where the code
+   around may keep data), since the pushes write there. */
 #define CORO_SWITCH_ASM                                                                \
   CORO_SWITCH_VZEROUPPER                                                               \
-  "leaq    1f(%%rip), %%rax\n\t"   /* from goes on at label 1 */                       \
+  "pushq   %%rbp\n\t"              /* from's frame pointer */                          \
+  "leaq    1f(%%rip), %%rax\n\t"   /* from goes on at label 1... */                    \
+  "pushq   %%rax\n\t"              /* ...which its resumer pops */                     \
   "movq    %%rsp, 0x00(%%rdi)\n\t" /* from->rsp */                                     \
-  "movq    %%rax, 0x08(%%rdi)\n\t" /* from->rip */                                     \
-  "movq    %%rbp, 0x10(%%rdi)\n\t" /* from->rbp */                                     \
-  "stmxcsr 0x18(%%rdi)\n\t"        /* from->mxcsr: storing is cheap, so always */      \
-  "fnstcw  0x1c(%%rdi)\n\t"        /* from->fpucw */                                   \
-  "movl    0x18(%%rdi), %%eax\n\t" /* does to's MXCSR differ in a control bit? */      \
-  "xorl    0x18(%%rsi), %%eax\n\t"                                                     \
-  "testl   $~0x3f, %%eax\n\t"                                                          \
-  "jne     2f\n\t"                 /* then reload it: slow, so only then */            \
-  "movzwl  0x1c(%%rdi), %%eax\n\t" /* does to's x87 control word differ? */            \
-  "cmpw    0x1c(%%rsi), %%ax\n\t"                                                      \
-  "jne     2f\n\t"                                                                     \
   "movq    0x00(%%rsi), %%rsp\n\t" /* to's stack */                                    \
-  "movq    0x10(%%rsi), %%rbp\n\t" /* to's frame pointer */                            \
-  "jmpq    *0x08(%%rsi)\n"         /* go on in to: a jump, no ret */                   \
-  "2:\n\t"                                                                             \
-  "ldmxcsr 0x18(%%rsi)\n\t"        /* to's FP control */                               \
-  "fldcw   0x1c(%%rsi)\n\t"                                                            \
-  "movq    0x00(%%rsi), %%rsp\n\t"                                                     \
-  "movq    0x10(%%rsi), %%rbp\n\t"                                                     \
-  "jmpq    *0x08(%%rsi)\n"                                                             \
+  "popq    %%rax\n\t"              /* where to goes on */                              \
+  "popq    %%rbp\n\t"              /* to's frame pointer */                            \
+  "jmpq    *%%rax\n"               /* go on in to: a jump, never a ret */              \
   "1:\n\t"                                                                             \
   CORO_SWITCH_ENDBR
+
+/* The same, keeping each side's FP control: from's stored, to's loaded. */
+#define CORO_SWITCH_FPENV_ASM                                                          \
+  "stmxcsr 0x08(%%rdi)\n\t"        /* from->mxcsr */                                   \
+  "fnstcw  0x0c(%%rdi)\n\t"        /* from->fpucw */                                   \
+  "ldmxcsr 0x08(%%rsi)\n\t"        /* to's SSE control */                              \
+  "fldcw   0x0c(%%rsi)\n\t"        /* to's x87 control */                              \
+  CORO_SWITCH_ASM
 
 /* Code built for AVX leaves the upper halves of the vector registers clean
    at every call (a vzeroupper), so that code using the older SSE encodings
@@ -446,43 +495,44 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x20, "switch_x86_64.S: 0x20 bytes
   "mm0", "mm1", "mm2", "mm3", "mm4", "mm5", "mm6", "mm7", "cc", "memory"
 
 /* Inside a stackful body (yield): the asm says it clobbers the callee-saved
-   registers too (all but rbp, which the context keeps), so the compiler
+   registers too (all but rbp, which the switch pushes), so the compiler
    saves only what is live across the yield, and nothing else is saved. */
-static inline __attribute__((always_inline)) void coro_switch_inline(struct coro_ctx *from,
-                                                                    struct coro_ctx *to) {
-  struct coro_ctx *rdi = from, *rsi = to;   /* copies: the asm leaves the other side's in them */
-  __asm__ volatile(CORO_SWITCH_ASM
-                   : "+D"(rdi), "+S"(rsi)
-                   :
-                   : "rbx", "r12", "r13", "r14", "r15", CORO_CLOBBERS_CALL);
-}
+#define CORO_SWITCH_INLINE(from, to, SWITCH)                                           \
+  do {                                                                                 \
+    struct coro_ctx *rdi_ = (from), *rsi_ = (to);  /* the asm leaves the other side's in them */ \
+    __asm__ volatile("leaq    -128(%%rsp), %%rsp\n\t"                                  \
+                     SWITCH                                                            \
+                     "leaq    128(%%rsp), %%rsp"                                       \
+                     : "+D"(rdi_), "+S"(rsi_)                                          \
+                     :                                                                 \
+                     : "rbx", "r12", "r13", "r14", "r15", CORO_CLOBBERS_CALL);         \
+  } while (0)
 
 /* In the resumer (coro_next), the same switch, shaped like a call: it keeps
    rbx and r12-r15 itself, on the resumer's stack, so that the code around
    it may keep its values in them as across any call. (Declaring them
    clobbered here would make every loop that calls coro_next keep its
-   variables in memory, stackless instances or not.) It first steps over
-   the 128-byte red zone below rsp, where the code around may keep data. */
-static inline __attribute__((always_inline)) void coro_switch_inline_call(struct coro_ctx *from,
-                                                                         struct coro_ctx *to) {
-  struct coro_ctx *rdi = from, *rsi = to;
-  __asm__ volatile("leaq    -128(%%rsp), %%rsp\n\t"
-                   "pushq   %%rbx\n\t"
-                   "pushq   %%r12\n\t"
-                   "pushq   %%r13\n\t"
-                   "pushq   %%r14\n\t"
-                   "pushq   %%r15\n\t"
-                   CORO_SWITCH_ASM
-                   "popq    %%r15\n\t"
-                   "popq    %%r14\n\t"
-                   "popq    %%r13\n\t"
-                   "popq    %%r12\n\t"
-                   "popq    %%rbx\n\t"
-                   "leaq    128(%%rsp), %%rsp"
-                   : "+D"(rdi), "+S"(rsi)
-                   :
-                   : CORO_CLOBBERS_CALL);
-}
+   variables in memory, stackless instances or not.) */
+#define CORO_SWITCH_INLINE_CALL(from, to, SWITCH)                                      \
+  do {                                                                                 \
+    struct coro_ctx *rdi_ = (from), *rsi_ = (to);                                      \
+    __asm__ volatile("leaq    -128(%%rsp), %%rsp\n\t"                                  \
+                     "pushq   %%rbx\n\t"                                               \
+                     "pushq   %%r12\n\t"                                               \
+                     "pushq   %%r13\n\t"                                               \
+                     "pushq   %%r14\n\t"                                               \
+                     "pushq   %%r15\n\t"                                               \
+                     SWITCH                                                            \
+                     "popq    %%r15\n\t"                                               \
+                     "popq    %%r14\n\t"                                               \
+                     "popq    %%r13\n\t"                                               \
+                     "popq    %%r12\n\t"                                               \
+                     "popq    %%rbx\n\t"                                               \
+                     "leaq    128(%%rsp), %%rsp"                                       \
+                     : "+D"(rdi_), "+S"(rsi_)                                          \
+                     :                                                                 \
+                     : CORO_CLOBBERS_CALL);                                            \
+  } while (0)
 #endif
 
 /* }================================================================== */
@@ -516,9 +566,14 @@ static inline bool coro_next_gated(coro_t *gen, void *out) {
   if (gen->status >= CORO_RUNNING)
     return coro_next_refused(gen);
   struct coro_ctx *body = (struct coro_ctx *)(gen + 1);
-  coro_set_state(gen, CORO_INLINE_SWITCH_MARK, CORO_RUNNING);
   gen->out = out;                    /* the body writes its yield there */
-  coro_switch_inline_call(body + 1, body);
+  if (__builtin_expect(gen->resume_point == CORO_INLINE_SWITCH_MARK, 1)) {
+    coro_set_state(gen, CORO_INLINE_SWITCH_MARK, CORO_RUNNING);
+    CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_ASM);
+  } else {                           /* CORO_INLINE_SWITCH_FPENV */
+    coro_set_state(gen, CORO_INLINE_SWITCH_FPENV, CORO_RUNNING);
+    CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_ASM);
+  }
   return gen->status != CORO_DONE;   /* suspended again, or finished */
 }
 
@@ -646,10 +701,15 @@ void coro_stackful_suspend(coro_t *c);
 /* The same, with the switch inline where it can be (above). */
 static inline void coro_stackful_yield(coro_t *c) {
 #ifdef CORO_INLINE_SWITCH
+  struct coro_ctx *body = (struct coro_ctx *)(c + 1);   /* the resumer saved itself in body + 1 */
   if (__builtin_expect(c->resume_point == CORO_INLINE_SWITCH_MARK && c->status == CORO_RUNNING, 1)) {
-    struct coro_ctx *body = (struct coro_ctx *)(c + 1);
     coro_set_state(c, CORO_INLINE_SWITCH_MARK, CORO_SUSPENDED);
-    coro_switch_inline(body, body + 1);   /* to the resumer, which saved itself in body + 1 */
+    CORO_SWITCH_INLINE(body, body + 1, CORO_SWITCH_ASM);
+    return;
+  }
+  if (c->resume_point == CORO_INLINE_SWITCH_FPENV && c->status == CORO_RUNNING) {
+    coro_set_state(c, CORO_INLINE_SWITCH_FPENV, CORO_SUSPENDED);
+    CORO_SWITCH_INLINE(body, body + 1, CORO_SWITCH_FPENV_ASM);
     return;
   }
 #endif

@@ -1,14 +1,15 @@
 /* bench.c: the speed benchmark of coroc's coroutines (docs/benchmarks.md).
  *
- * Three tables, all in one run of this program (parts 1, 2 and 5 of
+ * Four tables, all in one run of this program (parts 1, 2, 5 and 6 of
  * docs/benchmarks.md).
  *
- * 1. The round trip of a generator, resume it and receive one int, in five
+ * 1. The round trip of a generator, resume it and receive one int, in six
  *    builds of the same work:
  *
  *   hand-written      a switch state machine in plain C (baseline of stackless)
  *   stackless         gen.coc through coroc --backend=stackless
  *   stackful          gen.coc through coroc --backend=stackful, libcoro's assembly switch
+ *   stackful, FP env  the same, the instance keeping its own FP environment (coro_set_fpenv)
  *   stackful/ucontext the same, against libcoro built with COROC_SWITCH=ucontext
  *   boost.context     jump_fcontext (baseline of stackful)
  *
@@ -26,9 +27,10 @@
  * each timed with CLOCK_MONOTONIC, and a row's figure is the median over the
  * repetitions of ns per round trip.
  *
- * A ratio compares a row with its baseline measured right before it in the
- * same repetition (hand-written then stackless, boost.context then stackful,
- * depth 1 then depth 16): it is the median over the repetitions of these
+ * A ratio compares a row with its baseline measured right before or right
+ * after it in the same repetition (hand-written then stackless; stackful,
+ * boost.context, then stackful with its own FP environment; depth 1 then
+ * depth 16): it is the median over the repetitions of these
  * paired ratios. On a shared machine the speed of the processor changes from
  * one moment to the next (other processes, a hyperthread sibling, the
  * clock), and a pair measured back to back sees nearly the same machine, so
@@ -43,7 +45,11 @@
  * are measured by tests/bench/echo_bench.sh, not here: they need servers and
  * a client in processes of their own.
  *
- * Usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain|create]
+ * 6. Many stackful generators suspended at once: 30,000 on stacks of their
+ *    own, 1,000,000 on the shared stack, and a round-robin pass over them
+ *    (its section below says more).
+ *
+ * Usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain|create|many]
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -74,11 +80,12 @@ struct row {
   double median, min, max;
 };
 
-enum { HAND, STACKLESS, STACKFUL, UCONTEXT, FCONTEXT, NROWS };
+enum { HAND, STACKLESS, STACKFUL, STACKFUL_FPENV, UCONTEXT, FCONTEXT, NROWS };
 
-/* The order of measurement in a repetition: each baseline right before the
-   rows compared with it. (The table shows the rows in enum order.) */
-static const int run_order[NROWS] = {HAND, STACKLESS, FCONTEXT, STACKFUL, UCONTEXT};
+/* The order of measurement in a repetition: each row next to its baseline
+   (boost.context between the two stackful rows compared with it). The
+   table shows the rows in enum order. */
+static const int run_order[NROWS] = {HAND, STACKLESS, STACKFUL, FCONTEXT, STACKFUL_FPENV, UCONTEXT};
 
 #define ROW(label, fn) {.name = (label), .run = (fn)}
 #define MISSING(label, why) {.name = (label), .not_built = (why)}
@@ -87,8 +94,10 @@ static struct row rows[NROWS] = {
   [STACKLESS] = ROW("coroc stackless", bench_run_stackless),
 #if BENCH_HAVE_STACKFUL
   [STACKFUL] = ROW("coroc stackful (" BENCH_STACKFUL_SWITCH ")", bench_run_stackful),
+  [STACKFUL_FPENV] = ROW("coroc stackful, own FP env", bench_run_stackful_fpenv),
 #else
   [STACKFUL] = MISSING("coroc stackful (" BENCH_STACKFUL_SWITCH ")", BENCH_STACKFUL_MISSING),
+  [STACKFUL_FPENV] = MISSING("coroc stackful, own FP env", BENCH_STACKFUL_MISSING),
 #endif
 #if BENCH_HAVE_UCONTEXT
   [UCONTEXT] = ROW("coroc stackful (ucontext)", bench_run_stackful_ucontext),
@@ -158,17 +167,17 @@ static void summarize(struct row *r) {
   r->max = s[reps - 1];
 }
 
-/* The processor's name, for the header of the table. */
-static void cpu_name(char *buf, size_t size) {
-  snprintf(buf, size, "unknown processor");
+/* The value of the first line of /proc/cpuinfo that starts with key, or "". */
+static void cpuinfo_field(const char *key, char *buf, size_t size) {
+  buf[0] = 0;
   FILE *f = fopen("/proc/cpuinfo", "r");
   if (!f)
     return;
   char line[512];
+  size_t n = strlen(key);
   while (fgets(line, sizeof line, f)) {
     char *colon = strchr(line, ':');
-    if (colon && (!strncmp(line, "model name", 10) || !strncmp(line, "CPU part", 8) ||
-                  !strncmp(line, "Processor", 9))) {
+    if (colon && !strncmp(line, key, n) && (line[n] == ' ' || line[n] == '\t' || line[n] == ':')) {
       colon++;
       while (*colon == ' ' || *colon == '\t')
         colon++;
@@ -178,6 +187,30 @@ static void cpu_name(char *buf, size_t size) {
     }
   }
   fclose(f);
+}
+
+/* The processor, for the header of the table: its vendor and model, and on
+   x86 its family and model numbers (a virtual machine often shows only "AMD
+   EPYC": family 25 model 17 says Zen 4). The vendor matters here: how a
+   return after a stack switch is predicted differs between them. */
+static void cpu_name(char *buf, size_t size) {
+  char vendor[64], name[256], family[16], model[16];
+  cpuinfo_field("vendor_id", vendor, sizeof vendor);
+  cpuinfo_field("model name", name, sizeof name);
+  cpuinfo_field("cpu family", family, sizeof family);
+  cpuinfo_field("model", model, sizeof model);
+  if (!name[0])
+    cpuinfo_field("CPU part", name, sizeof name);   /* arm64: no model name, a part number */
+  if (!name[0])
+    cpuinfo_field("Processor", name, sizeof name);
+  if (!name[0])
+    snprintf(name, sizeof name, "unknown processor");
+  if (vendor[0] && family[0])
+    snprintf(buf, size, "%s (vendor %s, family %s model %s)", name, vendor, family, model);
+  else if (vendor[0])
+    snprintf(buf, size, "%s (vendor %s)", name, vendor);
+  else
+    snprintf(buf, size, "%s", name);
 }
 
 /* The load average now ("1.20 1.05 0.98"), or "?". */
@@ -193,12 +226,12 @@ static void load_average(char *buf, size_t size) {
 }
 
 static void usage(FILE *to) {
-  fprintf(to, "usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain|create]\n"
+  fprintf(to, "usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain|create|many]\n"
               "  --reps R     repetitions per row, 1..%d (default 11); the figure is their median\n"
               "  --n N        round trips (resumes) per repetition, at most (default 10000000;\n"
               "               slow rows get fewer)\n"
               "  --only WORD  run only the rows whose name contains WORD (for a profiler)\n"
-              "  --table T    only the table of part 1 (generator), 2 (chain) or 5 (create)\n",
+              "  --table T    only the table of part 1 (generator), 2 (chain), 5 (create) or 6 (many)\n",
           MAX_REPS);
 }
 
@@ -291,7 +324,8 @@ static void print_generators(void) {
     }
   printf("\ntargets (median of the paired ratios of this run):\n");
   print_target("stackless / hand-written", STACKLESS, HAND, 1.10);
-  print_target("stackful (" BENCH_STACKFUL_SWITCH ") / boost.context", STACKFUL, FCONTEXT, 0.50);
+  print_target("stackful (" BENCH_STACKFUL_SWITCH ") / boost.context", STACKFUL, FCONTEXT, 0.60);
+  print_target("stackful, own FP env / boost.context", STACKFUL_FPENV, FCONTEXT, 1.00);
 }
 
 /* }================================================================== */
@@ -513,6 +547,51 @@ static void print_creates(void) {
 
 /* }================================================================== */
 
+/* {==================================================================
+ * The fourth table (part 6): many suspended stackful generators
+ *
+ * 30,000 generators on stacks of their own (the default), then 1,000,000 on
+ * the shared stack (coro_set_shared_stack), each started and suspended in
+ * its body at once; then one round-robin pass resumes each once, timed (ns
+ * per resume). Every resume of the shared pass changes the instance on the
+ * shared stack: the one before is copied out, this one copied back. The
+ * resident memory is the whole process's with all of them suspended.
+ * Target: a million on the shared stack within 1.5 GiB.
+ * =================================================================== */
+
+static long many_private = 30000, many_shared = 1000000;
+static const double many_target_gib = 1.5;
+
+static void run_many(void) {
+#if BENCH_HAVE_STACKFUL
+  struct bench_many priv, shared;
+  printf("6. Many suspended stackful generators (each started, then one round-robin pass)\n\n");
+  printf("| %-30s | %10s | %12s | %14s | %14s | %16s |\n", "stacks", "generators", "ns / resume",
+         "RSS MiB", "RSS / generator", "copied / resume");
+  printf("|%.32s|%.12s|%.14s|%.16s|%.16s|%.18s|\n", "--------------------------------", "-----------:",
+         "-------------:", "---------------:", "---------------:", "-----------------:");
+  int bad = bench_many_stackful(many_private, 0, &priv);
+  printf("| %-30s | %10ld | %12.1f | %14.1f | %12.0f B | %14.0f B |\n", "private (default)", many_private,
+         priv.ns_per_resume, priv.rss_kib / 1024.0,
+         (priv.rss_kib - priv.rss_before_kib) * 1024.0 / (double)many_private, priv.copied_per_resume);
+  bad |= bench_many_stackful(many_shared, 1, &shared);
+  printf("| %-30s | %10ld | %12.1f | %14.1f | %12.0f B | %14.0f B |\n", "shared (coro_set_shared_stack)",
+         many_shared, shared.ns_per_resume, shared.rss_kib / 1024.0,
+         (shared.rss_kib - shared.rss_before_kib) * 1024.0 / (double)many_shared, shared.copied_per_resume);
+  if (bad) {
+    fprintf(stderr, "bench: a generator of the third table went wrong\n");
+    exit(1);
+  }
+  double gib = shared.rss_kib / (1024.0 * 1024.0);
+  printf("\ntarget:\n  %-36s %5.2f   target <= %.2f   %-7s  (GiB: the whole process)\n",
+         "1,000,000 shared-stack: RSS GiB", gib, many_target_gib, gib <= many_target_gib ? "met" : "NOT met");
+#else
+  printf("6. Many suspended stackful generators: not built (%s)\n", BENCH_STACKFUL_MISSING);
+#endif
+}
+
+/* }================================================================== */
+
 /* Leave out the rows of every table whose name does not contain word. */
 static void only(const char *word) {
   for (int k = 0; k < NROWS; k++)
@@ -534,7 +613,7 @@ static void only(const char *word) {
 
 int main(int argc, char **argv) {
   long max_n = 10000000;
-  int tables = 7;   /* bit 0: generators; bit 1: chains; bit 2: creation */
+  int tables = 15;   /* bit 0: generators; bit 1: chains; bit 2: creation; bit 3: many */
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
       reps = atoi(argv[++i]);
@@ -544,7 +623,8 @@ int main(int argc, char **argv) {
       only(argv[++i]);
     } else if (!strcmp(argv[i], "--table") && i + 1 < argc) {
       const char *t = argv[++i];
-      tables = !strcmp(t, "generator") ? 1 : !strcmp(t, "chain") ? 2 : !strcmp(t, "create") ? 4 : 0;
+      tables = !strcmp(t, "generator") ? 1 : !strcmp(t, "chain") ? 2 : !strcmp(t, "create") ? 4
+             : !strcmp(t, "many") ? 8 : 0;
       if (!tables) {
         usage(stderr);
         return 2;
@@ -586,6 +666,11 @@ int main(int argc, char **argv) {
     if (tables & 3)
       printf("\n");
     print_creates();
+  }
+  if (tables & 8) {   /* measured last: its million instances would change the others' heap */
+    if (tables & 7)
+      printf("\n");
+    run_many();
   }
   return 0;
 }

@@ -24,6 +24,7 @@ typedef long long bench_run_fn(long n);
 bench_run_fn bench_run_handwritten;        /* handwritten.c + handwritten_run.c */
 bench_run_fn bench_run_stackless;          /* gen.coc, --backend=stackless */
 bench_run_fn bench_run_stackful;           /* gen.coc, --backend=stackful, libcoro as built */
+bench_run_fn bench_run_stackful_fpenv;     /* the same, each instance keeping its own FP environment */
 bench_run_fn bench_run_stackful_ucontext;  /* gen.coc, --backend=stackful, libcoro with COROC_SWITCH=ucontext */
 bench_run_fn bench_run_fcontext;           /* fcontext.cpp: boost.context's jump_fcontext */
 
@@ -40,6 +41,19 @@ bench_chain_fn bench_chain_stackful;       /* chain.coc, --backend=stackful */
    0 + 1 + ... + (n-1) (create.c). */
 bench_run_fn bench_create_registered;      /* coro_frame_new + coro_free, as libcoro is */
 bench_run_fn bench_create_unlisted;        /* the same as libcoro was before its registry (create_before.c) */
+
+/* The fourth table (part 6): n stackful generators suspended at once, on stacks of
+   their own or on the shared stack (coro_set_shared_stack); one round-robin
+   pass over them timed. 0, or -1 when a generator went wrong. */
+struct bench_many {
+  double ns_per_resume;      /* the pass: time / n */
+  long rss_before_kib;       /* the process's resident memory before the generators were made */
+  long rss_kib;              /* and with all of them suspended */
+  double copied_per_resume;  /* bytes the shared stack copied (out and in) per resume of the pass */
+};
+typedef int bench_many_fn(long n, int shared, struct bench_many *out);
+
+bench_many_fn bench_many_stackful;         /* gen.coc, --backend=stackful */
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
-/* regs.c: the context switch keeps every callee-saved register and the FP
- * control state of each side (runtime/ctx.h, runtime/asm/).
+/* regs.c: the context switch keeps every callee-saved register of each side,
+ * and coro_ctx_switch_fpenv the FP control state of each side too
+ * (runtime/ctx.h, runtime/asm/).
  *
  * Two contexts, main and a coroutine on a stack of its own, switch back and
  * forth through regs_probe (regs_<arch>.S), which fills all callee-saved
@@ -8,7 +9,10 @@
  * coro_ctx_switch, and checks them right after it returns. The two sides use
  * different seeds, so a register the switch forgot arrives with the other
  * side's pattern. The rounding modes sometimes differ and sometimes agree, to
- * take both paths of the conditional FP-control reload.
+ * take both paths of the conditional FP-control reload. The test runs twice:
+ * with coro_ctx_switch, which leaves the FP control to the thread (so the
+ * probe's FP bits are expected to change: the other side's pattern is in
+ * force, and that is checked too), then with coro_ctx_switch_fpenv.
  *
  *   regs          run the test; prints "OK"
  *   regs return   a start routine that returns: must trap, not run on
@@ -28,6 +32,12 @@ uint64_t regs_probe(uint64_t seed, struct coro_ctx *from, struct coro_ctx *to,
 #define STACK_SIZE (64 * 1024)
 
 static struct coro_ctx main_ctx, co_ctx;
+static void (*sw)(struct coro_ctx *from, struct coro_ctx *to);   /* the switch under test */
+#if defined(__aarch64__)
+#define FP_BITS ((uint64_t)1 << 19)   /* regs_probe's bit for FPCR */
+#else
+#define FP_BITS ((uint64_t)3 << 6)    /* regs_probe's bits for MXCSR and the x87 control word */
+#endif
 static uint64_t co_failed;    /* the registers the coroutine's probes saw change */
 static int co_rounds;
 static int co_misaligned;     /* the start routine began with a misaligned frame */
@@ -49,7 +59,7 @@ static void co_main(void *arg) {
   if ((uintptr_t)__builtin_frame_address(0) % 16 != 0)
     co_misaligned = 1;
   for (int i = 0;; i++) {
-    co_failed |= regs_probe(co_seed(i), &co_ctx, &main_ctx, coro_ctx_switch);
+    co_failed |= regs_probe(co_seed(i), &co_ctx, &main_ctx, sw);
     co_rounds++;
   }
 }
@@ -76,17 +86,32 @@ int main(int argc, char **argv) {
     return 0;
   }
   printf("switch: %s\n", CORO_CTX_SWITCH_NAME);
-  coro_ctx_init(&co_ctx, map_stack(), STACK_SIZE, co_main, NULL);
-  uint64_t main_failed = 0;
-  for (int i = 0; i < ROUNDS; i++)
-    main_failed |= regs_probe(main_seed(i), &main_ctx, &co_ctx, coro_ctx_switch);
-  printf("main: %d switches, lost registers mask %#llx\n", ROUNDS, (unsigned long long)main_failed);
-  printf("coroutine: %d switches back, lost registers mask %#llx\n", co_rounds,
-         (unsigned long long)co_failed);
-  if (main_failed || co_failed || co_rounds != ROUNDS - 1 || co_misaligned) {
-    printf("FAILED%s\n", co_misaligned ? " (misaligned start)" : "");
-    return 1;
+  int failed = 0;
+  for (int own = 0; own < 2; own++) {
+    sw = own ? coro_ctx_switch_fpenv : coro_ctx_switch;
+    co_failed = 0;
+    co_rounds = 0;
+    coro_ctx_init(&co_ctx, map_stack(), STACK_SIZE, co_main, NULL);
+    uint64_t main_failed = 0;
+    for (int i = 0; i < ROUNDS; i++)
+      main_failed |= regs_probe(main_seed(i), &main_ctx, &co_ctx, sw);
+    const char *name = own ? "coro_ctx_switch_fpenv" : "coro_ctx_switch";
+    printf("%s: main: %d switches, lost registers mask %#llx\n", name, ROUNDS,
+           (unsigned long long)main_failed);
+    printf("%s: coroutine: %d switches back, lost registers mask %#llx\n", name, co_rounds,
+           (unsigned long long)co_failed);
+    /* The FP control is the thread's with coro_ctx_switch: each side comes
+       back to the other's pattern, which differs from its own in most rounds. */
+    uint64_t expect_fp = own ? 0 : FP_BITS;
+    if ((main_failed & ~FP_BITS) || (co_failed & ~FP_BITS) ||
+        (main_failed & FP_BITS) != expect_fp || (co_failed & FP_BITS) != expect_fp ||
+        co_rounds != ROUNDS - 1 || co_misaligned) {
+      printf("FAILED%s\n", co_misaligned ? " (misaligned start)" : "");
+      failed = 1;
+    }
   }
+  if (failed)
+    return 1;
   printf("OK\n");
   return 0;
 }

@@ -17,11 +17,14 @@
 
 #include <coro.h>
 
+#include <errno.h>
 #include <fenv.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #define CHECK(expr)                                                                \
   do {                                                                             \
@@ -123,14 +126,16 @@ static coro_t *squares(coro_t *src) {
   return coro_c;
 }
 
-/* coroutine int rounding(void): its own FP rounding mode, kept across yields */
+/* coroutine int rounding(void): the rounding mode it finds at each resume;
+   then it rounds upward until the next one */
 typedef int coro_value_rounding;
 struct coro_args_rounding { char coro_unused; };
 static void coro_body_rounding(coro_t *coro_c) {
-  CHECK(fegetround() == FE_TONEAREST);   /* starts with its first resumer's mode, as a called function would */
-  fesetround(FE_UPWARD);
-  for (int i = 0; i < 3; i++)   /* (the mode only: valgrind does not round SSE arithmetic by it) */
-    CORO_STACKFUL_YIELD(coro_c, coro_value_rounding, fegetround() == FE_UPWARD);
+  for (int i = 0; i < 3; i++) {   /* (the mode only: valgrind does not round SSE arithmetic by it) */
+    int seen = fegetround();
+    fesetround(FE_UPWARD);
+    CORO_STACKFUL_YIELD(coro_c, coro_value_rounding, seen);
+  }
   fesetround(FE_TONEAREST);
 }
 static void coro_entry_rounding(coro_t *coro_c) {
@@ -378,21 +383,37 @@ static void case_stack_size(void) {
   printf("ok stack size\n");
 }
 
-/* Each side keeps its own rounding mode across switches. */
+/* The FP environment is the thread's by default: each side sees the mode
+   the other left; an instance given its own (coro_set_fpenv) keeps it, and
+   the consumer keeps its own. */
 static void case_fp_control(void) {
   static const int modes[] = {FE_TONEAREST, FE_DOWNWARD, FE_TOWARDZERO};
   CHECK(fegetround() == FE_TONEAREST);
   coro_t *g = rounding();
-  int ok = 0;
+  int seen = -1;
+  for (int i = 0; i < 3; i++) {
+    fesetround(modes[i]);                     /* the thread's mode... */
+    CHECK(coro_next(g, &seen));
+    CHECK(seen == modes[i]);                  /* ...is the body's when it goes on */
+    CHECK(fegetround() == FE_UPWARD);         /* and the body's change is ours */
+  }
+  fesetround(FE_TONEAREST);
+  CHECK(!coro_next(g, &seen));
+  coro_free(g);
+
+  g = rounding();
+  CHECK(coro_set_fpenv(g, true));
   for (int i = 0; i < 3; i++) {
     fesetround(modes[i]);                     /* ours changes; its must not */
-    CHECK(coro_next(g, &ok) && ok);           /* it rounds upward... */
-    CHECK(fegetround() == modes[i]);          /* ...and we as before */
+    CHECK(coro_next(g, &seen));
+    CHECK(seen == (i == 0 ? modes[0] : FE_UPWARD));   /* it starts with its first resumer's, then keeps its own */
+    CHECK(fegetround() == modes[i]);          /* and we keep ours */
   }
+  CHECK(!coro_set_fpenv(g, false));           /* started: too late */
   fesetround(FE_TONEAREST);
   volatile double one = 1.0, three = 3.0;
   CHECK(one / three == 0.3333333333333333);
-  CHECK(!coro_next(g, &ok));
+  CHECK(!coro_next(g, &seen));
   coro_free(g);
   printf("ok fp control\n");
 }
@@ -475,10 +496,180 @@ static int run_overflow(const char *kind) {
 
 /* }================================================================== */
 
+/* Shared-stack instances: deep recursion suspended at its bottom (about
+   100 KiB of frames copied out and back, their values checked), many
+   generators interleaved with it, a shared-stack generator consuming one
+   with a stack of its own, and the counters of what was copied. */
+static __attribute__((unused)) void case_shared_stack(int n) {   /* (not in the ucontext build) */
+  struct coro_stack_stats before, after;
+  coro_shared_stack_stats(&before);
+  coro_t *a = deep(100, 3), *b = deep(50, 3);
+  CHECK(coro_set_shared_stack(a, true) && coro_set_shared_stack(b, true));
+  coro_t **g = malloc(sizeof *g * (size_t)n);
+  CHECK(g);
+  for (int i = 0; i < n; i++) {
+    g[i] = counter(i, 3, n);
+    CHECK(coro_set_shared_stack(g[i], true));
+  }
+  coro_t *sq = squares(counter(1, 3, 1));   /* its source keeps a stack of its own */
+  CHECK(coro_set_shared_stack(sq, true));
+  long va = 0, vb = 0, v = 0;
+  for (int r = 0; r < 3; r++) {
+    CHECK(coro_next(a, &va) && va == deep_sum_expected(100));
+    CHECK(coro_next(b, &vb) && vb == deep_sum_expected(50));
+    for (int i = 0; i < n; i++) {
+      CHECK(coro_next(g[i], &v));
+      CHECK(v == i + (long)r * n);
+    }
+    CHECK(coro_next(sq, &v) && v == (long)(r + 1) * (r + 1));
+    CHECK(coro_next(a, &va) && va == -1);   /* a suspended at the bottom of 100 frames of 1000 bytes */
+    CHECK(coro_next(b, &vb) && vb == -1);   /* and b at the bottom of 50: a's are copied out */
+  }
+  CHECK(!coro_set_shared_stack(a, false));  /* started: too late */
+  CHECK(!coro_next(a, &va) && !coro_next(b, &vb) && !coro_next(sq, &v));
+  for (int i = 0; i < n; i++) {
+    CHECK(!coro_next(g[i], NULL));
+    coro_free(g[i]);
+  }
+  coro_free(a);
+  coro_free(b);
+  coro_free(sq);
+  free(g);
+  coro_shared_stack_stats(&after);
+  CHECK(after.copies_out - before.copies_out >= 3 * (unsigned long long)n);
+  CHECK(after.bytes_out - before.bytes_out >= 3 * 100 * 1000ull);   /* a's recursion, three times */
+  CHECK(after.copies_in - before.copies_in >= 3 * (unsigned long long)n);
+  printf("ok shared stack %d\n", n);
+}
+
+/* coroutine long leak(void): hands out the address of one of its locals */
+typedef long *coro_value_leak;
+struct coro_args_leak { char coro_unused; };
+static void leak_deep(coro_t *coro_c, int depth) {   /* so that its local lies below what a shallow body uses */
+  volatile char pad[256];
+  pad[0] = (char)depth;
+  if (depth > 0) {
+    leak_deep(coro_c, depth - 1);
+  } else {
+    long local = 42;
+    CORO_STACKFUL_YIELD(coro_c, coro_value_leak, &local);
+    CORO_STACKFUL_YIELD(coro_c, coro_value_leak, &local);
+  }
+  CHECK(pad[0] == (char)depth);
+}
+static void coro_body_leak(coro_t *coro_c) {
+  leak_deep(coro_c, 16);
+}
+static void coro_entry_leak(coro_t *coro_c) {
+  coro_body_leak(coro_c);
+}
+static coro_t *leak(void) {
+  return coro_stackful_new(coro_entry_leak, sizeof(struct coro_args_leak), _Alignof(struct coro_args_leak));
+}
+
+/* The hazard of shared stacks: a pointer into a suspended instance's stack,
+   used after another instance was resumed. Under AddressSanitizer the read
+   is reported (the frames copied out are poisoned); elsewhere it reads
+   whatever is there. */
+static void run_shared_dangling(void) {
+  coro_t *a = leak(), *b = counter(0, 1, 1);
+  CHECK(coro_set_shared_stack(a, true) && coro_set_shared_stack(b, true));
+  long *p = NULL, v = 0;
+  CHECK(coro_next(a, &p) && *p == 42);   /* a is the owner: its stack is there */
+  CHECK(coro_next(b, &v));               /* a's frames copied out; b's in their place */
+  printf("read through the pointer: %ld\n", *(volatile long *)p);
+  fflush(stdout);
+  coro_free(a);
+  coro_free(b);
+}
+
+/* Running out of stacks is reported, not fatal: with the address space
+   limited (RLIMIT_AS) to a little more than the process has, instances are
+   started until the kernel refuses a stack. That coro_next answers false
+   with errno ENOMEM, the instance is still as made, coro_error names the
+   limit, and once others are freed the same instance starts. */
+static void case_stack_limit(void) {
+  enum { MAX = 4096 };
+  coro_t **gens = calloc(MAX, sizeof *gens);
+  CHECK(gens);
+  struct rlimit old, low;
+  CHECK(getrlimit(RLIMIT_AS, &old) == 0);
+  long pages = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  CHECK(f && fscanf(f, "%ld", &pages) == 1);
+  fclose(f);
+  low = old;
+  low.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)96 << 20);
+  CHECK(setrlimit(RLIMIT_AS, &low) == 0);
+  coro_default_stack_size(1 << 20);   /* 96 MiB: a hundred stacks at most */
+  int n = 0, failed = -1;
+  for (; n < MAX; n++) {
+    gens[n] = counter(n, 2, 1);
+    long v = -1;
+    errno = 0;
+    if (!coro_next(gens[n], &v)) {
+      failed = n;
+      break;
+    }
+    CHECK(v == n);
+  }
+  CHECK(failed > 0 && failed < MAX);
+  CHECK(errno == ENOMEM);
+  CHECK(!coro_done(gens[failed]));
+  const char *why = coro_error(gens[failed]);
+  CHECK(why && strstr(why, "1048576 bytes") && strstr(why, "vm.max_map_count") &&
+        strstr(why, "coro_default_stack_size"));
+  CHECK(coro_error(gens[0]) == NULL);   /* (a started instance has no such error) */
+  for (int i = 0; i < failed; i++) {    /* room again */
+    coro_free(gens[i]);
+    gens[i] = NULL;
+  }
+  long v = -1;
+  CHECK(coro_next(gens[failed], &v) && v == failed);   /* the same instance starts now */
+  CHECK(coro_error(gens[failed]) == NULL);
+  coro_free(gens[failed]);
+  CHECK(setrlimit(RLIMIT_AS, &old) == 0);
+  coro_default_stack_size(0);
+  free(gens);
+  printf("ok stack limit (refused after %d)\n", failed);
+}
+
+/* n generators alive at once with the default stack size, each started and
+   resumed once more in turn: 100,000 need more than vm.max_map_count's
+   default 65,530 mappings if every stack and guard page were one. */
+static void case_many(int n) {
+  coro_t **gens = malloc(sizeof *gens * (size_t)n);
+  CHECK(gens);
+  for (int i = 0; i < n; i++)
+    gens[i] = counter(i, 2, n);
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < n; i++) {
+      long v = -1;
+      CHECK(coro_next(gens[i], &v));
+      CHECK(v == i + (long)k * n);
+    }
+  for (int i = 0; i < n; i++)
+    coro_free(gens[i]);
+  free(gens);
+  printf("ok many %d\n", n);
+}
+
 int main(int argc, char **argv) {
   const char *what = argc > 1 ? argv[1] : "all";
   if (strcmp(what, "overflow") == 0 && argc > 2)
     return run_overflow(argv[2]);
+  if (strcmp(what, "dangling") == 0) {
+    run_shared_dangling();
+    return 0;
+  }
+  if (strcmp(what, "limit") == 0) {
+    case_stack_limit();
+    return 0;
+  }
+  if (strcmp(what, "many") == 0 && argc > 2) {
+    case_many(atoi(argv[2]));
+    return 0;
+  }
   if (strcmp(what, "misuse") == 0) {
     coro_t *g = counter(0, 1, 1);
     coro_stackful_suspend(g);
@@ -486,7 +677,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(what, "all") != 0) {
-    fprintf(stderr, "usage: stackful_cases all [N] | overflow KIND | misuse\n");
+    fprintf(stderr, "usage: stackful_cases all [N] | overflow KIND | limit | many N | dangling | misuse\n");
     return 2;
   }
   case_basic();
@@ -498,6 +689,14 @@ int main(int argc, char **argv) {
   case_fp_control();
   case_live_values();
   case_alignment();
+#ifndef CORO_SWITCH_UCONTEXT
+  case_shared_stack(argc > 2 ? atoi(argv[2]) / 10 : 1000);
+#else
+  coro_t *g = counter(0, 1, 1);
+  CHECK(!coro_set_shared_stack(g, true));   /* not offered with ucontext */
+  coro_free(g);
+  printf("ok shared stack refused\n");
+#endif
   printf("OK\n");
   return 0;
 }
