@@ -16,7 +16,6 @@ struct timer_heap {
 /* This thread's scheduler. */
 struct sched {
   coro_t *head, *tail;      /* the ready queue, FIFO, linked through next_ready */
-  coro_t *current;          /* the instance running now (io.c: who saw a socket emptied) */
   long live;                /* spawned tasks not finished */
   long io_waiting;          /* awaitables registered with epoll */
   long remote_waiting;      /* offloaded calls not completed */
@@ -27,7 +26,8 @@ struct sched {
   struct timer_heap timers; /* coro_sleep awaitables */
   uint64_t now_ms;          /* the clock (CLOCK_MONOTONIC, ms) when the scheduler last read it */
   coro_t *current;          /* the task run_task is resuming now, or NULL: a task that suspends while
-                               it is not this one was resumed by coro_next (coro_task_suspends) */
+                               it is not this one was resumed by coro_next (coro_task_suspends);
+                               io.c: which task saw a socket emptied */
 };
 
 extern _Thread_local struct sched sched_self;
