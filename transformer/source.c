@@ -498,6 +498,23 @@ void token_set_literal(const Token *t, Node *node) {
    return: that ends the line. */
 static const char directive_blanks[] = " \t\v\f";
 
+/* The number a #line of the input gives the next line (0 when it is a
+   macro's, which is not known here), the physical line the directive ends
+   on, and in *rest what follows the number (a file name, perhaps). */
+static int line_directive_number(const Token *t, int *last_line, const char **rest) {
+  const char *p = strchr(t->text, '#') + 1;
+  p += strspn(p, directive_blanks);
+  if (strncmp(p, "line", 4) == 0)
+    p += 4 + strspn(p + 4, directive_blanks);
+  char *end;
+  long n = strtol(p, &end, 10);
+  *last_line = t->line;
+  for (const char *q = t->text; *q; q++)
+    *last_line += *q == '\n';
+  *rest = end;
+  return p[0] >= '0' && p[0] <= '9' && n > 0 && n <= INT_MAX ? (int)n : 0;
+}
+
 /* What the preprocessor reads: the .coc, each of its own #line directives
    (`#line 100`, `#line 100 "gen.y"`, `# 100 "gen.y" 2`) given as
    `#line 100 "<coroc-line P 100>"`, P the physical line where it ends. The
@@ -524,17 +541,11 @@ static char *for_preprocessor(Source *src, size_t *len) {
       out = xmemstream(&buf, &size);
     fwrite(src->text + at, 1, t->offset - at, out);
     at = token_end(t);
-    const char *p = strchr(t->text, '#') + 1;
-    p += strspn(p, directive_blanks);
-    if (strncmp(p, "line", 4) == 0)
-      p += 4 + strspn(p + 4, directive_blanks);
-    char *end;
-    long n = strtol(p, &end, 10);
-    int last_line = t->line;
-    for (const char *q = t->text; *q; q++)
-      last_line += *q == '\n';
-    if (p[0] >= '0' && p[0] <= '9' && end > p && n > 0 && n <= INT_MAX) {
-      fprintf(out, "#line %ld \"<coroc-line %d %ld>\"", n, last_line, n);
+    int last_line;
+    const char *rest;
+    int n = line_directive_number(t, &last_line, &rest);
+    if (n > 0) {
+      fprintf(out, "#line %d \"<coroc-line %d %d>\"", n, last_line, n);
     } else {  /* blanked, its lines kept */
       for (const char *q = t->text; *q; q++)
         fputc(*q == '\n' ? '\n' : ' ', out);
@@ -563,13 +574,10 @@ static void find_line_directives(Source *src) {
     Token *t = &src->original.v[i];
     if (t->kind != TK_DIRECTIVE || t->dead || !is_line_directive(t->text))
       continue;
-    const char *p = strchr(t->text, '#') + 1;
-    p += strspn(p, directive_blanks);
-    if (strncmp(p, "line", 4) == 0)
-      p += 4 + strspn(p + 4, directive_blanks);
-    char *end;
-    long n = strtol(p, &end, 10);
-    if (!(p[0] >= '0' && p[0] <= '9') || n <= 0 || n > INT_MAX)
+    int last_line;
+    const char *end;
+    int n = line_directive_number(t, &last_line, &end);
+    if (n == 0)
       continue;  /* a macro's number: not known here */
     end += strspn(end, directive_blanks);
     if (*end == '"') {
@@ -579,11 +587,8 @@ static void find_line_directives(Source *src) {
       if (*q == '"')
         quoted = xstrndup(end, q + 1 - end);
     }
-    int last_line = t->line;
-    for (const char *q = t->text; *q; q++)
-      last_line += *q == '\n';
     src->line_dirs = xrealloc(src->line_dirs, sizeof *src->line_dirs * (src->nline_dirs + 1));
-    src->line_dirs[src->nline_dirs++] = (struct LineDirective){last_line, (int)n, quoted};
+    src->line_dirs[src->nline_dirs++] = (struct LineDirective){last_line, n, quoted};
   }
 }
 
