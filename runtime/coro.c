@@ -41,19 +41,15 @@ void coro_fatal(const char *func, const char *fmt, ...) {
  * =================================================================== */
 
 /* A fresh frame reads as zeros, so a bug that reads a local before the body
-   set it is repeatable rather than random; over-aligned frames (a local with
-   _Alignas(64)) come from aligned_alloc. registry.c allocates it, in front of
-   the record that lists it among the live instances. */
-static void release_frame(coro_t *c) {
-  coro_live_free(c);
-}
-
-coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out)) {
-  coro_t *c = coro_live_alloc(size, align);
+   set it is repeatable rather than random. registry.c gives the memory: a
+   slot of the thread's slabs for the small ones, malloc for the others. */
+coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out),
+                       enum coro_kind kind) {
+  coro_t *c = coro_instance_alloc(size, align);
   if (!c)
     coro_fatal("coro_frame_new", "out of memory for a frame of %zu bytes", size);
   c->resume = resume;
-  c->release = release_frame;
+  c->kind = (unsigned char)kind;
   c->status = CORO_CREATED;
   return c;
 }
@@ -63,7 +59,10 @@ void coro_free(coro_t *c) {
     return;
   if (c->status == CORO_RUNNING)
     coro_fatal("coro_free", "instance %p is running; it cannot free itself", (void *)c);
-  c->release(c);
+  if (c->kind & CORO_STACKFUL)
+    coro_stackful_release(c);   /* its stack first */
+  else
+    coro_instance_free(c);
 }
 
 /* }================================================================== */

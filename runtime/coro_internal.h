@@ -9,10 +9,13 @@
 _Noreturn void coro_fatal(const char *func, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* registry.c: the memory of an instance made by coro_frame_new, zeroed, with
-   its struct coro_live in front, linked into this thread's live instances
-   (NULL when memory runs out); and its release. */
-void *coro_live_alloc(size_t size, size_t align);
-void coro_live_free(coro_t *c);
+/* registry.c: the memory of an instance made by coro_frame_new, zeroed,
+   among this thread's live instances, its `home` set (NULL when memory runs
+   out); and giving it back. */
+coro_t *coro_instance_alloc(size_t size, size_t align);
+void coro_instance_free(coro_t *c);
+
+/* stackful.c: coro_free of a stackful instance: its stack, then its memory. */
+void coro_stackful_release(coro_t *c);
 
 #endif

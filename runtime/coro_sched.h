@@ -15,7 +15,7 @@ struct timer_heap {
 
 /* This thread's scheduler. */
 struct sched {
-  coro_t *head, *tail;      /* the ready queue, FIFO, linked through next_ready */
+  struct coro_task *head, *tail; /* the ready queue, FIFO, linked through next_ready */
   long live;                /* spawned tasks not finished */
   long io_waiting;          /* awaitables registered with epoll */
   long remote_waiting;      /* offloaded calls not completed */

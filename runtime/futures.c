@@ -5,8 +5,8 @@
  *   await coro_timeout(&aw, ms)     aw, or -ETIMEDOUT after ms
  *
  * All three are built on one trick: the scheduler only knows how to resume
- * a coro_t, so each of these awaitables holds a tiny coro_t of its own (a
- * "relay") and hands it out in place of the waiting task: as the parent of
+ * a task, so each of these awaitables holds a tiny task header of its own (a
+ * "relay", a struct coro_task with a resume function and no frame) and hands it out in place of the waiting task: as the parent of
  * the tasks it started, or as the waiter of the awaitable it wraps. When the
  * relay is resumed, it decides whether the real waiter's turn has come.
  */
@@ -25,7 +25,7 @@
 /* A task of the set finished (the relay is its parent). */
 static bool group_relay(coro_t *relay, void *out) {
   (void)out;
-  struct coro_wait *w = CONTAINER(relay, struct coro_wait, relay);
+  struct coro_wait *w = CONTAINER(relay, struct coro_wait, relay.base);
   relay->status = CORO_SUSPENDED;  /* ready for the next one */
   if (w->finished)
     return true;
@@ -36,7 +36,7 @@ static bool group_relay(coro_t *relay, void *out) {
     /* the others go on without us: the scheduler owns them from now on */
     for (size_t i = 0; i < w->n; i++)
       if (w->tasks[i]->status != CORO_DONE) {
-        w->tasks[i]->parent = NULL;
+        coro_as_task(w->tasks[i])->parent = NULL;
         w->tasks[i]->spawned = 1;
         sched_self.live++;
       }
@@ -55,7 +55,8 @@ static bool group_ready(struct coro_awaitable *a) {
   if (w->started)
     return w->finished;
   w->started = true;
-  w->relay = (coro_t){.resume = group_relay, .status = CORO_SUSPENDED};
+  w->relay = (struct coro_task){.base = {.resume = group_relay, .status = CORO_SUSPENDED,
+                                         .kind = CORO_TASK}};
   w->left = w->n;
   w->result = w->any ? -1 : 0;
   if (w->n == 0) {
@@ -63,11 +64,15 @@ static bool group_ready(struct coro_awaitable *a) {
     return true;
   }
   for (size_t i = 0; i < w->n; i++) {
+    if (!(w->tasks[i]->kind & CORO_TASK))
+      coro_fatal(w->any ? "coro_wait_any" : "coro_wait_all",
+                 "instance %zu (%p) is a generator: consume it with coro_next; a set must be of "
+                 "tasks", i, (void *)w->tasks[i]);
     if (w->tasks[i]->status != CORO_CREATED)
       coro_fatal(w->any ? "coro_wait_any" : "coro_wait_all",
                  "task %zu (%p) is %s: a set must be of new tasks", i, (void *)w->tasks[i],
                  coro_status_name(w->tasks[i]->status));
-    w->tasks[i]->parent = &w->relay;
+    coro_as_task(w->tasks[i])->parent = &w->relay;
     coro_ready(w->tasks[i]);
   }
   return false;
@@ -99,7 +104,7 @@ struct coro_wait coro_wait_any(coro_t **tasks, size_t n) {
    timer keeps running meanwhile). Either way the waiter is woken once. */
 static bool timeout_relay(coro_t *relay, void *out) {
   (void)out;
-  struct coro_timeout *t = CONTAINER(relay, struct coro_timeout, relay);
+  struct coro_timeout *t = CONTAINER(relay, struct coro_timeout, relay.base);
   relay->status = CORO_SUSPENDED;
   if (t->finished)
     return true;
@@ -131,11 +136,12 @@ static void timeout_suspend(struct coro_awaitable *a, coro_t *waiter) {
   struct coro_timeout *t = (struct coro_timeout *)a;
   t->base.waiter = waiter;
   t->finished = false;
-  t->relay = (coro_t){.resume = timeout_relay, .status = CORO_SUSPENDED};
-  t->inner->ops->suspend(t->inner, &t->relay);
+  t->relay = (struct coro_task){.base = {.resume = timeout_relay, .status = CORO_SUSPENDED,
+                                         .kind = CORO_TASK}};
+  t->inner->ops->suspend(t->inner, &t->relay.base);
   if (!t->timer.armed) {  /* the deadline counts from the first wait, not each retry */
     t->timer = coro_sleep(t->ms);
-    t->timer.base.ops->suspend(&t->timer.base, &t->relay);
+    t->timer.base.ops->suspend(&t->timer.base, &t->relay.base);
   }
 }
 

@@ -1,23 +1,36 @@
-/* registry.c: every live instance, where a debugger can find it.
+/* registry.c: where instances live, and where a debugger finds them.
  *
- * A debugger stopped in a coroutine program (or reading its core file) asks
- * first which coroutines exist and what each waits for. The runtime keeps
- * the answer at hand, for coroc's gdb extension (docs/debugging.md):
+ * Every instance (a stackless frame, a stackful instance's bookkeeping) is
+ * one piece of memory, made by coro_frame_new and given back by coro_free.
+ * Most are small and many are alive at once (a server's connections, ten
+ * million suspended generators), so what each costs besides its own bytes
+ * matters: malloc adds 8 bytes and rounds to 16, and a debugger's list of
+ * live instances would add two pointers more. The small ones come instead
+ * from slabs, one set per thread, which are at the same time that list:
  *
  *   coro_registries -> registry of thread 1 -> registry of thread 2 -> ...
- *                        ring: live <-> live <-> live <-> (back to the ring)
+ *                        slabs: slab <-> slab <-> ... (a ring)
+ *                        ring:  live <-> live <-> ... (the large ones)
  *
- *   allocation:  [ padding | struct coro_live | the instance: struct coro, ... ]
- *                                             ^ coro_t *
+ *   slab (64 KiB, aligned):  [ struct coro_slab | slot | slot | slot | ... | never used ]
+ *                                                  ^ coro_t *, 16..512 bytes, all of one size
+ *   large (malloc):          [ padding | struct coro_live | the instance ]
  *
- * Each instance made by coro_frame_new (both backends) has a struct
- * coro_live right in front of its header, linked into the ring of the
- * thread that made it; the registry of each thread is linked into one
- * global list when the thread makes its first instance. Adding and taking
- * out are four stores each and take no lock (docs/benchmarks.md measures
- * what creation plus destruction costs with it). So an instance must be
- * freed on the thread that made it, as the schedulers, which are per
- * thread, do anyway.
+ * A slot costs its size rounded up to 16 bytes, and nothing else: the
+ * two-int generator's 32 bytes are 32 bytes (docs/benchmarks.md, part 7). A
+ * live slot's first word is its resume function; a free one's is NULL
+ * (its second word links it into its slab's list of free slots), so the gdb
+ * extension finds the live ones by walking the slabs. Instances larger than
+ * 512 bytes or aligned beyond 16 take malloc and carry a struct coro_live in
+ * front, in a ring of their own. Everything takes plain malloc (each with
+ * its record in front) under AddressSanitizer and valgrind, so that both see
+ * a use of a freed instance, and when libcoro is built with
+ * -DCOROC_FRAME_MALLOC=ON.
+ *
+ * An instance must be freed on the thread that made it, as the schedulers,
+ * which are per thread, do anyway: coro_free refuses one from a slab of
+ * another thread, saying so. Nothing here takes a lock but the start and the
+ * end of a thread.
  *
  * This file also carries the gdb extension itself: a .debug_gdb_scripts
  * section holding its text, so that gdb loads it for every program linked
@@ -29,18 +42,62 @@
 #include "coro_sched.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define REGISTRY_VALGRIND 1
+#endif
+#endif
+
+/* Plain malloc for every instance: asked for, or under AddressSanitizer
+   (which then sees each frame as an allocation of its own). */
+#if defined(CORO_FRAME_MALLOC) || defined(__SANITIZE_ADDRESS__)
+#define REGISTRY_PLAIN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define REGISTRY_PLAIN 1
+#endif
+#endif
+
+enum {
+  SLAB_BYTES = 64 * 1024,   /* a slab: its header, then slots; aligned to its size */
+  SLOT_STEP = 16,           /* slot sizes are multiples of this, which keeps every slot 16-byte aligned */
+  SLOT_CLASSES = 32,        /* slots of 16, 32, ... 512 bytes */
+  SLOT_MAX = SLOT_STEP * SLOT_CLASSES,
+};
+
+/* One slab: slots of one size. Its first `carved` slots have been handed out
+   at least once; the rest were never touched (and so cost no memory yet). */
+struct coro_slab {
+  struct coro_slab *next, *prev;           /* every slab of the thread: a ring through its registry */
+  struct coro_slab *next_room, *prev_room; /* the slabs of its size with a free slot (registry's room) */
+  struct coro_registry *owner;             /* the thread that made it */
+  void *free;                              /* freed slots, linked through their second word */
+  unsigned slot_size;                      /* bytes of each slot */
+  unsigned first;                          /* from the slab's start to its first slot */
+  unsigned capacity;                       /* slots in all */
+  unsigned carved;                         /* slots handed out at least once, from the first */
+  unsigned used;                           /* live slots */
+  unsigned size_class;                     /* slot_size / SLOT_STEP - 1 */
+};
+
 /* One thread's instances. */
 struct coro_registry {
-  struct coro_live ring;         /* sentinel of the ring of the thread's live instances */
+  struct coro_slab slabs;        /* sentinel of the ring of the thread's slabs */
+  struct coro_live ring;         /* sentinel of the ring of its malloc'ed instances */
+  struct coro_slab *room[SLOT_CLASSES]; /* per slot size, the slabs with a free slot */
   struct coro_registry *next;    /* the next thread's registry (coro_registries) */
   struct sched *sched;           /* the thread's scheduler: its timers and its clock */
   long tid;                      /* the thread's id, as gdb's "LWP" */
   int exited;                    /* the thread is gone; its instances were never freed */
+  int plain;                     /* every instance from malloc (see the top) */
 };
 
 /* Every registry, newest first: where the gdb extension starts. */
@@ -51,12 +108,26 @@ static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 static pthread_key_t registry_key;   /* ends a thread's registry when the thread exits */
 static _Thread_local struct coro_registry *tls_registry __attribute__((tls_model("initial-exec")));
 
-/* A thread exits: an empty registry goes, one with instances left stays
-   (they still point into its ring), marked as the registry of a gone thread. */
+/* {==================================================================
+ * A thread's registry
+ * =================================================================== */
+
+static bool registry_empty(const struct coro_registry *r) {
+  if (r->ring.next != &r->ring)
+    return false;
+  for (const struct coro_slab *s = r->slabs.next; s != &r->slabs; s = s->next)
+    if (s->used)
+      return false;
+  return true;
+}
+
+/* A thread exits: an empty registry goes with its slabs, one with instances
+   left stays (they still point into it), marked as the registry of a gone
+   thread. */
 static void registry_end(void *arg) {
   struct coro_registry *r = arg;
   pthread_mutex_lock(&registries_lock);
-  if (r->ring.next != &r->ring) {
+  if (!registry_empty(r)) {
     r->exited = 1;
     pthread_mutex_unlock(&registries_lock);
     return;
@@ -66,6 +137,11 @@ static void registry_end(void *arg) {
     p = &(*p)->next;
   *p = r->next;
   pthread_mutex_unlock(&registries_lock);
+  while (r->slabs.next != &r->slabs) {
+    struct coro_slab *s = r->slabs.next;
+    r->slabs.next = s->next;
+    munmap(s, SLAB_BYTES);
+  }
   free(r);
 }
 
@@ -78,9 +154,15 @@ static __attribute__((noinline, cold)) struct coro_registry *registry_start(void
   struct coro_registry *r = calloc(1, sizeof *r);
   if (!r)
     coro_fatal("coro_frame_new", "out of memory for the registry of live instances");
+  r->slabs.next = r->slabs.prev = &r->slabs;
   r->ring.next = r->ring.prev = &r->ring;
   r->sched = &sched_self;
   r->tid = (long)syscall(SYS_gettid);
+#if defined(REGISTRY_PLAIN)
+  r->plain = 1;
+#elif defined(REGISTRY_VALGRIND)
+  r->plain = RUNNING_ON_VALGRIND != 0;   /* memcheck then sees every frame as a block of its own */
+#endif
   pthread_once(&registry_once, registry_key_make);
   pthread_setspecific(registry_key, r);
   pthread_mutex_lock(&registries_lock);
@@ -91,10 +173,105 @@ static __attribute__((noinline, cold)) struct coro_registry *registry_start(void
   return r;
 }
 
-/* Why a record in front and not fields in struct coro: the header stays the
-   64 bytes that generated frames and the resume path are laid out around,
-   and coroc's frame sizes (--stats) are unchanged. */
-void *coro_live_alloc(size_t size, size_t align) {
+/* }================================================================== */
+
+/* {==================================================================
+ * Slabs
+ * =================================================================== */
+
+static void room_add(struct coro_registry *r, struct coro_slab *s) {
+  struct coro_slab **head = &r->room[s->size_class];
+  s->prev_room = NULL;
+  s->next_room = *head;
+  if (*head)
+    (*head)->prev_room = s;
+  *head = s;
+}
+
+static void room_remove(struct coro_registry *r, struct coro_slab *s) {
+  if (s->prev_room)
+    s->prev_room->next_room = s->next_room;
+  else
+    r->room[s->size_class] = s->next_room;
+  if (s->next_room)
+    s->next_room->prev_room = s->prev_room;
+  s->next_room = s->prev_room = NULL;
+}
+
+/* A new slab for slots of class k, SLAB_BYTES aligned to SLAB_BYTES (so that
+   a slot finds its slab by rounding its address down): mapped twice as
+   large, and the ends trimmed. The kernel merges neighbouring mappings, so
+   many slabs cost few entries of the process's map. */
+static struct coro_slab *slab_new(struct coro_registry *r, unsigned k) {
+  char *map = mmap(NULL, 2 * SLAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED)
+    return NULL;
+  char *start = (char *)(((uintptr_t)map + SLAB_BYTES - 1) & ~(uintptr_t)(SLAB_BYTES - 1));
+  if (start > map)
+    munmap(map, (size_t)(start - map));
+  if (start + SLAB_BYTES < map + 2 * SLAB_BYTES)
+    munmap(start + SLAB_BYTES, (size_t)(map + 2 * SLAB_BYTES - (start + SLAB_BYTES)));
+  struct coro_slab *s = (struct coro_slab *)start;   /* fresh pages: already zero */
+  s->owner = r;
+  s->size_class = k;
+  s->slot_size = (k + 1) * SLOT_STEP;
+  s->first = (sizeof *s + SLOT_STEP - 1) / SLOT_STEP * SLOT_STEP;
+  s->capacity = (SLAB_BYTES - s->first) / s->slot_size;
+  s->next = r->slabs.next;
+  s->prev = &r->slabs;
+  r->slabs.next->prev = s;
+  r->slabs.next = s;
+  room_add(r, s);
+  return s;
+}
+
+static void slab_free(struct coro_registry *r, struct coro_slab *s) {
+  room_remove(r, s);
+  s->prev->next = s->next;
+  s->next->prev = s->prev;
+  munmap(s, SLAB_BYTES);
+}
+
+static void *slot_alloc(struct coro_registry *r, size_t size) {
+  unsigned k = (unsigned)((size - 1) / SLOT_STEP);
+  struct coro_slab *s = r->room[k];
+  if (__builtin_expect(!s, 0) && !(s = slab_new(r, k)))
+    return NULL;
+  char *slot;
+  if (s->free) {
+    slot = s->free;
+    s->free = *(void **)(slot + sizeof(void *));
+  } else {
+    slot = (char *)s + s->first + (size_t)s->carved++ * s->slot_size;
+  }
+  if (++s->used == s->capacity)
+    room_remove(r, s);   /* full: the next instance looks elsewhere */
+  return slot;
+}
+
+static void slot_free(struct coro_registry *r, coro_t *c) {
+  struct coro_slab *s = (struct coro_slab *)((uintptr_t)c & ~(uintptr_t)(SLAB_BYTES - 1));
+  if (__builtin_expect(s->owner != r, 0))
+    coro_fatal("coro_free", "instance %p was made on thread %ld and is freed on thread %ld: an "
+               "instance is freed on the thread that made it", (void *)c, s->owner->tid,
+               r ? r->tid : (long)syscall(SYS_gettid));
+  c->resume = NULL;   /* not live: the gdb extension skips it */
+  *(void **)((char *)c + sizeof(void *)) = s->free;
+  s->free = c;
+  if (s->used-- == s->capacity)
+    room_add(r, s);
+  else if (s->used == 0 && (s->next_room || s->prev_room))
+    slab_free(r, s);  /* empty, and not the only one of its size with room: give it back */
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Instances
+ * =================================================================== */
+
+/* An instance on malloc, its record in front, in the ring of large ones. */
+static void *live_alloc(struct coro_registry *r, size_t size, size_t align) {
   size_t front = sizeof(struct coro_live);   /* 32: keeps a 16-byte alignment */
   if (align > front)
     front = align;
@@ -103,30 +280,47 @@ void *coro_live_alloc(size_t size, size_t align) {
                 : aligned_alloc(align, (front + size + align - 1) / align * align);
   if (!p)
     return NULL;
-  coro_t *c = (coro_t *)(p + front);
-  memset(c, 0, size);   /* the instance; every field of the record is set below */
-  c->registered = 1;
-  struct coro_registry *r = tls_registry;
-  if (__builtin_expect(!r, 0))
-    r = registry_start();
-  struct coro_live *n = (struct coro_live *)c - 1;
+  struct coro_live *n = (struct coro_live *)(p + front) - 1;
   n->next = r->ring.next;
   n->prev = &r->ring;
-  n->waiting_on = NULL;
+  n->size = size;
   n->offset = front;
   r->ring.next->prev = n;
   r->ring.next = n;
-  return c;
+  return n + 1;
 }
 
-void coro_live_free(coro_t *c) {
+static void live_free(coro_t *c) {
   struct coro_live *n = (struct coro_live *)c - 1;
   n->prev->next = n->next;
   n->next->prev = n->prev;
   free((char *)c - n->offset);
 }
 
+coro_t *coro_instance_alloc(size_t size, size_t align) {
+  struct coro_registry *r = tls_registry;
+  if (__builtin_expect(!r, 0))
+    r = registry_start();
+  bool slot = size <= SLOT_MAX && align <= SLOT_STEP && !r->plain;
+  coro_t *c = slot ? slot_alloc(r, size) : live_alloc(r, size, align);
+  if (!c)
+    return NULL;
+  memset(c, 0, size);   /* a fresh frame reads as zeros */
+  c->home = slot ? CORO_HOME_SLAB : CORO_HOME_MALLOC;
+  return c;
+}
+
+void coro_instance_free(coro_t *c) {
+  if (c->home == CORO_HOME_SLAB)
+    slot_free(tls_registry, c);
+  else
+    live_free(c);
+}
+
 _Static_assert(sizeof(struct coro_live) % 16 == 0, "coro_live keeps the instance 16-byte aligned");
+_Static_assert(sizeof(struct coro) <= SLOT_STEP, "a free slot's link fits in the smallest slot");
+
+/* }================================================================== */
 
 /* {==================================================================
  * The gdb extension, in the programs that link libcoro

@@ -32,27 +32,30 @@ _Thread_local struct sched sched_self;
 
 void coro_ready(coro_t *c) {
   struct sched *s = &sched_self;
-  if (c->registered)
-    ((struct coro_live *)c - 1)->waiting_on = NULL;  /* woken: it waits for nothing now */
-  c->next_ready = NULL;
+  if (__builtin_expect(!(c->kind & CORO_TASK), 0))
+    coro_fatal("coro_ready", "instance %p is a generator: only tasks wait and are woken",
+               (void *)c);
+  struct coro_task *t = coro_as_task(c);
+  t->waiting_on = NULL;  /* woken: it waits for nothing now */
+  t->next_ready = NULL;
   if (s->tail)
-    s->tail->next_ready = c;
+    s->tail->next_ready = t;
   else
-    s->head = c;
-  s->tail = c;
+    s->head = t;
+  s->tail = t;
 }
 
 static coro_t *dequeue(struct sched *s) {
-  coro_t *c = s->head;
-  s->head = c->next_ready;
+  struct coro_task *t = s->head;
+  s->head = t->next_ready;
   if (!s->head)
     s->tail = NULL;
-  c->next_ready = NULL;
-  return c;
+  t->next_ready = NULL;
+  return &t->base;
 }
 
 void coro_spawn(coro_t *task) {
-  if (task->generator)
+  if (!(task->kind & CORO_TASK))
     coro_fatal("coro_spawn", "instance %p is a generator: consume it with coro_next; only tasks "
                "are spawned", (void *)task);
   if (task->status != CORO_CREATED)
@@ -86,10 +89,10 @@ static void run_task(coro_t *c) {
     sched_self.current = c;
     c->resume(c, NULL);
     sched_self.current = outer;
+    struct coro_task *t = coro_as_task(c);
     if (c->status == CORO_DONE) {
-      coro_t *parent = c->parent;
-      if (parent) {
-        c = parent;  /* it reads the child's result and frees it */
+      if (t->parent) {
+        c = &t->parent->base;  /* it reads the child's result and frees it */
         continue;
       }
       if (c->spawned) {
@@ -98,10 +101,9 @@ static void run_task(coro_t *c) {
       }
       return;
     }
-    if (c->awaiting) {  /* start the child it awaits, now */
-      coro_t *child = c->awaiting;
-      c->awaiting = NULL;
-      c = child;
+    if (t->awaiting) {  /* start the child it awaits, now */
+      c = &t->awaiting->base;
+      t->awaiting = NULL;
       continue;
     }
     return;  /* waiting: an awaitable will coro_ready it */
@@ -126,14 +128,14 @@ void coro_yield_task(coro_t *c) {
 
 void coro_await_task(coro_t *parent, coro_t *child) {
   coro_task_suspends(parent);
-  if (child->generator)
+  if (!(child->kind & CORO_TASK))
     coro_fatal("await", "instance %p is a generator: consume it with coro_next; only tasks are "
                "awaited", (void *)child);
   if (child->status != CORO_CREATED)
     coro_fatal("await", "instance %p is %s: await needs a new task (a call of a coroutine)",
                (void *)child, coro_status_name(child->status));
-  child->parent = parent;
-  parent->awaiting = child;
+  coro_as_task(child)->parent = coro_as_task(parent);
+  coro_as_task(parent)->awaiting = coro_as_task(child);
 }
 
 /* }================================================================== */

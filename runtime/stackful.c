@@ -69,9 +69,10 @@
 #define STACKFUL_DEFAULT_STACK (256 * 1024)   /* bytes of stack for an instance, unless told otherwise */
 #define STACKFUL_ALTSTACK (64 * 1024)         /* the signal stack the overflow report runs on */
 
-/* An instance of the stackful backend. coro_t * points at `base`. */
+/* An instance of the stackful backend. coro_t * points at its start (as_coro). */
 struct stackful {
-  struct coro base;            /* first: what coro_next, coro_done and coro_free see */
+  struct coro_stackful_head head; /* first: what coro_next, coro_done and coro_free see, and the
+                                  task header (coro.h) */
   struct coro_ctx ctx;         /* the body's registers while it is not running */
   struct coro_ctx caller;      /* the resumer's registers while the body runs (right after ctx: coro.h) */
   void (*entry)(coro_t *c);    /* the generated entry function: unpacks the args, runs the body */
@@ -124,7 +125,8 @@ static bool stackful_resume(coro_t *c, void *out);
    must surround every switch. */
 #if defined(__x86_64__) && defined(__LP64__) && !defined(CORO_SWITCH_UCONTEXT) && !defined(STACKFUL_ASAN)
 #define STACKFUL_INLINE_SWITCH 1
-_Static_assert(offsetof(struct stackful, ctx) == sizeof(struct coro), "coro.h: the body's context right after the header");
+_Static_assert(offsetof(struct stackful, ctx) == sizeof(struct coro_stackful_head),
+               "coro.h: the body's context right after the header");
 _Static_assert(offsetof(struct stackful, caller) == offsetof(struct stackful, ctx) + sizeof(struct coro_ctx),
                "coro.h: the resumer's context right after the body's");
 #endif
@@ -139,6 +141,10 @@ static size_t stack_round(size_t bytes) {
   if (bytes == 0 || bytes > SIZE_MAX - page)
     return 0;
   return (bytes + page - 1) / page * page;
+}
+
+static coro_t *as_coro(struct stackful *s) {
+  return &s->head.task.base;
 }
 
 static struct stackful *as_stackful(coro_t *c) {
@@ -797,7 +803,7 @@ bool coro_set_shared_stack(coro_t *c, bool shared) {
   if (shared)
     return false;   /* a ucontext's saved stack pointer is not ours to read */
 #endif
-  if (!s || s->base.status != CORO_CREATED || s->map)
+  if (!s || as_coro(s)->status != CORO_CREATED || s->map)
     return false;
   s->shared = shared;
   return true;
@@ -838,8 +844,8 @@ static inline void stackful_switch(struct stackful *s, struct coro_ctx *from, st
 static void stackful_main(void *arg) {
   struct stackful *s = arg;
   tool_switched_in(s, 1);
-  s->entry(&s->base);
-  s->base.status = CORO_DONE;            /* coro_next answers false: no more values */
+  s->entry(as_coro(s));
+  as_coro(s)->status = CORO_DONE;            /* coro_next answers false: no more values */
   tool_switch_out(s, 1);
   stackful_switch(s, &s->ctx, &s->caller);
   coro_fatal("coro_next", "instance %p was resumed after its body returned", arg);
@@ -882,7 +888,7 @@ static bool stackful_start(struct stackful *s) {
   coro_ctx_init(&s->ctx, s->map + s->map_size - s->stack_size, s->stack_size, stackful_main, s);
 #ifdef STACKFUL_INLINE_SWITCH
   /* its stack is there: coro_next and yield may switch inline */
-  s->base.resume_point = s->own_fpenv ? CORO_INLINE_SWITCH_FPENV : CORO_INLINE_SWITCH_MARK;
+  as_coro(s)->resume_point = s->own_fpenv ? CORO_INLINE_SWITCH_FPENV : CORO_INLINE_SWITCH_MARK;
 #endif
   return true;
 }
@@ -894,10 +900,10 @@ static bool stackful_start(struct stackful *s) {
    process, the reason goes to stderr too, for programs that do not ask. */
 static __attribute__((noinline, cold)) bool stackful_resume_slow(struct stackful *s, void *out) {
   static int told;   /* the message went to stderr once */
-  if (s->base.status == CORO_DONE)
+  if (as_coro(s)->status == CORO_DONE)
     coro_fatal("stackful_resume", "instance %p is done: it cannot be resumed", (void *)s);
   if (!stackful_start(s)) {
-    s->base.status = CORO_CREATED;   /* (the scheduler marked it running) */
+    as_coro(s)->status = CORO_CREATED;   /* (the scheduler marked it running) */
     if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED)) {
       char buf[640];
       fprintf(stderr, "coro: coro_next: %s\n", stack_error_text(s, buf, sizeof buf));
@@ -905,7 +911,7 @@ static __attribute__((noinline, cold)) bool stackful_resume_slow(struct stackful
     errno = s->stack_errno;
     return false;
   }
-  return stackful_resume(&s->base, out);
+  return stackful_resume(as_coro(s), out);
 }
 
 /* c->resume: coro_next or the scheduler has checked that the instance may
@@ -913,12 +919,12 @@ static __attribute__((noinline, cold)) bool stackful_resume_slow(struct stackful
    when the body suspends or ends, whichever switch it uses to come back. */
 static bool stackful_resume(coro_t *c, void *out) {
   struct stackful *s = (struct stackful *)c;
-  if (__builtin_expect(s->base.status == CORO_DONE || !s->map, 0))
+  if (__builtin_expect(as_coro(s)->status == CORO_DONE || !s->map, 0))
     return stackful_resume_slow(s, out);
   if (s->shared && tls_shared_owner != s)
     shared_enter(s);
   c->status = CORO_RUNNING;
-  c->out = out;  /* the body, on its own stack, writes its yields there */
+  s->head.out = out;  /* the body, on its own stack, writes its yields there */
 #ifdef STACKFUL_ASAN
   void *fake_save;
   tool_switch_in(s, &fake_save);
@@ -927,16 +933,16 @@ static bool stackful_resume(coro_t *c, void *out) {
 #else
   stackful_switch(s, &s->caller, &s->ctx);
 #endif
-  if (s->shared && s->base.status == CORO_DONE)
+  if (s->shared && as_coro(s)->status == CORO_DONE)
     tls_shared_owner = NULL;           /* nothing of it left to keep */
-  return s->base.status != CORO_DONE;  /* suspended again (a value, or a turn), or finished */
+  return as_coro(s)->status != CORO_DONE;  /* suspended again (a value, or a turn), or finished */
 }
 
 void coro_stackful_suspend(coro_t *c) {
   struct stackful *s = (struct stackful *)c;
-  if (__builtin_expect(s->base.status != CORO_RUNNING || !s->map, 0))
+  if (__builtin_expect(as_coro(s)->status != CORO_RUNNING || !s->map, 0))
     coro_fatal("coro_stackful_suspend", "instance %p is not a running coroutine", (void *)c);
-  s->base.status = CORO_SUSPENDED;        /* coro_next answers true: a value (or a turn) */
+  as_coro(s)->status = CORO_SUSPENDED;        /* coro_next answers true: a value (or a turn) */
   tool_switch_out(s, 0);
   stackful_switch(s, &s->ctx, &s->caller);
   tool_switched_in(s, 0);
@@ -948,7 +954,7 @@ void coro_stackful_suspend(coro_t *c) {
  * Creating, sizing and releasing
  * =================================================================== */
 
-static void stackful_release(coro_t *c) {
+void coro_stackful_release(coro_t *c) {
   struct stackful *s = (struct stackful *)c;
   if (s->shared) {
     if (tls_shared_owner == s)
@@ -957,19 +963,19 @@ static void stackful_release(coro_t *c) {
   } else if (s->map) {
     stack_unmap(s);   /* an unfinished body's frames are simply dropped */
   }
-  coro_live_free(c);
+  coro_instance_free(c);
 }
 
 /* The instance and its arguments in one zeroed allocation (coro_frame_new);
    the stack comes later, at the first resume. */
-coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align) {
+coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align,
+                          enum coro_kind kind) {
   if (args_align == 0)
     args_align = 1;
   size_t align = args_align > _Alignof(struct stackful) ? args_align : _Alignof(struct stackful);
   size_t offset = (sizeof(struct stackful) + args_align - 1) / args_align * args_align;
-  coro_t *c = coro_frame_new(offset + args_size, align, stackful_resume);
+  coro_t *c = coro_frame_new(offset + args_size, align, stackful_resume, kind | CORO_STACKFUL);
   struct stackful *s = (struct stackful *)c;
-  c->release = stackful_release;
   s->entry = entry;
   s->stack_size = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
   s->args_offset = offset;
@@ -984,7 +990,7 @@ void *coro_stackful_args(coro_t *c) {
 bool coro_set_stack_size(coro_t *c, size_t bytes) {
   struct stackful *s = as_stackful(c);
   size_t size = stack_round(bytes);
-  if (!s || s->base.status != CORO_CREATED || s->map || size == 0)
+  if (!s || as_coro(s)->status != CORO_CREATED || s->map || size == 0)
     return false;
   s->stack_size = size;
   return true;
@@ -992,7 +998,7 @@ bool coro_set_stack_size(coro_t *c, size_t bytes) {
 
 bool coro_set_fpenv(coro_t *c, bool own) {
   struct stackful *s = as_stackful(c);
-  if (!s || s->base.status != CORO_CREATED || s->map)
+  if (!s || as_coro(s)->status != CORO_CREATED || s->map)
     return false;
   s->own_fpenv = own;
   return true;

@@ -50,22 +50,22 @@ def test_dot_renders(coroc, tmp_path):
 
 
 def test_stats_frame_layout(coroc):
-    # header: resume, release, out (3 pointers = 24), resume_point (4),
-    # status and spawned (2, padded to 32), parent, awaiting, result,
-    # next_ready (4 pointers) = 64; then the four ints whose values live
-    # across a yield: 80. The innermost i (line 9) is yielded before any
-    # suspension needs it: an ordinary local. With every local: 84, rounded
-    # up to the 8-byte alignment of the header = 88.
+    # a generator's header: resume (a pointer, 8), resume_point and status
+    # (2 + 2), kind, home and spawned (3, padded to 16); then the four ints
+    # whose values live across a yield: 32. The innermost i (line 9) is
+    # yielded before any suspension needs it: an ordinary local. With every
+    # local: 36, rounded up to the 8-byte alignment of the header = 40.
     res = run([COROC, "--stats", "shadowing.coc"], cwd=GOLDEN)
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
-    assert lines[0] == ("coroutine pairs (shadowing.coc:4), stackless: frame 80 bytes, align 8 "
-                        "(88 with every local in it, --hoist-all)")
-    fields = [l.split() for l in lines[2:-1]]
+    assert lines[0] == ("coroutine pairs (shadowing.coc:4), stackless: frame 32 bytes, align 8 "
+                        "(40 with every local in it, --hoist-all)")
+    assert lines[1] == "  each instance: a 32-byte slot of its thread's slabs"
+    fields = [l.split() for l in lines[3:-1]]
     assert [(int(f[0]), int(f[1]), f[2]) for f in fields] == [
-        (0, 64, "coro_base"), (64, 4, "n"), (68, 4, "i"), (72, 4, "coro_i_2"), (76, 4, "sum")]
-    assert "(shadowing.coc:4: a parameter: set when the instance is made)" in lines[3]
-    assert "(shadowing.coc:7: live across the yield at shadowing.coc:10)" in lines[6]
+        (0, 16, "coro_base"), (16, 4, "n"), (20, 4, "i"), (24, 4, "coro_i_2"), (28, 4, "sum")]
+    assert "(shadowing.coc:4: a parameter: set when the instance is made)" in lines[4]
+    assert "(shadowing.coc:7: live across the yield at shadowing.coc:10)" in lines[7]
     assert lines[-1].endswith("after a suspension): i (shadowing.coc:9)")
 
 
@@ -73,9 +73,10 @@ def test_stats_under_hoist_all(coroc):
     res = run([COROC, "--stats", "--hoist-all", "shadowing.coc"], cwd=GOLDEN)
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
-    assert lines[0] == "coroutine pairs (shadowing.coc:4), stackless: frame 88 bytes, align 8"
-    assert [l.split()[2] for l in lines[2:]] == ["coro_base", "n", "i", "coro_i_2", "sum", "coro_i_3"]
-    assert all(l.endswith("every local (--hoist-all))") for l in lines[4:])
+    assert lines[0] == "coroutine pairs (shadowing.coc:4), stackless: frame 40 bytes, align 8"
+    assert lines[1] == "  each instance: a 48-byte slot of its thread's slabs"
+    assert [l.split()[2] for l in lines[3:]] == ["coro_base", "n", "i", "coro_i_2", "sum", "coro_i_3"]
+    assert all(l.endswith("every local (--hoist-all))") for l in lines[5:])
 
 
 def test_stats_over_aligned_local(coroc, tmp_path):
@@ -84,8 +85,10 @@ def test_stats_over_aligned_local(coroc, tmp_path):
                    "  buf[0] = 1;\n  yield 0;\n  yield buf[0];\n}\n")
     res = run([COROC, "--stats", src])
     assert res.returncode == 0, res.stderr
-    assert "frame 128 bytes, align 64" in res.stdout  # header 64, buf at 64, 64 bytes
+    assert "frame 128 bytes, align 64" in res.stdout  # header 16, buf at 64, 64 bytes
     assert "      64     64  buf" in res.stdout
+    # aligned beyond a slab slot's 16 bytes: malloc, with the record in front
+    assert "each instance: malloc'ed, 160 bytes with the runtime's 32-byte record in front" in res.stdout
 
 
 def test_dot_and_stats_exclusive(coroc):
@@ -125,14 +128,18 @@ def test_dot_of_several_coroutines_is_one_graph(coroc, tmp_path):
 
 
 def test_stats_of_a_task(coroc):
-    # after the 64-byte header: x, a, the int result, then for each of the three
-    # awaits a child pointer (8-aligned) and its int value, then one cond: 128.
+    # after a task's 56-byte header (a generator's 16, then parent,
+    # awaiting, result, next_ready, waiting_on): x, a, the int result, then
+    # for each of the three awaits a child pointer (8-aligned) and its int
+    # value, then one cond: 120.
     res = run([COROC, "--stats", "tasks_chain.coc"], cwd=GOLDEN)
     assert res.returncode == 0, res.stderr
     child = res.stdout.split("coroutine child")[1].split("coroutine top")[0]
-    assert "frame 128 bytes, align 8" in child
-    rows = [l.split()[:3] for l in child.splitlines()[2:]]
+    assert "frame 120 bytes, align 8" in child
+    assert "each instance: a 128-byte slot of its thread's slabs" in child
+    rows = [l.split()[:3] for l in child.splitlines()[3:]]
     assert [(int(o), int(s), f) for o, s, f in rows] == [
-        (0, 64, "coro_base"), (64, 4, "x"), (68, 4, "a"), (72, 4, "coro_result"),
-        (80, 8, "coro_aw_1"), (88, 4, "coro_tmp_1"), (96, 8, "coro_aw_2"), (104, 4, "coro_tmp_2"),
-        (112, 8, "coro_aw_3"), (120, 4, "coro_tmp_3"), (124, 4, "coro_cond_1")]
+        (0, 56, "coro_base"), (56, 4, "x"), (60, 4, "a"), (64, 4, "coro_result"),
+        (72, 8, "coro_aw_1"), (80, 4, "coro_tmp_1"), (88, 8, "coro_aw_2"), (96, 4, "coro_tmp_2"),
+        (104, 8, "coro_aw_3"), (112, 4, "coro_tmp_3"), (116, 4, "coro_cond_1")]
+    assert "coro_base  (the runtime's header of a task)" in child

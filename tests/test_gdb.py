@@ -123,7 +123,7 @@ def check_table(out, backend, lines, where, fds):
         assert re.fullmatch(r"0x[0-9a-f]+", r[0]), r
         assert r[3] == backend, r
         named.setdefault(r[1], []).append(r)
-    assert sorted(named) == ["counter", "grouper", "middle", "napper", "offloader", "outer",
+    assert sorted(named) == ["big", "counter", "grouper", "middle", "napper", "offloader", "outer",
                              "reader", "sleeper", "spinner", "timed", "watch"], rows
     by_addr = {r[0]: r for r in rows}
     src = f"{where}/suspended.coc"
@@ -137,6 +137,7 @@ def check_table(out, backend, lines, where, fds):
 
     assert one("counter")[1:6] == ["counter", "generator", backend, "suspended", at("counter")]
     assert one("counter")[6] == "-"
+    assert one("big")[1:] == ["big", "generator", backend, "suspended", at("big"), "-"]
     reader, middle, outer = one("reader"), one("middle"), one("outer")
     assert reader[2:] == ["task", backend, "suspended", at("reader"), f"read on fd {pipe_fd}"]
     assert middle[2:6] == ["task", backend, "suspended", at("middle")]
@@ -238,7 +239,7 @@ def test_extension_loads_from_program_and_by_hand(gdb_ok, toolchain, tmp_path):
     by_hand = run(["gdb", "-batch", "-nx", "-iex", "set auto-load python-scripts off",
                    "-ex", f"source {SCRIPT}", "-ex", "break checkpoint", "-ex", "run",
                    "-ex", "info coroutines", str(exe)], cwd=tmp_path, timeout=120)
-    assert len(table(by_hand.stdout)) == 13, by_hand.stdout + by_hand.stderr
+    assert len(table(by_hand.stdout)) == 14, by_hand.stdout + by_hand.stderr
 
 
 def test_instances_of_two_threads(gdb_ok, toolchain, tmp_path):

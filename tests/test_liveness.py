@@ -71,7 +71,7 @@ def test_every_field_says_why(coroc):
     header = frames["dead_before_yield"][0]
     m = re.search(r"frame (\d+) bytes.*\((\d+) with every local in it, --hoist-all\)", header)
     assert m, header
-    assert int(m.group(1)) <= 80 and int(m.group(2)) >= 64 + 256, header  # big (256 bytes) is gone
+    assert int(m.group(1)) <= 32 and int(m.group(2)) >= 16 + 256, header  # big (256 bytes) is gone
 
 
 def test_sibling_blocks_share_storage(coroc):

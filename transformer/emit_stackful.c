@@ -201,16 +201,15 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   emit_put(e, at, "%s {", emit_creation_header(e, co));
   emit_indent(e, 1);
   emit_put(e, at, "coro_t *coro_c = coro_stackful_new(coro_entry_%s, sizeof(struct coro_args_%s), "
-           "_Alignof(struct coro_args_%s));", co->name, co->name, co->name);
+           "_Alignof(struct coro_args_%s), %s);", co->name, co->name, co->name,
+           co->is_generator ? "CORO_GENERATOR" : "CORO_TASK");
   if (params.n || value) {
     emit_put(e, at, "struct coro_args_%s *coro_a = coro_stackful_args(coro_c);", co->name);
     for (int i = 0; i < params.n; i++)
       emit_put(e, at, "coro_a->%s = %s;", params.v[i]->sym->field, params.v[i]->sym->name);
     if (value)
-      emit_put(e, at, "coro_c->result = &coro_a->coro_result;");
+      emit_put(e, at, "coro_as_task(coro_c)->result = &coro_a->coro_result;");
   }
-  if (co->is_generator)
-    emit_put(e, at, "coro_c->generator = 1;");
   emit_put(e, at, "return coro_c;");
   emit_indent(e, -1);
   emit_put(e, 0, "}");

@@ -129,7 +129,10 @@ static void emit_frame(Emitter *e, Coroutine *co) {
            co->name);
   emit_put(e, 0, "struct coro_frame_%s {", co->name);
   e->indent++;
-  emit_put(e, 0, "coro_t coro_base;  /* the runtime's header; must come first */");
+  if (co->is_generator)
+    emit_put(e, 0, "coro_t coro_base;  /* the runtime's header; must come first */");
+  else
+    emit_put(e, 0, "struct coro_task coro_base;  /* the runtime's header of a task; must come first */");
   for (int i = 0; i < co->locals.n; i++)
     if (!co->frame_scope || co->locals.v[i]->kind == ND_PARAM)
       emit_local_field(e, co->locals.v[i]);
@@ -226,8 +229,8 @@ static void emit_creation(Emitter *e, Coroutine *co) {
   emit_put(e, at, "%s {", emit_creation_header(e, co));
   e->indent++;
   emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_frame_new("
-           "sizeof *coro_f, _Alignof(struct coro_frame_%s), coro_resume_%s);",
-           co->name, co->name, co->name, co->name);
+           "sizeof *coro_f, _Alignof(struct coro_frame_%s), coro_resume_%s, %s);",
+           co->name, co->name, co->name, co->name, co->is_generator ? "CORO_GENERATOR" : "CORO_TASK");
   for (int i = 0; i < co->locals.n; i++) {
     Node *n = co->locals.v[i];
     if (n->kind == ND_PARAM)
@@ -235,9 +238,7 @@ static void emit_creation(Emitter *e, Coroutine *co) {
   }
   if (!co->is_generator && !co->returns_void)
     emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_result;");
-  if (co->is_generator)
-    emit_put(e, at, "coro_f->coro_base.generator = 1;");
-  emit_put(e, at, "return &coro_f->coro_base;");
+  emit_put(e, at, "return &coro_f->coro_base%s;", co->is_generator ? "" : ".base");
   e->indent--;
   emit_put(e, 0, "}");
 }

@@ -101,7 +101,7 @@ static char *lower_await(Emitter *e, Node *n) {
   e->indent++;
   bool is_void = !task_has_value(n->sym);
   if (!is_void)
-    emit_put(e, line, "coro_f->coro_tmp_%d = *(coro_value_%s *)coro_f->coro_aw_%d->result;", k,
+    emit_put(e, line, "coro_f->coro_tmp_%d = *(coro_value_%s *)coro_as_task(coro_f->coro_aw_%d)->result;", k,
              n->callee, k);
   emit_put(e, line, "coro_free(coro_f->coro_aw_%d);", k);
   return is_void ? "(void)0" : format("coro_f->coro_tmp_%d", k);

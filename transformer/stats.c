@@ -201,6 +201,17 @@ static long hoist_all_size(const HoistAll *h, const char *name) {
   return -1;
 }
 
+/* What an instance of a frame of `size` bytes costs, as runtime/registry.c
+   places it: a slot of its thread's slabs (the size rounded up to 16 bytes,
+   nothing else) up to 512 bytes aligned to at most 16, else malloc with a
+   32-byte record in front (and malloc's own 8 bytes and rounding). */
+static char *instance_memory(long size, long align) {
+  if (size <= 512 && align <= 16)
+    return format("each instance: a %ld-byte slot of its thread's slabs", (size + 15) / 16 * 16);
+  return format("each instance: malloc'ed, %ld bytes with the runtime's 32-byte record in front",
+                size + 32);
+}
+
 void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, const char *c_text) {
   char path[] = "/tmp/coroc-stats-XXXXXX.c";
   int fd = mkstemps(path, 2);
@@ -220,7 +231,7 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
     probe(c, format("_Alignof(%s)", type));
     if (!stackful) {
       probe(c, format("__builtin_offsetof(%s, coro_base)", type));
-      probe(c, "sizeof(coro_t)");
+      probe(c, format("sizeof(((%s *)0)->coro_base)", type));
     }
     for (int i = 0; i < co->locals.n; i++) {
       Sym *s = co->locals.v[i]->sym;
@@ -254,10 +265,13 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
     if (every >= 0)
       fprintf(out, " (%ld with every local in it, --hoist-all)", every);
     fputc('\n', out);
+    if (!stackful)
+      fprintf(out, "  %s\n", instance_memory(size, align));
     fprintf(out, "  %6s %6s  %s\n", "offset", "size", "field");
     if (!stackful) {
       long off = probes[k++].value, hsize = probes[k++].value;
-      fprintf(out, "  %6ld %6ld  coro_base  (the runtime's header)\n", off, hsize);
+      fprintf(out, "  %6ld %6ld  coro_base  (the runtime's header%s)\n", off, hsize,
+              co->is_generator ? "" : " of a task");
     }
     for (int i = 0; i < co->locals.n; i++) {
       Node *n = co->locals.v[i];

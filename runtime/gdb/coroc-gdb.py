@@ -10,9 +10,11 @@
 #                        the names the program gives them
 #   $coro("NAME"[, N])   the (Nth) live instance of coroutine NAME, for ADDR
 #
-# Where the answers come from. libcoro keeps a list of each thread's live
-# instances (runtime/registry.c: coro_registries, a struct coro_live in front
-# of every instance, naming the awaitable a suspended task waits for). coroc
+# Where the answers come from. libcoro knows each thread's live instances
+# (runtime/registry.c: coro_registries; per thread, the slabs whose live
+# slots are the small instances, and a ring of struct coro_live records in
+# front of the large ones); a task's header names the awaitable it waits
+# for (struct coro_task's waiting_on). coroc
 # emits, beside each stackless coroutine NAME, the .coc line of each resume
 # point (coro_lines_NAME) and its parameters and locals (coro_locals_NAME),
 # and names its functions coro_resume_NAME (stackless), coro_entry_NAME and
@@ -34,6 +36,7 @@ import gdb
 import gdb.unwinder
 
 STATES = ["created", "suspended", "running", "done"]
+CORO_TASK = 2        # enum coro_kind in coro.h
 
 
 def _type(name, block=None):
@@ -97,17 +100,17 @@ def _is_core():
 class Instance:
     """One live instance, as read from the registry."""
 
-    def __init__(self, coro, node, registry):
+    def __init__(self, coro, registry):
         self.coro = coro                      # gdb.Value, struct coro *
         self.addr = _ptr(coro)
-        self.node = node                      # struct coro_live *
         self.registry = registry              # struct coro_registry *
         c = coro.dereference()
         self.status = int(c["status"])
         self.state = STATES[self.status] if 0 <= self.status < len(STATES) else "invalid"
-        self.generator = bool(int(c["generator"]))
+        self.generator = not int(c["kind"]) & CORO_TASK
         self.kind = "generator" if self.generator else "task"
-        self.parent = _ptr(c["parent"])
+        self.task = None if self.generator else coro.cast(_type("struct coro_task").pointer()).dereference()
+        self.parent = _ptr(self.task["parent"]) if self.task is not None else 0
         self.resume_point = int(c["resume_point"])
         resume = _ptr(c["resume"])
         rname = _symbol_name(resume) or "0x%x" % resume
@@ -235,21 +238,48 @@ def _registries():
         head = head["next"]
 
 
+def _slab_instances(r, coro_p):
+    """The live slots of a registry's slabs, in address order: a live slot's
+    first word is its resume function, a free one's is NULL."""
+    sentinel = _ptr(r["slabs"].address)
+    slabs = []
+    s = r["slabs"]["next"]
+    while _ptr(s) != sentinel:
+        slabs.append(s)
+        s = s["next"]
+    inferior = gdb.selected_inferior()
+    word = _type("void").pointer().sizeof
+    out = []
+    for s in sorted(slabs, key=_ptr):
+        d = s.dereference()
+        first, size, carved = int(d["first"]), int(d["slot_size"]), int(d["carved"])
+        start = _ptr(s) + first
+        if carved == 0:
+            continue
+        mem = bytes(inferior.read_memory(start, carved * size))   # one read per slab
+        for i in range(carved):
+            if int.from_bytes(mem[i * size:i * size + word], "little"):
+                out.append(gdb.Value(start + i * size).cast(coro_p))
+    return out
+
+
 def instances():
-    """Every live instance, thread by thread, oldest first."""
+    """Every live instance, thread by thread, in the order they lie in memory."""
     _names.clear()
     live = _type("struct coro_live")
     char = _type("char").pointer()
+    coro_p = _type("struct coro").pointer()
     out = []
     for r in _registries():
+        items = [Instance(c, r) for c in _slab_instances(r, coro_p)]
         ring = r["ring"].address
-        items = []
         n = ring.dereference()["next"]
+        large = []
         while _ptr(n) != _ptr(ring):
-            coro = (n.cast(char) + live.sizeof).cast(_type("struct coro").pointer())
-            items.append(Instance(coro, n, r))
+            large.append(Instance((n.cast(char) + live.sizeof).cast(coro_p), r))
             n = n.dereference()["next"]
-        out.extend(reversed(items))
+        items.extend(sorted(large, key=lambda i: i.addr))
+        out.extend(items)
     return out
 
 
@@ -349,7 +379,7 @@ def _ready_queue(registry):
 def waits_for(inst, by_parent, ready):
     if inst.generator or inst.status != 1:
         return "-"
-    aw = inst.node.dereference()["waiting_on"]
+    aw = inst.task["waiting_on"]
     if _ptr(aw):
         return describe_awaitable(aw, inst)
     child = by_parent.get(inst.addr)
@@ -560,7 +590,9 @@ def _print_chain(inst, insts, running):
 def _relay_waiter(relay, insts):
     """The task that awaits coro_wait_all/any, given the relay its tasks see as their parent."""
     for i in insts:
-        aw = i.node.dereference()["waiting_on"]
+        if i.task is None:
+            continue
+        aw = i.task["waiting_on"]
         if not _ptr(aw) or _symbol_name(_ptr(aw.dereference()["ops"])) != "group_awaiter":
             continue
         w = aw.cast(_type("struct coro_wait").pointer())

@@ -215,29 +215,68 @@ enum coro_status {
 #define CORO_INLINE_SWITCH_MARK 0x8000
 #define CORO_INLINE_SWITCH_FPENV 0x8001
 
-/* The header every instance starts with. A stackless instance is a frame
-   struct whose first member is this header; a stackful one embeds it in its
-   stack bookkeeping. The resume path reads `resume`, writes `out`, and calls
-   through `resume`: one indirect call, no allocation, no copying. */
+/* What kind of instance a header belongs to (struct coro's `kind`): made
+   by a generator (`yield EXPR`: consumed by coro_next, never awaited) or a
+   task, by either backend. */
+enum coro_kind {
+  CORO_GENERATOR = 1,   /* consumed by coro_next */
+  CORO_TASK = 2,        /* run by the scheduler or awaited; its header is a struct coro_task */
+  CORO_STACKFUL = 4     /* the stackful backend's (runtime/stackful.c): a struct coro_task too */
+};
+
+/* Where an instance's memory comes from (struct coro's `home`): what
+   coro_free gives it back to. */
+enum coro_home {
+  CORO_HOME_NONE,       /* not the runtime's: a relay inside an awaitable */
+  CORO_HOME_SLAB,       /* a slot of one of its thread's slabs (runtime/registry.c) */
+  CORO_HOME_MALLOC      /* malloc, with a struct coro_live in front (runtime/registry.c) */
+};
+
+/* The header every instance starts with: 16 bytes, what a generator needs
+   and nothing more. A stackless generator's frame is this header and the
+   fields coroc keeps; a task's header is the larger struct coro_task below,
+   which begins with this one. The resume path reads the gate (resume_point
+   and status), calls through `resume`: one load, one test, one indirect
+   call, no allocation, no copying. */
 struct coro {
   bool (*resume)(coro_t *c, void *out); /* run the body from where it stopped to its next suspension
                                    (true; a generator's value went to *out) or its end (false) */
-  void (*release)(coro_t *c);   /* free what the instance owns (the frame, the stack) */
-  void *out;                    /* where the yield being made copies its value; NULL: drop it */
   unsigned short resume_point;  /* stackless: the numbered point where resume continues; 0 = start
                                    (at most CORO_MAX_RESUME_POINTS). Stackful: CORO_INLINE_SWITCH_MARK
                                    or _FPENV once coro_next and yield may switch inline (below), else 0 */
   unsigned short status;        /* enum coro_status. Two shorts side by side: a suspension's two
                                    stores (resume point, status) merge into one, and coro_next
                                    tests both with one load */
+  unsigned char kind;           /* enum coro_kind: generator or task, which backend */
+  unsigned char home;           /* enum coro_home: where its memory came from */
   unsigned char spawned;        /* a task handed to coro_spawn: the scheduler frees it at its end */
-  unsigned char generator;      /* made by a generator (yield EXPR): consumed by coro_next, never awaited */
-  unsigned char registered;     /* made by coro_frame_new: a struct coro_live (below) lies in front of it */
-  coro_t *parent;               /* a task being awaited: the task awaiting it, resumed directly when it ends */
-  coro_t *awaiting;             /* set as a task suspends to await a child: the child to start now */
-  void *result;                 /* a task: where its return value is kept; NULL for void */
-  coro_t *next_ready;           /* the scheduler's ready queue (intrusive, FIFO) */
 };
+
+/* A task's header: what the scheduler and await need besides. Generators
+   do not pay for it. */
+struct coro_task {
+  coro_t base;                  /* first: a task is a coro_t too */
+  struct coro_task *parent;     /* a task being awaited: the task awaiting it, resumed directly when it ends */
+  struct coro_task *awaiting;   /* set as a task suspends to await a child: the child to start now */
+  void *result;                 /* where its return value is kept; NULL for void */
+  struct coro_task *next_ready; /* the scheduler's ready queue (intrusive, FIFO) */
+  struct coro_awaitable *waiting_on; /* what it waits for, from its suspension until woken (debuggers) */
+};
+
+/* The start of every stackful instance (runtime/stackful.c's struct
+   stackful goes on from here): a task header whatever the coroutine, since
+   its stack dwarfs it, and where the body's yields copy their value, which
+   the stackless backend passes to its resume function instead. On x86_64
+   the two saved contexts of the inline switch (below) come right after. */
+struct coro_stackful_head {
+  struct coro_task task;
+  void *out;                    /* where the yield being made copies its value; NULL: drop it */
+};
+
+/* The task header of an instance made by a task (CORO_TASK). */
+static inline struct coro_task *coro_as_task(coro_t *c) {
+  return (struct coro_task *)c;
+}
 
 /* {==================================================================
  * Awaitables (docs/runtime.md, "Writing an awaitable")
@@ -318,7 +357,7 @@ struct coro_wait {        /* coro_wait_all, coro_wait_any */
   coro_t **tasks;
   size_t n, left;
   bool any, started, finished;
-  coro_t relay;           /* the parent of the tasks, in the waiter's place (runtime/futures.c) */
+  struct coro_task relay; /* the parent of the tasks, in the waiter's place (runtime/futures.c) */
   long result;
 };
 struct coro_timeout {
@@ -327,7 +366,7 @@ struct coro_timeout {
   unsigned ms;
   bool finished, timed_out;
   struct coro_sleep timer;
-  coro_t relay;           /* woken by inner or timer, in the waiter's place */
+  struct coro_task relay; /* woken by inner or timer, in the waiter's place */
   int result;
 };
 
@@ -351,24 +390,24 @@ struct coro_offload {
 void coro_ready(coro_t *c);
 
 /* {==================================================================
- * The registry of live instances (runtime/registry.c)
+ * Live instances (runtime/registry.c)
  *
- * Every instance that coro_frame_new makes has this record right in front
- * of its header: it links the instance into the list of its thread's live
- * instances, which coroc's gdb extension walks (docs/debugging.md), and
- * names the awaitable a suspended task waits for. Instances are created
- * and freed on the same thread.
+ * The runtime knows every live instance, for coroc's gdb extension
+ * (docs/debugging.md): the small ones are slots of their thread's slabs,
+ * the others (large or over-aligned frames, and every frame when the
+ * runtime uses plain malloc) have this record right in front of their
+ * header, in a list of their thread's. Instances are created and freed on
+ * the same thread.
  * =================================================================== */
 struct coro_live {
-  struct coro_live *next, *prev;     /* this thread's live instances: a ring through its registry */
-  struct coro_awaitable *waiting_on; /* what the task waits for, from its suspension until woken */
+  struct coro_live *next, *prev;     /* this thread's malloc'ed instances: a ring through its registry */
+  size_t size;                       /* the instance's bytes */
   size_t offset;                     /* from the start of the allocation to the instance */
 };
 
 /* A task suspends on aw (CORO_AWAIT_SUSPEND, CORO_STACKFUL_AWAIT); coro_ready forgets it. */
 static inline void coro_waits_for(coro_t *c, struct coro_awaitable *aw) {
-  if (c->registered)
-    ((struct coro_live *)c - 1)->waiting_on = aw;
+  coro_as_task(c)->waiting_on = aw;
 }
 
 /* }================================================================== */
@@ -565,8 +604,9 @@ static inline void coro_set_state(coro_t *c, unsigned resume_point, enum coro_st
 static inline bool coro_next_gated(coro_t *gen, void *out) {
   if (gen->status >= CORO_RUNNING)
     return coro_next_refused(gen);
-  struct coro_ctx *body = (struct coro_ctx *)(gen + 1);
-  gen->out = out;                    /* the body writes its yield there */
+  struct coro_stackful_head *head = (struct coro_stackful_head *)gen;
+  struct coro_ctx *body = (struct coro_ctx *)(head + 1);
+  head->out = out;                   /* the body writes its yield there */
   if (__builtin_expect(gen->resume_point == CORO_INLINE_SWITCH_MARK, 1)) {
     coro_set_state(gen, CORO_INLINE_SWITCH_MARK, CORO_RUNNING);
     CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_ASM);
@@ -600,10 +640,12 @@ static inline bool coro_next(coro_t *gen, void *out) {
 }
 
 /* Allocate a zeroed frame of `size` bytes aligned to `align` whose first
-   member is a struct coro, and set it up to run `resume` when first resumed.
-   Aborts with a message when memory runs out: a coroutine call has no way to
-   report failure to its caller. */
-coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out));
+   member is a struct coro (a struct coro_task when kind is CORO_TASK), and
+   set it up to run `resume` when first resumed. Aborts with a message when
+   memory runs out: a coroutine call has no way to report failure to its
+   caller. */
+coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out),
+                       enum coro_kind kind);
 
 /* The name of a status, for messages. */
 const char *coro_status_name(int status);
@@ -665,8 +707,8 @@ static inline unsigned coro_enter(coro_t *c) {
     return false;                                                        \
   } while (0)
 
-/* The stackful backend (runtime/stackful.c). An instance is a struct coro
- * header followed by the runtime's bookkeeping and the arguments, which the
+/* The stackful backend (runtime/stackful.c). An instance is a struct
+ * coro_stackful_head, the runtime's bookkeeping and the arguments, which the
  * generated code stores through coro_stackful_args. The body is an ordinary
  * function, started through `entry` on the instance's own stack at the first
  * coro_next; when entry returns, the instance is done. The shape of the code
@@ -678,7 +720,7 @@ static inline unsigned coro_enter(coro_t *c) {
  *   }
  *   coro_t *fib(int n) {
  *     coro_t *c = coro_stackful_new(coro_entry_fib, sizeof(struct coro_args_fib),
- *                                   _Alignof(struct coro_args_fib));
+ *                                   _Alignof(struct coro_args_fib), CORO_GENERATOR);
  *     ((struct coro_args_fib *)coro_stackful_args(c))->n = n;
  *     return c;
  *   }
@@ -687,7 +729,8 @@ static inline unsigned coro_enter(coro_t *c) {
 /* A new stackful instance, not started (lazy start; its stack is mapped at the
    first resume), with room for args_size bytes of arguments aligned to
    args_align. Aborts with a message when memory runs out. */
-coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align);
+coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align,
+                          enum coro_kind kind);
 
 /* The instance's argument area: args_size bytes aligned to args_align, zeroed
    at creation, owned (and freed) by the instance. */
@@ -701,7 +744,7 @@ void coro_stackful_suspend(coro_t *c);
 /* The same, with the switch inline where it can be (above). */
 static inline void coro_stackful_yield(coro_t *c) {
 #ifdef CORO_INLINE_SWITCH
-  struct coro_ctx *body = (struct coro_ctx *)(c + 1);   /* the resumer saved itself in body + 1 */
+  struct coro_ctx *body = (struct coro_ctx *)((struct coro_stackful_head *)c + 1);  /* the resumer's: body + 1 */
   if (__builtin_expect(c->resume_point == CORO_INLINE_SWITCH_MARK && c->status == CORO_RUNNING, 1)) {
     coro_set_state(c, CORO_INLINE_SWITCH_MARK, CORO_SUSPENDED);
     CORO_SWITCH_INLINE(body, body + 1, CORO_SWITCH_ASM);
@@ -721,8 +764,9 @@ static inline void coro_stackful_yield(coro_t *c) {
 #define CORO_STACKFUL_YIELD(c, T, ...)  /* ... is EXPR, which may hold commas */ \
   do {                                                                   \
     T coro_value_ = (__VA_ARGS__);                                       \
-    if ((c)->out)                                                        \
-      *(T *)(c)->out = coro_value_;                                      \
+    void *coro_out_ = ((struct coro_stackful_head *)(c))->out;           \
+    if (coro_out_)                                                       \
+      *(T *)coro_out_ = coro_value_;                                     \
     coro_stackful_yield(c);                                              \
   } while (0)
 
@@ -787,7 +831,7 @@ void coro_await_task(coro_t *parent, coro_t *child);
     coro_t *coro_child_ = (__VA_ARGS__);                                 \
     coro_await_task(c, coro_child_);                                     \
     coro_stackful_yield(c);                                              \
-    T coro_value_ = *(T *)coro_child_->result;                           \
+    T coro_value_ = *(T *)coro_as_task(coro_child_)->result;             \
     coro_free(coro_child_);                                              \
     coro_value_;                                                         \
   })

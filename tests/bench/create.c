@@ -32,7 +32,7 @@ long long bench_create_registered(long n) {
   long long sum = 0;
   for (long i = 0; i < n; i++) {
     struct small_frame *f = (struct small_frame *)coro_frame_new(sizeof *f, _Alignof(struct small_frame),
-                                                                 never_resumed);
+                                                                 never_resumed, CORO_GENERATOR);
     f->a = (int)i;
     sum += f->a;
     coro_free(&f->base);

@@ -20,10 +20,6 @@ static void *alloc_zeroed(size_t size, size_t align) {
   return p;
 }
 
-static void release_frame(coro_t *c) {
-  free(c);
-}
-
 coro_t *bench_before_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out)) {
   coro_t *c = alloc_zeroed(size, align);
   if (!c) {
@@ -31,7 +27,6 @@ coro_t *bench_before_frame_new(size_t size, size_t align, bool (*resume)(coro_t 
     abort();
   }
   c->resume = resume;
-  c->release = release_frame;
   c->status = CORO_CREATED;
   return c;
 }
@@ -41,5 +36,5 @@ void bench_before_free(coro_t *c) {
     return;
   if (c->status == CORO_RUNNING)
     abort();
-  c->release(c);
+  free(c);
 }

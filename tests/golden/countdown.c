@@ -43,11 +43,9 @@ static const char coro_locals_countdown[] __attribute__((used)) = "from";
 #line 4
 coro_t *countdown(int from) {
 #line 4
-  struct coro_frame_countdown *coro_f = (struct coro_frame_countdown *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_countdown), coro_resume_countdown);
+  struct coro_frame_countdown *coro_f = (struct coro_frame_countdown *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_countdown), coro_resume_countdown, CORO_GENERATOR);
 #line 4
   coro_f->from = from;
-#line 4
-  coro_f->coro_base.generator = 1;
 #line 4
   return &coro_f->coro_base;
 }

@@ -68,9 +68,7 @@ static const char coro_locals_walk[] __attribute__((used)) = "| p d path name i"
 #line 7
 coro_t *walk(void) {
 #line 7
-  struct coro_frame_walk *coro_f = (struct coro_frame_walk *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_walk), coro_resume_walk);
-#line 7
-  coro_f->coro_base.generator = 1;
+  struct coro_frame_walk *coro_f = (struct coro_frame_walk *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_walk), coro_resume_walk, CORO_GENERATOR);
 #line 7
   return &coro_f->coro_base;
 }

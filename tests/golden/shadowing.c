@@ -67,11 +67,9 @@ static const char coro_locals_pairs[] __attribute__((used)) = "n | i coro_i_2=i 
 #line 4
 coro_t *pairs(int n) {
 #line 4
-  struct coro_frame_pairs *coro_f = (struct coro_frame_pairs *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_pairs), coro_resume_pairs);
+  struct coro_frame_pairs *coro_f = (struct coro_frame_pairs *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_pairs), coro_resume_pairs, CORO_GENERATOR);
 #line 4
   coro_f->n = n;
-#line 4
-  coro_f->coro_base.generator = 1;
 #line 4
   return &coro_f->coro_base;
 }

@@ -57,11 +57,9 @@ static const char coro_locals_tokens[] __attribute__((used)) = "s | count";
 #line 5
 coro_t *tokens(const char *s) {
 #line 5
-  struct coro_frame_tokens *coro_f = (struct coro_frame_tokens *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_tokens), coro_resume_tokens);
+  struct coro_frame_tokens *coro_f = (struct coro_frame_tokens *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_tokens), coro_resume_tokens, CORO_GENERATOR);
 #line 5
   coro_f->s = s;
-#line 5
-  coro_f->coro_base.generator = 1;
 #line 5
   return &coro_f->coro_base;
 }

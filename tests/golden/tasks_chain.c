@@ -14,7 +14,7 @@ CORO_NODISCARD coro_t *child(int x);
 typedef int coro_value_leaf;
 /* the frame of leaf: its parameters and locals, kept across suspensions */
 struct coro_frame_leaf {
-  coro_t coro_base;  /* the runtime's header; must come first */
+  struct coro_task coro_base;  /* the runtime's header of a task; must come first */
 #line 6
   int x;  /* parameter */
   coro_value_leaf coro_result;  /* what it returns, to the task awaiting it */
@@ -50,13 +50,13 @@ static const char coro_locals_leaf[] __attribute__((used)) = "x";
 #line 6
 coro_t *leaf(int x) {
 #line 6
-  struct coro_frame_leaf *coro_f = (struct coro_frame_leaf *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_leaf), coro_resume_leaf);
+  struct coro_frame_leaf *coro_f = (struct coro_frame_leaf *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_leaf), coro_resume_leaf, CORO_TASK);
 #line 6
   coro_f->x = x;
 #line 6
   coro_f->coro_base.result = &coro_f->coro_result;
 #line 6
-  return &coro_f->coro_base;
+  return &coro_f->coro_base.base;
 }
 #line 9
 
@@ -66,7 +66,7 @@ coro_t *leaf(int x) {
 typedef int coro_value_child;
 /* the frame of child: its parameters and locals, kept across suspensions */
 struct coro_frame_child {
-  coro_t coro_base;  /* the runtime's header; must come first */
+  struct coro_task coro_base;  /* the runtime's header of a task; must come first */
 #line 11
   int x;  /* parameter */
   int a;
@@ -108,7 +108,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
   CORO_AWAIT_TASK(coro_c, 1, coro_f->coro_aw_1);
 coro_resume_1:;
 #line 12
-  coro_f->coro_tmp_1 = *(coro_value_leaf *)coro_f->coro_aw_1->result;
+  coro_f->coro_tmp_1 = *(coro_value_leaf *)coro_as_task(coro_f->coro_aw_1)->result;
 #line 12
   coro_free(coro_f->coro_aw_1);
 #line 12
@@ -125,7 +125,7 @@ coro_resume_1:;
     CORO_AWAIT_TASK(coro_c, 2, coro_f->coro_aw_2);
   coro_resume_2:;
 #line 13
-    coro_f->coro_tmp_2 = *(coro_value_leaf *)coro_f->coro_aw_2->result;
+    coro_f->coro_tmp_2 = *(coro_value_leaf *)coro_as_task(coro_f->coro_aw_2)->result;
 #line 13
     coro_free(coro_f->coro_aw_2);
 #line 13
@@ -144,7 +144,7 @@ coro_resume_1:;
     CORO_AWAIT_TASK(coro_c, 3, coro_f->coro_aw_3);
   coro_resume_3:;
 #line 15
-    coro_f->coro_tmp_3 = *(coro_value_leaf *)coro_f->coro_aw_3->result;
+    coro_f->coro_tmp_3 = *(coro_value_leaf *)coro_as_task(coro_f->coro_aw_3)->result;
 #line 15
     coro_free(coro_f->coro_aw_3);
 #line 15
@@ -164,13 +164,13 @@ static const char coro_locals_child[] __attribute__((used)) = "x | a";
 #line 11
 coro_t *child(int x) {
 #line 11
-  struct coro_frame_child *coro_f = (struct coro_frame_child *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_child), coro_resume_child);
+  struct coro_frame_child *coro_f = (struct coro_frame_child *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_child), coro_resume_child, CORO_TASK);
 #line 11
   coro_f->x = x;
 #line 11
   coro_f->coro_base.result = &coro_f->coro_result;
 #line 11
-  return &coro_f->coro_base;
+  return &coro_f->coro_base.base;
 }
 #line 18
 
@@ -180,7 +180,7 @@ coro_t *child(int x) {
 typedef void coro_value_top;
 /* the frame of top: its parameters and locals, kept across suspensions */
 struct coro_frame_top {
-  coro_t coro_base;  /* the runtime's header; must come first */
+  struct coro_task coro_base;  /* the runtime's header of a task; must come first */
 #line 21
   coro_t *coro_aw_1;  /* the task awaited */
   coro_value_child coro_tmp_1;  /* and its value */
@@ -213,7 +213,7 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
   CORO_AWAIT_TASK(coro_c, 1, coro_f->coro_aw_1);
 coro_resume_1:;
 #line 21
-  coro_f->coro_tmp_1 = *(coro_value_child *)coro_f->coro_aw_1->result;
+  coro_f->coro_tmp_1 = *(coro_value_child *)coro_as_task(coro_f->coro_aw_1)->result;
 #line 21
   coro_free(coro_f->coro_aw_1);
 #line 21
@@ -227,7 +227,7 @@ coro_resume_1:;
   CORO_AWAIT_TASK(coro_c, 2, coro_f->coro_aw_2);
 coro_resume_2:;
 #line 22
-  coro_f->coro_tmp_2 = *(coro_value_child *)coro_f->coro_aw_2->result;
+  coro_f->coro_tmp_2 = *(coro_value_child *)coro_as_task(coro_f->coro_aw_2)->result;
 #line 22
   coro_free(coro_f->coro_aw_2);
 #line 22
@@ -241,9 +241,9 @@ static const char coro_locals_top[] __attribute__((used)) = "";
 #line 20
 coro_t *top(void) {
 #line 20
-  struct coro_frame_top *coro_f = (struct coro_frame_top *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_top), coro_resume_top);
+  struct coro_frame_top *coro_f = (struct coro_frame_top *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_top), coro_resume_top, CORO_TASK);
 #line 20
-  return &coro_f->coro_base;
+  return &coro_f->coro_base.base;
 }
 #line 23
 

@@ -37,7 +37,7 @@ static void coro_entry_fib(coro_t *coro_c) {
 }
 
 coro_t *fib(int n) {
-  coro_t *c = coro_stackful_new(coro_entry_fib, sizeof(struct coro_args_fib), _Alignof(struct coro_args_fib));
+  coro_t *c = coro_stackful_new(coro_entry_fib, sizeof(struct coro_args_fib), _Alignof(struct coro_args_fib), CORO_GENERATOR);
   ((struct coro_args_fib *)coro_stackful_args(c))->n = n;
   return c;
 }

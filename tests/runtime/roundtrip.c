@@ -25,7 +25,7 @@ static void coro_entry_ints(coro_t *coro_c) {
 }
 
 static coro_t *ints(void) {
-  return coro_stackful_new(coro_entry_ints, sizeof(struct coro_args_ints), _Alignof(struct coro_args_ints));
+  return coro_stackful_new(coro_entry_ints, sizeof(struct coro_args_ints), _Alignof(struct coro_args_ints), CORO_GENERATOR);
 }
 
 static double now_ns(void) {

@@ -68,7 +68,7 @@ static void coro_entry_counter(coro_t *coro_c) {
 }
 static coro_t *counter(long start, long count, long step) {
   coro_t *coro_c = coro_stackful_new(coro_entry_counter, sizeof(struct coro_args_counter),
-                                     _Alignof(struct coro_args_counter));
+                                     _Alignof(struct coro_args_counter), CORO_GENERATOR);
   struct coro_args_counter *coro_a = coro_stackful_args(coro_c);
   coro_a->start = start;
   coro_a->count = count;
@@ -100,7 +100,7 @@ static void coro_entry_deep(coro_t *coro_c) {
 }
 static coro_t *deep(int depth, int times) {
   coro_t *coro_c = coro_stackful_new(coro_entry_deep, sizeof(struct coro_args_deep),
-                                     _Alignof(struct coro_args_deep));
+                                     _Alignof(struct coro_args_deep), CORO_GENERATOR);
   struct coro_args_deep *coro_a = coro_stackful_args(coro_c);
   coro_a->depth = depth;
   coro_a->times = times;
@@ -121,7 +121,7 @@ static void coro_entry_squares(coro_t *coro_c) {
 }
 static coro_t *squares(coro_t *src) {
   coro_t *coro_c = coro_stackful_new(coro_entry_squares, sizeof(struct coro_args_squares),
-                                     _Alignof(struct coro_args_squares));
+                                     _Alignof(struct coro_args_squares), CORO_GENERATOR);
   ((struct coro_args_squares *)coro_stackful_args(coro_c))->src = src;
   return coro_c;
 }
@@ -143,7 +143,7 @@ static void coro_entry_rounding(coro_t *coro_c) {
 }
 static coro_t *rounding(void) {
   return coro_stackful_new(coro_entry_rounding, sizeof(struct coro_args_rounding),
-                           _Alignof(struct coro_args_rounding));
+                           _Alignof(struct coro_args_rounding), CORO_GENERATOR);
 }
 
 /* coroutine struct pair aligned(char tag, long n): over-aligned args and locals, struct values */
@@ -162,7 +162,7 @@ static void coro_entry_aligned(coro_t *coro_c) {
 }
 static coro_t *aligned(char tag, long n) {
   coro_t *coro_c = coro_stackful_new(coro_entry_aligned, sizeof(struct coro_args_aligned),
-                                     _Alignof(struct coro_args_aligned));
+                                     _Alignof(struct coro_args_aligned), CORO_GENERATOR);
   struct coro_args_aligned *coro_a = coro_stackful_args(coro_c);
   coro_a->tag = tag;
   coro_a->n = n;
@@ -207,7 +207,7 @@ static void coro_entry_churn(coro_t *coro_c) {
 }
 static coro_t *churn(long seed, int n) {
   coro_t *coro_c = coro_stackful_new(coro_entry_churn, sizeof(struct coro_args_churn),
-                                     _Alignof(struct coro_args_churn));
+                                     _Alignof(struct coro_args_churn), CORO_GENERATOR);
   struct coro_args_churn *coro_a = coro_stackful_args(coro_c);
   coro_a->seed = seed;
   coro_a->n = n;
@@ -229,7 +229,7 @@ static bool evens_resume(coro_t *c, void *out) {
   CORO_FINISH(c);
 }
 static coro_t *evens(long n) {
-  coro_t *c = coro_frame_new(sizeof(struct evens_frame), _Alignof(struct evens_frame), evens_resume);
+  coro_t *c = coro_frame_new(sizeof(struct evens_frame), _Alignof(struct evens_frame), evens_resume, CORO_GENERATOR);
   ((struct evens_frame *)c)->n = n;
   return c;
 }
@@ -461,7 +461,7 @@ void coro_entry_overflow(coro_t *coro_c) {
 }
 
 static coro_t *overflow(void) {
-  return coro_stackful_new(coro_entry_overflow, 0, 1);
+  return coro_stackful_new(coro_entry_overflow, 0, 1, CORO_GENERATOR);
 }
 
 static int run_overflow(const char *kind) {
@@ -564,7 +564,7 @@ static void coro_entry_leak(coro_t *coro_c) {
   coro_body_leak(coro_c);
 }
 static coro_t *leak(void) {
-  return coro_stackful_new(coro_entry_leak, sizeof(struct coro_args_leak), _Alignof(struct coro_args_leak));
+  return coro_stackful_new(coro_entry_leak, sizeof(struct coro_args_leak), _Alignof(struct coro_args_leak), CORO_GENERATOR);
 }
 
 /* The hazard of shared stacks: a pointer into a suspended instance's stack,
