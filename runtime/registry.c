@@ -13,6 +13,7 @@
  *                        ring:  live <-> live <-> ... (the large ones)
  *
  *   slab (64 KiB, aligned):  [ struct coro_slab | slot | slot | slot | ... | never used ]
+ *                            (slabs are mapped 64 at a time, an arena of 4 MiB)
  *                                                  ^ coro_t *, 16..512 bytes, all of one size
  *   large (malloc):          [ padding | struct coro_live | the instance ]
  *
@@ -68,6 +69,7 @@
 
 enum {
   SLAB_BYTES = 64 * 1024,   /* a slab: its header, then slots; aligned to its size */
+  ARENA_SLABS = 64,         /* slabs are mapped 64 at a time (4 MiB): few entries in the process's map */
   SLOT_STEP = 16,           /* slot sizes are multiples of this, which keeps every slot 16-byte aligned */
   SLOT_CLASSES = 32,        /* slots of 16, 32, ... 512 bytes */
   SLOT_MAX = SLOT_STEP * SLOT_CLASSES,
@@ -98,6 +100,10 @@ struct coro_registry {
   long tid;                      /* the thread's id, as gdb's "LWP" */
   int exited;                    /* the thread is gone; its instances were never freed */
   int plain;                     /* every instance from malloc (see the top) */
+  char *arena_next, *arena_end;  /* the part of the newest arena no slab has used yet */
+  struct coro_slab *spare;       /* slabs given back, their memory returned, to use again */
+  char **arenas;                 /* every arena of the thread, for its end */
+  size_t narenas;
 };
 
 /* Every registry, newest first: where the gdb extension starts. */
@@ -137,11 +143,9 @@ static void registry_end(void *arg) {
     p = &(*p)->next;
   *p = r->next;
   pthread_mutex_unlock(&registries_lock);
-  while (r->slabs.next != &r->slabs) {
-    struct coro_slab *s = r->slabs.next;
-    r->slabs.next = s->next;
-    munmap(s, SLAB_BYTES);
-  }
+  for (size_t i = 0; i < r->narenas; i++)
+    munmap(r->arenas[i], (size_t)ARENA_SLABS * SLAB_BYTES);
+  free(r->arenas);
   free(r);
 }
 
@@ -198,23 +202,43 @@ static void room_remove(struct coro_registry *r, struct coro_slab *s) {
   s->next_room = s->prev_room = NULL;
 }
 
-/* A new slab for slots of class k, SLAB_BYTES aligned to SLAB_BYTES (so that
-   a slot finds its slab by rounding its address down): mapped twice as
-   large, and the ends trimmed. The kernel merges neighbouring mappings, so
-   many slabs cost few entries of the process's map. */
-static struct coro_slab *slab_new(struct coro_registry *r, unsigned k) {
-  char *map = mmap(NULL, 2 * SLAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+/* A new arena: ARENA_SLABS slabs, aligned to SLAB_BYTES (so that a slot
+   finds its slab by rounding its address down): mapped a slab larger, and
+   the ends trimmed. Its pages cost nothing until a slab's slots touch them. */
+static bool arena_new(struct coro_registry *r) {
+  size_t size = (size_t)ARENA_SLABS * SLAB_BYTES;
+  char **arenas = realloc(r->arenas, (r->narenas + 1) * sizeof *arenas);
+  if (!arenas)
+    return false;
+  r->arenas = arenas;
+  char *map = mmap(NULL, size + SLAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map == MAP_FAILED)
-    return NULL;
+    return false;
   char *start = (char *)(((uintptr_t)map + SLAB_BYTES - 1) & ~(uintptr_t)(SLAB_BYTES - 1));
   if (start > map)
     munmap(map, (size_t)(start - map));
-  if (start + SLAB_BYTES < map + 2 * SLAB_BYTES)
-    munmap(start + SLAB_BYTES, (size_t)(map + 2 * SLAB_BYTES - (start + SLAB_BYTES)));
-  struct coro_slab *s = (struct coro_slab *)start;   /* fresh pages: already zero */
-  s->owner = r;
-  s->size_class = k;
-  s->slot_size = (k + 1) * SLOT_STEP;
+  if (start + size < map + size + SLAB_BYTES)
+    munmap(start + size, (size_t)(map + size + SLAB_BYTES - (start + size)));
+  r->arenas[r->narenas++] = start;
+  r->arena_next = start;
+  r->arena_end = start + size;
+  return true;
+}
+
+/* A slab for slots of class k: one given back before, or the next of the
+   arena (fresh pages read as zero; a spare one's were returned but its
+   header page, which is set again here). */
+static struct coro_slab *slab_new(struct coro_registry *r, unsigned k) {
+  struct coro_slab *s = r->spare;
+  if (s) {
+    r->spare = s->next;
+  } else {
+    if (r->arena_next == r->arena_end && !arena_new(r))
+      return NULL;
+    s = (struct coro_slab *)r->arena_next;
+    r->arena_next += SLAB_BYTES;
+  }
+  *s = (struct coro_slab){.owner = r, .size_class = k, .slot_size = (k + 1) * SLOT_STEP};
   s->first = (sizeof *s + SLOT_STEP - 1) / SLOT_STEP * SLOT_STEP;
   s->capacity = (SLAB_BYTES - s->first) / s->slot_size;
   s->next = r->slabs.next;
@@ -225,11 +249,16 @@ static struct coro_slab *slab_new(struct coro_registry *r, unsigned k) {
   return s;
 }
 
+/* An empty slab: out of the lists, its memory given back to the system
+   (all but the page of its header, which links it among the spares). */
 static void slab_free(struct coro_registry *r, struct coro_slab *s) {
   room_remove(r, s);
   s->prev->next = s->next;
   s->next->prev = s->prev;
-  munmap(s, SLAB_BYTES);
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  madvise((char *)s + page, SLAB_BYTES - page, MADV_DONTNEED);
+  s->next = r->spare;
+  r->spare = s;
 }
 
 static void *slot_alloc(struct coro_registry *r, size_t size) {
