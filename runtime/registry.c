@@ -17,8 +17,9 @@
  *                                                  ^ coro_t *, 16..512 bytes, all of one size
  *   large (malloc):          [ padding | struct coro_live | the instance ]
  *
- * A slot costs its size rounded up to 16 bytes, and nothing else: the
- * two-int generator's 32 bytes are 32 bytes (docs/benchmarks.md, part 7). A
+ * A slot costs its size rounded up to 8 bytes (16 for a frame aligned to
+ * 16), and nothing else: the two-int generator's 32 bytes are 32 bytes
+ * (docs/benchmarks.md, part 7). A
  * live slot's first word is its resume function; a free one's is NULL
  * (its second word links it into its slab's list of free slots), so the gdb
  * extension finds the live ones by walking the slabs. Instances larger than
@@ -70,8 +71,9 @@
 enum {
   SLAB_BYTES = 64 * 1024,   /* a slab: its header, then slots; aligned to its size */
   ARENA_SLABS = 64,         /* slabs are mapped 64 at a time (4 MiB): few entries in the process's map */
-  SLOT_STEP = 16,           /* slot sizes are multiples of this, which keeps every slot 16-byte aligned */
-  SLOT_CLASSES = 32,        /* slots of 16, 32, ... 512 bytes */
+  SLOT_STEP = 8,            /* slot sizes are multiples of this; those of 16 give 16-byte aligned slots */
+  SLOT_CLASSES = 64,        /* slots of 8, 16, ... 512 bytes (an instance has at least 16) */
+  SLOT_ALIGN = 16,          /* the largest alignment a slot gives */
   SLOT_MAX = SLOT_STEP * SLOT_CLASSES,
 };
 
@@ -239,7 +241,7 @@ static struct coro_slab *slab_new(struct coro_registry *r, unsigned k) {
     r->arena_next += SLAB_BYTES;
   }
   *s = (struct coro_slab){.owner = r, .size_class = k, .slot_size = (k + 1) * SLOT_STEP};
-  s->first = (sizeof *s + SLOT_STEP - 1) / SLOT_STEP * SLOT_STEP;
+  s->first = (sizeof *s + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN;
   s->capacity = (SLAB_BYTES - s->first) / s->slot_size;
   s->next = r->slabs.next;
   s->prev = &r->slabs;
@@ -330,8 +332,9 @@ coro_t *coro_instance_alloc(size_t size, size_t align) {
   struct coro_registry *r = tls_registry;
   if (__builtin_expect(!r, 0))
     r = registry_start();
-  bool slot = size <= SLOT_MAX && align <= SLOT_STEP && !r->plain;
-  coro_t *c = slot ? slot_alloc(r, size) : live_alloc(r, size, align);
+  bool slot = size <= SLOT_MAX && align <= SLOT_ALIGN && !r->plain;
+  size_t slot_size = align > SLOT_STEP ? (size + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN : size;
+  coro_t *c = slot ? slot_alloc(r, slot_size) : live_alloc(r, size, align);
   if (!c)
     return NULL;
   memset(c, 0, size);   /* a fresh frame reads as zeros */
@@ -347,7 +350,7 @@ void coro_instance_free(coro_t *c) {
 }
 
 _Static_assert(sizeof(struct coro_live) % 16 == 0, "coro_live keeps the instance 16-byte aligned");
-_Static_assert(sizeof(struct coro) <= SLOT_STEP, "a free slot's link fits in the smallest slot");
+_Static_assert(sizeof(struct coro) >= 2 * sizeof(void *), "a free slot's link fits in any instance");
 
 /* }================================================================== */
 

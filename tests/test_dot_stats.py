@@ -74,7 +74,7 @@ def test_stats_under_hoist_all(coroc):
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
     assert lines[0] == "coroutine pairs (shadowing.coc:4), stackless: frame 40 bytes, align 8"
-    assert lines[1] == "  each instance: a 48-byte slot of its thread's slabs"
+    assert lines[1] == "  each instance: a 40-byte slot of its thread's slabs"
     assert [l.split()[2] for l in lines[3:]] == ["coro_base", "n", "i", "coro_i_2", "sum", "coro_i_3"]
     assert all(l.endswith("every local (--hoist-all))") for l in lines[5:])
 
@@ -136,7 +136,7 @@ def test_stats_of_a_task(coroc):
     assert res.returncode == 0, res.stderr
     child = res.stdout.split("coroutine child")[1].split("coroutine top")[0]
     assert "frame 120 bytes, align 8" in child
-    assert "each instance: a 128-byte slot of its thread's slabs" in child
+    assert "each instance: a 120-byte slot of its thread's slabs" in child
     rows = [l.split()[:3] for l in child.splitlines()[3:]]
     assert [(int(o), int(s), f) for o, s, f in rows] == [
         (0, 56, "coro_base"), (56, 4, "x"), (60, 4, "a"), (64, 4, "coro_result"),

@@ -2,7 +2,7 @@
  * coro_frame_new and coro_free as generated code calls them.
  *
  *   instances layout     same-sized instances made in a row lie side by side,
- *                        each as big as its frame rounded up to 16 bytes
+ *                        each as big as its frame rounded up to 8 bytes
  *   instances churn      300,000 instances of sizes 16..1024 and alignments
  *                        up to 64, made and freed in a pseudo-random order:
  *                        every one zeroed when made, aligned, and not sharing a
@@ -55,8 +55,8 @@ static long resident_bytes(void) {
 }
 
 static void layout(void) {
-  for (size_t size = 16; size <= 512; size += 40) {
-    size_t slot = (size + 15) / 16 * 16;
+  for (size_t size = 16; size <= 512; size += 20) {
+    size_t slot = (size + 7) / 8 * 8;
     coro_t *a = make(size, 8), *b = make(size, 8), *c = make(size, 8);
     CHECK((char *)b - (char *)a == (ptrdiff_t)slot && (char *)c - (char *)b == (ptrdiff_t)slot,
           "%zu-byte instances made in a row at %p %p %p, not %zu apart", size, (void *)a, (void *)b,
