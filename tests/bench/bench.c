@@ -80,18 +80,23 @@ struct row {
   double median, min, max;
 };
 
-enum { HAND, STACKLESS, STACKFUL, STACKFUL_FPENV, UCONTEXT, FCONTEXT, NROWS };
+enum { HAND, STACKLESS, CXX20, STACKFUL, STACKFUL_FPENV, UCONTEXT, FCONTEXT, NROWS };
 
 /* The order of measurement in a repetition: each row next to its baseline
    (boost.context between the two stackful rows compared with it). The
    table shows the rows in enum order. */
-static const int run_order[NROWS] = {HAND, STACKLESS, STACKFUL, FCONTEXT, STACKFUL_FPENV, UCONTEXT};
+static const int run_order[NROWS] = {HAND, STACKLESS, CXX20, STACKFUL, FCONTEXT, STACKFUL_FPENV, UCONTEXT};
 
 #define ROW(label, fn) {.name = (label), .run = (fn)}
 #define MISSING(label, why) {.name = (label), .not_built = (why)}
 static struct row rows[NROWS] = {
   [HAND] = ROW("hand-written switch (C)", bench_run_handwritten),
   [STACKLESS] = ROW("coroc stackless", bench_run_stackless),
+#if BENCH_HAVE_CXX20
+  [CXX20] = ROW("C++20 generator (" BENCH_CXX20_COMPILER ")", bench_run_cxx20),
+#else
+  [CXX20] = MISSING("C++20 generator", BENCH_CXX20_MISSING),
+#endif
 #if BENCH_HAVE_STACKFUL
   [STACKFUL] = ROW("coroc stackful (" BENCH_STACKFUL_SWITCH ")", bench_run_stackful),
   [STACKFUL_FPENV] = ROW("coroc stackful, own FP env", bench_run_stackful_fpenv),
@@ -310,7 +315,7 @@ static void print_generators(void) {
     snprintf(range, sizeof range, "%.2f..%.2f", r->min, r->max);
     if (k == HAND || k == FCONTEXT)
       snprintf(rel, sizeof rel, "1.00 (baseline)");
-    else if (k == STACKLESS && rows[HAND].run)
+    else if ((k == STACKLESS || k == CXX20) && rows[HAND].run)
       snprintf(rel, sizeof rel, "%.2f x hand-written", ratio(k, HAND));
     else if (rows[FCONTEXT].run)
       snprintf(rel, sizeof rel, "%.2f x boost.context", ratio(k, FCONTEXT));
@@ -324,6 +329,7 @@ static void print_generators(void) {
     }
   printf("\ntargets (median of the paired ratios of this run):\n");
   print_target("stackless / hand-written", STACKLESS, HAND, 1.10);
+  print_target("stackless / C++20 generator", STACKLESS, CXX20, 1.00);
   print_target("stackful (" BENCH_STACKFUL_SWITCH ") / boost.context", STACKFUL, FCONTEXT, 0.60);
   print_target("stackful, own FP env / boost.context", STACKFUL_FPENV, FCONTEXT, 1.00);
 }

@@ -27,6 +27,7 @@ bench_run_fn bench_run_stackful;           /* gen.coc, --backend=stackful, libco
 bench_run_fn bench_run_stackful_fpenv;     /* the same, each instance keeping its own FP environment */
 bench_run_fn bench_run_stackful_ucontext;  /* gen.coc, --backend=stackful, libcoro with COROC_SWITCH=ucontext */
 bench_run_fn bench_run_fcontext;           /* fcontext.cpp: boost.context's jump_fcontext */
+bench_run_fn bench_run_cxx20;              /* cxx20_gen.cpp + cxx20_run.cpp: a C++20 coroutine */
 
 /* The second table: a task resumed at the bottom of a chain of awaits
    (chain.coc). Spawn a chain `depth` awaits deep whose innermost task does
