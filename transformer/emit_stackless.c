@@ -218,6 +218,7 @@ static void emit_resume(Emitter *e, Coroutine *co) {
      saying so lets the compiler lay the resume paths out straight */
   emit_put(e, at, "coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */");
   emit_lines(e, &co->body);
+  emit_put(e, e->toks->v[body->last].line, "coro_end: CORO_BODY_END;  /* reached once: the body returns */");
   emit_put(e, e->toks->v[body->last].line, "CORO_FINISH(coro_c);");
   e->indent--;
   emit_put(e, 0, "}");

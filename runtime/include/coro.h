@@ -687,6 +687,13 @@ static inline unsigned coro_enter(coro_t *c) {
 #define CORO_FIRST_RESUME __attribute__((unused))
 #endif
 
+/* The label before the body's end (its last CORO_FINISH), reached once in
+   an instance's life: cold for the same reason, so that a loop around a
+   yield is laid out as the straight line, as a hand-written machine is, and
+   the way out of the loop is the jump (without it GCC made every resume of
+   `for (...; i < to; ...) yield i;` jump over the end: 1.3x slower). */
+#define CORO_BODY_END CORO_FIRST_RESUME
+
 /* Suspend at resume point n: the next resume continues at label coro_resume_n. */
 #define CORO_SUSPEND(c, n)                                               \
   do {                                                                   \

@@ -1,11 +1,11 @@
 /* create.c: part 5's rows, creating and freeing an instance.
  *
  * bench_create_registered makes and frees n instances with libcoro as it
- * is: coro_frame_new, which lists each live instance for debuggers
- * (runtime/registry.c), and coro_free. bench_create_unlisted does the same
- * with a copy of what libcoro did before that list existed (create_before.c:
- * calloc, the header, free through the release function), in a translation
- * unit of its own, as libcoro's are. Both frames are of the same size, that
+ * is: coro_frame_new, which takes a slot of its thread's slabs (also the
+ * debugger's list of live instances, runtime/registry.c), and coro_free.
+ * bench_create_unlisted does the same with a copy of what libcoro did
+ * before slabs and that list existed (create_before.c: calloc, the header,
+ * free), in a translation unit of its own, as libcoro's are. Both frames are of the same size, that
  * of a small coroutine (the header, four ints and a pointer). Each returns
  * the sum 0 + 1 + ... + (n-1), stored in and read back from the frames, so
  * that nothing can be left out.

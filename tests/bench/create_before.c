@@ -1,6 +1,6 @@
 /* create_before.c: libcoro's coro_frame_new and coro_free as they were
- * before the registry of live instances (runtime/registry.c), the
- * baseline of part 5 (create.c). */
+ * before its slabs and its registry of live instances (runtime/registry.c):
+ * calloc and free, the baseline of part 5 (create.c). */
 #include <coro.h>
 
 #include <stdio.h>

@@ -34,6 +34,8 @@ static bool coro_resume_countdown(coro_t *coro_c, void *coro_out) {
   coro_resume_1:;
   }
 #line 7
+  coro_end: CORO_BODY_END;  /* reached once: the body returns */
+#line 7
   CORO_FINISH(coro_c);
 }
 /* for debuggers (docs/debugging.md): the .coc lines of countdown's start and resume points; its parameters | locals, FIELD=NAME where renamed */

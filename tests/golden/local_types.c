@@ -59,6 +59,8 @@ static bool coro_resume_walk(coro_t *coro_c, void *coro_out) {
         (int)sizeof(struct coro_walk_point) + coro_f->name[0]);
 coro_resume_2:;
 #line 18
+  coro_end: CORO_BODY_END;  /* reached once: the body returns */
+#line 18
   CORO_FINISH(coro_c);
 }
 /* for debuggers (docs/debugging.md): the .coc lines of walk's start and resume points; its parameters | locals, FIELD=NAME where renamed */

@@ -58,6 +58,8 @@ static bool coro_resume_pairs(coro_t *coro_c, void *coro_out) {
         coro_f->i);
 coro_resume_3:;
 #line 15
+  coro_end: CORO_BODY_END;  /* reached once: the body returns */
+#line 15
   CORO_FINISH(coro_c);
 }
 /* for debuggers (docs/debugging.md): the .coc lines of pairs's start and resume points; its parameters | locals, FIELD=NAME where renamed */

@@ -48,6 +48,8 @@ again:
   }
   if (coro_f->count < 10)
     goto again;
+  coro_end: CORO_BODY_END;  /* reached once: the body returns */
+#line 21
   CORO_FINISH(coro_c);
 }
 /* for debuggers (docs/debugging.md): the .coc lines of tokens's start and resume points; its parameters | locals, FIELD=NAME where renamed */

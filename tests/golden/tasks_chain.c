@@ -41,6 +41,8 @@ coro_resume_1:;
   coro_f->coro_result = coro_f->x * 2;
 #line 8
   CORO_FINISH(coro_c);
+  coro_end: CORO_BODY_END;  /* reached once: the body returns */
+#line 9
   CORO_FINISH(coro_c);
 }
 /* for debuggers (docs/debugging.md): the .coc lines of leaf's start and resume points; its parameters | locals, FIELD=NAME where renamed */
@@ -155,6 +157,8 @@ coro_resume_1:;
   coro_f->coro_result = coro_f->a;
 #line 17
   CORO_FINISH(coro_c);
+  coro_end: CORO_BODY_END;  /* reached once: the body returns */
+#line 18
   CORO_FINISH(coro_c);
 }
 /* for debuggers (docs/debugging.md): the .coc lines of child's start and resume points; its parameters | locals, FIELD=NAME where renamed */
@@ -232,6 +236,8 @@ coro_resume_2:;
   coro_free(coro_f->coro_aw_2);
 #line 22
   printf("%d\n", coro_f->coro_tmp_2);
+  coro_end: CORO_BODY_END;  /* reached once: the body returns */
+#line 23
   CORO_FINISH(coro_c);
 }
 /* for debuggers (docs/debugging.md): the .coc lines of top's start and resume points; its parameters | locals, FIELD=NAME where renamed */
