@@ -345,8 +345,9 @@ coro_t *coro_instance_alloc(size_t size, size_t align) {
 void coro_instance_free(coro_t *c) {
   if (c->home == CORO_HOME_SLAB)
     slot_free(tls_registry, c);
-  else
+  else if (c->home == CORO_HOME_MALLOC)
     live_free(c);
+  /* CORO_HOME_NONE: the memory is its maker's (a child inside its parent) */
 }
 
 _Static_assert(sizeof(struct coro_live) % 16 == 0, "coro_live keeps the instance 16-byte aligned");

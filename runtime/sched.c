@@ -77,10 +77,13 @@ void coro_sched_poll_every(unsigned n) {
  * =================================================================== */
 
 /* Run c until it waits for something outside the chain of awaits it
-   belongs to. Why a loop and not recursion: a chain of awaits 1,000 deep
-   must not take 1,000 C frames on the scheduler's stack. */
-static void run_task(coro_t *c) {
-  coro_t *outer = sched_self.current;  /* (NULL, unless a task calls coro_run) */
+   belongs to, or until it ends and its parent is `stop`, the task that
+   started it itself (coro_start_child) and goes on by returning. Why a loop
+   and not recursion: a chain of awaits 1,000 deep must not take 1,000 C
+   frames on the scheduler's stack. */
+static void run_chain(coro_t *c, struct coro_task *stop) {
+  coro_t *outer = sched_self.current;  /* (NULL, unless a task calls coro_run; the parent in
+                                          coro_start_child) */
   for (;;) {
     if (c->status == CORO_RUNNING || c->status == CORO_DONE)
       coro_fatal("run_task", "instance %p is %s and cannot be resumed", (void *)c,
@@ -91,6 +94,8 @@ static void run_task(coro_t *c) {
     sched_self.current = outer;
     struct coro_task *t = coro_as_task(c);
     if (c->status == CORO_DONE) {
+      if (t->parent == stop && stop)
+        return;  /* the parent that started it goes on itself */
       if (t->parent) {
         c = &t->parent->base;  /* it reads the child's result and frees it */
         continue;
@@ -119,6 +124,22 @@ void coro_task_suspends(coro_t *c) {
     coro_fatal("coro_next", "instance %p is a task (it awaits or yields to the scheduler): hand it "
                "to the scheduler with coro_spawn, or await it; coro_next is for generators",
                (void *)c);
+}
+
+static void run_task(coro_t *c) {
+  run_chain(c, NULL);
+}
+
+/* A child inside its parent's frame is run by the parent itself, right at
+   its await: in the same order of events as a child the scheduler starts
+   (next, before any other ready task), without a suspension of the parent
+   when the child ends at once. If the child waits, the parent suspends
+   too, and the scheduler resumes it when the child ends. */
+bool coro_start_child(coro_t *parent, coro_t *child) {
+  coro_task_suspends(parent);
+  coro_as_task(child)->parent = coro_as_task(parent);
+  run_chain(child, coro_as_task(parent));
+  return child->status != CORO_DONE;
 }
 
 void coro_yield_task(coro_t *c) {

@@ -129,17 +129,42 @@ def test_dot_of_several_coroutines_is_one_graph(coroc, tmp_path):
 
 def test_stats_of_a_task(coroc):
     # after a task's 56-byte header (a generator's 16, then parent,
-    # awaiting, result, next_ready, waiting_on): x, a, the int result, then
-    # for each of the three awaits a child pointer (8-aligned) and its int
-    # value, then one cond: 120.
+    # awaiting, result, next_ready, waiting_on): x, a, the int result, each
+    # await's int value; then the frame of leaf (64 bytes), defined above,
+    # which child's three awaits share; then one cond: 152.
     res = run([COROC, "--stats", "tasks_chain.coc"], cwd=GOLDEN)
     assert res.returncode == 0, res.stderr
     child = res.stdout.split("coroutine child")[1].split("coroutine top")[0]
-    assert "frame 120 bytes, align 8" in child
-    assert "each instance: a 120-byte slot of its thread's slabs" in child
-    rows = [l.split()[:3] for l in child.splitlines()[3:]]
+    assert "frame 152 bytes, align 8" in child
+    assert "each instance: a 152-byte slot of its thread's slabs" in child
+    rows = [l.split()[:3] for l in child.splitlines()[3:] if re.match(r"^\s+\d+\s+\d+\s", l)]
     assert [(int(o), int(s), f) for o, s, f in rows] == [
         (0, 56, "coro_base"), (56, 4, "x"), (60, 4, "a"), (64, 4, "coro_result"),
-        (72, 8, "coro_aw_1"), (80, 4, "coro_tmp_1"), (88, 8, "coro_aw_2"), (96, 4, "coro_tmp_2"),
-        (104, 8, "coro_aw_3"), (112, 4, "coro_tmp_3"), (116, 4, "coro_cond_1")]
+        (68, 4, "coro_tmp_1"), (72, 4, "coro_tmp_2"), (76, 4, "coro_tmp_3"),
+        (80, 64, "coro_children"), (144, 4, "coro_cond_1")]
     assert "coro_base  (the runtime's header of a task)" in child
+    for line in (12, 13, 15):
+        assert (f"  await leaf at tasks_chain.coc:{line}: its frame is inside this one "
+                "(coro_children), no allocation") in child
+    top = res.stdout.split("coroutine top")[1]
+    assert "     64    152  coro_children" in top   # child's frame, with leaf's inside it
+
+
+def test_stats_says_why_a_child_is_on_the_heap(coroc, tmp_path):
+    src = tmp_path / "heap.coc"
+    src.write_text("coroutine int later(int x);\n"
+                   "coroutine int self(int n) {\n  if (n == 0)\n    return 0;\n  return await self(n - 1);\n}\n"
+                   "coroutine int early(int x) {\n  return x;\n}\n"
+                   "coroutine int user(void) {\n  int a = await later(1);\n  int b = await early(await later(2));\n"
+                   "  int c = await early(3);\n  return a + b + c;\n}\n"
+                   "coroutine int later(int x) {\n  return x;\n}\n")
+    res = run([COROC, "--stats", "heap.coc"], cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert "await self at heap.coc:5: its frame is on the heap: it awaits itself (recursion)" in out
+    assert ("await later at heap.coc:11: its frame is on the heap: it is defined below user (a frame "
+            "holds only children defined above it)") in out
+    assert "await early at heap.coc:12: its frame is on the heap: its arguments await" in out
+    assert "await early at heap.coc:13: its frame is inside this one (coro_children), no allocation" in out
+    res = run([COROC, "--stats", "--backend=stackful", "heap.coc"], cwd=tmp_path)
+    assert "await early at heap.coc:13: its body runs on this stack, a plain call" in res.stdout

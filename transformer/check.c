@@ -179,6 +179,33 @@ static Coroutine *find_definition(Checker *c, const char *name) {
   return NULL;
 }
 
+/* Children inside their parent. `await child(...)` of a coroutine defined
+   above in the file, whose arguments do not await, needs no frame of its
+   own on the heap: the child's frame is a field of the awaiting one
+   (stackless; all such fields of a coroutine share storage, since it awaits
+   one child at a time), or its body runs as a plain call on the awaiting
+   stack (stackful). Defined above: its frame's struct is complete where the
+   parent's is printed, and no chain of such awaits can come back to the
+   parent (a recursive coroutine keeps the heap), so every chain of inline
+   children ends, and an await chain allocates once, at its root. Otherwise
+   the child is made on the heap, and n->heap_reason says why (--stats). */
+static void place_child(Checker *c, Node *n, Coroutine *callee) {
+  if (!callee)
+    n->heap_reason = "its definition is not in this file";
+  else if (callee == c->co)
+    n->heap_reason = "it awaits itself (recursion)";
+  else if (callee->first > c->co->first)
+    n->heap_reason = format("it is defined below %s (a frame holds only children defined above it)",
+                            c->co->name);
+  else if (has_await(n->expr))
+    n->heap_reason = "its arguments await";
+  else {
+    n->inline_child = callee;
+    callee->awaited_inline = true;
+    c->co->has_inline_children = true;
+  }
+}
+
 /* What is awaited: a coroutine (a task: `await child(x)`), or an awaitable
    operation, a function returning an awaitable struct (`await coro_read(...)`). */
 static void classify_await(Checker *c, Node *n) {
@@ -193,6 +220,7 @@ static void classify_await(Checker *c, Node *n) {
                 "awaited", f->name);
     n->callee = f->name;
     n->sym = f;
+    place_child(c, n, callee);
     return;
   }
   if (f && f->kind == SYM_FUNCTION && f->decl && f->decl->kind == ND_INIT_DECL) {

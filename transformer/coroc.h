@@ -406,7 +406,12 @@ struct Node {
     const char *callee; /* ND_AWAIT: the coroutine awaited (a task), or NULL (an awaitable operation) */
     const char *field;  /* ND_EXPR OP_COMPOUND_LITERAL kept in the frame: its field (coro_lit_N) */
   };
-  const char *type;/* ND_AWAIT of an operation: the awaitable's type, as C text */
+  union {
+    const char *type;        /* ND_AWAIT of an operation: the awaitable's type, as C text */
+    const char *heap_reason; /* ND_AWAIT of a task whose frame is on the heap: why (--stats) */
+  };
+  Coroutine *inline_child; /* ND_AWAIT of a task defined above in the file: its frame lives in
+                              the awaiting frame (check.c, "Children inside their parent") */
   int first;       /* index of its first token (in the token list it was parsed from) */
   int last;        /* index of its last token; last < first for an empty node */
   union {          /* a small number, named by what it is for the node's kind: */
@@ -559,6 +564,8 @@ struct Coroutine {
   bool is_static;     /* declared static */
   bool is_generator;  /* it has a `yield EXPR;` */
   bool returns_void;  /* its declared type is void */
+  bool awaited_inline;/* some coroutine below awaits it with its frame inside its own (check.c) */
+  bool has_inline_children; /* it awaits a child whose frame is inside its own */
   int nresume;        /* resume points numbered 1..nresume */
   int *resume_lines;  /* [n]: the .coc line of resume point n */
   const char **resume_words; /* [n]: "yield" or "await" */

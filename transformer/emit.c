@@ -279,7 +279,9 @@ char *emit_line_text(Source *src, int physical) {
 /* `int n` of `coroutine int fib(int n)` -> the creation function's header. */
 char *emit_creation_header(Emitter *e, Coroutine *co) {
   Node *f = co->declarator->kids.v[0];
-  return format("%scoro_t *%s%s", co->is_static ? "static " : "", co->name,
+  /* a static one that is only ever awaited inline is never called */
+  const char *unused = co->is_static && co->awaited_inline ? "__attribute__((unused)) " : "";
+  return format("%s%scoro_t *%s%s", unused, co->is_static ? "static " : "", co->name,
                 range_str(e, f->first, f->last, &(Style){.raw = true}));
 }
 

@@ -67,6 +67,8 @@ static bool realign(FILE *out, Source *src, Token *t) {
    operand is printed by the nested call, which moves sp->next on. With
    #line directives, the operand of a splice starts a line of its own at its
    own column (realign). */
+static void splice_inline_call(FILE *out, Source *src, Coroutine *co, Splices *sp, Node *y, bool lines);
+
 static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t from, size_t to,
                    bool lines) {
   TokenList *o = &src->original;
@@ -94,6 +96,10 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       continue;
     }
     Token *first = &o->v[y->expr->first], *last = &o->v[y->expr->last];
+    if (y->kind == ND_AWAIT && y->inline_child) {
+      splice_inline_call(out, src, co, sp, y, lines);
+      continue;
+    }
     if (y->kind == ND_YIELD)
       fprintf(out, "CORO_STACKFUL_YIELD(coro_c, coro_value_%s,", co->name);
     if (y->kind == ND_AWAIT && y->discarded)
@@ -113,6 +119,27 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
   }
   if (at < to)
     fwrite(src->raw + at, 1, to - at, out);
+}
+
+/* `await child(x, y)` of a child defined above (check.c, "Children inside
+   their parent"): its body, called on this stack as a plain function with
+   this instance, `coro_body_child(coro_c, x, y)`. Where the child's body
+   suspends, this whole stack does, and this instance is what waits and is
+   woken; no instance of the child is made. */
+static void splice_inline_call(FILE *out, Source *src, Coroutine *co, Splices *sp, Node *y, bool lines) {
+  TokenList *o = &src->original;
+  Node *call = y->expr;
+  if (y->discarded)
+    fputs("(void)", out);
+  fprintf(out, "coro_body_%s(coro_c", y->callee);
+  if (call->kids.n) {
+    fputs(", ", out);
+    Token *first = &o->v[call->kids.v[0]->first], *last = &o->v[call->kids.v[call->kids.n - 1]->last];
+    if (lines)
+      realign(out, src, first);  /* the arguments where the user wrote them */
+    splice(out, src, co, sp, first->offset, token_end(last), lines);
+  }
+  fputc(')', out);
 }
 
 static bool yields_pre(Node *n, void *ctx) {

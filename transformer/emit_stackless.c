@@ -123,6 +123,20 @@ static void emit_scope_fields(Emitter *e, const FrameScope *s) {
   emit_put(e, 0, "};");
 }
 
+/* The frames of the children it awaits inline (check.c), one member per
+   await, all in one union: it awaits one child at a time. */
+static void emit_children(Emitter *e, Coroutine *co) {
+  emit_put(e, 0, "union {  /* the frames of the tasks it awaits, one at a time */");
+  e->indent++;
+  for (int i = 0; i < co->awaits.n; i++) {
+    Node *n = co->awaits.v[i];
+    if (n->inline_child)
+      emit_put(e, emit_line_of(e, n), "struct coro_frame_%s coro_in_%d;", n->callee, n->resume_point);
+  }
+  e->indent--;
+  emit_put(e, 0, "} coro_children;");
+}
+
 static void emit_frame(Emitter *e, Coroutine *co) {
   emit_shapes(e, co);
   emit_put(e, 0, "/* the frame of %s: its parameters and locals, kept across suspensions */",
@@ -149,10 +163,13 @@ static void emit_frame(Emitter *e, Coroutine *co) {
       emit_put(e, emit_line_of(e, n), "%s coro_aw_%d;  /* awaited */", n->type, k);
       continue;
     }
-    emit_put(e, emit_line_of(e, n), "coro_t *coro_aw_%d;  /* the task awaited */", k);
+    if (!n->inline_child)
+      emit_put(e, emit_line_of(e, n), "coro_t *coro_aw_%d;  /* the task awaited */", k);
     if (task_has_value(n->sym))
       emit_put(e, 0, "coro_value_%s coro_tmp_%d;  /* and its value */", n->callee, k);
   }
+  if (co->has_inline_children)
+    emit_children(e, co);
   for (int k = 1; k <= co->nconds; k++)
     emit_put(e, 0, "int coro_cond_%d;  /* an && or || around an await */", k);
   e->indent--;
@@ -224,6 +241,8 @@ static void emit_resume(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "}");
 }
 
+static void emit_creation_in(Emitter *e, Coroutine *co);
+
 static void emit_creation(Emitter *e, Coroutine *co) {
   int at = emit_line_of(e, co->decl);
   emit_put(e, 0, "/* %s(...) makes an instance and runs nothing yet (lazy start) */", co->name);
@@ -240,6 +259,48 @@ static void emit_creation(Emitter *e, Coroutine *co) {
   if (!co->is_generator && !co->returns_void)
     emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_result;");
   emit_put(e, at, "return &coro_f->coro_base%s;", co->is_generator ? "" : ".base");
+  e->indent--;
+  emit_put(e, 0, "}");
+  if (co->awaited_inline)
+    emit_creation_in(e, co);
+}
+
+/* "int n, char *s" of `(int n, char *s)`; "" of `(void)` and `()`. */
+static char *param_list(Emitter *e, Coroutine *co) {
+  Node *f = co->declarator->kids.v[0];
+  char *text = range_str(e, f->first, f->last, &(Style){.raw = true});
+  char *open = strchr(text, '('), *close = strrchr(text, ')');
+  if (!open || !close || close < open)
+    internal_error("the parameter list of %s: '%s'", co->name, text);
+  char *inner = xstrndup(open + 1, (size_t)(close - open - 1));
+  char *s = inner;
+  while (*s == ' ' || *s == '\t' || *s == '\n')
+    s++;
+  if (!*s || strcmp(s, "void") == 0)
+    return "";
+  return inner;
+}
+
+/* For a task that coroutines below await inline (check.c): the same as its
+   creation function, in the frame's storage that the awaiting parent gives
+   (a member of its coro_children) instead of a new allocation. */
+static void emit_creation_in(Emitter *e, Coroutine *co) {
+  int at = emit_line_of(e, co->decl);
+  emit_put(e, 0, "/* %s(...) in storage its awaiting parent gives: no allocation */", co->name);
+  char *params = param_list(e, co);
+  emit_put(e, at, "static inline coro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {", co->name,
+           co->name, *params ? ", " : "", params);
+  e->indent++;
+  emit_put(e, at, "coro_frame_init(&coro_f->coro_base.base, sizeof *coro_f, coro_resume_%s, CORO_TASK);",
+           co->name);
+  for (int i = 0; i < co->locals.n; i++) {
+    Node *n = co->locals.v[i];
+    if (n->kind == ND_PARAM)
+      emit_put(e, at, "coro_f->%s = %s;", n->sym->field, n->sym->name);
+  }
+  if (!co->returns_void)
+    emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_result;");
+  emit_put(e, at, "return &coro_f->coro_base.base;");
   e->indent--;
   emit_put(e, 0, "}");
 }

@@ -79,7 +79,11 @@ static char *at_own_column(Emitter *e, Node *n) {
      coro_resume_3:;
      }
      ... coro_f->coro_aw_3.result ...                                      */
+static char *lower_await_inline(Emitter *e, Node *n);
+
 static char *lower_await(Emitter *e, Node *n) {
+  if (n->inline_child)
+    return lower_await_inline(e, n);
   int open = e->open_blocks;
   char *operand = lower_await_expr(e, n->expr);
   int line = emit_line_of(e, n), k = n->resume_point;
@@ -105,6 +109,39 @@ static char *lower_await(Emitter *e, Node *n) {
              n->callee, k);
   emit_put(e, line, "coro_free(coro_f->coro_aw_%d);", k);
   return is_void ? "(void)0" : format("coro_f->coro_tmp_%d", k);
+}
+
+/* `await child(x)` of a child whose frame is inside this one (check.c,
+   "Children inside their parent"): made in its member of coro_children,
+   then run at once, right here; this task suspends only if the child does,
+   and the scheduler resumes it when the child ends, as for a child on the
+   heap. Its arguments have no await (or it would be on the heap).
+
+     coro_in_child(&coro_f->coro_children.coro_in_3, x);
+     CORO_AWAIT_INLINE(coro_c, 3, &coro_f->coro_children.coro_in_3.coro_base.base);
+   coro_resume_3:;
+     coro_f->coro_tmp_3 = coro_f->coro_children.coro_in_3.coro_result;     */
+static char *lower_await_inline(Emitter *e, Node *n) {
+  Node *call = n->expr;
+  int line = emit_line_of(e, n), k = n->resume_point;
+  char *args = NULL;
+  size_t len;
+  FILE *f = xmemstream(&args, &len);
+  for (int i = 0; i < call->kids.n; i++)
+    fprintf(f, ", %s", node_str(e, call->kids.v[i]));
+  fclose(f);
+  emit_put(e, 0, "/* resume point %d: %s:%d, the child's frame inside this one */", k, e->src->name,
+           line);
+  emit_put(e, line, "coro_in_%s(&coro_f->coro_children.coro_in_%d%s);", n->callee, k, args);
+  xfree(args);
+  emit_put(e, line, "CORO_AWAIT_INLINE(coro_c, %d, &coro_f->coro_children.coro_in_%d.coro_base.base);", k, k);
+  e->indent--;
+  emit_put(e, 0, "coro_resume_%d:;", k);
+  e->indent++;
+  if (!task_has_value(n->sym))
+    return "(void)0";
+  emit_put(e, line, "coro_f->coro_tmp_%d = coro_f->coro_children.coro_in_%d.coro_result;", k, k);
+  return format("coro_f->coro_tmp_%d", k);
 }
 
 /* `A && B` with an await in B: B runs only when A holds, as C says.

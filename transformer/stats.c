@@ -119,7 +119,7 @@ static char *compile_to_assembly(const char *c_path, const Options *opt) {
 /* The frame fields coroc adds beyond the locals (emit.c, emit_frame), with
    what each is for: pairs of strings, then NULL. */
 static char **extra_fields(Coroutine *co) {
-  char **v = xcalloc(2 * (co->literals.n + 2 * co->awaits.n + co->nconds + 1) + 1, sizeof(char *));
+  char **v = xcalloc(2 * (co->literals.n + 2 * co->awaits.n + co->nconds + 2) + 1, sizeof(char *));
   int n = 0;
   for (int i = 0; i < co->literals.n; i++) {
     v[n++] = (char *)co->literals.v[i]->field;
@@ -131,12 +131,18 @@ static char **extra_fields(Coroutine *co) {
   }
   for (int i = 0; i < co->awaits.n; i++) {
     Node *a = co->awaits.v[i];
-    v[n++] = format("coro_aw_%d", a->resume_point);
-    v[n++] = a->callee ? "the task awaited" : "the awaitable";
+    if (!a->inline_child) {
+      v[n++] = format("coro_aw_%d", a->resume_point);
+      v[n++] = a->callee ? "the task awaited" : "the awaitable";
+    }
     if (a->callee && task_has_value(a->sym)) {
       v[n++] = format("coro_tmp_%d", a->resume_point);
       v[n++] = "the awaited task's value";
     }
+  }
+  if (co->has_inline_children) {
+    v[n++] = "coro_children";
+    v[n++] = "the frames of the tasks it awaits inline, one at a time";
   }
   for (int i = 1; i <= co->nconds; i++) {
     v[n++] = format("coro_cond_%d", i);
@@ -212,6 +218,24 @@ static char *instance_memory(long size, long align) {
     return format("each instance: a %ld-byte slot of its thread's slabs", (size + step - 1) / step * step);
   return format("each instance: malloc'ed, %ld bytes with the runtime's 32-byte record in front",
                 size + 32);
+}
+
+/* Where the frame of each task it awaits lives (check.c, "Children inside
+   their parent"): inside this one, or on the heap, and why. */
+static void print_children(FILE *out, Source *src, Coroutine *co, bool stackful) {
+  for (int i = 0; i < co->awaits.n; i++) {
+    Node *a = co->awaits.v[i];
+    if (!a->callee)
+      continue;
+    int line = src->original.v[a->first].line;
+    if (a->inline_child)
+      fprintf(out, "  await %s at %s:%d: %s\n", a->callee, src->name, line,
+              stackful ? "its body runs on this stack, a plain call (no instance, no allocation)"
+                       : "its frame is inside this one (coro_children), no allocation");
+    else
+      fprintf(out, "  await %s at %s:%d: its frame is on the heap: %s\n", a->callee, src->name, line,
+              a->heap_reason);
+  }
 }
 
 void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, const char *c_text) {
@@ -290,6 +314,7 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
         fprintf(out, "  %6ld %6ld  %s  (%s)\n", off, fsize, names[i], names[i + 1]);
       }
     }
+    print_children(out, src, co, stackful);
     if (stackful)
       fprintf(out, "  and a stack of its own: 256 KiB unless coro_set_stack_size says otherwise\n");
     else if (co->plain_locals.n) {

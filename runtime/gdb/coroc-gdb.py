@@ -263,8 +263,34 @@ def _slab_instances(r, coro_p):
     return out
 
 
+def _inline_children(inst, coro_p):
+    """The child whose frame is inside inst's (coroc's coro_children), when
+    inst is a stackless task stopped at the await of such a child, and the
+    child's own, down the chain."""
+    out = []
+    while not inst.stackful and not inst.generator and inst.status in (1, 2):
+        try:
+            block = gdb.block_for_pc(inst.fn)
+            frame_t = gdb.lookup_type("struct coro_frame_" + inst.name, block)
+        except (RuntimeError, gdb.error):
+            break
+        if "coro_children" not in [f.name for f in frame_t.fields()]:
+            break
+        children = inst.coro.cast(frame_t.pointer()).dereference()["coro_children"]
+        member = "coro_in_%d" % inst.resume_point
+        if member not in [f.name for f in children.type.fields()]:
+            break
+        child = Instance(children[member].address.cast(coro_p), inst.registry)
+        if child.status not in (1, 2) or child.parent != inst.addr:
+            break
+        out.append(child)
+        inst = child
+    return out
+
+
 def instances():
-    """Every live instance, thread by thread, in the order they lie in memory."""
+    """Every live instance, thread by thread, in the order they lie in memory
+    (an instance inside another's frame right after it)."""
     _names.clear()
     live = _type("struct coro_live")
     char = _type("char").pointer()
@@ -279,7 +305,9 @@ def instances():
             large.append(Instance((n.cast(char) + live.sizeof).cast(coro_p), r))
             n = n.dereference()["next"]
         items.extend(sorted(large, key=lambda i: i.addr))
-        out.extend(items)
+        for i in items:
+            out.append(i)
+            out.extend(_inline_children(i, coro_p))
     return out
 
 

@@ -647,6 +647,17 @@ static inline bool coro_next(coro_t *gen, void *out) {
 coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out),
                        enum coro_kind kind);
 
+/* The same in storage the caller gives, `size` bytes aligned for the frame:
+   a child's frame inside its awaiting parent's (coroc's `coro_in_NAME`).
+   coro_free of it gives nothing back (home CORO_HOME_NONE). */
+static inline void coro_frame_init(coro_t *c, size_t size, bool (*resume)(coro_t *c, void *out),
+                                   enum coro_kind kind) {
+  memset(c, 0, size);
+  c->resume = resume;
+  c->kind = (unsigned char)kind;
+  c->status = CORO_CREATED;
+}
+
 /* The name of a status, for messages. */
 const char *coro_status_name(int status);
 
@@ -799,6 +810,18 @@ void coro_await_task(coro_t *parent, coro_t *child);
   do {                                                                   \
     coro_await_task(c, child);                                           \
     CORO_SUSPEND(c, n);                                                  \
+  } while (0)
+
+/* `await child(...)` of a child whose frame is inside the parent's (made by
+   coro_in_NAME): run it now, right here, as the scheduler would have run it
+   next; the parent suspends at n only if the child did (it waits for
+   something), and is resumed when the child ends. coro_start_child is true
+   when the child has not ended. */
+bool coro_start_child(coro_t *parent, coro_t *child);
+#define CORO_AWAIT_INLINE(c, n, child)                                   \
+  do {                                                                   \
+    if (coro_start_child(c, child))                                      \
+      CORO_SUSPEND(c, n);                                                \
   } while (0)
 
 /* `await op(...)`: while the awaitable aw is not ready, arrange to be woken

@@ -60,6 +60,18 @@ coro_t *leaf(int x) {
 #line 6
   return &coro_f->coro_base.base;
 }
+/* leaf(...) in storage its awaiting parent gives: no allocation */
+#line 6
+static inline coro_t *coro_in_leaf(struct coro_frame_leaf *coro_f, int x) {
+#line 6
+  coro_frame_init(&coro_f->coro_base.base, sizeof *coro_f, coro_resume_leaf, CORO_TASK);
+#line 6
+  coro_f->x = x;
+#line 6
+  coro_f->coro_base.result = &coro_f->coro_result;
+#line 6
+  return &coro_f->coro_base.base;
+}
 #line 9
 
 
@@ -73,14 +85,16 @@ struct coro_frame_child {
   int x;  /* parameter */
   int a;
   coro_value_child coro_result;  /* what it returns, to the task awaiting it */
-#line 12
-  coro_t *coro_aw_1;  /* the task awaited */
   coro_value_leaf coro_tmp_1;  /* and its value */
-#line 13
-  coro_t *coro_aw_2;  /* the task awaited */
   coro_value_leaf coro_tmp_2;  /* and its value */
-  coro_t *coro_aw_3;  /* the task awaited */
   coro_value_leaf coro_tmp_3;  /* and its value */
+  union {  /* the frames of the tasks it awaits, one at a time */
+#line 12
+    struct coro_frame_leaf coro_in_1;
+    struct coro_frame_leaf coro_in_2;
+#line 15
+    struct coro_frame_leaf coro_in_3;
+  } coro_children;
   int coro_cond_1;  /* an && or || around an await */
 };
 CORO_NODISCARD coro_t *child(int x);  /* it may call itself */
@@ -101,35 +115,27 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
   }
 #line 11
   coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
-  /* resume point 1: tasks_chain.coc:12 */
+  /* resume point 1: tasks_chain.coc:12, the child's frame inside this one */
 #line 12
-  coro_f->coro_aw_1 =
+  coro_in_leaf(&coro_f->coro_children.coro_in_1, coro_f->x);
 #line 12
-                leaf(coro_f->x);
-#line 12
-  CORO_AWAIT_TASK(coro_c, 1, coro_f->coro_aw_1);
+  CORO_AWAIT_INLINE(coro_c, 1, &coro_f->coro_children.coro_in_1.coro_base.base);
 coro_resume_1:;
 #line 12
-  coro_f->coro_tmp_1 = *(coro_value_leaf *)coro_as_task(coro_f->coro_aw_1)->result;
-#line 12
-  coro_free(coro_f->coro_aw_1);
+  coro_f->coro_tmp_1 = coro_f->coro_children.coro_in_1.coro_result;
 #line 12
   coro_f->a = coro_f->coro_tmp_1 + 1;
   coro_f->coro_cond_1 = (coro_f->a > 3) != 0;
 #line 13
   if (coro_f->coro_cond_1) {
-    /* resume point 2: tasks_chain.coc:13 */
+    /* resume point 2: tasks_chain.coc:13, the child's frame inside this one */
 #line 13
-    coro_f->coro_aw_2 =
+    coro_in_leaf(&coro_f->coro_children.coro_in_2, coro_f->a);
 #line 13
-                     leaf(coro_f->a);
-#line 13
-    CORO_AWAIT_TASK(coro_c, 2, coro_f->coro_aw_2);
+    CORO_AWAIT_INLINE(coro_c, 2, &coro_f->coro_children.coro_in_2.coro_base.base);
   coro_resume_2:;
 #line 13
-    coro_f->coro_tmp_2 = *(coro_value_leaf *)coro_as_task(coro_f->coro_aw_2)->result;
-#line 13
-    coro_free(coro_f->coro_aw_2);
+    coro_f->coro_tmp_2 = coro_f->coro_children.coro_in_2.coro_result;
 #line 13
     coro_f->coro_cond_1 = (coro_f->coro_tmp_2 > 10) != 0;
   }
@@ -137,18 +143,14 @@ coro_resume_1:;
   if (coro_f->coro_cond_1)
     coro_f->a += 100;
   for (;;) {
-    /* resume point 3: tasks_chain.coc:15 */
+    /* resume point 3: tasks_chain.coc:15, the child's frame inside this one */
 #line 15
-    coro_f->coro_aw_3 =
+    coro_in_leaf(&coro_f->coro_children.coro_in_3, coro_f->a);
 #line 15
-               leaf(coro_f->a);
-#line 15
-    CORO_AWAIT_TASK(coro_c, 3, coro_f->coro_aw_3);
+    CORO_AWAIT_INLINE(coro_c, 3, &coro_f->coro_children.coro_in_3.coro_base.base);
   coro_resume_3:;
 #line 15
-    coro_f->coro_tmp_3 = *(coro_value_leaf *)coro_as_task(coro_f->coro_aw_3)->result;
-#line 15
-    coro_free(coro_f->coro_aw_3);
+    coro_f->coro_tmp_3 = coro_f->coro_children.coro_in_3.coro_result;
 #line 15
     if (!(coro_f->coro_tmp_3 < 1000)) break;
     coro_f->a *= 3;
@@ -176,6 +178,18 @@ coro_t *child(int x) {
 #line 11
   return &coro_f->coro_base.base;
 }
+/* child(...) in storage its awaiting parent gives: no allocation */
+#line 11
+static inline coro_t *coro_in_child(struct coro_frame_child *coro_f, int x) {
+#line 11
+  coro_frame_init(&coro_f->coro_base.base, sizeof *coro_f, coro_resume_child, CORO_TASK);
+#line 11
+  coro_f->x = x;
+#line 11
+  coro_f->coro_base.result = &coro_f->coro_result;
+#line 11
+  return &coro_f->coro_base.base;
+}
 #line 18
 
 
@@ -185,12 +199,13 @@ typedef void coro_value_top;
 /* the frame of top: its parameters and locals, kept across suspensions */
 struct coro_frame_top {
   struct coro_task coro_base;  /* the runtime's header of a task; must come first */
-#line 21
-  coro_t *coro_aw_1;  /* the task awaited */
   coro_value_child coro_tmp_1;  /* and its value */
-#line 22
-  coro_t *coro_aw_2;  /* the task awaited */
   coro_value_child coro_tmp_2;  /* and its value */
+  union {  /* the frames of the tasks it awaits, one at a time */
+#line 21
+    struct coro_frame_child coro_in_1;
+    struct coro_frame_child coro_in_2;
+  } coro_children;
 };
 CORO_NODISCARD coro_t *top(void);  /* it may call itself */
 /* the body of top, resumed at resume_point */
@@ -208,32 +223,24 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
   }
 #line 20
   coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
-  /* resume point 1: tasks_chain.coc:21 */
+  /* resume point 1: tasks_chain.coc:21, the child's frame inside this one */
 #line 21
-  coro_f->coro_aw_1 =
+  coro_in_child(&coro_f->coro_children.coro_in_1, 1);
 #line 21
-                       child(1);
-#line 21
-  CORO_AWAIT_TASK(coro_c, 1, coro_f->coro_aw_1);
+  CORO_AWAIT_INLINE(coro_c, 1, &coro_f->coro_children.coro_in_1.coro_base.base);
 coro_resume_1:;
 #line 21
-  coro_f->coro_tmp_1 = *(coro_value_child *)coro_as_task(coro_f->coro_aw_1)->result;
-#line 21
-  coro_free(coro_f->coro_aw_1);
+  coro_f->coro_tmp_1 = coro_f->coro_children.coro_in_1.coro_result;
 #line 21
   printf("%d\n", coro_f->coro_tmp_1);
-  /* resume point 2: tasks_chain.coc:22 */
+  /* resume point 2: tasks_chain.coc:22, the child's frame inside this one */
 #line 22
-  coro_f->coro_aw_2 =
+  coro_in_child(&coro_f->coro_children.coro_in_2, 5);
 #line 22
-                       child(5);
-#line 22
-  CORO_AWAIT_TASK(coro_c, 2, coro_f->coro_aw_2);
+  CORO_AWAIT_INLINE(coro_c, 2, &coro_f->coro_children.coro_in_2.coro_base.base);
 coro_resume_2:;
 #line 22
-  coro_f->coro_tmp_2 = *(coro_value_child *)coro_as_task(coro_f->coro_aw_2)->result;
-#line 22
-  coro_free(coro_f->coro_aw_2);
+  coro_f->coro_tmp_2 = coro_f->coro_children.coro_in_2.coro_result;
 #line 22
   printf("%d\n", coro_f->coro_tmp_2);
   coro_end: CORO_BODY_END;  /* reached once: the body returns */
