@@ -4,6 +4,7 @@
  *   await coro_chan_send(ch, &v)          0, or -EPIPE once ch is closed
  *   await coro_chan_recv(ch, &v)          0, or -EPIPE once closed and drained
  *   await coro_chan_select(ops, n)        one of several, its index
+ *   await coro_chan_select_timeout(ops, n, ms)   the same, or -ETIMEDOUT
  *
  * A channel is a ring of `capacity` values and two queues of waiting
  * operations, senders and receivers. The value moves when the second party
@@ -22,6 +23,13 @@
  *
  * Calling off (coro_timeout, a select's other branches) takes an operation
  * out of its queue; one that has been performed already stays performed.
+ *
+ * A select's own deadline (coro_chan_select_timeout) is settled without a
+ * race: its timer wakes the task itself, and sets `fired` as it does; a
+ * partner that finds a branch of a select whose timer has fired drops the
+ * select and takes the next waiting operation instead, and a select that
+ * is performed calls its timer off at once. So a deadline and a value in
+ * the same loop turn never both happen, and the task is woken once.
  */
 #include "coro_waitq.h"
 
@@ -62,22 +70,37 @@ static void *slot(struct coro_chan *ch, size_t i) {
   return ch->ring + (ch->head + i) % ch->cap * ch->elem;
 }
 
-/* The operation that has waited longest in q, out of it; or NULL. */
-static struct coro_chan_op *pop(struct coro_waitq *q) {
-  struct coro_waitlink *l = waitq_pop(q);
-  if (!l)
-    return NULL;
-  struct coro_chan_op *op = op_of(l);
-  op->queued = false;
-  return op;
-}
-
 /* Called off, or the other branch of a select that is over: out of its queue. */
 static void unhook(struct coro_chan_op *op) {
   if (op->queued) {
     waitq_remove(queue_of(op), &op->link);
     op->queued = false;
   }
+}
+
+static void unhook_all(struct coro_chan_select *sel) {
+  for (size_t i = 0; i < sel->n; i++)
+    unhook(&sel->ops[i]);
+}
+
+/* A select whose deadline has passed: its timer has queued its task
+   already, which will find -ETIMEDOUT. Its branches are waiting no more. */
+static bool expired(const struct coro_chan_select *sel) {
+  return sel && sel->timed && sel->timer.fired;
+}
+
+/* The operation that has waited longest in q and is still waiting, out of
+   it; or NULL. The branches of an expired select are dropped on the way. */
+static struct coro_chan_op *pop(struct coro_waitq *q) {
+  struct coro_waitlink *l;
+  while ((l = waitq_pop(q))) {
+    struct coro_chan_op *op = op_of(l);
+    op->queued = false;
+    if (!expired(op->select))
+      return op;
+    unhook_all(op->select);
+  }
+  return NULL;
 }
 
 static bool finish(struct coro_chan_op *op, int result) {
@@ -97,8 +120,9 @@ static void complete(struct coro_chan_op *op, int result) {
     coro_ready(op->base.waiter);
     return;
   }
-  for (size_t i = 0; i < sel->n; i++)
-    unhook(&sel->ops[i]);
+  unhook_all(sel);
+  if (sel->timed)   /* armed, not fired (pop saw to that): it never will now */
+    sel->timer.base.ops->cancel(&sel->timer.base);
   sel->done = true;
   sel->result = (int)(op - sel->ops);
   coro_ready(sel->base.waiter);
@@ -203,11 +227,20 @@ int coro_chan_try_recv(struct coro_chan *ch, void *value) {
  * =================================================================== */
 
 /* The first await of the select: each operation starts afresh, and the
-   first of the array that can be performed now is; else all wait. */
+   first of the array that can be performed now is; else all wait. Woken
+   later, it was either performed (done) or its deadline passed. */
 static bool select_ready(struct coro_awaitable *a) {
   struct coro_chan_select *sel = (struct coro_chan_select *)a;
-  if (sel->done || sel->started)
-    return sel->done;
+  if (sel->done)
+    return true;
+  if (sel->started) {
+    if (!expired(sel))
+      return false;
+    unhook_all(sel);
+    sel->done = true;
+    sel->result = -ETIMEDOUT;
+    return true;
+  }
   sel->started = true;
   if (sel->n == 0) {
     sel->done = true;
@@ -231,6 +264,11 @@ static bool select_ready(struct coro_awaitable *a) {
       sel->result = (int)i;
       return true;
     }
+  if (sel->timed && sel->ms == 0) {   /* nothing at once, and no time to wait */
+    sel->done = true;
+    sel->result = -ETIMEDOUT;
+    return true;
+  }
   return false;
 }
 
@@ -246,12 +284,17 @@ static void select_suspend(struct coro_awaitable *a, coro_t *waiter) {
       waitq_push(queue_of(op), &op->link);
     }
   }
+  if (sel->timed && !sel->timer.armed) {   /* the deadline counts from the first wait */
+    sel->timer = coro_sleep(sel->ms);
+    sel->timer.base.ops->suspend(&sel->timer.base, waiter);
+  }
 }
 
 static void select_cancel(struct coro_awaitable *a) {
   struct coro_chan_select *sel = (struct coro_chan_select *)a;
-  for (size_t i = 0; i < sel->n; i++)
-    unhook(&sel->ops[i]);
+  unhook_all(sel);
+  if (sel->timed)
+    sel->timer.base.ops->cancel(&sel->timer.base);
 }
 
 static const struct coro_awaiter chan_select_ops = {select_ready, select_suspend, select_cancel};
@@ -260,6 +303,13 @@ struct coro_chan_select coro_chan_select(struct coro_chan_op *ops, size_t n) {
   if (!ops && n)
     coro_fatal("coro_chan_select", "the array of %zu operations is NULL", n);
   return (struct coro_chan_select){.base = {.ops = &chan_select_ops}, .ops = ops, .n = n};
+}
+
+struct coro_chan_select coro_chan_select_timeout(struct coro_chan_op *ops, size_t n, unsigned ms) {
+  struct coro_chan_select sel = coro_chan_select(ops, n);
+  sel.timed = true;
+  sel.ms = ms;
+  return sel;
 }
 
 /* }================================================================== */

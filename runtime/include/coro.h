@@ -445,7 +445,10 @@ struct coro_chan_select {
   struct coro_chan_op *ops;
   size_t n;
   bool started, done;
-  int result;                      /* the index of the operation performed */
+  bool timed;                      /* coro_chan_select_timeout: with a deadline */
+  unsigned ms;                     /* its time, from the first wait */
+  struct coro_sleep timer;         /* the deadline's timer, armed at the first wait */
+  int result;                      /* the index of the operation performed, or -ETIMEDOUT */
 };
 
 /* `await coro_chan_send(ch, &v)`: copy the value at &v into the channel,
@@ -464,6 +467,13 @@ struct coro_chan_op coro_chan_recv(struct coro_chan *ch, void *value) CORO_NODIS
    result, 0 or -EPIPE, is in ops[i].result), or -EINVAL for n == 0. The
    array may be awaited again: each await starts its operations afresh. */
 struct coro_chan_select coro_chan_select(struct coro_chan_op *ops, size_t n) CORO_NODISCARD; /* int */
+
+/* The same with a deadline: -ETIMEDOUT if none was performed within ms of
+   the first wait (ms == 0: none could go on at once), and then none is.
+   Unlike coro_timeout around a select, a value handed over and the
+   deadline in the same loop turn cannot both happen: the first decides. */
+struct coro_chan_select coro_chan_select_timeout(struct coro_chan_op *ops, size_t n,
+                                                 unsigned ms) CORO_NODISCARD;              /* int */
 
 /* The awaitable of every wait of the toolkit: a waiter in a queue. */
 struct coro_sync_wait {
