@@ -6,89 +6,147 @@
  *   await coro_sem_acquire(&s)     a unit of s; coro_sem_release(&s)
  *   await coro_mutex_lock(&m)      the lock of m; coro_mutex_unlock(&m)
  *   await coro_group_wait(&g)      until every task counted into g is done
+ *   await coro_sync_timeout(W, ms) any of these, or -ETIMEDOUT after ms
  *
- * Each keeps a queue of the waits of the tasks waiting on it (coro_waitq.h),
- * and each wakes a task only with its wait over: the unit, the lock, the
- * event is handed to the waiting task before it is woken (its `done` set),
- * so no task that arrives in between can take it first, and tasks are
- * served in the order they came. All four are plain structs of the user's,
- * zeroed to start (a semaphore with its count); they own no memory.
+ * Each object keeps a queue of the waits of the tasks waiting on it
+ * (coro_waitq.h), and wakes a task only with its wait over: the unit, the
+ * lock, the event is handed to the waiting task before it is woken (its
+ * `done` set), so no task that arrives in between can take it first, and
+ * tasks are served in the order they came. All four are plain structs of
+ * the user's, zeroed to start (a semaphore with its count); they own no
+ * memory.
+ *
+ * One wait, four kinds: a kind says where the object keeps its queue and
+ * how to take it now. A deadline (coro_sync_timeout) is settled without a
+ * race, as a channel select's is (chan.c): its timer wakes the task
+ * itself, setting `fired`; whoever hands the object over skips a wait whose
+ * timer fired, and calls off the timer of the wait it hands it to.
  */
 #include "coro_waitq.h"
+
+#include <errno.h>
+
+/* An awaiter, and what the wait's object is. */
+struct sync_kind {
+  struct coro_awaiter ops;                   /* first: the wait's base.ops points here */
+  struct coro_waitq *(*queue)(void *object); /* where its waits line up */
+  bool (*take)(void *object);                /* take it now, if it can be (true) */
+};
+
+static const struct sync_kind *kind_of(const struct coro_sync_wait *w) {
+  return (const struct sync_kind *)w->base.ops;
+}
 
 static struct coro_sync_wait *wait_of(struct coro_waitlink *l) {
   return CORO_CONTAINER(l, struct coro_sync_wait, link);
 }
 
-/* The waits' queues: one per kind of object. */
-static struct coro_waitq *event_queue(struct coro_sync_wait *w) {
-  return &((struct coro_event *)w->object)->waiters;
-}
-static struct coro_waitq *sem_queue(struct coro_sync_wait *w) {
-  return &((struct coro_sem *)w->object)->waiters;
-}
-static struct coro_waitq *mutex_queue(struct coro_sync_wait *w) {
-  return &((struct coro_mutex *)w->object)->waiters;
-}
-static struct coro_waitq *group_queue(struct coro_sync_wait *w) {
-  return &((struct coro_group *)w->object)->waiters;
+static bool expired(const struct coro_sync_wait *w) {
+  return w->timed && w->timer.fired;
 }
 
-static void enqueue(struct coro_sync_wait *w, struct coro_waitq *q, coro_t *waiter) {
-  w->base.waiter = waiter;
-  if (!w->queued) {
-    w->queued = true;
-    waitq_push(q, &w->link);
-  }
+static bool finish(struct coro_sync_wait *w, int result) {
+  w->done = true;
+  w->result = result;
+  return true;
 }
 
-static void unhook(struct coro_sync_wait *w, struct coro_waitq *q) {
+static void unhook(struct coro_sync_wait *w) {
   if (w->queued) {
-    waitq_remove(q, &w->link);
+    waitq_remove(kind_of(w)->queue(w->object), &w->link);
     w->queued = false;
   }
 }
 
-/* The wait that has waited longest in q is over: out, done, woken. False
-   if none waits. */
+/* The wait that has waited longest in q is over: out, done, woken. Waits
+   whose deadline passed are dropped on the way (their timers have woken
+   their tasks). False if none waits. */
 static bool wake_first(struct coro_waitq *q) {
-  struct coro_waitlink *l = waitq_pop(q);
-  if (!l)
-    return false;
-  struct coro_sync_wait *w = wait_of(l);
-  w->queued = false;
-  w->done = true;
-  w->result = 0;
-  coro_ready(w->base.waiter);
-  return true;
+  struct coro_waitlink *l;
+  while ((l = waitq_pop(q))) {
+    struct coro_sync_wait *w = wait_of(l);
+    w->queued = false;
+    if (expired(w))
+      continue;
+    if (w->timed)   /* armed, not fired: it never will now */
+      w->timer.base.ops->cancel(&w->timer.base);
+    finish(w, 0);
+    coro_ready(w->base.waiter);
+    return true;
+  }
+  return false;
 }
 
-static bool finish(struct coro_sync_wait *w) {
-  w->done = true;
-  w->result = 0;
-  return true;
+/* {==================================================================
+ * The wait, for every kind
+ * =================================================================== */
+
+/* The first call: take the object now if it can be. Woken later: the
+   wait is over, or its deadline passed. */
+static bool sync_ready(struct coro_awaitable *a) {
+  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
+  if (w->done)
+    return true;
+  if (w->queued) {
+    if (!expired(w))
+      return false;
+    unhook(w);
+    return finish(w, -ETIMEDOUT);
+  }
+  if (kind_of(w)->take(w->object))
+    return finish(w, 0);
+  if (w->timed && w->ms == 0)
+    return finish(w, -ETIMEDOUT);
+  return false;
 }
+
+static void sync_suspend(struct coro_awaitable *a, coro_t *waiter) {
+  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
+  a->waiter = waiter;
+  if (!w->queued) {
+    w->queued = true;
+    waitq_push(kind_of(w)->queue(w->object), &w->link);
+  }
+  if (w->timed && !w->timer.armed) {   /* the deadline counts from the first wait */
+    w->timer = coro_sleep(w->ms);
+    w->timer.base.ops->suspend(&w->timer.base, waiter);
+  }
+}
+
+static void sync_cancel(struct coro_awaitable *a) {
+  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
+  unhook(w);
+  if (w->timed)
+    w->timer.base.ops->cancel(&w->timer.base);
+}
+
+#define SYNC_OPS {sync_ready, sync_suspend, sync_cancel}
+
+struct coro_sync_wait coro_sync_timeout(struct coro_sync_wait wait, unsigned ms) {
+  if (wait.queued || wait.done || wait.timed)
+    coro_fatal("coro_sync_timeout", "the wait %s", wait.timed ? "has a deadline already"
+               : "has begun already: give it a wait just made (coro_sem_acquire(...), ...)");
+  wait.timed = true;
+  wait.ms = ms;
+  return wait;
+}
+
+/* }================================================================== */
 
 /* {==================================================================
  * Event
  * =================================================================== */
 
-static bool event_ready(struct coro_awaitable *a) {
-  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
-  return w->done || (((struct coro_event *)w->object)->set && finish(w));
+static struct coro_waitq *event_queue(void *object) {
+  return &((struct coro_event *)object)->waiters;
 }
-static void event_suspend(struct coro_awaitable *a, coro_t *waiter) {
-  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
-  enqueue(w, event_queue(w), waiter);
+static bool event_take(void *object) {
+  return ((struct coro_event *)object)->set;
 }
-static void event_cancel(struct coro_awaitable *a) {
-  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
-  unhook(w, event_queue(w));
-}
-static const struct coro_awaiter event_wait_ops = {event_ready, event_suspend, event_cancel};
+static const struct sync_kind event_wait_ops = {SYNC_OPS, event_queue, event_take};
 
 struct coro_sync_wait coro_event_wait(struct coro_event *ev) {
-  return (struct coro_sync_wait){.base = {.ops = &event_wait_ops}, .object = ev};
+  return (struct coro_sync_wait){.base = {.ops = &event_wait_ops.ops}, .object = ev};
 }
 
 /* Every task waiting is woken with its wait over: a reset before it runs
@@ -111,39 +169,28 @@ void coro_event_reset(struct coro_event *ev) {
 
 /* A unit is free only while no task waits (release hands it to the
    first), so taking it here never jumps the queue. */
-static bool sem_ready(struct coro_awaitable *a) {
-  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
-  if (w->done)
-    return true;
-  struct coro_sem *s = w->object;
-  if (w->queued || s->count <= 0)
+static struct coro_waitq *sem_queue(void *object) {
+  return &((struct coro_sem *)object)->waiters;
+}
+static bool sem_take(void *object) {
+  struct coro_sem *s = object;
+  if (s->count <= 0)
     return false;
   s->count--;
-  return finish(w);
+  return true;
 }
-static void sem_suspend(struct coro_awaitable *a, coro_t *waiter) {
-  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
-  enqueue(w, sem_queue(w), waiter);
-}
-static void sem_cancel(struct coro_awaitable *a) {
-  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
-  unhook(w, sem_queue(w));
-}
-static const struct coro_awaiter sem_acquire_ops = {sem_ready, sem_suspend, sem_cancel};
+static const struct sync_kind sem_acquire_ops = {SYNC_OPS, sem_queue, sem_take};
 
 void coro_sem_init(struct coro_sem *s, long count) {
   *s = (struct coro_sem){.count = count};
 }
 
 struct coro_sync_wait coro_sem_acquire(struct coro_sem *s) {
-  return (struct coro_sync_wait){.base = {.ops = &sem_acquire_ops}, .object = s};
+  return (struct coro_sync_wait){.base = {.ops = &sem_acquire_ops.ops}, .object = s};
 }
 
 bool coro_sem_try_acquire(struct coro_sem *s) {
-  if (s->count <= 0)
-    return false;
-  s->count--;
-  return true;
+  return sem_take(s);
 }
 
 void coro_sem_release(struct coro_sem *s) {
@@ -151,35 +198,24 @@ void coro_sem_release(struct coro_sem *s) {
     s->count++;
 }
 
-static bool mutex_ready(struct coro_awaitable *a) {
-  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
-  if (w->done)
-    return true;
-  struct coro_mutex *m = w->object;
-  if (w->queued || m->locked)
-    return false;
-  m->locked = true;
-  return finish(w);
+static struct coro_waitq *mutex_queue(void *object) {
+  return &((struct coro_mutex *)object)->waiters;
 }
-static void mutex_suspend(struct coro_awaitable *a, coro_t *waiter) {
-  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
-  enqueue(w, mutex_queue(w), waiter);
-}
-static void mutex_cancel(struct coro_awaitable *a) {
-  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
-  unhook(w, mutex_queue(w));
-}
-static const struct coro_awaiter mutex_lock_ops = {mutex_ready, mutex_suspend, mutex_cancel};
-
-struct coro_sync_wait coro_mutex_lock(struct coro_mutex *m) {
-  return (struct coro_sync_wait){.base = {.ops = &mutex_lock_ops}, .object = m};
-}
-
-bool coro_mutex_try_lock(struct coro_mutex *m) {
+static bool mutex_take(void *object) {
+  struct coro_mutex *m = object;
   if (m->locked)
     return false;
   m->locked = true;
   return true;
+}
+static const struct sync_kind mutex_lock_ops = {SYNC_OPS, mutex_queue, mutex_take};
+
+struct coro_sync_wait coro_mutex_lock(struct coro_mutex *m) {
+  return (struct coro_sync_wait){.base = {.ops = &mutex_lock_ops.ops}, .object = m};
+}
+
+bool coro_mutex_try_lock(struct coro_mutex *m) {
+  return mutex_take(m);
 }
 
 /* The lock passes straight to the task that has waited longest: it stays
@@ -197,22 +233,16 @@ void coro_mutex_unlock(struct coro_mutex *m) {
  * Group
  * =================================================================== */
 
-static bool group_ready(struct coro_awaitable *a) {
-  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
-  return w->done || (((struct coro_group *)w->object)->pending == 0 && finish(w));
+static struct coro_waitq *group_queue(void *object) {
+  return &((struct coro_group *)object)->waiters;
 }
-static void group_suspend(struct coro_awaitable *a, coro_t *waiter) {
-  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
-  enqueue(w, group_queue(w), waiter);
+static bool group_take(void *object) {
+  return ((struct coro_group *)object)->pending == 0;
 }
-static void group_cancel(struct coro_awaitable *a) {
-  struct coro_sync_wait *w = (struct coro_sync_wait *)a;
-  unhook(w, group_queue(w));
-}
-static const struct coro_awaiter group_wait_ops = {group_ready, group_suspend, group_cancel};
+static const struct sync_kind group_wait_ops = {SYNC_OPS, group_queue, group_take};
 
 struct coro_sync_wait coro_group_wait(struct coro_group *g) {
-  return (struct coro_sync_wait){.base = {.ops = &group_wait_ops}, .object = g};
+  return (struct coro_sync_wait){.base = {.ops = &group_wait_ops.ops}, .object = g};
 }
 
 void coro_group_add(struct coro_group *g, long n) {

@@ -482,8 +482,18 @@ struct coro_sync_wait {
   bool queued;                     /* waiting in its queue */
   bool done;                       /* woken with the wait over (result set) */
   struct coro_waitlink link;       /* its place in the queue */
-  int result;                      /* 0 */
+  bool timed;                      /* coro_sync_timeout: with a deadline */
+  unsigned ms;                     /* its time, from the first wait */
+  struct coro_sleep timer;         /* the deadline's timer, armed at the first wait */
+  int result;                      /* 0, or -ETIMEDOUT */
 };
+
+/* `await coro_sync_timeout(coro_sem_acquire(&s), ms)`: any wait below,
+   with a deadline: 0, or -ETIMEDOUT if it was not over within ms of the
+   first wait (ms == 0: not at once), and then it took nothing (no unit,
+   no lock). Unlike coro_timeout, a unit or a lock handed over and the
+   deadline in the same loop turn cannot both happen: the first decides. */
+struct coro_sync_wait coro_sync_timeout(struct coro_sync_wait wait, unsigned ms) CORO_NODISCARD; /* int */
 
 /* An event (runtime/sync.c): tasks wait until it is set. A zeroed struct
    is clear. Setting it wakes every waiting task, in the order they came,
