@@ -390,7 +390,32 @@ def describe_awaitable(aw, inst):
         o = cast("struct coro_offload")
         fn = _symbol_name(_ptr(o["fn"])) or "0x%x" % _ptr(o["fn"])
         return "offload %s(0x%x)" % (fn, _ptr(o["arg"]))
+    if kind in ("chan_send_ops", "chan_recv_ops"):
+        op = cast("struct coro_chan_op")
+        return "%s on channel 0x%x" % (kind[5:9].replace("recv", "receive"), _ptr(op["chan"]))
+    if kind == "chan_select_ops":
+        sel = cast("struct coro_chan_select")
+        return "select of %d channel operations%s" % (int(sel["n"]), _deadline(sel, inst))
+    sync = {"event_wait_ops": ("event", "struct coro_event"),
+            "sem_acquire_ops": ("semaphore", "struct coro_sem"),
+            "mutex_lock_ops": ("mutex", "struct coro_mutex"),
+            "group_wait_ops": ("group", "struct coro_group")}
+    if kind in sync:
+        what, t = sync[kind]
+        w = cast("struct coro_sync_wait")
+        text = "%s 0x%x" % (what, _ptr(w["object"]))
+        if what == "group":
+            obj = w["object"].cast(_type(t).pointer()).dereference()
+            text += ": %d not done" % int(obj["pending"])
+        return text + _deadline(w, inst)
     return "awaitable 0x%x (%s)" % (_ptr(aw), kind)
+
+
+def _deadline(w, inst):
+    """', deadline in T ms' for a channel select or a toolkit wait with a deadline of its own."""
+    if not int(w["timed"]) or not int(w["timer"]["armed"]):
+        return ""
+    return ", deadline in %d ms" % max(int(w["timer"]["deadline"]) - _now_ms(inst), 0)
 
 
 def _ready_queue(registry):

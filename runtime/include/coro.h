@@ -386,6 +386,167 @@ struct coro_offload {
   void *result;
 };
 
+/* {==================================================================
+ * Channels and the synchronisation toolkit (runtime/chan.c,
+ * runtime/sync.c; docs/runtime.md, "Channels" and "Synchronisation")
+ *
+ * Tasks of one thread hand each other values and wait for each other
+ * without blocking the thread: every wait below is an awaitable, which
+ * coro_timeout can call off. Waiting tasks are served first come, first
+ * served. A waiting operation is linked into the queue of what it waits
+ * for, and that queue points into the awaitable struct in the task's
+ * frame or on its stack until the await completes or is called off.
+ * =================================================================== */
+
+/* A place in a queue of waiting operations, and the queue (FIFO). */
+struct coro_waitlink {
+  struct coro_waitlink *next, *prev;
+};
+struct coro_waitq {
+  struct coro_waitlink *head, *tail;
+};
+
+/* A channel of values of one size (runtime/chan.c). capacity 0: a send
+   waits until a receiver takes the value (a rendezvous); n > 0: up to n
+   values wait in the channel, and a send waits only when it is full.
+   NULL and errno ENOMEM when memory runs out. */
+struct coro_chan;
+struct coro_chan *coro_chan_new(size_t elem_size, size_t capacity);
+#define CORO_CHAN_NEW(type, capacity) coro_chan_new(sizeof(type), (capacity))
+void coro_chan_free(struct coro_chan *ch);    /* no task may wait on it */
+
+/* Close: no value is sent from now on. Waiting senders get -EPIPE, and so
+   do receivers once the values already in the channel are taken. 0, or
+   -EPIPE if it was closed already. */
+int coro_chan_close(struct coro_chan *ch);
+
+/* Without waiting, from a task or from ordinary code: 0 (sent, or received
+   into *value), -EAGAIN (it would wait), -EPIPE (closed; for a receive:
+   closed and empty). */
+int coro_chan_try_send(struct coro_chan *ch, const void *value);
+int coro_chan_try_recv(struct coro_chan *ch, void *value);
+size_t coro_chan_len(const struct coro_chan *ch);   /* values waiting in it */
+bool coro_chan_closed(const struct coro_chan *ch);
+
+struct coro_chan_select;
+struct coro_chan_op {
+  struct coro_awaitable base;
+  struct coro_chan *chan;
+  void *value;                     /* send: where the value is read; receive: where it goes */
+  bool send;                       /* a send (else a receive) */
+  bool queued;                     /* waiting in the channel's queue of senders or receivers */
+  bool done;                       /* performed (by a partner, or by close), result set */
+  struct coro_waitlink link;       /* its place in that queue */
+  struct coro_chan_select *select; /* the select it is a branch of, or NULL */
+  int result;                      /* 0, or -EPIPE */
+};
+struct coro_chan_select {
+  struct coro_awaitable base;
+  struct coro_chan_op *ops;
+  size_t n;
+  bool started, done;
+  bool timed;                      /* coro_chan_select_timeout: with a deadline */
+  unsigned ms;                     /* its time, from the first wait */
+  struct coro_sleep timer;         /* the deadline's timer, armed at the first wait */
+  int result;                      /* the index of the operation performed, or -ETIMEDOUT */
+};
+
+/* `await coro_chan_send(ch, &v)`: copy the value at &v into the channel,
+   waiting while it is full (capacity 0: until a receiver takes it);
+   `await coro_chan_recv(ch, &v)`: take the next value into v (NULL:
+   drop it), waiting while there is none. 0, or -EPIPE: closed (for a
+   receive, closed and drained). The pointer is read (written) when the
+   value moves, which may be after the task suspended: keep it valid until
+   the await completes. One struct per await. */
+struct coro_chan_op coro_chan_send(struct coro_chan *ch, const void *value) CORO_NODISCARD; /* int */
+struct coro_chan_op coro_chan_recv(struct coro_chan *ch, void *value) CORO_NODISCARD;       /* int */
+
+/* `await coro_chan_select(ops, n)`: of the n sends and receives, perform
+   exactly one, the first of the array that can go on now, or else the
+   first that can later; the others are called off. Its index (its own
+   result, 0 or -EPIPE, is in ops[i].result), or -EINVAL for n == 0. The
+   array may be awaited again: each await starts its operations afresh. */
+struct coro_chan_select coro_chan_select(struct coro_chan_op *ops, size_t n) CORO_NODISCARD; /* int */
+
+/* The same with a deadline: -ETIMEDOUT if none was performed within ms of
+   the first wait (ms == 0: none could go on at once), and then none is.
+   Unlike coro_timeout around a select, a value handed over and the
+   deadline in the same loop turn cannot both happen: the first decides. */
+struct coro_chan_select coro_chan_select_timeout(struct coro_chan_op *ops, size_t n,
+                                                 unsigned ms) CORO_NODISCARD;              /* int */
+
+/* The awaitable of every wait of the toolkit: a waiter in a queue. */
+struct coro_sync_wait {
+  struct coro_awaitable base;
+  void *object;                    /* the event, semaphore, mutex or group */
+  bool queued;                     /* waiting in its queue */
+  bool done;                       /* woken with the wait over (result set) */
+  struct coro_waitlink link;       /* its place in the queue */
+  bool timed;                      /* coro_sync_timeout: with a deadline */
+  unsigned ms;                     /* its time, from the first wait */
+  struct coro_sleep timer;         /* the deadline's timer, armed at the first wait */
+  int result;                      /* 0, or -ETIMEDOUT */
+};
+
+/* `await coro_sync_timeout(coro_sem_acquire(&s), ms)`: any wait below,
+   with a deadline: 0, or -ETIMEDOUT if it was not over within ms of the
+   first wait (ms == 0: not at once), and then it took nothing (no unit,
+   no lock). Unlike coro_timeout, a unit or a lock handed over and the
+   deadline in the same loop turn cannot both happen: the first decides. */
+struct coro_sync_wait coro_sync_timeout(struct coro_sync_wait wait, unsigned ms) CORO_NODISCARD; /* int */
+
+/* An event (runtime/sync.c): tasks wait until it is set. A zeroed struct
+   is clear. Setting it wakes every waiting task, in the order they came,
+   and it stays set (an await finds it so at once) until reset. */
+struct coro_event {
+  bool set;
+  struct coro_waitq waiters;       /* its waits */
+};
+void coro_event_set(struct coro_event *ev);
+void coro_event_reset(struct coro_event *ev);
+struct coro_sync_wait coro_event_wait(struct coro_event *ev) CORO_NODISCARD;              /* int: 0 */
+
+/* A counting semaphore that suspends: acquire takes a unit, waiting while
+   there is none; release gives one back, straight to the task that has
+   waited longest if any. coro_sem_init, or CORO_SEM_INIT(n). */
+struct coro_sem {
+  long count;                      /* units free */
+  struct coro_waitq waiters;       /* its waits */
+};
+#define CORO_SEM_INIT(n) {.count = (n)}
+void coro_sem_init(struct coro_sem *s, long count);
+struct coro_sync_wait coro_sem_acquire(struct coro_sem *s) CORO_NODISCARD;               /* int: 0 */
+bool coro_sem_try_acquire(struct coro_sem *s);
+void coro_sem_release(struct coro_sem *s);
+
+/* A mutex that suspends: a semaphore of one unit whose unlock checks that
+   it was locked. A zeroed struct is unlocked. The lock is held across
+   awaits by the task that took it (not by a thread). */
+struct coro_mutex {
+  bool locked;
+  struct coro_waitq waiters;       /* its waits */
+};
+struct coro_sync_wait coro_mutex_lock(struct coro_mutex *m) CORO_NODISCARD;              /* int: 0 */
+bool coro_mutex_try_lock(struct coro_mutex *m);
+void coro_mutex_unlock(struct coro_mutex *m);
+
+/* A group of tasks started over time, awaited together (a wait group).
+   coro_group_spawn(g, task) counts the task in and spawns it; the task
+   calls coro_group_done(g) as it ends (coro_group_add counts in work
+   started otherwise). `await coro_group_wait(g)` completes with 0 when the
+   count is 0, tasks added while it waits included. A zeroed struct is an
+   empty group. */
+struct coro_group {
+  long pending;                    /* counted in, not done yet */
+  struct coro_waitq waiters;       /* its waits */
+};
+void coro_group_spawn(struct coro_group *g, coro_t *task);
+void coro_group_add(struct coro_group *g, long n);
+void coro_group_done(struct coro_group *g);
+struct coro_sync_wait coro_group_wait(struct coro_group *g) CORO_NODISCARD;               /* int: 0 */
+
+/* }================================================================== */
+
 /* Make c ready: the scheduler runs it after those already ready. */
 void coro_ready(coro_t *c);
 
