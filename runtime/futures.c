@@ -108,9 +108,13 @@ static bool timeout_relay(coro_t *relay, void *out) {
   relay->status = CORO_SUSPENDED;
   if (t->finished)
     return true;
-  if (t->timer.fired) {  /* time is up: the wrapped awaitable is called off */
-    t->inner->ops->cancel(t->inner);
-    t->timed_out = true;
+  if (t->timer.fired) {  /* time is up... */
+    if (t->inner->ops->ready(t->inner)) {
+      t->inner_done = true;  /* ...but the wrapped one completed in the same turn: it counts */
+    } else {
+      t->inner->ops->cancel(t->inner);  /* the wrapped awaitable is called off */
+      t->timed_out = true;
+    }
   }  /* else it may be ready: timeout_ready tries, and calls the timer off if so */
   t->finished = true;
   coro_ready(t->base.waiter);
@@ -123,7 +127,7 @@ static bool timeout_ready(struct coro_awaitable *a) {
     t->result = -ETIMEDOUT;
     return true;
   }
-  if (t->inner->ops->ready(t->inner)) {
+  if (t->inner_done || t->inner->ops->ready(t->inner)) {
     if (t->timer.armed && !t->timer.fired)
       timer_cancel(&t->timer);
     t->result = 0;

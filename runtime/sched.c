@@ -35,6 +35,9 @@ void coro_ready(coro_t *c) {
   if (__builtin_expect(!(c->kind & CORO_TASK), 0))
     coro_fatal("coro_ready", "instance %p is a generator: only tasks wait and are woken",
                (void *)c);
+  if (c->ready)
+    return;  /* already queued: woken twice in one turn (a timeout's timer and what it wraps), it runs once */
+  c->ready = 1;
   struct coro_task *t = coro_as_task(c);
   t->waiting_on = NULL;  /* woken: it waits for nothing now */
   t->next_ready = NULL;
@@ -51,6 +54,7 @@ static coro_t *dequeue(struct sched *s) {
   if (!s->head)
     s->tail = NULL;
   t->next_ready = NULL;
+  t->base.ready = 0;
   return &t->base;
 }
 

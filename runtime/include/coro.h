@@ -250,6 +250,7 @@ struct coro {
   unsigned char kind;           /* enum coro_kind: generator or task, which backend */
   unsigned char home;           /* enum coro_home: where its memory came from */
   unsigned char spawned;        /* a task handed to coro_spawn: the scheduler frees it at its end */
+  unsigned char ready;          /* a task in its scheduler's ready queue (coro_ready, once) */
 };
 
 /* A task's header: what the scheduler and await need besides. Generators
@@ -365,6 +366,7 @@ struct coro_timeout {
   struct coro_awaitable *inner;
   unsigned ms;
   bool finished, timed_out;
+  bool inner_done;        /* inner completed in the turn the timer fired: it wins */
   struct coro_sleep timer;
   struct coro_task relay; /* woken by inner or timer, in the waiter's place */
   int result;
