@@ -106,6 +106,7 @@ struct coro_registry {
   struct coro_slab *spare;       /* slabs given back, their memory returned, to use again */
   char **arenas;                 /* every arena of the thread, for its end */
   size_t narenas;
+  struct coro_allocator allocator; /* coro_set_allocator; alloc NULL: the slabs */
 };
 
 /* Every registry, newest first: where the gdb extension starts. */
@@ -301,21 +302,32 @@ static void slot_free(struct coro_registry *r, coro_t *c) {
  * Instances
  * =================================================================== */
 
-/* An instance on malloc, its record in front, in the ring of large ones. */
+/* An instance on malloc, or from the thread's allocator, its record in
+   front, in the ring of large ones. */
 static void *live_alloc(struct coro_registry *r, size_t size, size_t align) {
-  size_t front = sizeof(struct coro_live);   /* 32: keeps a 16-byte alignment */
-  if (align > front)
-    front = align;
-  char *p = align <= _Alignof(max_align_t)
-                ? malloc(front + size)
-                : aligned_alloc(align, (front + size + align - 1) / align * align);
+  size_t front = sizeof(struct coro_live);   /* 48: keeps a 16-byte alignment */
+  if (align > SLOT_ALIGN)
+    front = (front + align - 1) / align * align;  /* and the frame's own beyond that */
+  size_t bytes = front + size;
+  const struct coro_allocator *a = &r->allocator;
+  char *p;
+  if (a->alloc) {
+    p = a->alloc(bytes, align > SLOT_ALIGN ? align : SLOT_ALIGN, a->ctx);
+  } else if (align <= _Alignof(max_align_t)) {
+    p = malloc(bytes);
+  } else {
+    bytes = (bytes + align - 1) / align * align;
+    p = aligned_alloc(align, bytes);
+  }
   if (!p)
     return NULL;
   struct coro_live *n = (struct coro_live *)(p + front) - 1;
   n->next = r->ring.next;
   n->prev = &r->ring;
-  n->size = size;
+  n->bytes = bytes;
   n->offset = front;
+  n->free = a->alloc ? a->free : NULL;
+  n->ctx = a->ctx;
   r->ring.next->prev = n;
   r->ring.next = n;
   return n + 1;
@@ -325,14 +337,26 @@ static void live_free(coro_t *c) {
   struct coro_live *n = (struct coro_live *)c - 1;
   n->prev->next = n->next;
   n->next->prev = n->prev;
-  free((char *)c - n->offset);
+  if (n->free)
+    n->free((char *)c - n->offset, n->bytes, n->ctx);
+  else
+    free((char *)c - n->offset);
+}
+
+void coro_set_allocator(const struct coro_allocator *a) {
+  struct coro_registry *r = tls_registry;
+  if (!r)
+    r = registry_start();
+  if (a && (!a->alloc || !a->free))
+    coro_fatal("coro_set_allocator", "an allocator needs both alloc and free");
+  r->allocator = a ? *a : (struct coro_allocator){0};
 }
 
 coro_t *coro_instance_alloc(size_t size, size_t align) {
   struct coro_registry *r = tls_registry;
   if (__builtin_expect(!r, 0))
     r = registry_start();
-  bool slot = size <= SLOT_MAX && align <= SLOT_ALIGN && !r->plain;
+  bool slot = size <= SLOT_MAX && align <= SLOT_ALIGN && !r->plain && !r->allocator.alloc;
   size_t slot_size = align > SLOT_STEP ? (size + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN : size;
   coro_t *c = slot ? slot_alloc(r, slot_size) : live_alloc(r, size, align);
   if (!c)

@@ -88,7 +88,7 @@ def test_stats_over_aligned_local(coroc, tmp_path):
     assert "frame 128 bytes, align 64" in res.stdout  # header 16, buf at 64, 64 bytes
     assert "      64     64  buf" in res.stdout
     # aligned beyond a slab slot's 16 bytes: malloc, with the record in front
-    assert "each instance: malloc'ed, 160 bytes with the runtime's 32-byte record in front" in res.stdout
+    assert "each instance: malloc'ed, 192 bytes with the runtime's record in front" in res.stdout
 
 
 def test_dot_and_stats_exclusive(coroc):

@@ -210,14 +210,14 @@ static long hoist_all_size(const HoistAll *h, const char *name) {
 /* What an instance of a frame of `size` bytes costs, as runtime/registry.c
    places it: a slot of its thread's slabs (the size rounded up to 8 bytes,
    16 when it is aligned to 16; nothing else) up to 512 bytes aligned to at
-   most 16, else malloc with a 32-byte record in front (and malloc's own 8
-   bytes and rounding). */
+   most 16, else malloc with a 48-byte record in front (rounded up to the
+   frame's alignment; and malloc's own 8 bytes and rounding). */
 static char *instance_memory(long size, long align) {
   long step = align > 8 ? 16 : 8;
   if (size <= 512 && align <= 16)
     return format("each instance: a %ld-byte slot of its thread's slabs", (size + step - 1) / step * step);
-  return format("each instance: malloc'ed, %ld bytes with the runtime's 32-byte record in front",
-                size + 32);
+  long front = align > 16 ? (48 + align - 1) / align * align : 48;
+  return format("each instance: malloc'ed, %ld bytes with the runtime's record in front", size + front);
 }
 
 /* Where the frame of each task it awaits lives (check.c, "Children inside

@@ -53,6 +53,27 @@ bool coro_done(const coro_t *c);
    frame or its stack is freed; its body simply never continues). */
 void coro_free(coro_t *c);
 
+/* Where instances live (docs/runtime.md, "Where instances live"). By
+   default a thread takes an instance's memory from slabs of its own: a
+   frame of up to 512 bytes costs its size rounded up to 8 bytes and nothing
+   else. A program may give a thread an allocator instead (an arena, a pool,
+   a counting wrapper): from then on, every instance the thread makes (a
+   stackless frame, a stackful instance's bookkeeping; not a stackful stack,
+   which keeps its guarded mapping) is alloc(bytes, align, ctx), with align a
+   power of two of at least 16, and is given back with free(p, bytes, ctx)
+   when freed, with the allocator that made it, on the same thread. The
+   runtime asks for 48 bytes more than the frame, for the record that lists
+   the instance for debuggers. */
+struct coro_allocator {
+  void *(*alloc)(size_t bytes, size_t align, void *ctx);  /* NULL when out of memory */
+  void (*free)(void *p, size_t bytes, void *ctx);
+  void *ctx;
+};
+
+/* The allocator of this thread's new instances (copied); NULL: the default
+   again. Instances already made keep theirs. */
+void coro_set_allocator(const struct coro_allocator *a);
+
 /* Stack sizes of stackful instances (coroc --backend=stackful). A stackful
    body runs on a stack of its own, mapped at its first resume with a guard
    page below it: running past its end stops the program with a message
@@ -229,7 +250,8 @@ enum coro_kind {
 enum coro_home {
   CORO_HOME_NONE,       /* not the runtime's: a relay inside an awaitable */
   CORO_HOME_SLAB,       /* a slot of one of its thread's slabs (runtime/registry.c) */
-  CORO_HOME_MALLOC      /* malloc, with a struct coro_live in front (runtime/registry.c) */
+  CORO_HOME_MALLOC      /* malloc or the thread's allocator, with a struct coro_live in front
+                           (runtime/registry.c) */
 };
 
 /* The header every instance starts with: 16 bytes, what a generator needs
@@ -564,8 +586,10 @@ void coro_ready(coro_t *c);
  * =================================================================== */
 struct coro_live {
   struct coro_live *next, *prev;     /* this thread's malloc'ed instances: a ring through its registry */
-  size_t size;                       /* the instance's bytes */
+  size_t bytes;                      /* the allocation's, this record included */
   size_t offset;                     /* from the start of the allocation to the instance */
+  void (*free)(void *p, size_t bytes, void *ctx); /* the allocator's that made it; NULL: free(3) */
+  void *ctx;                         /* its context */
 };
 
 /* A task suspends on aw (CORO_AWAIT_SUSPEND, CORO_STACKFUL_AWAIT); coro_ready forgets it. */
