@@ -371,6 +371,19 @@ def test_starter_is_not_yet_an_answer(coroc, chapter, starter, tmp_path):
     assert "does not compile" not in res.stdout and "with warnings" not in res.stdout
 
 
+def test_check_says_why_a_killed_program_printed_less(tmp_path):
+    """A program killed by a signal before it flushed stdout prints less than
+    it wrote; the check says why, and what to do."""
+    answer = tmp_path / "killed.c"
+    answer.write_text("#include <signal.h>\n#include <stdio.h>\n"
+                      "int main(void) { printf(\"12a3b: aaaaaaaaaaaabbb\\n\"); raise(SIGSEGV); return 0; }\n")
+    res = subprocess.run([str(CHAPTERS[0] / "step"), "--check", "1", str(answer)], cwd=tmp_path,
+                         env=script_env(tmp_path), capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "printed nothing" in res.stdout and "killed by SIGSEGV" in res.stdout, res.stdout
+    assert "fflush(stdout)" in res.stdout, res.stdout
+
+
 def test_check_usage(tmp_path):
     step = CHAPTERS[0] / "step"
     res = subprocess.run([str(step), "--check"], cwd=tmp_path, env=script_env(tmp_path),

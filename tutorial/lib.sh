@@ -194,12 +194,18 @@ check_output() {
     n_want=$(wc -l < "$expected"); n_got=$(wc -l < "$printed")
     echo "--- what the exercise wants, +++ what $what printed:"
     diff -u "$expected" "$printed" | tail -n +3 | head -n 40 || true
-    [ -s "$printed" ] || check_fail "$what printed nothing; it should print $n_want lines."
+    # A program killed by a signal loses what printf left in stdout's buffer
+    # (a file here, so it is flushed only when full or at exit).
+    local lost=
+    if [ "$status" -gt 128 ] && [ "$status" -ne 124 ] && [ "$n_got" -lt "$n_want" ]; then
+      lost=" It was killed by SIG$(kill -l "$status") before it ended, and what printf had not yet written out was lost with it: stdout is not a terminal here, so it is written only when its buffer is full or at the end; call fflush(stdout) after each line that must get out."
+    fi
+    [ -s "$printed" ] || check_fail "$what printed nothing; it should print $n_want lines.$lost"
     # the first line that differs, by number
     line=$(cmp "$expected" "$printed" 2>&1 | sed -n '/EOF/q; s/.*line \([0-9]*\).*/\1/p' || true)
     line=${line:-$((n_want < n_got ? n_want + 1 : n_got + 1))}  # one is the start of the other
     if [ "$line" -gt "$n_got" ]; then
-      check_fail "$what printed $n_got of the $n_want lines (or left out a line's newline); line $line should be: $(sed -n "${line}p" "$expected")"
+      check_fail "$what printed $n_got of the $n_want lines (or left out a line's newline); line $line should be: $(sed -n "${line}p" "$expected").$lost"
     elif [ "$line" -gt "$n_want" ]; then
       check_fail "$what printed $n_got lines, $((n_got - n_want)) too many, from line $line: $(sed -n "${line}p" "$printed")"
     else
