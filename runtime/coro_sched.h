@@ -25,9 +25,6 @@ struct sched {
   _Atomic(struct coro_offload *) remote_head; /* offloads finished for sleeping tasks (lock-free stack) */
   struct timer_heap timers; /* coro_sleep awaitables */
   uint64_t now_ms;          /* the clock (CLOCK_MONOTONIC, ms) when the scheduler last read it */
-  coro_t *current;          /* the task run_task is resuming now, or NULL: a task that suspends while
-                               it is not this one was resumed by coro_next (coro_task_suspends);
-                               io.c: which task saw a socket emptied */
 };
 
 extern _Thread_local struct sched sched_self;

@@ -364,7 +364,7 @@ static bool settle(struct fd_record *r, bool *short_flag, ssize_t n, size_t len)
   }
   if (n > 0 && (size_t)n < len && is_stream(r) && !r->hup) {
     *short_flag = true;  /* emptied (or filled): the next edge says when to go on */
-    r->seen_by = sched_self.current;
+    r->seen_by = coro_current_task;
   } else if (n <= 0 && len > 0) {
     r->confirmed = false;  /* the end of a connection, perhaps of the descriptor too */
   }
@@ -373,7 +373,7 @@ static bool settle(struct fd_record *r, bool *short_flag, ssize_t n, size_t len)
 
 /* Known to be emptied (filled) by the task asking now: wait, no call. */
 static bool known_short(const struct fd_record *r, bool short_flag) {
-  return short_flag && r->seen_by == sched_self.current;
+  return short_flag && r->seen_by == coro_current_task;
 }
 
 static bool read_ready(struct coro_awaitable *a) {

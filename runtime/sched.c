@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 _Thread_local struct sched sched_self;
+_Thread_local coro_t *coro_current_task;
 
 /* {==================================================================
  * The ready queue
@@ -86,16 +87,16 @@ void coro_sched_poll_every(unsigned n) {
    and not recursion: a chain of awaits 1,000 deep must not take 1,000 C
    frames on the scheduler's stack. */
 static void run_chain(coro_t *c, struct coro_task *stop) {
-  coro_t *outer = sched_self.current;  /* (NULL, unless a task calls coro_run; the parent in
+  coro_t *outer = coro_current_task;  /* (NULL, unless a task calls coro_run; the parent in
                                           coro_start_child) */
   for (;;) {
     if (c->status == CORO_RUNNING || c->status == CORO_DONE)
       coro_fatal("run_task", "instance %p is %s and cannot be resumed", (void *)c,
                  coro_status_name(c->status));
     c->status = CORO_RUNNING;
-    sched_self.current = c;
+    coro_current_task = c;
     c->resume(c, NULL);
-    sched_self.current = outer;
+    coro_current_task = outer;
     struct coro_task *t = coro_as_task(c);
     if (c->status == CORO_DONE) {
       if (t->parent == stop && stop)
@@ -120,14 +121,16 @@ static void run_chain(coro_t *c, struct coro_task *stop) {
 }
 
 /* Every way a task suspends (yield;, await) passes here first. A task that
-   suspends while the scheduler is not running it was resumed by coro_next:
-   it would come back at once (true, and nothing for *out) on every call,
-   for ever. Refuse it where the mistake is made. */
+   suspends while the scheduler is not running it, nor a parent of it that
+   started it inline (coro_start_child), was resumed by coro_next: it would
+   come back at once (true, and nothing for *out) on every call, for ever.
+   Refuse it where the mistake is made. */
 void coro_task_suspends(coro_t *c) {
-  if (c != sched_self.current)
-    coro_fatal("coro_next", "instance %p is a task (it awaits or yields to the scheduler): hand it "
-               "to the scheduler with coro_spawn, or await it; coro_next is for generators",
-               (void *)c);
+  for (coro_t *t = c; t != coro_current_task; t = &coro_as_task(t)->parent->base)
+    if (!(t->kind & CORO_TASK) || !coro_as_task(t)->parent)
+      coro_fatal("coro_next", "instance %p is a task (it awaits or yields to the scheduler): hand "
+                 "it to the scheduler with coro_spawn, or await it; coro_next is for generators",
+                 (void *)c);
 }
 
 static void run_task(coro_t *c) {
@@ -135,14 +138,19 @@ static void run_task(coro_t *c) {
 }
 
 /* A child inside its parent's frame is run by the parent itself, right at
-   its await: in the same order of events as a child the scheduler starts
-   (next, before any other ready task), without a suspension of the parent
-   when the child ends at once. If the child waits, the parent suspends
-   too, and the scheduler resumes it when the child ends. */
-bool coro_start_child(coro_t *parent, coro_t *child) {
-  coro_task_suspends(parent);
-  coro_as_task(child)->parent = coro_as_task(parent);
-  run_chain(child, coro_as_task(parent));
+   its await (coro_start_child, inline in coro.h): in the same order of
+   events as a child the scheduler starts (next, before any other ready
+   task), without a suspension of the parent when the child ends at once.
+   If the child waits, the parent suspends too, and the scheduler resumes
+   it when the child ends. Here: the child suspended; if it awaits a child
+   on the heap, that one starts now, as run_chain would start it. */
+bool coro_child_waits(coro_t *parent, coro_t *child) {
+  struct coro_task *t = coro_as_task(child);
+  if (t->awaiting) {  /* it awaits a child on the heap: that one starts now */
+    coro_t *grandchild = &t->awaiting->base;
+    t->awaiting = NULL;
+    run_chain(grandchild, coro_as_task(parent));
+  }
   return child->status != CORO_DONE;
 }
 

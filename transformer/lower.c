@@ -118,7 +118,7 @@ static char *lower_await(Emitter *e, Node *n) {
    heap. Its arguments have no await (or it would be on the heap).
 
      coro_in_child(&coro_f->coro_children.coro_in_3, x);
-     CORO_AWAIT_INLINE(coro_c, 3, &coro_f->coro_children.coro_in_3.coro_base.base);
+     CORO_AWAIT_INLINE(coro_c, 3, &coro_f->coro_children.coro_in_3.coro_base.base, coro_resume_child);
    coro_resume_3:;
      coro_f->coro_tmp_3 = coro_f->coro_children.coro_in_3.coro_result;     */
 static char *lower_await_inline(Emitter *e, Node *n) {
@@ -134,7 +134,8 @@ static char *lower_await_inline(Emitter *e, Node *n) {
            line);
   emit_put(e, line, "coro_in_%s(&coro_f->coro_children.coro_in_%d%s);", n->callee, k, args);
   xfree(args);
-  emit_put(e, line, "CORO_AWAIT_INLINE(coro_c, %d, &coro_f->coro_children.coro_in_%d.coro_base.base);", k, k);
+  emit_put(e, line, "CORO_AWAIT_INLINE(coro_c, %d, &coro_f->coro_children.coro_in_%d.coro_base.base, "
+           "coro_resume_%s);", k, k, n->callee);
   e->indent--;
   emit_put(e, 0, "coro_resume_%d:;", k);
   e->indent++;

@@ -999,15 +999,37 @@ void coro_await_task(coro_t *parent, coro_t *child);
     CORO_SUSPEND(c, n);                                                  \
   } while (0)
 
+/* The task this thread's scheduler is running now (NULL between tasks): a
+   task that suspends must be it, or a child it started inline
+   (coro_task_suspends). */
+#ifdef __cplusplus
+extern thread_local coro_t *coro_current_task;
+#else
+extern _Thread_local coro_t *coro_current_task;
+#endif
+
 /* `await child(...)` of a child whose frame is inside the parent's (made by
    coro_in_NAME): run it now, right here, as the scheduler would have run it
    next; the parent suspends at n only if the child did (it waits for
-   something), and is resumed when the child ends. coro_start_child is true
-   when the child has not ended. */
-bool coro_start_child(coro_t *parent, coro_t *child);
-#define CORO_AWAIT_INLINE(c, n, child)                                   \
+   something), and is resumed when the child ends. True when the child has
+   not ended. Inline, so that the compiler sees which body it calls (the
+   store of coro_in_NAME just before) and may call it directly, or inline it:
+   a child that returns at once then costs what a call does. A child that
+   suspended goes on in coro_child_waits (runtime/sched.c): if it awaits a
+   child of its own on the heap, that one starts now. */
+bool coro_child_waits(coro_t *parent, coro_t *child);
+static inline bool coro_start_child(coro_t *parent, coro_t *child,
+                                    bool (*resume)(coro_t *c, void *out)) {
+  if (__builtin_expect(coro_current_task != parent, 0))
+    coro_task_suspends(parent);   /* resumed by coro_next, not the scheduler: stops with a message */
+  coro_as_task(child)->parent = coro_as_task(parent);  /* (the scheduler still runs parent) */
+  return resume(child, NULL) && coro_child_waits(parent, child);
+}
+/* resume is the child's resume function, named: a direct call, which the
+   compiler may inline into the parent's (both are in the same file). */
+#define CORO_AWAIT_INLINE(c, n, child, resume)                           \
   do {                                                                   \
-    if (coro_start_child(c, child))                                      \
+    if (coro_start_child(c, child, resume))                              \
       CORO_SUSPEND(c, n);                                                \
   } while (0)
 

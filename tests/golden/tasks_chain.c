@@ -119,7 +119,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
 #line 12
   coro_in_leaf(&coro_f->coro_children.coro_in_1, coro_f->x);
 #line 12
-  CORO_AWAIT_INLINE(coro_c, 1, &coro_f->coro_children.coro_in_1.coro_base.base);
+  CORO_AWAIT_INLINE(coro_c, 1, &coro_f->coro_children.coro_in_1.coro_base.base, coro_resume_leaf);
 coro_resume_1:;
 #line 12
   coro_f->coro_tmp_1 = coro_f->coro_children.coro_in_1.coro_result;
@@ -132,7 +132,7 @@ coro_resume_1:;
 #line 13
     coro_in_leaf(&coro_f->coro_children.coro_in_2, coro_f->a);
 #line 13
-    CORO_AWAIT_INLINE(coro_c, 2, &coro_f->coro_children.coro_in_2.coro_base.base);
+    CORO_AWAIT_INLINE(coro_c, 2, &coro_f->coro_children.coro_in_2.coro_base.base, coro_resume_leaf);
   coro_resume_2:;
 #line 13
     coro_f->coro_tmp_2 = coro_f->coro_children.coro_in_2.coro_result;
@@ -147,7 +147,7 @@ coro_resume_1:;
 #line 15
     coro_in_leaf(&coro_f->coro_children.coro_in_3, coro_f->a);
 #line 15
-    CORO_AWAIT_INLINE(coro_c, 3, &coro_f->coro_children.coro_in_3.coro_base.base);
+    CORO_AWAIT_INLINE(coro_c, 3, &coro_f->coro_children.coro_in_3.coro_base.base, coro_resume_leaf);
   coro_resume_3:;
 #line 15
     coro_f->coro_tmp_3 = coro_f->coro_children.coro_in_3.coro_result;
@@ -227,7 +227,7 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
 #line 21
   coro_in_child(&coro_f->coro_children.coro_in_1, 1);
 #line 21
-  CORO_AWAIT_INLINE(coro_c, 1, &coro_f->coro_children.coro_in_1.coro_base.base);
+  CORO_AWAIT_INLINE(coro_c, 1, &coro_f->coro_children.coro_in_1.coro_base.base, coro_resume_child);
 coro_resume_1:;
 #line 21
   coro_f->coro_tmp_1 = coro_f->coro_children.coro_in_1.coro_result;
@@ -237,7 +237,7 @@ coro_resume_1:;
 #line 22
   coro_in_child(&coro_f->coro_children.coro_in_2, 5);
 #line 22
-  CORO_AWAIT_INLINE(coro_c, 2, &coro_f->coro_children.coro_in_2.coro_base.base);
+  CORO_AWAIT_INLINE(coro_c, 2, &coro_f->coro_children.coro_in_2.coro_base.base, coro_resume_child);
 coro_resume_2:;
 #line 22
   coro_f->coro_tmp_2 = coro_f->coro_children.coro_in_2.coro_result;
