@@ -26,7 +26,7 @@ struct free_buf {
 static _Thread_local struct free_buf *pool;
 static _Thread_local int pooled;
 
-char *pool_take(void) {
+char *coro_bufpool_take(void) {
   struct free_buf *b = pool;
   if (b) {
     pool = b->next;

@@ -4,6 +4,6 @@
 
 /* A CORO_BUF_SIZE buffer from this thread's pool (or malloc); aborts when
    memory runs out. coro_buf_release (coro.h) gives it back. */
-char *pool_take(void);
+char *coro_bufpool_take(void);
 
 #endif

@@ -27,21 +27,21 @@ struct sched {
   uint64_t now_ms;          /* the clock (CLOCK_MONOTONIC, ms) when the scheduler last read it */
 };
 
-extern _Thread_local struct sched sched_self;
+extern _Thread_local struct sched coro_sched_self;
 
-int sched_epoll(void);
-uint64_t sched_now_ms(void);
+int coro_sched_epoll(void);
+uint64_t coro_sched_now_ms(void);
 
 /* io.c: an epoll event for the fd record `tag` */
-void io_event(void *tag, uint32_t events);
+void coro_io_event(void *tag, uint32_t events);
 
 /* offload.c: the eventfd's tag in epoll, and emptying the remote queue */
-void *offload_remote_tag(void);
-void offload_drain(struct sched *s);
+void *coro_offload_remote_tag(void);
+void coro_offload_drain(struct sched *s);
 
 /* timer.c */
-void timers_fire(struct sched *s, uint64_t now);
-void timer_cancel(struct coro_sleep *t);
-int timers_timeout(struct sched *s, uint64_t now);
+void coro_timers_fire(struct sched *s, uint64_t now);
+void coro_timer_cancel(struct coro_sleep *t);
+int coro_timers_timeout(struct sched *s, uint64_t now);
 
 #endif

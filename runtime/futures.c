@@ -38,7 +38,7 @@ static bool group_relay(coro_t *relay, void *out) {
       if (w->tasks[i]->status != CORO_DONE) {
         coro_as_task(w->tasks[i])->parent = NULL;
         w->tasks[i]->spawned = 1;
-        sched_self.live++;
+        coro_sched_self.live++;
       }
   } else if (--w->left > 0) {
     return true;
@@ -129,7 +129,7 @@ static bool timeout_ready(struct coro_awaitable *a) {
   }
   if (t->inner_done || t->inner->ops->ready(t->inner)) {
     if (t->timer.armed && !t->timer.fired)
-      timer_cancel(&t->timer);
+      coro_timer_cancel(&t->timer);
     t->result = 0;
     return true;
   }

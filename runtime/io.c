@@ -262,7 +262,7 @@ static bool is_stream(const struct fd_record *r) {
    epoll refuses it (a regular file, which never waits for long anyway). */
 static bool watch(struct fd_record *r) {
   struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = r};
-  int epfd = sched_epoll();
+  int epfd = coro_sched_epoll();
   int op = r->registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
   if (epoll_ctl(epfd, op, r->fd, &ev) < 0) {
     if (errno == EPERM) {
@@ -295,7 +295,7 @@ static void wait_for(struct coro_awaitable *a, coro_t *waiter, int fd, bool out)
   while (*tail)
     tail = &(*tail)->next_waiter;
   *tail = a;
-  sched_self.io_waiting++;
+  coro_sched_self.io_waiting++;
 }
 
 /* Take a out of the list at *head; true if it was there. */
@@ -313,7 +313,7 @@ static bool unlink_waiter(struct coro_awaitable **head, struct coro_awaitable *a
 static void wake_all(struct coro_awaitable *list) {
   while (list) {
     struct coro_awaitable *next = list->next_waiter;
-    sched_self.io_waiting--;
+    coro_sched_self.io_waiting--;
     coro_ready(list->waiter);
     list = next;
   }
@@ -324,10 +324,10 @@ static void wake_all(struct coro_awaitable *list) {
 static void io_cancel(struct coro_awaitable *a, int fd) {
   struct fd_record *r = record(fd);
   if (unlink_waiter(&r->reader, a) || unlink_waiter(&r->writer, a))
-    sched_self.io_waiting--;
+    coro_sched_self.io_waiting--;
 }
 
-void io_event(void *tag, uint32_t events) {
+void coro_io_event(void *tag, uint32_t events) {
   struct fd_record *r = tag;
   r->confirmed = true;
   if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
@@ -410,7 +410,7 @@ static bool read_buf_ready(struct coro_awaitable *a) {
   struct fd_record *r = record(op->fd);
   if (known_short(r, r->emptied))
     return false;
-  char *buf = pool_take();
+  char *buf = coro_bufpool_take();
   ssize_t n = do_read(r, buf, CORO_BUF_SIZE);
   if (n <= 0)
     coro_buf_release(buf);

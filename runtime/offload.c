@@ -102,7 +102,7 @@ static void submit(struct coro_offload *op) {
 /* The tag of the eventfd in epoll: not an fd record (io.c). */
 static char remote_tag;
 
-void *offload_remote_tag(void) {
+void *coro_offload_remote_tag(void) {
   return &remote_tag;
 }
 
@@ -113,7 +113,7 @@ static void ensure_remote(struct sched *s) {
   if (s->remote_fd < 0)
     coro_fatal("coro_offload", "eventfd: %s", strerror(errno));
   struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &remote_tag};
-  if (epoll_ctl(sched_epoll(), EPOLL_CTL_ADD, s->remote_fd, &ev) < 0)
+  if (epoll_ctl(coro_sched_epoll(), EPOLL_CTL_ADD, s->remote_fd, &ev) < 0)
     coro_fatal("coro_offload", "epoll_ctl: %s", strerror(errno));
 }
 
@@ -134,7 +134,7 @@ static void finish(struct coro_offload *op) {
 }
 
 /* On the scheduler: its eventfd fired; every queued task is ready. */
-void offload_drain(struct sched *s) {
+void coro_offload_drain(struct sched *s) {
   uint64_t count;
   while (read(s->remote_fd, &count, sizeof count) < 0 && errno == EINTR)
     ;
@@ -153,7 +153,7 @@ static bool offload_ready(struct coro_awaitable *a) {
   struct coro_offload *op = (struct coro_offload *)a;
   if (!op->started) {
     op->started = true;
-    op->home = &sched_self;
+    op->home = &coro_sched_self;
     ensure_remote(op->home);
     op->home->remote_waiting++;
     atomic_store_explicit(&op->state, STARTED, memory_order_relaxed);

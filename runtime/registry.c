@@ -163,7 +163,7 @@ static __attribute__((noinline, cold)) struct coro_registry *registry_start(void
     coro_fatal("coro_frame_new", "out of memory for the registry of live instances");
   r->slabs.next = r->slabs.prev = &r->slabs;
   r->ring.next = r->ring.prev = &r->ring;
-  r->sched = &sched_self;
+  r->sched = &coro_sched_self;
   r->tid = (long)syscall(SYS_gettid);
 #if defined(REGISTRY_PLAIN)
   r->plain = 1;

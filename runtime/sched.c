@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-_Thread_local struct sched sched_self;
+_Thread_local struct sched coro_sched_self;
 _Thread_local coro_t *coro_current_task;
 
 /* {==================================================================
@@ -32,7 +32,7 @@ _Thread_local coro_t *coro_current_task;
  * =================================================================== */
 
 void coro_ready(coro_t *c) {
-  struct sched *s = &sched_self;
+  struct sched *s = &coro_sched_self;
   if (__builtin_expect(!(c->kind & CORO_TASK), 0))
     coro_fatal("coro_ready", "instance %p is a generator: only tasks wait and are woken",
                (void *)c);
@@ -67,12 +67,12 @@ void coro_spawn(coro_t *task) {
     coro_fatal("coro_spawn", "instance %p is %s: only a new task can be spawned", (void *)task,
                coro_status_name(task->status));
   task->spawned = 1;
-  sched_self.live++;
+  coro_sched_self.live++;
   coro_ready(task);
 }
 
 void coro_sched_poll_every(unsigned n) {
-  sched_self.poll_every = n;
+  coro_sched_self.poll_every = n;
 }
 
 /* }================================================================== */
@@ -106,7 +106,7 @@ static void run_chain(coro_t *c, struct coro_task *stop) {
         continue;
       }
       if (c->spawned) {
-        sched_self.live--;
+        coro_sched_self.live--;
         coro_free(c);
       }
       return;
@@ -177,16 +177,16 @@ void coro_await_task(coro_t *parent, coro_t *child) {
  * The loop
  * =================================================================== */
 
-uint64_t sched_now_ms(void) {
+uint64_t coro_sched_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   uint64_t now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-  sched_self.now_ms = now;  /* the time left of a timer, as a core file knows it (docs/debugging.md) */
+  coro_sched_self.now_ms = now;  /* the time left of a timer, as a core file knows it (docs/debugging.md) */
   return now;
 }
 
-int sched_epoll(void) {
-  struct sched *s = &sched_self;
+int coro_sched_epoll(void) {
+  struct sched *s = &coro_sched_self;
   if (s->epfd <= 0) {
     s->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (s->epfd < 0)
@@ -201,20 +201,20 @@ static void poll_events(struct sched *s, int timeout_ms) {
   struct epoll_event events[256];  /* a busy server's events in one call (1,000 connections: 4 calls) */
   int n = 0;
   if (s->io_waiting || s->remote_fd > 0 || timeout_ms != 0) {
-    n = epoll_wait(sched_epoll(), events, 256, timeout_ms);
+    n = epoll_wait(coro_sched_epoll(), events, 256, timeout_ms);
     if (n < 0 && errno != EINTR)
       coro_fatal("coro_run", "epoll_wait: %s", strerror(errno));
   }
   for (int i = 0; i < n; i++)
-    if (events[i].data.ptr == offload_remote_tag())
-      offload_drain(s);
+    if (events[i].data.ptr == coro_offload_remote_tag())
+      coro_offload_drain(s);
     else
-      io_event(events[i].data.ptr, events[i].events);
-  timers_fire(s, sched_now_ms());
+      coro_io_event(events[i].data.ptr, events[i].events);
+  coro_timers_fire(s, coro_sched_now_ms());
 }
 
 int coro_run(void) {
-  struct sched *s = &sched_self;
+  struct sched *s = &coro_sched_self;
   for (;;) {
     unsigned turns = 0;
     while (s->head) {
@@ -226,7 +226,7 @@ int coro_run(void) {
       return 0;
     if (!s->io_waiting && !s->timers.n && !s->remote_waiting)
       return -EDEADLK;  /* tasks are left, and nothing can ever wake them */
-    poll_events(s, timers_timeout(s, sched_now_ms()));
+    poll_events(s, coro_timers_timeout(s, coro_sched_now_ms()));
   }
 }
 

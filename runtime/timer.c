@@ -80,22 +80,22 @@ static void sleep_suspend(struct coro_awaitable *a, coro_t *waiter) {
   struct coro_sleep *t = (struct coro_sleep *)a;
   t->base.waiter = waiter;
   t->armed = true;
-  t->deadline = sched_now_ms() + t->ms;
+  t->deadline = coro_sched_now_ms() + t->ms;
   t->seq = next_seq++;
-  heap_push(&sched_self.timers, t);
+  heap_push(&coro_sched_self.timers, t);
 }
 
 /* A timer called off (coro_timeout): out of the heap, so that its memory
    may go with the frame that holds it. */
-void timer_cancel(struct coro_sleep *t) {
+void coro_timer_cancel(struct coro_sleep *t) {
   if (t->armed && !t->fired) {
-    heap_remove(&sched_self.timers, t->heap_index);
+    heap_remove(&coro_sched_self.timers, t->heap_index);
     t->armed = false;
   }
 }
 
 static void sleep_cancel(struct coro_awaitable *a) {
-  timer_cancel((struct coro_sleep *)a);
+  coro_timer_cancel((struct coro_sleep *)a);
 }
 
 static const struct coro_awaiter sleep_awaiter = {sleep_ready, sleep_suspend, sleep_cancel};
@@ -104,7 +104,7 @@ struct coro_sleep coro_sleep(unsigned ms) {
   return (struct coro_sleep){.base = {.ops = &sleep_awaiter}, .ms = ms};
 }
 
-void timers_fire(struct sched *s, uint64_t now) {
+void coro_timers_fire(struct sched *s, uint64_t now) {
   while (s->timers.n && s->timers.v[0]->deadline <= now) {
     struct coro_sleep *t = heap_pop(&s->timers);
     t->fired = true;
@@ -113,7 +113,7 @@ void timers_fire(struct sched *s, uint64_t now) {
   }
 }
 
-int timers_timeout(struct sched *s, uint64_t now) {
+int coro_timers_timeout(struct sched *s, uint64_t now) {
   if (!s->timers.n)
     return -1;
   uint64_t d = s->timers.v[0]->deadline;
