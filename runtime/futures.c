@@ -72,6 +72,10 @@ static bool group_ready(struct coro_awaitable *a) {
       coro_fatal(w->any ? "coro_wait_any" : "coro_wait_all",
                  "task %zu (%p) is %s: a set must be of new tasks", i, (void *)w->tasks[i],
                  coro_status_name(w->tasks[i]->status));
+    if (coro_as_task(w->tasks[i])->parent || w->tasks[i]->spawned)
+      coro_fatal(w->any ? "coro_wait_any" : "coro_wait_all",
+                 "task %zu (%p) is already %s: a task is awaited once, by one await or one set",
+                 i, (void *)w->tasks[i], w->tasks[i]->spawned ? "spawned" : "awaited");
     coro_as_task(w->tasks[i])->parent = &w->relay;
     coro_ready(w->tasks[i]);
   }

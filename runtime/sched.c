@@ -66,6 +66,9 @@ void coro_spawn(coro_t *task) {
   if (task->status != CORO_CREATED)
     coro_fatal("coro_spawn", "instance %p is %s: only a new task can be spawned", (void *)task,
                coro_status_name(task->status));
+  if (task->spawned || coro_as_task(task)->parent)
+    coro_fatal("coro_spawn", "instance %p is already %s: a task is spawned or awaited once",
+               (void *)task, task->spawned ? "spawned" : "awaited");
   task->spawned = 1;
   coro_sched_self.live++;
   coro_ready(task);
