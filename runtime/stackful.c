@@ -966,6 +966,19 @@ void coro_stackful_release(coro_t *c) {
   coro_instance_free(c);
 }
 
+/* Where the arguments start: after the bookkeeping, aligned for them. */
+static size_t args_offset(size_t args_align) {
+  return (sizeof(struct stackful) + args_align - 1) / args_align * args_align;
+}
+
+static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset) {
+  struct stackful *s = (struct stackful *)c;
+  s->entry = entry;
+  s->stack_size = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
+  s->args_offset = offset;
+  s->own_fpenv = STACKFUL_DEFAULT_FPENV;
+}
+
 /* The instance and its arguments in one zeroed allocation (coro_frame_new);
    the stack comes later, at the first resume. */
 coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align,
@@ -973,13 +986,29 @@ coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t arg
   if (args_align == 0)
     args_align = 1;
   size_t align = args_align > _Alignof(struct stackful) ? args_align : _Alignof(struct stackful);
-  size_t offset = (sizeof(struct stackful) + args_align - 1) / args_align * args_align;
+  size_t offset = args_offset(args_align);
   coro_t *c = coro_frame_new(offset + args_size, align, stackful_resume, kind | CORO_STACKFUL);
-  struct stackful *s = (struct stackful *)c;
-  s->entry = entry;
-  s->stack_size = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
-  s->args_offset = offset;
-  s->own_fpenv = STACKFUL_DEFAULT_FPENV;
+  stackful_setup(c, entry, offset);
+  return c;
+}
+
+#if !defined(CORO_SWITCH_UCONTEXT)
+_Static_assert(sizeof(struct stackful) <= CORO_STACKFUL_BYTES, "coro.h: CORO_STACKFUL_BYTES holds the bookkeeping");
+#endif
+
+coro_t *coro_stackful_init(void *storage, size_t bytes, void (*entry)(coro_t *c), size_t args_size,
+                           size_t args_align, enum coro_kind kind) {
+  if (args_align == 0)
+    args_align = 1;
+  size_t offset = args_offset(args_align);
+  if (offset + args_size > bytes || (uintptr_t)storage % _Alignof(struct stackful) ||
+      (uintptr_t)storage % args_align)
+    coro_fatal("coro_stackful_init", "storage of %zu bytes at %p cannot hold a stackful instance "
+               "of this libcoro (%zu bytes, aligned to %zu; CORO_STACKFUL_BYTES is %d)", bytes, storage,
+               offset + args_size, args_align > 16 ? args_align : (size_t)16, CORO_STACKFUL_BYTES);
+  coro_t *c = storage;
+  coro_frame_init(c, offset + args_size, stackful_resume, kind | CORO_STACKFUL);
+  stackful_setup(c, entry, offset);
   return c;
 }
 

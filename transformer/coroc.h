@@ -680,6 +680,8 @@ void emit_directive(Emitter *e, int index);          /* the one that is token in
 bool is_first_define(Emitter *e, Coroutine *co, int index);
 void redefine_macros(Emitter *e, Coroutine *co, bool restore);
 char *emit_creation_header(Emitter *e, Coroutine *co);
+/* "int n, char *s" of the coroutine's `(int n, char *s)`; "" of `(void)` and `()`. */
+char *emit_param_list(Emitter *e, Coroutine *co);
 /* The text of a #line directive for physical line `physical` of the input,
    as line_directive writes it, but on its own: for an operand put back at
    its column in the middle of a statement (lower.c, emit_stackful.c). */

@@ -285,6 +285,22 @@ char *emit_creation_header(Emitter *e, Coroutine *co) {
                 range_str(e, f->first, f->last, &(Style){.raw = true}));
 }
 
+/* "int n, char *s" of `(int n, char *s)`; "" of `(void)` and `()`. */
+char *emit_param_list(Emitter *e, Coroutine *co) {
+  Node *f = co->declarator->kids.v[0];
+  char *text = range_str(e, f->first, f->last, &(Style){.raw = true});
+  char *open = strchr(text, '('), *close = strrchr(text, ')');
+  if (!open || !close || close < open)
+    internal_error("the parameter list of %s: '%s'", co->name, text);
+  char *inner = xstrndup(open + 1, (size_t)(close - open - 1));
+  char *s = inner;
+  while (*s == ' ' || *s == '\t' || *s == '\n')
+    s++;
+  if (!*s || strcmp(s, "void") == 0)
+    return "";
+  return inner;
+}
+
 /* `typedef int coro_value_fib;`: the declared type without the function part. */
 void emit_value_type(Emitter *e, Coroutine *co) {
   Node *d = co->declarator;

@@ -161,6 +161,9 @@ static char *body_params(Emitter *e, Coroutine *co) {
   return format("coro_t *coro_c __attribute__((unused)), %s", list);
 }
 
+static void emit_creation_body(Emitter *e, Coroutine *co, NodeList *params, bool value,
+                               bool in_storage);
+
 void emit_stackful(Emitter *e, Coroutine *co) {
   Source *src = e->src;
   Node *body = co->def->body;
@@ -226,14 +229,37 @@ void emit_stackful(Emitter *e, Coroutine *co) {
 
   emit_put(e, 0, "/* %s(...) makes an instance and runs nothing yet (lazy start) */", co->name);
   emit_put(e, at, "%s {", emit_creation_header(e, co));
+  emit_creation_body(e, co, &params, value, false);
+
+  /* the same in storage the caller gives: CORO_FRAME(name), coro_in_name */
+  emit_put(e, 0, "/* %s(...) in storage the caller gives (CORO_FRAME(%s)): no allocation */", co->name,
+           co->name);
+  emit_put(e, 0, "struct coro_frame_%s {", co->name);
   emit_indent(e, 1);
-  emit_put(e, at, "coro_t *coro_c = coro_stackful_new(coro_entry_%s, sizeof(struct coro_args_%s), "
-           "_Alignof(struct coro_args_%s), %s);", co->name, co->name, co->name,
-           co->is_generator ? "CORO_GENERATOR" : "CORO_TASK");
-  if (params.n || value) {
+  emit_put(e, 0, "struct coro_stackful_storage coro_head;  /* the runtime's bookkeeping */");
+  emit_put(e, 0, "struct coro_args_%s coro_args;  /* room for the arguments */", co->name);
+  emit_indent(e, -1);
+  emit_put(e, 0, "};");
+  char *params_text = emit_param_list(e, co);
+  emit_put(e, at, "static inline __attribute__((unused)) coro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {", co->name,
+           co->name, *params_text ? ", " : "", params_text);
+  emit_creation_body(e, co, &params, value, true);
+}
+
+/* The body of a creation function: make the instance (on the heap, or in
+   the caller's coro_f), store the arguments, return it. */
+static void emit_creation_body(Emitter *e, Coroutine *co, NodeList *params, bool value,
+                               bool in_storage) {
+  int at = emit_line_of(e, co->decl);
+  emit_indent(e, 1);
+  emit_put(e, at, "coro_t *coro_c = %scoro_entry_%s, sizeof(struct coro_args_%s), "
+           "_Alignof(struct coro_args_%s), %s);",
+           in_storage ? "coro_stackful_init(coro_f, sizeof *coro_f, " : "coro_stackful_new(",
+           co->name, co->name, co->name, co->is_generator ? "CORO_GENERATOR" : "CORO_TASK");
+  if (params->n || value) {
     emit_put(e, at, "struct coro_args_%s *coro_a = coro_stackful_args(coro_c);", co->name);
-    for (int i = 0; i < params.n; i++)
-      emit_put(e, at, "coro_a->%s = %s;", params.v[i]->sym->field, params.v[i]->sym->name);
+    for (int i = 0; i < params->n; i++)
+      emit_put(e, at, "coro_a->%s = %s;", params->v[i]->sym->field, params->v[i]->sym->name);
     if (value)
       emit_put(e, at, "coro_as_task(coro_c)->result = &coro_a->coro_result;");
   }

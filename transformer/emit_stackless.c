@@ -261,46 +261,33 @@ static void emit_creation(Emitter *e, Coroutine *co) {
   emit_put(e, at, "return &coro_f->coro_base%s;", co->is_generator ? "" : ".base");
   e->indent--;
   emit_put(e, 0, "}");
-  if (co->awaited_inline)
-    emit_creation_in(e, co);
+  emit_creation_in(e, co);
 }
 
-/* "int n, char *s" of `(int n, char *s)`; "" of `(void)` and `()`. */
-static char *param_list(Emitter *e, Coroutine *co) {
-  Node *f = co->declarator->kids.v[0];
-  char *text = range_str(e, f->first, f->last, &(Style){.raw = true});
-  char *open = strchr(text, '('), *close = strrchr(text, ')');
-  if (!open || !close || close < open)
-    internal_error("the parameter list of %s: '%s'", co->name, text);
-  char *inner = xstrndup(open + 1, (size_t)(close - open - 1));
-  char *s = inner;
-  while (*s == ' ' || *s == '\t' || *s == '\n')
-    s++;
-  if (!*s || strcmp(s, "void") == 0)
-    return "";
-  return inner;
-}
-
-/* For a task that coroutines below await inline (check.c): the same as its
-   creation function, in the frame's storage that the awaiting parent gives
-   (a member of its coro_children) instead of a new allocation. */
+/* The same as its creation function, in storage the caller gives instead
+   of a new allocation: a CORO_FRAME(name) that is a local, a member, a
+   block of an arena (docs/language.md, "Instances in storage you give"),
+   or, for a task awaited inline (check.c), a member of the awaiting
+   parent's coro_children. */
 static void emit_creation_in(Emitter *e, Coroutine *co) {
   int at = emit_line_of(e, co->decl);
-  emit_put(e, 0, "/* %s(...) in storage its awaiting parent gives: no allocation */", co->name);
-  char *params = param_list(e, co);
-  emit_put(e, at, "static inline coro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {", co->name,
+  emit_put(e, 0, "/* %s(...) in storage the caller gives (CORO_FRAME(%s)): no allocation */", co->name,
+           co->name);
+  char *params = emit_param_list(e, co);
+  emit_put(e, at, "static inline __attribute__((unused)) coro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {", co->name,
            co->name, *params ? ", " : "", params);
   e->indent++;
-  emit_put(e, at, "coro_frame_init(&coro_f->coro_base.base, sizeof *coro_f, coro_resume_%s, CORO_TASK);",
-           co->name);
+  const char *header = co->is_generator ? "coro_f->coro_base" : "coro_f->coro_base.base";
+  emit_put(e, at, "coro_frame_init(&%s, sizeof *coro_f, coro_resume_%s, %s);", header, co->name,
+           co->is_generator ? "CORO_GENERATOR" : "CORO_TASK");
   for (int i = 0; i < co->locals.n; i++) {
     Node *n = co->locals.v[i];
     if (n->kind == ND_PARAM)
       emit_put(e, at, "coro_f->%s = %s;", n->sym->field, n->sym->name);
   }
-  if (!co->returns_void)
+  if (!co->is_generator && !co->returns_void)
     emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_result;");
-  emit_put(e, at, "return &coro_f->coro_base.base;");
+  emit_put(e, at, "return &%s;", header);
   e->indent--;
   emit_put(e, 0, "}");
 }

@@ -74,6 +74,15 @@ struct coro_allocator {
    again. Instances already made keep theirs. */
 void coro_set_allocator(const struct coro_allocator *a);
 
+/* An instance in storage you give, in the file that defines the coroutine
+   NAME: CORO_FRAME(NAME) is a type of the right size and alignment (a
+   local, a struct member, a block of an arena), and coroc writes, beside
+   NAME(args), `coro_t *coro_in_NAME(CORO_FRAME(NAME) *storage, args)`,
+   which makes the instance there. coro_free ends it (a stackful one's
+   stack goes back) and gives the storage back to nobody: it stays yours,
+   to reuse. The storage must outlive the instance and not move. */
+#define CORO_FRAME(name) struct coro_frame_##name
+
 /* Stack sizes of stackful instances (coroc --backend=stackful). A stackful
    body runs on a stack of its own, mapped at its first resume with a guard
    page below it: running past its end stops the program with a message
@@ -936,6 +945,18 @@ static inline unsigned coro_enter(coro_t *c) {
    args_align. Aborts with a message when memory runs out. */
 coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align,
                           enum coro_kind kind);
+
+/* The same in storage the caller gives (coroc's coro_in_NAME for
+   CORO_FRAME(NAME)): `bytes` at `storage`, aligned to 16, of which the
+   runtime's bookkeeping takes at most CORO_STACKFUL_BYTES (checked: a
+   libcoro built with the ucontext switch needs more, and says so) and the
+   arguments the rest. coro_free releases the stack and gives nothing back. */
+enum { CORO_STACKFUL_BYTES = 768 };
+struct coro_stackful_storage {
+  unsigned char bytes[CORO_STACKFUL_BYTES];
+} __attribute__((aligned(16)));
+coro_t *coro_stackful_init(void *storage, size_t bytes, void (*entry)(coro_t *c), size_t args_size,
+                           size_t args_align, enum coro_kind kind);
 
 /* The instance's argument area: args_size bytes aligned to args_align, zeroed
    at creation, owned (and freed) by the instance. */

@@ -51,6 +51,16 @@ coro_t *countdown(int from) {
 #line 4
   return &coro_f->coro_base;
 }
+/* countdown(...) in storage the caller gives (CORO_FRAME(countdown)): no allocation */
+#line 4
+static inline __attribute__((unused)) coro_t *coro_in_countdown(struct coro_frame_countdown *coro_f, int from) {
+#line 4
+  coro_frame_init(&coro_f->coro_base, sizeof *coro_f, coro_resume_countdown, CORO_GENERATOR);
+#line 4
+  coro_f->from = from;
+#line 4
+  return &coro_f->coro_base;
+}
 #line 7
 
 

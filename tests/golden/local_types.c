@@ -74,6 +74,14 @@ coro_t *walk(void) {
 #line 7
   return &coro_f->coro_base;
 }
+/* walk(...) in storage the caller gives (CORO_FRAME(walk)): no allocation */
+#line 7
+static inline __attribute__((unused)) coro_t *coro_in_walk(struct coro_frame_walk *coro_f) {
+#line 7
+  coro_frame_init(&coro_f->coro_base, sizeof *coro_f, coro_resume_walk, CORO_GENERATOR);
+#line 7
+  return &coro_f->coro_base;
+}
 #line 18
 
 

@@ -75,6 +75,16 @@ coro_t *pairs(int n) {
 #line 4
   return &coro_f->coro_base;
 }
+/* pairs(...) in storage the caller gives (CORO_FRAME(pairs)): no allocation */
+#line 4
+static inline __attribute__((unused)) coro_t *coro_in_pairs(struct coro_frame_pairs *coro_f, int n) {
+#line 4
+  coro_frame_init(&coro_f->coro_base, sizeof *coro_f, coro_resume_pairs, CORO_GENERATOR);
+#line 4
+  coro_f->n = n;
+#line 4
+  return &coro_f->coro_base;
+}
 #line 15
 
 

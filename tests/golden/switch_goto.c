@@ -65,6 +65,16 @@ coro_t *tokens(const char *s) {
 #line 5
   return &coro_f->coro_base;
 }
+/* tokens(...) in storage the caller gives (CORO_FRAME(tokens)): no allocation */
+#line 5
+static inline __attribute__((unused)) coro_t *coro_in_tokens(struct coro_frame_tokens *coro_f, const char *s) {
+#line 5
+  coro_frame_init(&coro_f->coro_base, sizeof *coro_f, coro_resume_tokens, CORO_GENERATOR);
+#line 5
+  coro_f->s = s;
+#line 5
+  return &coro_f->coro_base;
+}
 #line 21
 
 

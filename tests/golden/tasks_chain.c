@@ -60,9 +60,9 @@ coro_t *leaf(int x) {
 #line 6
   return &coro_f->coro_base.base;
 }
-/* leaf(...) in storage its awaiting parent gives: no allocation */
+/* leaf(...) in storage the caller gives (CORO_FRAME(leaf)): no allocation */
 #line 6
-static inline coro_t *coro_in_leaf(struct coro_frame_leaf *coro_f, int x) {
+static inline __attribute__((unused)) coro_t *coro_in_leaf(struct coro_frame_leaf *coro_f, int x) {
 #line 6
   coro_frame_init(&coro_f->coro_base.base, sizeof *coro_f, coro_resume_leaf, CORO_TASK);
 #line 6
@@ -178,9 +178,9 @@ coro_t *child(int x) {
 #line 11
   return &coro_f->coro_base.base;
 }
-/* child(...) in storage its awaiting parent gives: no allocation */
+/* child(...) in storage the caller gives (CORO_FRAME(child)): no allocation */
 #line 11
-static inline coro_t *coro_in_child(struct coro_frame_child *coro_f, int x) {
+static inline __attribute__((unused)) coro_t *coro_in_child(struct coro_frame_child *coro_f, int x) {
 #line 11
   coro_frame_init(&coro_f->coro_base.base, sizeof *coro_f, coro_resume_child, CORO_TASK);
 #line 11
@@ -255,6 +255,14 @@ static const char coro_locals_top[] __attribute__((used)) = "";
 coro_t *top(void) {
 #line 20
   struct coro_frame_top *coro_f = (struct coro_frame_top *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_top), coro_resume_top, CORO_TASK);
+#line 20
+  return &coro_f->coro_base.base;
+}
+/* top(...) in storage the caller gives (CORO_FRAME(top)): no allocation */
+#line 20
+static inline __attribute__((unused)) coro_t *coro_in_top(struct coro_frame_top *coro_f) {
+#line 20
+  coro_frame_init(&coro_f->coro_base.base, sizeof *coro_f, coro_resume_top, CORO_TASK);
 #line 20
   return &coro_f->coro_base.base;
 }
