@@ -39,6 +39,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchlib import fail, placement, processor, sh
+
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "runtime" / "include"
 TARGET_VS_RUST = 2.0
@@ -250,28 +252,6 @@ fn main() {
 """
 
 
-def fail(msg):
-    print(f"awaits.py: {msg}", file=sys.stderr)
-    sys.exit(1)
-
-
-def sh(cmd, **kw):
-    res = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-    if res.returncode != 0:
-        fail(f"{' '.join(map(str, cmd))} failed:\n{res.stderr}")
-    return res.stdout
-
-
-def processor():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-
 def build(work, coroc, lib):
     w = Path(work)
     progs, missing = {}, {}
@@ -283,7 +263,8 @@ def build(work, coroc, lib):
             c = w / f"awaits_{tag}_{backend}.c"
             sh([coroc, f"--backend={backend}", "-o", c, w / f"awaits_{tag}.coc"])
             exe = w / f"coroc_{tag}_{backend}"
-            sh(["cc", "-O2", "-std=gnu11", f"-I{INCLUDE}", "-o", exe, c, w / "main.c", lib, "-lpthread"])
+            sh(["cc", "-O2", *placement("cc"), "-std=gnu11", f"-I{INCLUDE}", "-o", exe, c, w / "main.c",
+                lib, "-lpthread"])
             progs[f"coroc {backend}, child {where}"] = exe
     (w / "task.cpp").write_text(CXX)
     for cxx in ("g++", "clang++"):
@@ -292,7 +273,7 @@ def build(work, coroc, lib):
             missing[name] = f"{cxx} not found"
             continue
         exe = w / f"cxx_{cxx.replace('+', 'p')}"
-        res = subprocess.run([cxx, "-O2", "-std=c++20", "-o", str(exe), str(w / "task.cpp")],
+        res = subprocess.run([cxx, "-O2", *placement(cxx), "-std=c++20", "-o", str(exe), str(w / "task.cpp")],
                              capture_output=True, text=True)
         if res.returncode != 0:
             missing[name] = f"{cxx} could not build it: {res.stderr.strip().splitlines()[-1]}"

@@ -31,9 +31,10 @@ import re
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
+
+from benchlib import fail, placement, processor, sh
 
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "runtime" / "include"
@@ -209,58 +210,6 @@ int main(int argc, char **argv) {
   return 0;
 }
 """
-
-
-def fail(msg):
-    print(f"frames.py: {msg}", file=sys.stderr)
-    sys.exit(1)
-
-
-def sh(cmd, **kw):
-    res = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-    if res.returncode != 0:
-        fail(f"{' '.join(map(str, cmd))} failed:\n{res.stderr}")
-    return res.stdout
-
-
-def processor():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-
-_placement = {}
-
-
-def placement(cc):
-    """The flags that pin code placement, as part 1 builds with them
-    (docs/benchmarks.md, "Code placement"): every function starts a 64-byte
-    block and no branch crosses a 32-byte boundary, each if cc takes it. Else
-    the rows would compare where the linker put each loop: the same generated
-    code measured 1.76 and 1.97 ns in two binaries of one run without them."""
-    if cc not in _placement:
-        flags = []
-        for choices in (["-falign-functions=64"],
-                        ["-Wa,-mbranches-within-32B-boundaries", "-mbranches-within-32B-boundaries"]):
-            for f in choices:   # the first that cc takes (GNU as's option, or clang's own)
-                if accepts(cc, [*flags, f]):
-                    flags.append(f)
-                    break
-        _placement[cc] = flags
-    return _placement[cc]
-
-
-def accepts(cc, flags):
-    with tempfile.TemporaryDirectory() as d:
-        src = Path(d) / "t.c"
-        src.write_text("int main(void) { return 0; }\n")
-        res = subprocess.run([cc, *flags, "-x", "c", str(src), "-o", str(Path(d) / "t")],
-                             capture_output=True, text=True)
-        return res.returncode == 0 and not res.stderr
 
 
 def build(work, coroc, lib):
