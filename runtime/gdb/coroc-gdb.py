@@ -265,8 +265,11 @@ def _slab_instances(r, coro_p):
 
 def _inline_children(inst, coro_p):
     """The child whose frame is inside inst's (coroc's coro_children), when
-    inst is a stackless task stopped at the await of such a child, and the
-    child's own, down the chain."""
+    inst is a stackless task at the await of such a child (suspended there,
+    or running with the child running inside it), and the child's own, down
+    the chain. Every member of the union starts with the child's header, so
+    the header is at the union's start whichever child it is; a child that
+    is live there names inst as its parent."""
     out = []
     while not inst.stackful and not inst.generator and inst.status in (1, 2):
         try:
@@ -277,10 +280,10 @@ def _inline_children(inst, coro_p):
         if "coro_children" not in [f.name for f in frame_t.fields()]:
             break
         children = inst.coro.cast(frame_t.pointer()).dereference()["coro_children"]
-        member = "coro_in_%d" % inst.resume_point
-        if member not in [f.name for f in children.type.fields()]:
+        header = children.address.cast(coro_p)
+        if not _ptr(header.dereference()["resume"]):
             break
-        child = Instance(children[member].address.cast(coro_p), inst.registry)
+        child = Instance(header, inst.registry)
         if child.status not in (1, 2) or child.parent != inst.addr:
             break
         out.append(child)
