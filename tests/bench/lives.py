@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+"""tests/bench/lives.py: the benchmark's part 9, the life of a short-lived generator.
+
+A generator of three values is made, its three values taken, run to its end
+and freed, again and again: what a generator that lives for a moment costs
+from its birth to its end. Rows, each its own process, built and run here:
+
+  coroc stackful                 gen3.coc with --backend=stackful: an instance and a
+                                 stack (from the thread's cache of stacks)
+  boost.context fiber            boost::context::fiber on a pooled_fixedsize_stack of the
+                                 same size as coroc's stacks (256 KiB), the body a lambda
+  coroc stackless                the same gen3.coc with --backend=stackless
+  hand-written machine           a struct and a switch, its frame malloc'ed and freed
+
+The generator's code is in a file of its own, the loop in another (no
+link-time optimisation), so that no compiler sees through the life.
+
+Counted in a second run of each program, over the same loop:
+  allocations per life   every malloc, calloc, realloc, aligned_alloc,
+                         posix_memalign and memalign of the process (a counting
+                         malloc linked into each program, forwarding to glibc's),
+                         and for coroc also the instances its allocator makes
+                         (coro_set_allocator, counting)
+  faults per life        minor page faults (getrusage) over the loop
+  memory calls per life  mmap, munmap, mprotect, madvise, brk, mremap (strace -c
+                         -e trace=%memory), from two runs of N and 2N lives: the
+                         difference over N, so that the start-up's calls fall out
+
+Target (docs/benchmarks.md, part 9): coroc stackful <= 0.5x the boost.context
+fiber on a pooled stack.
+
+A benchmark, not a test: it exits 0 whatever the figures, 1 only when
+something it needs could not be built or run, or a generator gives wrong
+values.
+
+  tests/bench/lives.py [--coroc PATH] [--lib LIBCORO.a] [--reps N] [--n N] [--workdir DIR]
+"""
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+INCLUDE = ROOT / "runtime" / "include"
+TARGET_VS_FIBER = 0.5
+STACK = 256 * 1024   # coroc's default stack; the fiber's pool hands out stacks of the same size
+
+# Counting malloc: linked into every program, replaces glibc's entry points
+# (for the C++ library's operator new too) and forwards to glibc's own.
+COUNT_C = r"""
+#include <stddef.h>
+#include <errno.h>
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+long bench_allocs;
+int bench_counting;
+void *malloc(size_t n) { bench_allocs += bench_counting; return __libc_malloc(n); }
+void *calloc(size_t n, size_t m) { bench_allocs += bench_counting; return __libc_calloc(n, m); }
+void *realloc(void *p, size_t n) { bench_allocs += bench_counting; return __libc_realloc(p, n); }
+void free(void *p) { __libc_free(p); }
+void *memalign(size_t a, size_t n) { bench_allocs += bench_counting; return __libc_memalign(a, n); }
+void *aligned_alloc(size_t a, size_t n) { bench_allocs += bench_counting; return __libc_memalign(a, n); }
+int posix_memalign(void **p, size_t a, size_t n) {
+  bench_allocs += bench_counting;
+  void *q = __libc_memalign(a, n);
+  if (!q)
+    return ENOMEM;
+  *p = q;
+  return 0;
+}
+"""
+
+# The loop every row shares: LIFE(s) makes a generator, takes its values into
+# s, runs it to its end and frees it. "time": the ns per life; "count": the
+# allocations and faults per life; "sys": just the loop (strace counts).
+MAIN_H = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+extern long bench_allocs;
+extern int bench_counting;
+static long faults(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_minflt;
+}
+#define BENCH_MAIN(SETUP_COUNT, LIFE)                                              \
+  int main(int argc, char **argv) {                                              \
+    if (argc < 3)                                                                \
+      return 2;                                                                  \
+    long n = atol(argv[2]), s = 0;                                               \
+    int three = argc > 3 ? atoi(argv[3]) : 3;                                    \
+    for (long k = 0; k < 1000; k++) { LIFE; }   /* warm: caches, pools */        \
+    s = 0;                                                                       \
+    int count = strcmp(argv[1], "count") == 0;                                   \
+    if (count) { SETUP_COUNT; bench_counting = 1; }                              \
+    struct timespec a, b;                                                        \
+    long f0 = faults();                                                          \
+    clock_gettime(CLOCK_MONOTONIC, &a);                                          \
+    for (long k = 0; k < n; k++) { LIFE; }                                       \
+    clock_gettime(CLOCK_MONOTONIC, &b);                                          \
+    long f1 = faults();                                                          \
+    bench_counting = 0;                                                          \
+    double ns = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n;     \
+    printf("%.3f %.4f %.4f %ld\n", ns, (double)bench_allocs / n, (double)(f1 - f0) / n, s); \
+    return 0;                                                                    \
+  }
+"""
+
+GEN_COC = r"""
+#include <coro.h>
+coroutine int gen3(int n) {
+  for (int i = 0; i < n; i++)
+    yield i + 1;
+}
+"""
+
+COROC_MAIN = r"""
+#include <coro.h>
+#include "main.h"
+coro_t *gen3(int n);
+static void *count_alloc(size_t bytes, size_t align, void *ctx) {
+  (void)ctx;
+  bench_allocs++;
+  extern void *__libc_memalign(size_t, size_t);
+  return __libc_memalign(align, bytes);
+}
+static void count_free(void *p, size_t bytes, void *ctx) {
+  (void)bytes, (void)ctx;
+  free(p);
+}
+BENCH_MAIN(coro_set_allocator(&(struct coro_allocator){count_alloc, count_free, NULL}),
+           coro_t *g = gen3(three); int v; while (coro_next(g, &v)) s += v; coro_free(g))
+"""
+
+HAND_H = r"""
+struct hand { int (*next)(struct hand *g, int *out); int state, i, n; };
+struct hand *hand_new(int n);
+void hand_free(struct hand *g);
+"""
+
+HAND_C = r"""
+#include <stdlib.h>
+#include "hand.h"
+/* for (i = 0; i < n; i++) yield i + 1; as a switch that goes on where it stopped */
+static int hand_next(struct hand *g, int *out) {
+  switch (g->state) {
+  case 0:
+    for (g->i = 0; g->i < g->n; g->i++) {
+      *out = g->i + 1;
+      g->state = 1;
+      return 1;
+  case 1:;
+    }
+  }
+  g->state = 2;
+  return 0;
+}
+struct hand *hand_new(int n) {
+  struct hand *g = malloc(sizeof *g);
+  if (!g)
+    abort();
+  *g = (struct hand){hand_next, 0, 0, n};
+  return g;
+}
+void hand_free(struct hand *g) {
+  free(g);
+}
+"""
+
+HAND_MAIN = r"""
+#include "hand.h"
+#include "main.h"
+BENCH_MAIN((void)0,
+           struct hand *g = hand_new(three); int v; while (g->next(g, &v)) s += v; hand_free(g))
+"""
+
+FIBER = r"""
+#include <boost/context/fiber.hpp>
+#include <boost/context/pooled_fixedsize_stack.hpp>
+#include <memory>
+#include <utility>
+namespace ctx = boost::context;
+extern "C" {
+#include "main.h"
+}
+/* The generator: a fiber whose body writes each value where the consumer
+   asked and switches back; the fiber is empty once the body has returned. */
+static ctx::fiber gen3(ctx::pooled_fixedsize_stack &pool, int n, int *out) {
+  return ctx::fiber(std::allocator_arg, pool, [n, out](ctx::fiber &&consumer) {
+    for (int i = 0; i < n; i++) {
+      *out = i + 1;
+      consumer = std::move(consumer).resume();
+    }
+    return std::move(consumer);
+  });
+}
+static ctx::pooled_fixedsize_stack *pool;
+#define FIBER_LIFE                                               \
+  int v;                                                         \
+  ctx::fiber f = gen3(*pool, three, &v);                         \
+  for (f = std::move(f).resume(); f; f = std::move(f).resume())  \
+    s += v;
+static int run(int argc, char **argv);
+int main(int argc, char **argv) {
+  ctx::pooled_fixedsize_stack p(STACK);
+  pool = &p;
+  return run(argc, argv);
+}
+#define main run
+static BENCH_MAIN((void)0, FIBER_LIFE)
+"""
+
+
+def fail(msg):
+    print(f"lives.py: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def sh(cmd, **kw):
+    res = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+    if res.returncode != 0:
+        fail(f"{' '.join(map(str, cmd))} failed:\n{res.stderr}")
+    return res.stdout
+
+
+def processor():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def build(work, coroc, lib):
+    w = Path(work)
+    progs, missing = {}, {}
+    (w / "count.c").write_text(COUNT_C)
+    (w / "main.h").write_text(MAIN_H)
+    (w / "gen3.coc").write_text(GEN_COC)
+    (w / "coroc_main.c").write_text(COROC_MAIN)
+    sh(["cc", "-O2", "-c", "-o", w / "count.o", w / "count.c"])
+    cflags = ["-O2", "-std=gnu11", f"-I{INCLUDE}", f"-I{w}"]
+    for backend in ("stackful", "stackless"):
+        c = w / f"gen3_{backend}.c"
+        sh([coroc, f"--backend={backend}", "-o", c, w / "gen3.coc"])
+        exe = w / f"coroc_{backend}"
+        sh(["cc", *cflags, "-o", exe, c, w / "coroc_main.c", w / "count.o", lib, "-lpthread"])
+        progs[f"coroc {backend}"] = exe
+    (w / "hand.h").write_text(HAND_H)
+    (w / "hand.c").write_text(HAND_C)
+    (w / "hand_main.c").write_text(HAND_MAIN)
+    exe = w / "hand"
+    sh(["cc", *cflags, "-o", exe, w / "hand.c", w / "hand_main.c", w / "count.o"])
+    progs["hand-written machine (malloc)"] = exe
+    name = "boost.context fiber, pooled stack"
+    cxx = shutil.which("g++") or shutil.which("clang++")
+    if not cxx:
+        missing[name] = "no C++ compiler"
+    elif not Path("/usr/include/boost/context/fiber.hpp").exists():
+        missing[name] = "boost.context not installed (apt-get install libboost-context-dev)"
+    else:
+        (w / "fiber.cpp").write_text(FIBER)
+        exe = w / "fiber"
+        res = subprocess.run([cxx, "-O2", "-std=c++17", f"-DSTACK={STACK}", f"-I{w}", "-o", str(exe),
+                              str(w / "fiber.cpp"), str(w / "count.o"), "-lboost_context"],
+                             capture_output=True, text=True)
+        if res.returncode != 0:
+            missing[name] = f"{cxx} could not build it: {res.stderr.strip().splitlines()[-1]}"
+        else:
+            progs[name] = exe
+    return progs, missing
+
+
+def memory_calls(exe, n):
+    """mmap, munmap, mprotect, madvise, brk, mremap calls of one run of n lives (strace -c)."""
+    res = subprocess.run(["strace", "-f", "-qq", "-c", "-e", "trace=%memory", str(exe), "sys", str(n)],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        return None
+    for line in res.stderr.splitlines():
+        f = line.split()
+        if f and f[-1] == "total":
+            return int(f[-2] if len(f) == 5 else f[-3])
+    return 0   # no line at all: no call of the kind
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--coroc", default=str(ROOT / "build-bench" / "coroc" / "transformer" / "coroc"))
+    ap.add_argument("--lib", default=str(ROOT / "build-bench" / "coroc" / "runtime" / "libcoro.a"))
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--n", type=int, default=2_000_000, help="lives per run")
+    ap.add_argument("--workdir")
+    args = ap.parse_args()
+    args.coroc, args.lib = str(Path(args.coroc).resolve()), str(Path(args.lib).resolve())
+    for p in (args.coroc, args.lib):
+        if not Path(p).exists():
+            fail(f"{p} not found: build first (tests/bench/run builds both)")
+    work = args.workdir or tempfile.mkdtemp(prefix="coroc-lives-")
+    os.makedirs(work, exist_ok=True)
+    progs, missing = build(work, args.coroc, args.lib)
+
+    print("9. The life of a short-lived generator (make it, take its 3 values, run it to its end, free it)")
+    print(f"processor: {processor()}")
+    print(f"{args.n:,} lives per run; ns per life: median of {args.reps} interleaved runs; "
+          f"allocations and page faults per life: from a counting run; memory calls per life: strace")
+    want = 6 * args.n
+    counts, times, calls = {}, {}, {}
+    for name, exe in progs.items():
+        out = sh([exe, "count", args.n]).split()
+        if int(out[3]) != want:
+            fail(f"{name}: the sum is {out[3]}, not {want}: the program is wrong")
+        counts[name] = (float(out[1]), float(out[2]))
+    strace = shutil.which("strace")
+    for name, exe in progs.items():
+        if strace:
+            k = 20_000
+            one, two = memory_calls(exe, k), memory_calls(exe, 2 * k)
+            calls[name] = None if one is None or two is None else (two - one) / k
+    for _ in range(args.reps):
+        for name, exe in progs.items():
+            times.setdefault(name, []).append(float(sh([exe, "time", args.n]).split()[0]))
+    base = "boost.context fiber, pooled stack"
+    have_base = base in progs
+
+    def paired(name):
+        return statistics.median(a / b for a, b in zip(times[name], times[base]))
+
+    print(f"  {'':34s} {'ns/life':>8s} {'allocs/life':>12s} {'faults/life':>12s} {'mem calls/life':>15s} "
+          f"{'/ fiber':>8s}")
+    for name in progs:
+        rel = f"{paired(name):7.2f}x" if have_base else f"{'-':>8s}"
+        c = calls.get(name)
+        cs = f"{c:15.3f}" if c is not None else f"{'(no strace)':>15s}"
+        print(f"  {name:34s} {statistics.median(times[name]):8.1f} {counts[name][0]:12.3f} "
+              f"{counts[name][1]:12.3f} {cs} {rel}")
+    for name, why in missing.items():
+        print(f"  {name:34s} not built: {why}")
+    if have_base:
+        q = paired("coroc stackful")
+        print(f"target: coroc stackful <= {TARGET_VS_FIBER}x {base}: "
+              f"{'met' if q <= TARGET_VS_FIBER else 'NOT met'} ({q:.2f}x, the median of the paired ratios)")
+    else:
+        print(f"target: coroc stackful <= {TARGET_VS_FIBER}x {base}: not measured ({missing[base]})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
