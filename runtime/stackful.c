@@ -118,6 +118,7 @@ static _Thread_local struct stackful *tls_shared_owner __attribute__((tls_model(
 #endif
 
 static bool stackful_resume(coro_t *c, void *out);
+static void stackful_detach(struct stackful *s);
 
 /* coro.h's inline switch keeps the body's context right after the header
    and the resumer's right after that. It is offered only where it is libcoro's
@@ -131,8 +132,16 @@ _Static_assert(offsetof(struct stackful, caller) == offsetof(struct stackful, ct
                "coro.h: the resumer's context right after the body's");
 #endif
 
+/* The page size, asked of the system once (creating an instance needs it,
+   and sysconf is a call into libc each time). */
 static size_t page_size(void) {
-  return (size_t)sysconf(_SC_PAGESIZE);
+  static size_t page;
+  size_t p = __atomic_load_n(&page, __ATOMIC_RELAXED);
+  if (__builtin_expect(p == 0, 0)) {
+    p = (size_t)sysconf(_SC_PAGESIZE);
+    __atomic_store_n(&page, p, __ATOMIC_RELAXED);
+  }
+  return p;
 }
 
 /* bytes rounded up to whole pages; 0 for 0 and for sizes that overflow. */
@@ -354,9 +363,9 @@ static void guard_install_handler(void) {
 /* Once per thread (sigaltstack is per-thread), lazily at its first stackful
    start: a signal stack, unless the thread already has one (ASan's, say). */
 static void guard_install(void) {
+  if (__builtin_expect(tls_altstack_checked, 1))
+    return;   /* (set only after the pthread_once below) */
   pthread_once(&guard_once, guard_install_handler);
-  if (tls_altstack_checked)
-    return;
   tls_altstack_checked = 1;
   stack_t now;
   if (sigaltstack(NULL, &now) == 0 && !(now.ss_flags & SS_DISABLE))
@@ -577,12 +586,13 @@ static void slot_give(struct slab *b, char *slot) {
 static _Thread_local struct {
   char *map;            /* a slot: guard page, then the stack */
   struct slab *slab;    /* its slab */
+  size_t size;          /* the slot's bytes (its slab's slot_size) */
 } stack_cache[STACK_CACHE];
 static _Thread_local int stack_cached;
 
 static bool stack_from_cache(struct stackful *s, size_t map_size) {
   for (int i = stack_cached - 1; i >= 0; i--)
-    if (stack_cache[i].slab->slot_size == map_size) {
+    if (stack_cache[i].size == map_size) {
       s->map = stack_cache[i].map;
       s->slab = stack_cache[i].slab;
       s->map_size = map_size;
@@ -638,6 +648,7 @@ static void stack_unmap(struct stackful *s) {
   tool_stack_unmapping(s);
   if (stack_cached < STACK_CACHE) {
     stack_cache[stack_cached].map = s->map;
+    stack_cache[stack_cached].size = s->map_size;
     stack_cache[stack_cached++].slab = s->slab;
   } else {
     slot_give(s->slab, s->map);
@@ -803,8 +814,10 @@ bool coro_set_shared_stack(coro_t *c, bool shared) {
   if (shared)
     return false;   /* a ucontext's saved stack pointer is not ours to read */
 #endif
-  if (!s || as_coro(s)->status != CORO_CREATED || s->map)
+  if (!s || as_coro(s)->status != CORO_CREATED)
     return false;
+  if (shared)
+    stackful_detach(s);   /* the stack it took at its creation goes back to the cache */
   s->shared = shared;
   return true;
 }
@@ -873,6 +886,46 @@ static const char *stack_error_text(const struct stackful *s, char *buf, size_t 
   return buf;
 }
 
+/* The body's context on its stack, just mapped or taken from the cache:
+   the next resume starts the body. */
+static void stackful_ready(struct stackful *s) {
+  char *stack = s->map + s->map_size - s->stack_size;
+  if (s->own_fpenv)
+    coro_ctx_init(&s->ctx, stack, s->stack_size, stackful_main, s);
+  else
+    coro_ctx_init_thread_fp(&s->ctx, stack, s->stack_size, stackful_main, s);
+#ifdef STACKFUL_INLINE_SWITCH
+  /* its stack is there: coro_next and yield may switch inline, the first
+     resume too (into the trampoline) */
+  as_coro(s)->resume_point = s->own_fpenv ? CORO_INLINE_SWITCH_FPENV : CORO_INLINE_SWITCH_MARK;
+#endif
+}
+
+/* A new instance takes a stack of its size from its thread's cache of
+   stacks (Stacks, above) at once, when there is one, and is made ready to
+   start: then its first resume is a switch like any other (inline on
+   x86_64), and nothing of its life makes a system call or touches a page
+   that was not touched before. Only instances that keep the thread's FP
+   environment: one that keeps its own takes the environment of its first
+   resume, so it gets its context then. A setting that changes which stack
+   it needs before its first resume gives the stack back (stackful_detach). */
+static void stackful_attach(struct stackful *s) {
+  if (s->own_fpenv || stack_cached == 0 || !stack_from_cache(s, s->stack_size + page_size()))
+    return;
+  guard_install();   /* (a stack in this thread's cache may come from an instance of another) */
+  mapped_add(s);
+  stackful_ready(s);
+}
+
+/* Back to the cache with the stack an instance not started yet took at its
+   creation, the instance as it was made (lazy start). */
+static void stackful_detach(struct stackful *s) {
+  if (!s->map || s->shared)
+    return;
+  stack_unmap(s);
+  as_coro(s)->resume_point = 0;
+}
+
 /* The first resume maps the stack and makes the body's context; false when
    there is no stack to be had. */
 static bool stackful_start(struct stackful *s) {
@@ -885,11 +938,7 @@ static bool stackful_start(struct stackful *s) {
   }
   if (!stack_map(s))
     return false;
-  coro_ctx_init(&s->ctx, s->map + s->map_size - s->stack_size, s->stack_size, stackful_main, s);
-#ifdef STACKFUL_INLINE_SWITCH
-  /* its stack is there: coro_next and yield may switch inline */
-  as_coro(s)->resume_point = s->own_fpenv ? CORO_INLINE_SWITCH_FPENV : CORO_INLINE_SWITCH_MARK;
-#endif
+  stackful_ready(s);
   return true;
 }
 
@@ -977,10 +1026,11 @@ static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset) {
   s->stack_size = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
   s->args_offset = offset;
   s->own_fpenv = STACKFUL_DEFAULT_FPENV;
+  stackful_attach(s);   /* a kept stack, if this thread has one of its size */
 }
 
 /* The instance and its arguments in one zeroed allocation (coro_frame_new);
-   the stack comes later, at the first resume. */
+   the stack comes later, at the first resume, unless a kept one is taken now. */
 coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align,
                           enum coro_kind kind) {
   if (args_align == 0)
@@ -1019,16 +1069,20 @@ void *coro_stackful_args(coro_t *c) {
 bool coro_set_stack_size(coro_t *c, size_t bytes) {
   struct stackful *s = as_stackful(c);
   size_t size = stack_round(bytes);
-  if (!s || as_coro(s)->status != CORO_CREATED || s->map || size == 0)
+  if (!s || as_coro(s)->status != CORO_CREATED || size == 0)
     return false;
+  if (size != s->stack_size)
+    stackful_detach(s);   /* the stack it took at its creation is not of that size */
   s->stack_size = size;
   return true;
 }
 
 bool coro_set_fpenv(coro_t *c, bool own) {
   struct stackful *s = as_stackful(c);
-  if (!s || as_coro(s)->status != CORO_CREATED || s->map)
+  if (!s || as_coro(s)->status != CORO_CREATED)
     return false;
+  if (own)
+    stackful_detach(s);   /* its context is made at its first resume, with that environment */
   s->own_fpenv = own;
   return true;
 }

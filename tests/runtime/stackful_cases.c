@@ -10,6 +10,8 @@
  *   stackful_cases overflow KIND  print "instance ADDR", then overflow its stack; must die
  *                                 with the guard-page message. KIND: default | set | thread-default | nested
  *   stackful_cases misuse         coro_stackful_suspend outside any coroutine: must stop with a message
+ *   stackful_cases lives N        N short-lived generators after a warm-up: prints the mappings
+ *                                 and page faults they added (none expected)
  *
  * A failed check prints "FILE:LINE: check failed: EXPR" and exits 1.
  */
@@ -234,6 +236,31 @@ static coro_t *evens(long n) {
   return c;
 }
 
+/* coroutine long *where(int depth): yields the frame address at the bottom
+   of a recursion of depth frames, to see which stack it runs on (a frame
+   address, not a local's: under AddressSanitizer locals may live elsewhere) */
+typedef long *coro_value_where;
+struct coro_args_where { int depth; };
+static void where_deep(coro_t *coro_c, int depth) {
+  volatile char pad[128];
+  pad[0] = (char)depth;
+  if (depth > 0) {
+    where_deep(coro_c, depth - 1);
+  } else {
+    CORO_STACKFUL_YIELD(coro_c, coro_value_where, (long *)__builtin_frame_address(0));
+  }
+  CHECK(pad[0] == (char)depth);
+}
+static void coro_entry_where(coro_t *coro_c) {
+  where_deep(coro_c, ((struct coro_args_where *)coro_stackful_args(coro_c))->depth);
+}
+static coro_t *where(int depth) {
+  coro_t *coro_c = coro_stackful_new(coro_entry_where, sizeof(struct coro_args_where),
+                                     _Alignof(struct coro_args_where), CORO_GENERATOR);
+  ((struct coro_args_where *)coro_stackful_args(coro_c))->depth = depth;
+  return coro_c;
+}
+
 /* }================================================================== */
 
 /* {==================================================================
@@ -456,7 +483,7 @@ static void case_alignment(void) {
 /* Non-static so that dladdr can name it in the report (tests link with -rdynamic). */
 void coro_entry_overflow(coro_t *coro_c);
 void coro_entry_overflow(coro_t *coro_c) {
-  CORO_STACKFUL_YIELD(coro_c, long, 0);
+  CORO_STACKFUL_YIELD(coro_c, long *, (long *)__builtin_frame_address(0));   /* (where its stack is: "reused") */
   printf("depth %ld\n", deep_sum(1 << 30));   /* never ends: runs into the guard page */
 }
 
@@ -474,6 +501,21 @@ static int run_overflow(const char *kind) {
   } else if (strcmp(kind, "thread-default") == 0) {
     coro_default_stack_size(128 * 1024);
     g = overflow();
+  } else if (strcmp(kind, "reused") == 0) {  /* on a stack another instance used and gave back */
+    long *first = NULL, *mine = NULL;
+    coro_t *before = where(2);
+    CHECK(coro_next(before, &first) && !coro_next(before, &first));
+    coro_free(before);
+    g = overflow();
+    CHECK(coro_next(g, &mine));
+    /* the same stack: its frame a few frames from the other's (another
+       stack's would be a whole stack and guard page away) */
+    CHECK(labs((long)((char *)mine - (char *)first)) < 16 * 1024);
+    printf("instance %p\n", (void *)g);
+    fflush(stdout);
+    coro_next(g, NULL);
+    printf("still alive after the overflow\n");
+    return 0;
   } else if (strcmp(kind, "nested") == 0) {
     g = overflow();                           /* resumed from inside another stackful generator */
     coro_t *outer = squares(g);
@@ -634,6 +676,100 @@ static void case_stack_limit(void) {
   printf("ok stack limit (refused after %d)\n", failed);
 }
 
+/* Short-lived generators one after another, each on the stack the one
+   before gave back (the thread's cache of stacks, which a new instance
+   takes at its creation): n lives of a generator of three values run to its
+   end, with ones freed before their start or half-way among them, and the
+   settings a new instance may still take before its start (stack size, FP
+   environment, the shared stack), each honoured on a stack taken at the
+   creation. */
+static void case_lives(int n) {
+  for (int i = 0; i < n; i++) {
+    coro_t *g = counter(i, 3, 2);
+    long v = -1;
+    int k = 0;
+    while (coro_next(g, &v)) {
+      CHECK(v == i + 2L * k);
+      k++;
+    }
+    CHECK(k == 3 && coro_done(g));
+    coro_free(g);
+    if (i % 7 == 0)
+      coro_free(counter(0, 1, 1));            /* never started */
+    if (i % 11 == 0) {
+      coro_t *half = counter(5, 3, 1);        /* freed suspended */
+      CHECK(coro_next(half, &v) && v == 5);
+      coro_free(half);
+    }
+  }
+  /* two in a row land on the same stack: the second's frame where the first's was */
+  coro_t *a = where(4);
+  long *pa = NULL, *pb = NULL;
+  CHECK(coro_next(a, &pa) && pa);
+  CHECK(!coro_next(a, &pa));
+  coro_free(a);
+  coro_t *b = where(4);
+  CHECK(coro_next(b, &pb));
+  CHECK(pb == pa);
+  CHECK(!coro_next(b, &pb));
+  coro_free(b);
+  /* settings before the start, on an instance that took a cached stack */
+  coro_t *g = deep(600, 1);                   /* ~600 KiB: more than the cached 256 KiB stacks */
+  CHECK(coro_set_stack_size(g, 1024 * 1024));
+  long v;
+  CHECK(coro_next(g, &v) && v == deep_sum_expected(600));
+  coro_free(g);
+  g = counter(3, 2, 1);
+  CHECK(coro_set_stack_size(g, 256 * 1024));  /* the size it has: it keeps its stack */
+  CHECK(coro_next(g, &v) && v == 3 && coro_next(g, &v) && v == 4 && !coro_next(g, &v));
+  coro_free(g);
+  fesetround(FE_DOWNWARD);
+  g = rounding();
+  CHECK(coro_set_fpenv(g, true));             /* its environment: the one of its first resume */
+  fesetround(FE_TOWARDZERO);
+  int seen = -1;
+  CHECK(coro_next(g, &seen) && seen == FE_TOWARDZERO);
+  CHECK(fegetround() == FE_TOWARDZERO);       /* the body's FE_UPWARD stayed its own */
+  coro_free(g);
+  fesetround(FE_TONEAREST);
+#ifndef CORO_SWITCH_UCONTEXT
+  g = counter(8, 2, 1);
+  CHECK(coro_set_shared_stack(g, true));
+  CHECK(coro_next(g, &v) && v == 8 && coro_next(g, &v) && v == 9 && !coro_next(g, &v));
+  coro_free(g);
+#endif
+  printf("ok lives %d\n", n);
+}
+
+/* The steady state of short-lived generators: after a few, n more make no
+   new mapping and touch no new page (printed: "lives: mappings +M faults F";
+   test_runtime.py checks both are 0 where page faults are the process's
+   own, not an emulator's or a sanitizer's). */
+static void run_lives_steady(int n) {
+  long sum = 0;
+  for (int i = 0; i < 100; i++) {
+    coro_t *g = counter(i, 3, 1);
+    long v;
+    while (coro_next(g, &v))
+      sum += v;
+    coro_free(g);
+  }
+  int before = count_mappings();
+  struct rusage r0, r1;
+  getrusage(RUSAGE_SELF, &r0);
+  for (int i = 0; i < n; i++) {
+    coro_t *g = counter(i, 3, 1);
+    long v;
+    while (coro_next(g, &v))
+      sum += v;
+    coro_free(g);
+  }
+  getrusage(RUSAGE_SELF, &r1);
+  int after = count_mappings();
+  CHECK(sum == 3L * 99 * 100 / 2 + 300 + 3L * (n - 1) * n / 2 + 3L * n);
+  printf("lives: mappings +%d faults %ld\n", after - before, r1.ru_minflt - r0.ru_minflt);
+}
+
 /* n generators alive at once with the default stack size, each started and
    resumed once more in turn: 100,000 need more than vm.max_map_count's
    default 65,530 mappings if every stack and guard page were one. */
@@ -666,6 +802,10 @@ int main(int argc, char **argv) {
     case_stack_limit();
     return 0;
   }
+  if (strcmp(what, "lives") == 0 && argc > 2) {
+    run_lives_steady(atoi(argv[2]));
+    return 0;
+  }
   if (strcmp(what, "many") == 0 && argc > 2) {
     case_many(atoi(argv[2]));
     return 0;
@@ -677,7 +817,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(what, "all") != 0) {
-    fprintf(stderr, "usage: stackful_cases all [N] | overflow KIND | limit | many N | dangling | misuse\n");
+    fprintf(stderr, "usage: stackful_cases all [N] | overflow KIND | limit | many N | lives N | dangling | misuse\n");
     return 2;
   }
   case_basic();
@@ -689,6 +829,7 @@ int main(int argc, char **argv) {
   case_fp_control();
   case_live_values();
   case_alignment();
+  case_lives(argc > 2 ? atoi(argv[2]) : 10000);
 #ifndef CORO_SWITCH_UCONTEXT
   case_shared_stack(argc > 2 ? atoi(argv[2]) / 10 : 1000);
 #else
