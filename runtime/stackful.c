@@ -581,26 +581,76 @@ static void slot_give(struct slab *b, char *slot) {
   pthread_mutex_unlock(&slab_lock);
 }
 
+/* A stack whose body ended keeps its start routine, stackful_main, parked
+   there: switched out for good by the body's instance, it can be resumed by
+   the next instance that takes the stack, and runs that one's body without
+   a new context (Running the body, below). Not with the ucontext switch (a
+   context is a whole ucontext_t there) nor under AddressSanitizer (each body
+   starts on a new fiber of its own, announced from the trampoline). */
+#if !defined(CORO_SWITCH_UCONTEXT) && !defined(STACKFUL_ASAN)
+#define STACKFUL_PARK 1
+#endif
+
+/* The top STACK_MAILBOX bytes of every stack are not the body's: the word
+   there names the instance a parked stackful_main is to run next. */
+#define STACK_MAILBOX 16
+
+static struct stackful **stack_mailbox(char *map, size_t map_size) {
+  return (struct stackful **)(map + map_size) - 1;
+}
+
+/* A parked context handed from the instance that ended to the next one. On
+   x86_64 the saved stack pointer is all that a switch of the thread's FP
+   environment reads, and it is copied alone: a 16-byte copy of a context
+   whose rsp the switch just stored with an 8-byte store would wait for that
+   store to reach the cache (the store cannot be forwarded to a wider load),
+   a tenth of a short life. */
+#ifdef STACKFUL_PARK
+static inline void ctx_hand_over(struct coro_ctx *to, const struct coro_ctx *from) {
+#if defined(__x86_64__)
+  to->rsp = from->rsp;
+#else
+  *to = *from;
+#endif
+}
+#endif
+
 /* Freed slots kept by this thread with their pages, for the next instance. */
 #define STACK_CACHE 16
 static _Thread_local struct {
   char *map;            /* a slot: guard page, then the stack */
   struct slab *slab;    /* its slab */
   size_t size;          /* the slot's bytes (its slab's slot_size) */
+#ifdef STACKFUL_PARK
+  bool parked;          /* stackful_main waits on it, its context in `worker` */
+  struct coro_ctx worker;
+#endif
 } stack_cache[STACK_CACHE];
 static _Thread_local int stack_cached;
 
-static bool stack_from_cache(struct stackful *s, size_t map_size) {
+/* A cached stack of map_size bytes for s (its slot and slab set), the
+   newest first; with a parked stackful_main, its context is copied to
+   *worker and the answer is 2; 1 without; 0: none of that size. */
+static int stack_from_cache(struct stackful *s, size_t map_size, struct coro_ctx *worker) {
   for (int i = stack_cached - 1; i >= 0; i--)
     if (stack_cache[i].size == map_size) {
+      int got = 1;
       s->map = stack_cache[i].map;
       s->slab = stack_cache[i].slab;
       s->map_size = map_size;
+#ifdef STACKFUL_PARK
+      if (stack_cache[i].parked && worker) {
+        ctx_hand_over(worker, &stack_cache[i].worker);
+        got = 2;
+      }
+#else
+      (void)worker;
+#endif
       stack_cache[i] = stack_cache[--stack_cached];
       tool_stack_mapped(s);
-      return true;
+      return got;
     }
-  return false;
+  return 0;
 }
 
 static void mapped_add(struct stackful *s) {
@@ -624,7 +674,7 @@ static void mapped_remove(struct stackful *s) {
    refuses it: nothing has changed then. */
 static bool stack_map(struct stackful *s) {
   size_t map_size = s->stack_size + page_size();
-  if (stack_from_cache(s, map_size)) {
+  if (stack_from_cache(s, map_size, NULL)) {
     mapped_add(s);
     return true;
   }
@@ -649,7 +699,13 @@ static void stack_unmap(struct stackful *s) {
   if (stack_cached < STACK_CACHE) {
     stack_cache[stack_cached].map = s->map;
     stack_cache[stack_cached].size = s->map_size;
-    stack_cache[stack_cached++].slab = s->slab;
+    stack_cache[stack_cached].slab = s->slab;
+#ifdef STACKFUL_PARK
+    /* a body that ended left stackful_main parked, its context in s->ctx */
+    stack_cache[stack_cached].parked = as_coro(s)->status == CORO_DONE;
+    ctx_hand_over(&stack_cache[stack_cached].worker, &s->ctx);
+#endif
+    stack_cached++;
   } else {
     slot_give(s->slab, s->map);
   }
@@ -854,14 +910,28 @@ static inline void stackful_switch(struct stackful *s, struct coro_ctx *from, st
     coro_ctx_switch(from, to);
 }
 
+/* After the body's end, it parks: resumed again, it is by the next instance
+   that took the stack (stackful_attach), named in the stack's mailbox, and
+   it runs that one's body, with no new context: the first resume of an
+   instance on a reused stack is a switch like any other. */
 static void stackful_main(void *arg) {
   struct stackful *s = arg;
-  tool_switched_in(s, 1);
-  s->entry(as_coro(s));
-  as_coro(s)->status = CORO_DONE;            /* coro_next answers false: no more values */
-  tool_switch_out(s, 1);
-  stackful_switch(s, &s->ctx, &s->caller);
-  coro_fatal("coro_next", "instance %p was resumed after its body returned", arg);
+  struct stackful **mailbox = stack_mailbox(s->map, s->map_size);
+  (void)mailbox;   /* (read only where stacks are parked) */
+  for (;;) {
+    tool_switched_in(s, 1);
+    s->entry(as_coro(s));
+    as_coro(s)->status = CORO_DONE;            /* coro_next answers false: no more values */
+    tool_switch_out(s, 1);
+    stackful_switch(s, &s->ctx, &s->caller);
+#ifdef STACKFUL_PARK
+    s = *mailbox;                              /* (s, the instance that ended, may be gone) */
+    *mailbox = NULL;
+    if (s)
+      continue;
+#endif
+    coro_fatal("coro_next", "instance %p was resumed after its body returned", (void *)s);
+  }
 }
 
 /* What coro_error says of an instance that could not get its stack: the
@@ -890,14 +960,17 @@ static const char *stack_error_text(const struct stackful *s, char *buf, size_t 
    the next resume starts the body. */
 static void stackful_ready(struct stackful *s) {
   char *stack = s->map + s->map_size - s->stack_size;
+  *stack_mailbox(s->map, s->map_size) = NULL;
   if (s->own_fpenv)
-    coro_ctx_init(&s->ctx, stack, s->stack_size, stackful_main, s);
+    coro_ctx_init(&s->ctx, stack, s->stack_size - STACK_MAILBOX, stackful_main, s);
   else
-    coro_ctx_init_thread_fp(&s->ctx, stack, s->stack_size, stackful_main, s);
+    coro_ctx_init_thread_fp(&s->ctx, stack, s->stack_size - STACK_MAILBOX, stackful_main, s);
 #ifdef STACKFUL_INLINE_SWITCH
   /* its stack is there: coro_next and yield may switch inline, the first
-     resume too (into the trampoline) */
-  as_coro(s)->resume_point = s->own_fpenv ? CORO_INLINE_SWITCH_FPENV : CORO_INLINE_SWITCH_MARK;
+     resume too (into the trampoline); resume point and status in one store,
+     as coro_next reads them */
+  coro_set_state(as_coro(s), s->own_fpenv ? CORO_INLINE_SWITCH_FPENV : CORO_INLINE_SWITCH_MARK,
+                 (enum coro_status)as_coro(s)->status);
 #endif
 }
 
@@ -910,11 +983,21 @@ static void stackful_ready(struct stackful *s) {
    resume, so it gets its context then. A setting that changes which stack
    it needs before its first resume gives the stack back (stackful_detach). */
 static void stackful_attach(struct stackful *s) {
-  if (s->own_fpenv || stack_cached == 0 || !stack_from_cache(s, s->stack_size + page_size()))
+  int got;
+  if (s->own_fpenv || stack_cached == 0 || !(got = stack_from_cache(s, s->stack_size + page_size(), &s->ctx)))
     return;
   guard_install();   /* (a stack in this thread's cache may come from an instance of another) */
   mapped_add(s);
-  stackful_ready(s);
+  if (got == 1) {
+    stackful_ready(s);
+    return;
+  }
+  /* stackful_main is parked on it (its context now ours): it runs this body next */
+  *stack_mailbox(s->map, s->map_size) = s;
+#ifdef STACKFUL_INLINE_SWITCH
+  /* one store of both halves of the gate coro_next reads as one word */
+  coro_set_state(as_coro(s), CORO_INLINE_SWITCH_MARK, CORO_CREATED);
+#endif
 }
 
 /* Back to the cache with the stack an instance not started yet took at its

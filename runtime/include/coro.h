@@ -85,8 +85,9 @@ void coro_set_allocator(const struct coro_allocator *a);
 
 /* Stack sizes of stackful instances (coroc --backend=stackful). A stackful
    body runs on a stack of its own, mapped at its first resume with a guard
-   page below it: running past its end stops the program with a message
-   naming the instance and its stack size. Sizes are rounded up to whole pages. */
+   page below it (or one its thread kept from a freed instance, taken at the
+   creation): running past its end stops the program with a message naming
+   the instance and its stack size. Sizes are rounded up to whole pages. */
 
 /* Set the stack size of the stackful instance c before its first resume.
    Returns false, and changes nothing, for a stackless instance, one already
