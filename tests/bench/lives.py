@@ -34,6 +34,11 @@ something it needs could not be built or run, or a generator gives wrong
 values.
 
   tests/bench/lives.py [--coroc PATH] [--lib LIBCORO.a] [--reps N] [--n N] [--workdir DIR]
+                       [--baseline-lib LIBCORO.a]
+
+--baseline-lib adds a row, "coroc stackful, baseline", the same stackful
+program linked with another libcoro (an older commit's, say), measured in the
+same run.
 """
 
 import argparse
@@ -245,7 +250,7 @@ def processor():
     return "unknown"
 
 
-def build(work, coroc, lib):
+def build(work, coroc, lib, baseline_lib=None):
     w = Path(work)
     progs, missing = {}, {}
     (w / "count.c").write_text(COUNT_C)
@@ -260,6 +265,10 @@ def build(work, coroc, lib):
         exe = w / f"coroc_{backend}"
         sh(["cc", *cflags, "-o", exe, c, w / "coroc_main.c", w / "count.o", lib, "-lpthread"])
         progs[f"coroc {backend}"] = exe
+        if backend == "stackful" and baseline_lib:
+            exe = w / "coroc_stackful_baseline"
+            sh(["cc", *cflags, "-o", exe, c, w / "coroc_main.c", w / "count.o", baseline_lib, "-lpthread"])
+            progs["coroc stackful, baseline"] = exe
     (w / "hand.h").write_text(HAND_H)
     (w / "hand.c").write_text(HAND_C)
     (w / "hand_main.c").write_text(HAND_MAIN)
@@ -305,6 +314,7 @@ def main():
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--n", type=int, default=2_000_000, help="lives per run")
     ap.add_argument("--workdir")
+    ap.add_argument("--baseline-lib", help="another libcoro.a for a second stackful row")
     args = ap.parse_args()
     args.coroc, args.lib = str(Path(args.coroc).resolve()), str(Path(args.lib).resolve())
     for p in (args.coroc, args.lib):
@@ -312,7 +322,9 @@ def main():
             fail(f"{p} not found: build first (tests/bench/run builds both)")
     work = args.workdir or tempfile.mkdtemp(prefix="coroc-lives-")
     os.makedirs(work, exist_ok=True)
-    progs, missing = build(work, args.coroc, args.lib)
+    if args.baseline_lib:
+        args.baseline_lib = str(Path(args.baseline_lib).resolve())
+    progs, missing = build(work, args.coroc, args.lib, args.baseline_lib)
 
     print("9. The life of a short-lived generator (make it, take its 3 values, run it to its end, free it)")
     print(f"processor: {processor()}")
