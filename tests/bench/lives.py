@@ -241,13 +241,19 @@ def sh(cmd, **kw):
 
 
 def processor():
+    """The vendor's model name, with the family and model numbers (a virtual machine may say
+    only "AMD EPYC")."""
+    info = {}
     try:
         for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
+            key, _, value = line.partition(":")
+            info.setdefault(key.strip(), value.strip())
     except OSError:
-        pass
-    return "unknown"
+        return "unknown"
+    name = info.get("model name", "unknown")
+    if "cpu family" in info and "model" in info:
+        name += f" (family {info['cpu family']} model {info['model']})"
+    return name
 
 
 def build(work, coroc, lib, baseline_lib=None):
@@ -342,7 +348,8 @@ def main():
         if strace:
             k = 20_000
             one, two = memory_calls(exe, k), memory_calls(exe, 2 * k)
-            calls[name] = None if one is None or two is None else (two - one) / k
+            # (+ 0.0: no "-0.000" when the longer run happened to make one call fewer)
+            calls[name] = None if one is None or two is None else round((two - one) / k, 3) + 0.0
     for _ in range(args.reps):
         for name, exe in progs.items():
             times.setdefault(name, []).append(float(sh([exe, "time", args.n]).split()[0]))
