@@ -1,7 +1,8 @@
 /* coro.c: the life cycle of an instance, the same for both backends.
  *
  * An instance is created by the code coroc generates (coro_frame_new for a
- * stackless frame), resumed by coro_next, and released by coro_free. The
+ * stackless frame), resumed by coro_next, and released by coro_free (both
+ * in registry.c, beside the slabs whose slots they hand out and take back). The
  * checks here follow Lua's lua_resume: validate the state first, and refuse
  * cleanly, leaving the instance intact, when it cannot be resumed.
  */
@@ -35,37 +36,6 @@ void coro_fatal(const char *func, const char *fmt, ...) {
   va_end(ap);
   abort();
 }
-
-/* {==================================================================
- * Creating and releasing
- * =================================================================== */
-
-/* A fresh frame reads as zeros, so a bug that reads a local before the body
-   set it is repeatable rather than random. registry.c gives the memory: a
-   slot of the thread's slabs for the small ones, malloc for the others. */
-coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out),
-                       enum coro_kind kind) {
-  coro_t *c = coro_instance_alloc(size, align);
-  if (!c)
-    coro_fatal("coro_frame_new", "out of memory for a frame of %zu bytes", size);
-  c->resume = resume;
-  c->kind = (unsigned char)kind;
-  c->status = CORO_CREATED;
-  return c;
-}
-
-void coro_free(coro_t *c) {
-  if (!c)
-    return;
-  if (c->status == CORO_RUNNING)
-    coro_fatal("coro_free", "instance %p is running; it cannot free itself", (void *)c);
-  if (c->kind & CORO_STACKFUL)
-    coro_stackful_release(c);   /* its stack first */
-  else
-    coro_instance_free(c);
-}
-
-/* }================================================================== */
 
 /* {==================================================================
  * Resuming a generator

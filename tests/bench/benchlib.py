@@ -1,5 +1,5 @@
 """tests/bench/benchlib.py: what the benchmark's Python parts share (frames.py,
-awaits.py): running a command or stopping with its error, the processor's
+awaits.py, lives.py): running a command or stopping with its error, the processor's
 name for every table, and part 1's code-placement flags for every build."""
 
 import os
@@ -26,14 +26,19 @@ def sh(cmd, **kw):
 
 
 def processor():
-    """The processor's model name, which every table prints."""
+    """The vendor's model name, with the family and model numbers (a virtual
+    machine may say only "AMD EPYC"), which every table prints."""
+    info = {}
     try:
         for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
+            key, _, value = line.partition(":")
+            info.setdefault(key.strip(), value.strip())
     except OSError:
-        pass
-    return "unknown"
+        return "unknown"
+    name = info.get("model name", "unknown")
+    if "cpu family" in info and "model" in info:
+        name += f" (family {info['cpu family']} model {info['model']})"
+    return name
 
 
 _placement = {}

@@ -43,7 +43,6 @@ same run.
 
 import argparse
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -51,9 +50,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchlib import fail, processor, sh
+
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "runtime" / "include"
 TARGET_VS_FIBER = 0.5
+TARGET_VS_HALO = 2.0
 STACK = 256 * 1024   # coroc's default stack; the fiber's pool hands out stacks of the same size
 
 # Counting malloc: linked into every program, replaces glibc's entry points
@@ -149,6 +151,63 @@ BENCH_MAIN(coro_set_allocator(&(struct coro_allocator){count_alloc, count_free, 
            coro_t *g = gen3(three); int v; while (coro_next(g, &v)) s += v; coro_free(g))
 """
 
+STORAGE_COC = r"""
+#include <coro.h>
+#include "main.h"
+/* The generator and its consumer in one file: the instance in a local,
+   CORO_FRAME(gen3), made by coro_in_gen3: no allocation, and the compiler
+   sees the whole life. */
+static coroutine int gen3(int n) {
+  for (int i = 0; i < n; i++)
+    yield i + 1;
+}
+static void *count_alloc(size_t bytes, size_t align, void *ctx) {
+  (void)ctx;
+  bench_allocs++;
+  extern void *__libc_memalign(size_t, size_t);
+  return __libc_memalign(align, bytes);
+}
+static void count_free(void *p, size_t bytes, void *ctx) {
+  (void)bytes, (void)ctx;
+  free(p);
+}
+BENCH_MAIN(coro_set_allocator(&(struct coro_allocator){count_alloc, count_free, NULL}),
+           CORO_FRAME(gen3) frame; coro_t *g = coro_in_gen3(&frame, three); int v;
+           while (coro_next(g, &v)) s += v; coro_free(g))
+"""
+
+HALO_CPP = r"""
+#include <coroutine>
+#include <exception>
+extern "C" {
+#include "main.h"
+}
+/* The same generator as a C++20 coroutine in the consumer's file: clang
+   may elide the frame's allocation (HALO) when it sees the whole life. */
+struct gen {
+  struct promise_type {
+    int value;
+    gen get_return_object() { return gen{std::coroutine_handle<promise_type>::from_promise(*this)}; }
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    std::suspend_always final_suspend() noexcept { return {}; }
+    std::suspend_always yield_value(int v) noexcept { value = v; return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() { std::terminate(); }
+  };
+  std::coroutine_handle<promise_type> h;
+  ~gen() { h.destroy(); }
+};
+static gen gen3(int n) {
+  for (int i = 0; i < n; i++)
+    co_yield i + 1;
+}
+#define HALO_LIFE                                                   \
+  gen g = gen3(three);                                             \
+  for (g.h.resume(); !g.h.done(); g.h.resume())                    \
+    s += g.h.promise().value;
+BENCH_MAIN((void)0, HALO_LIFE)
+"""
+
 HAND_H = r"""
 struct hand { int (*next)(struct hand *g, int *out); int state, i, n; };
 struct hand *hand_new(int n);
@@ -228,34 +287,6 @@ static BENCH_MAIN((void)0, FIBER_LIFE)
 """
 
 
-def fail(msg):
-    print(f"lives.py: {msg}", file=sys.stderr)
-    sys.exit(1)
-
-
-def sh(cmd, **kw):
-    res = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-    if res.returncode != 0:
-        fail(f"{' '.join(map(str, cmd))} failed:\n{res.stderr}")
-    return res.stdout
-
-
-def processor():
-    """The vendor's model name, with the family and model numbers (a virtual machine may say
-    only "AMD EPYC")."""
-    info = {}
-    try:
-        for line in open("/proc/cpuinfo"):
-            key, _, value = line.partition(":")
-            info.setdefault(key.strip(), value.strip())
-    except OSError:
-        return "unknown"
-    name = info.get("model name", "unknown")
-    if "cpu family" in info and "model" in info:
-        name += f" (family {info['cpu family']} model {info['model']})"
-    return name
-
-
 def build(work, coroc, lib, baseline_lib=None):
     w = Path(work)
     progs, missing = {}, {}
@@ -275,6 +306,24 @@ def build(work, coroc, lib, baseline_lib=None):
             exe = w / "coroc_stackful_baseline"
             sh(["cc", *cflags, "-o", exe, c, w / "coroc_main.c", w / "count.o", baseline_lib, "-lpthread"])
             progs["coroc stackful, baseline"] = exe
+    (w / "storage.coc").write_text(STORAGE_COC)
+    c = w / "storage.c"
+    sh([coroc, "--backend=stackless", f"-I{w}", "-o", c, w / "storage.coc"])
+    exe = w / "coroc_storage"
+    sh(["cc", *cflags, "-o", exe, c, w / "count.o", lib, "-lpthread"])
+    progs["coroc stackless, caller storage"] = exe
+    name = "C++20, clang++, same file (HALO)"
+    if shutil.which("clang++"):
+        (w / "halo.cpp").write_text(HALO_CPP)
+        exe = w / "halo"
+        res = subprocess.run(["clang++", "-O2", "-std=c++20", f"-I{w}", "-o", str(exe), str(w / "halo.cpp"),
+                              str(w / "count.o")], capture_output=True, text=True)
+        if res.returncode != 0:
+            missing[name] = f"clang++ could not build it: {res.stderr.strip().splitlines()[-1]}"
+        else:
+            progs[name] = exe
+    else:
+        missing[name] = "clang++ not found"
     (w / "hand.h").write_text(HAND_H)
     (w / "hand.c").write_text(HAND_C)
     (w / "hand_main.c").write_text(HAND_MAIN)
@@ -375,6 +424,18 @@ def main():
               f"{'met' if q <= TARGET_VS_FIBER else 'NOT met'} ({q:.2f}x, the median of the paired ratios)")
     else:
         print(f"target: coroc stackful <= {TARGET_VS_FIBER}x {base}: not measured ({missing[base]})")
+    hand = "hand-written machine (malloc)"
+    q = statistics.median(a / b for a, b in zip(times["coroc stackless"], times[hand]))
+    print(f"target: coroc stackless <= the {hand}: {'met' if q <= 1.0 else 'NOT met'} "
+          f"({q:.2f}x, the median of the paired ratios)")
+    halo = "C++20, clang++, same file (HALO)"
+    if halo in progs:
+        q = statistics.median(a / b for a, b in zip(times["coroc stackless, caller storage"], times[halo]))
+        print(f"target: coroc stackless, caller storage <= {TARGET_VS_HALO}x {halo}: "
+              f"{'met' if q <= TARGET_VS_HALO else 'NOT met'} ({q:.2f}x, the median of the paired ratios)")
+    else:
+        print(f"target: coroc stackless, caller storage <= {TARGET_VS_HALO}x {halo}: not measured "
+              f"({missing[halo]})")
     return 0
 
 
