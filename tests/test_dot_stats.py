@@ -167,4 +167,15 @@ def test_stats_says_why_a_child_is_on_the_heap(coroc, tmp_path):
     assert "await early at heap.coc:12: its frame is on the heap: its arguments await" in out
     assert "await early at heap.coc:13: its frame is inside this one (coro_children), no allocation" in out
     res = run([COROC, "--stats", "--backend=stackful", "heap.coc"], cwd=tmp_path)
-    assert "await early at heap.coc:13: its body runs on this stack, a plain call" in res.stdout
+    out = res.stdout
+    assert "await early at heap.coc:13: its body runs on this stack, a plain call" in out
+    assert ("await self at heap.coc:5: an instance of its own, with a stack of its own: it awaits "
+            "itself (recursion)") in out
+    # a task's arguments keep what it returns too; a coroutine with no parameter has none
+    user = out.split("coroutine user")[1].split("coroutine ")[0]
+    assert user.startswith(" (heap.coc:10), stackful: arguments 4 bytes, align 4\n"), user
+    assert "       0      4  coro_result  (the value it returns)" in user
+    src.write_text("coroutine void idle(void) {\n  yield;\n}\n")
+    res = run([COROC, "--stats", "--backend=stackful", "heap.coc"], cwd=tmp_path)
+    assert res.stdout.splitlines()[0] == "coroutine idle (heap.coc:1), stackful: no arguments"
+    assert "offset" not in res.stdout

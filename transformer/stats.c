@@ -220,6 +220,19 @@ static char *instance_memory(long size, long align) {
   return format("each instance: malloc'ed, %ld bytes with the runtime's record in front", size + front);
 }
 
+/* A stackful task's arguments also keep what it returns (coro_result). */
+static bool stackful_result(const Coroutine *co) {
+  return !co->is_generator && !co->returns_void;
+}
+
+/* Does it take parameters (not `(void)` or `()`)? */
+static bool has_params(const Coroutine *co) {
+  for (int i = 0; i < co->locals.n; i++)
+    if (co->locals.v[i]->kind == ND_PARAM)
+      return true;
+  return false;
+}
+
 /* Where the frame of each task it awaits lives (check.c, "Children inside
    their parent"): inside this one, or on the heap, and why. */
 static void print_children(FILE *out, Source *src, Coroutine *co, bool stackful) {
@@ -233,7 +246,8 @@ static void print_children(FILE *out, Source *src, Coroutine *co, bool stackful)
               stackful ? "its body runs on this stack, a plain call (no instance, no allocation)"
                        : "its frame is inside this one (coro_children), no allocation");
     else
-      fprintf(out, "  await %s at %s:%d: its frame is on the heap: %s\n", a->callee, src->name, line,
+      fprintf(out, "  await %s at %s:%d: %s: %s\n", a->callee, src->name, line,
+              stackful ? "an instance of its own, with a stack of its own" : "its frame is on the heap",
               a->heap_reason);
   }
 }
@@ -258,6 +272,10 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
     if (!stackful) {
       probe(c, format("__builtin_offsetof(%s, coro_base)", type));
       probe(c, format("sizeof(((%s *)0)->coro_base)", type));
+    }
+    if (stackful && stackful_result(co)) {
+      probe(c, format("__builtin_offsetof(%s, coro_result)", type));
+      probe(c, format("sizeof(((%s *)0)->coro_result)", type));
     }
     for (int i = 0; i < co->locals.n; i++) {
       Sym *s = co->locals.v[i]->sym;
@@ -284,20 +302,28 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
     if (!co->def)
       continue;
     long size = probes[k++].value, align = probes[k++].value;
-    fprintf(out, "coroutine %s (%s:%d), %s: %s %ld bytes, align %ld", co->name, src->name,
-            src->original.v[co->first].line, stackful ? "stackful" : "stackless",
-            stackful ? "arguments" : "frame", size, align);
+    if (stackful && !stackful_result(co) && !has_params(co))   /* (a struct of one unused char) */
+      fprintf(out, "coroutine %s (%s:%d), stackful: no arguments", co->name, src->name,
+              src->original.v[co->first].line);
+    else
+      fprintf(out, "coroutine %s (%s:%d), %s: %s %ld bytes, align %ld", co->name, src->name,
+              src->original.v[co->first].line, stackful ? "stackful" : "stackless",
+              stackful ? "arguments" : "frame", size, align);
     long every = hoist_all_size(&all, co->name);
     if (every >= 0)
       fprintf(out, " (%ld with every local in it, --hoist-all)", every);
     fputc('\n', out);
     if (!stackful)
       fprintf(out, "  %s\n", instance_memory(size, align));
-    fprintf(out, "  %6s %6s  %s\n", "offset", "size", "field");
+    if (!stackful || stackful_result(co) || has_params(co))
+      fprintf(out, "  %6s %6s  %s\n", "offset", "size", "field");
     if (!stackful) {
       long off = probes[k++].value, hsize = probes[k++].value;
       fprintf(out, "  %6ld %6ld  coro_base  (the runtime's header%s)\n", off, hsize,
               co->is_generator ? "" : " of a task");
+    } else if (stackful_result(co)) {
+      long off = probes[k++].value, rsize = probes[k++].value;
+      fprintf(out, "  %6ld %6ld  coro_result  (the value it returns)\n", off, rsize);
     }
     for (int i = 0; i < co->locals.n; i++) {
       Node *n = co->locals.v[i];
