@@ -202,7 +202,6 @@ static void place_child(Checker *c, Node *n, Coroutine *callee) {
   else {
     n->inline_child = callee;
     callee->awaited_inline = true;
-    c->co->has_inline_children = true;
   }
 }
 
@@ -284,6 +283,13 @@ void mark_discarded(Node *n) {
         list_push(&todo, heirs[i]);
   }
   xfree(todo.v);
+}
+
+bool has_inline_children(const Coroutine *co) {
+  for (int i = 0; i < co->awaits.n; i++)
+    if (co->awaits.v[i]->inline_child)
+      return true;
+  return false;
 }
 
 bool has_await(const Node *n) {

@@ -565,7 +565,6 @@ struct Coroutine {
   bool is_generator;  /* it has a `yield EXPR;` */
   bool returns_void;  /* its declared type is void */
   bool awaited_inline;/* some coroutine below awaits it with its frame inside its own (check.c) */
-  bool has_inline_children; /* it awaits a child whose frame is inside its own */
   int nresume;        /* resume points numbered 1..nresume */
   int *resume_lines;  /* [n]: the .coc line of resume point n */
   const char **resume_words; /* [n]: "yield" or "await" */
@@ -625,6 +624,8 @@ typedef struct {
 void check(Source *src, Coroutine *cos);
 /* check.c: does this expression hold an await? (O(1): see Node.awaits) */
 bool has_await(const Node *n);
+/* Does it await a child whose frame is inside its own (ND_AWAIT.inline_child)? */
+bool has_inline_children(const Coroutine *co);
 /* check.c: does it hold a `?:` with an await in an arm? (O(1)) */
 bool has_awaiting_select(const Node *n);
 /* check.c: mark n and what inherits its fate as discarded (see Node.discarded) */

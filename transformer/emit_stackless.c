@@ -168,7 +168,7 @@ static void emit_frame(Emitter *e, Coroutine *co) {
     if (task_has_value(n->sym))
       emit_put(e, 0, "coro_value_%s coro_tmp_%d;  /* and its value */", n->callee, k);
   }
-  if (co->has_inline_children)
+  if (has_inline_children(co))
     emit_children(e, co);
   for (int k = 1; k <= co->nconds; k++)
     emit_put(e, 0, "int coro_cond_%d;  /* an && or || around an await */", k);

@@ -140,7 +140,7 @@ static char **extra_fields(Coroutine *co) {
       v[n++] = "the awaited task's value";
     }
   }
-  if (co->has_inline_children) {
+  if (has_inline_children(co)) {
     v[n++] = "coro_children";
     v[n++] = "the frames of the tasks it awaits inline, one at a time";
   }

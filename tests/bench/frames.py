@@ -37,6 +37,7 @@ from pathlib import Path
 from benchlib import fail, placement, processor, sh
 
 ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
 INCLUDE = ROOT / "runtime" / "include"
 
 TARGET_BYTES = 48          # per live instance of the two-int generator
@@ -97,20 +98,8 @@ int main(int argc, char **argv) {
 """
 
 CXX_GEN = r"""
-#include <coroutine>
-#include <exception>
-struct gen {
-  struct promise_type {
-    int value;
-    gen get_return_object() { return gen{std::coroutine_handle<promise_type>::from_promise(*this)}; }
-    std::suspend_always initial_suspend() noexcept { return {}; }
-    std::suspend_always final_suspend() noexcept { return {}; }
-    std::suspend_always yield_value(int v) noexcept { value = v; return {}; }
-    void return_void() noexcept {}
-    void unhandled_exception() { std::terminate(); }
-  };
-  std::coroutine_handle<promise_type> h;
-};
+#include "cxx20_gen.h"   /* part 1's C++20 generator type (tests/bench) */
+using gen = cxx20_gen;
 """
 
 CXX_COUNT = CXX_GEN + r"""
@@ -232,7 +221,8 @@ def build(work, coroc, lib):
             missing[name] = f"{cxx} not found"
             continue
         exe = w / f"cxx_{cxx.replace('+', 'p')}"
-        res = subprocess.run([cxx, "-O2", *placement(cxx), "-std=c++20", *flags, "-o", str(exe), str(w / "count.cpp"),
+        res = subprocess.run([cxx, "-O2", *placement(cxx), "-std=c++20", *flags, f"-I{HERE}", "-o", str(exe),
+                              str(w / "count.cpp"),
                               str(w / "main_cxx.cpp")], capture_output=True, text=True)
         if res.returncode != 0:
             missing[name] = f"{cxx} could not build it: {res.stderr.strip().splitlines()[-1]}"

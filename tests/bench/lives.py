@@ -102,6 +102,22 @@ static long faults(void) {
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_minflt;
 }
+/* The coroc rows (<coro.h> included first): their instances from an
+   allocator that counts them, set for the counting run. */
+#ifdef CORO_H
+static void *count_alloc(size_t bytes, size_t align, void *ctx) {
+  (void)ctx;
+  bench_allocs++;
+  extern void *__libc_memalign(size_t, size_t);
+  return __libc_memalign(align, bytes);
+}
+static void count_free(void *p, size_t bytes, void *ctx) {
+  (void)bytes, (void)ctx;
+  free(p);
+}
+#define BENCH_COUNT_INSTANCES \
+  coro_set_allocator(&(struct coro_allocator){count_alloc, count_free, NULL})
+#endif
 #define BENCH_MAIN(SETUP_COUNT, LIFE)                                              \
   int main(int argc, char **argv) {                                              \
     if (argc < 3)                                                                \
@@ -137,17 +153,7 @@ COROC_MAIN = r"""
 #include <coro.h>
 #include "main.h"
 coro_t *gen3(int n);
-static void *count_alloc(size_t bytes, size_t align, void *ctx) {
-  (void)ctx;
-  bench_allocs++;
-  extern void *__libc_memalign(size_t, size_t);
-  return __libc_memalign(align, bytes);
-}
-static void count_free(void *p, size_t bytes, void *ctx) {
-  (void)bytes, (void)ctx;
-  free(p);
-}
-BENCH_MAIN(coro_set_allocator(&(struct coro_allocator){count_alloc, count_free, NULL}),
+BENCH_MAIN(BENCH_COUNT_INSTANCES,
            coro_t *g = gen3(three); int v; while (coro_next(g, &v)) s += v; coro_free(g))
 """
 
@@ -161,42 +167,19 @@ static coroutine int gen3(int n) {
   for (int i = 0; i < n; i++)
     yield i + 1;
 }
-static void *count_alloc(size_t bytes, size_t align, void *ctx) {
-  (void)ctx;
-  bench_allocs++;
-  extern void *__libc_memalign(size_t, size_t);
-  return __libc_memalign(align, bytes);
-}
-static void count_free(void *p, size_t bytes, void *ctx) {
-  (void)bytes, (void)ctx;
-  free(p);
-}
-BENCH_MAIN(coro_set_allocator(&(struct coro_allocator){count_alloc, count_free, NULL}),
+BENCH_MAIN(BENCH_COUNT_INSTANCES,
            CORO_FRAME(gen3) frame; coro_t *g = coro_in_gen3(&frame, three); int v;
            while (coro_next(g, &v)) s += v; coro_free(g))
 """
 
 HALO_CPP = r"""
-#include <coroutine>
-#include <exception>
+#include "cxx20_gen.h"
 extern "C" {
 #include "main.h"
 }
 /* The same generator as a C++20 coroutine in the consumer's file: clang
    may elide the frame's allocation (HALO) when it sees the whole life. */
-struct gen {
-  struct promise_type {
-    int value;
-    gen get_return_object() { return gen{std::coroutine_handle<promise_type>::from_promise(*this)}; }
-    std::suspend_always initial_suspend() noexcept { return {}; }
-    std::suspend_always final_suspend() noexcept { return {}; }
-    std::suspend_always yield_value(int v) noexcept { value = v; return {}; }
-    void return_void() noexcept {}
-    void unhandled_exception() { std::terminate(); }
-  };
-  std::coroutine_handle<promise_type> h;
-  ~gen() { h.destroy(); }
-};
+using gen = cxx20_gen;   /* part 1's C++20 generator type (tests/bench/cxx20_gen.h) */
 static gen gen3(int n) {
   for (int i = 0; i < n; i++)
     co_yield i + 1;
@@ -204,7 +187,8 @@ static gen gen3(int n) {
 #define HALO_LIFE                                                   \
   gen g = gen3(three);                                             \
   for (g.h.resume(); !g.h.done(); g.h.resume())                    \
-    s += g.h.promise().value;
+    s += g.h.promise().value;                                      \
+  g.h.destroy();
 BENCH_MAIN((void)0, HALO_LIFE)
 """
 
@@ -316,7 +300,8 @@ def build(work, coroc, lib, baseline_lib=None):
     if shutil.which("clang++"):
         (w / "halo.cpp").write_text(HALO_CPP)
         exe = w / "halo"
-        res = subprocess.run(["clang++", "-O2", "-std=c++20", f"-I{w}", "-o", str(exe), str(w / "halo.cpp"),
+        res = subprocess.run(["clang++", "-O2", "-std=c++20", f"-I{w}", f"-I{Path(__file__).resolve().parent}",
+                              "-o", str(exe), str(w / "halo.cpp"),
                               str(w / "count.o")], capture_output=True, text=True)
         if res.returncode != 0:
             missing[name] = f"clang++ could not build it: {res.stderr.strip().splitlines()[-1]}"
