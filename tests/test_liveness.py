@@ -28,6 +28,8 @@ FIELDS = {
     "do_while": ["n", "left"],
     "through_macro": ["base"],               # named only by a macro: kept
     "siblings": ["n", "a", "b", "i", "x", "text"],  # a and b go with b; the rest, live
+    "write_through_pointer": ["which", "p"], # p[0] = 77 after the yield reads p
+    "yield_changes_local": ["n", "i"],       # i: read after each yield
 }
 PLAIN = {
     "switch_past_decls": ["t"],
@@ -112,3 +114,47 @@ def test_optimised_build_has_no_warning(coroc, tmp_path, cc, mode):
     assert res.returncode == 0, res.stderr
     res = run([exe])
     assert res.returncode == 0 and res.stdout.splitlines()[-1] == "OK", res.stdout + res.stderr
+
+
+def resume_function(name, *args):
+    res = run([COROC, "--no-line", f"-I{TESTS_DIR}", *args, CASE])
+    assert res.returncode == 0, res.stderr
+    text = res.stdout
+    start = text.index(f"static bool coro_resume_{name}(")
+    return text[start:text.index("\n}\n", start)]
+
+
+def test_a_scalar_live_across_a_yield_is_a_c_local_saved_around_it(coroc):
+    body = resume_function("running_sum")
+    # acc and i are C locals of the resume function: the loop works on them, and
+    # the frame holds them only while suspended, stored before the yield and
+    # loaded back after its label
+    assert "int acc = 0;" in body
+    assert re.search(r"coro_f->acc = acc; coro_f->i = i;.*\n.*CORO_YIELD", body)
+    assert re.search(r"coro_resume_1:;\n\s*acc = coro_f->acc; i = coro_f->i;", body)
+    assert "coro_f->acc +=" not in body and "acc += " in body
+
+
+def test_what_may_be_pointed_to_stays_in_the_frame(coroc):
+    body = resume_function("pointer_in_local")
+    assert "coro_f->cells" in body and "coro_f->cells =" not in body  # an array: always in the frame
+    body = resume_function("address_kept")
+    assert "&coro_f->x" in body  # its address is taken: never a C local
+
+
+def test_only_the_locals_live_at_a_resume_point_are_saved_there(coroc):
+    body = resume_function("write_through_pointer")
+    save1, save2 = body.split("CORO_YIELD")[0], body.split("CORO_YIELD")[1]
+    assert "coro_f->p = p;" in save1        # p is written through after the first yield
+    assert "coro_f->p = p;" not in save2    # and dead after the second
+
+
+def test_a_yield_that_changes_a_kept_local_saves_it_after(coroc):
+    body = resume_function("yield_changes_local")
+    assert re.search(r"CORO_YIELD_VALUE\(coro_out, coro_value_yield_changes_local, i\+\+\);\n"
+                     r"\s*coro_f->i = i;.*\n\s*CORO_SUSPEND\(coro_c, 1\);", body)
+
+
+def test_hoist_all_keeps_every_local_in_the_frame(coroc):
+    body = resume_function("running_sum", "--hoist-all")
+    assert "coro_f->acc" in body and "kept in the frame while suspended" not in body

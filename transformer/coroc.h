@@ -346,6 +346,9 @@ enum {
   SP_CONST = 1 << 7,
   SP_VOID = 1 << 8,       /* the type specifier is exactly void */
   SP_TYPE = 1 << 9,       /* some type specifier was given */
+  SP_VOLATILE = 1 << 10,  /* volatile or _Atomic: every access must reach memory */
+  SP_ATTRIBUTE = 1 << 11, /* an attribute or _Alignas: what it asks of storage is kept where it is */
+  SP_OPAQUE = 1 << 12,    /* a type coroc cannot see through: __builtin_va_list, __auto_type, _Atomic(T) */
 };
 
 /* The parser's limit on nesting (its stack depth, in grammar symbols):
@@ -365,6 +368,12 @@ typedef struct {
   int n;     /* count */
   int cap;   /* allocated */
 } NodeList;
+
+typedef struct {
+  Sym **v;   /* the symbols */
+  int n;     /* count */
+  int cap;   /* allocated */
+} SymList;
 
 /* A node's children are named by what they are for its kind (see NodeKind).
    Four slots hold them; the names of one slot are aliases, so that a walk
@@ -503,6 +512,9 @@ struct Sym {
   bool in_stmt_expr; /* declared inside a statement expression (stays a real local) */
   bool is_array;     /* live.c: a local of array type */
   int live_var;      /* live.c, while it works: 1 + the local's index; 0 for others */
+  bool cached;       /* live.c: a local in the frame kept in a C local of the resume function
+                        between suspensions: saved to its field as the body suspends, loaded back
+                        as it resumes */
   const char *frame_reason; /* live.c: why the local or parameter is in the frame (--stats) */
   TokenList *toks; /* the tokens its declaration was parsed from */
   Sym *chain;      /* scope.c: the next older symbol in the same hash chain */
@@ -581,6 +593,7 @@ struct Coroutine {
   int nconds;         /* coro_cond_1..n: the int fields of && and || around an await */
   const char **macros;/* #define lines, in effect at the coroutine, of the macros its body uses */
   int nmacros;        /* their count */
+  SymList *live_at;   /* live.c: [resume point] the cached locals (Sym.cached) live across it */
   Lines body;         /* lower.c: the stackless body as lines of C */
   Coroutine *next;    /* the next one in the file */
 };
@@ -710,6 +723,9 @@ char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const No
                  const char *name, bool is_param);
 char *emit_field_decl(Emitter *e, const Node *specs, const Node *declarator, const char *name);
 bool is_array_type(const Node *specs, const Node *declarator, int depth);
+/* text.c: is it a plain scalar (arithmetic, an enum, a pointer; not volatile
+   or _Atomic; no attribute or alignment): a value a C local can hold? */
+bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList *toks, int depth);
 char *literal_type(Emitter *e, const Node *lit, const char *key);  /* a kept compound literal's field type */
 char *shape_decl(Emitter *e, const Node *specs, const Node *d, const Node *init, const char *key,
                  const Sym *self);  /* the shape sizing an array declared [], or NULL */

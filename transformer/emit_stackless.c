@@ -268,7 +268,7 @@ static void emit_creation(Emitter *e, Coroutine *co) {
    of a new allocation: a CORO_FRAME(name) that is a local, a member, a
    block of an arena (docs/language.md, "Instances in storage you give"),
    or, for a task awaited inline (check.c), a member of the awaiting
-   parent's coro_children. */
+   parent's coro_children. Only the header is zeroed. */
 static void emit_creation_in(Emitter *e, Coroutine *co) {
   int at = emit_line_of(e, co->decl);
   emit_put(e, 0, "/* %s(...) in storage the caller gives (CORO_FRAME(%s)): no allocation */", co->name,
@@ -278,7 +278,9 @@ static void emit_creation_in(Emitter *e, Coroutine *co) {
            co->name, *params ? ", " : "", params);
   e->indent++;
   const char *header = co->is_generator ? "coro_f->coro_base" : "coro_f->coro_base.base";
-  emit_put(e, at, "coro_frame_init(&%s, sizeof *coro_f, coro_resume_%s, %s);", header, co->name,
+  /* the header only: the body sets every field before it reads it, and a
+     child made at every turn of a loop costs a few stores, not a memset */
+  emit_put(e, at, "coro_frame_init(&%s, sizeof coro_f->coro_base, coro_resume_%s, %s);", header, co->name,
            co->is_generator ? "CORO_GENERATOR" : "CORO_TASK");
   for (int i = 0; i < co->locals.n; i++) {
     Node *n = co->locals.v[i];

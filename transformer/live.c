@@ -45,6 +45,10 @@
 
 enum { LIVE_MAX_BITS = 1 << 27 };  /* 16 MiB of live sets at most */
 
+typedef struct {
+  int first, last;  /* token indices */
+} Range;
+
 /* A node of the graph. */
 typedef struct {
   int *succ;       /* the nodes that may run next */
@@ -52,6 +56,7 @@ typedef struct {
   int *use, nuse;  /* the locals it reads (indices) */
   int def;         /* the local it sets whole, or -1 */
   int resume_point;/* > 0: a resume point */
+  int tok;         /* a resume point's first token (its place, for scopes) */
   bool computed_goto; /* goto *p: it may go to any label */
 } CfgNode;
 
@@ -78,6 +83,9 @@ typedef struct {
   int brk, cont;       /* where break and continue go (-1: nowhere) */
   SwitchCtx *sw;       /* the innermost switch */
   int exit;            /* the end of the body */
+  bool *pinned;        /* [var]: it may not leave memory (its address, a macro, a moved declaration) */
+  const Range *range;  /* [var]: its scope (walk_scopes) */
+  Node **decls;        /* [var]: its ND_INIT_DECL */
 } Live;
 
 /* {==================================================================
@@ -155,9 +163,6 @@ static bool address_pre(Node *n, void *ctx) {
    its own scope ends: from its declaration to the end of that block. The
    resume points are noted too, in source order, so that a local's scope
    can be looked up among them. */
-typedef struct {
-  int first, last;  /* token indices */
-} Range;
 
 typedef struct {
   int *resumes;     /* the first tokens of the resume points, in order */
@@ -233,9 +238,12 @@ static void release_scopes(ScopeWalk *w) {
 static void frame_address_taken(Live *l, const ScopeWalk *w) {
   AddrWalk a = {l, xcalloc(l->nvars, sizeof(char *))};
   visit(l->co->def->body, address_pre, NULL, &a);
-  for (int v = 0; v < l->nvars; v++)
+  for (int v = 0; v < l->nvars; v++) {
+    if (a.why[v])
+      l->pinned[v] = true;
     if (a.why[v] && any_resume_in(w, w->range[v]))
       must_frame(l, v, a.why[v]);
+  }
   xfree(a.why);
 }
 
@@ -311,7 +319,15 @@ typedef struct {
   Live *l;
   int node;
   const Node *skip;  /* the local set by the node: not a read */
+  const int *only_set; /* the locals the expression only sets (awaited_into), -1 after them */
 } UseWalk;
+
+static bool only_set(const int *list, int v) {
+  for (; list && *list >= 0; list++)
+    if (*list == v)
+      return true;
+  return false;
+}
 
 static void add_use(Live *l, int node, int v) {
   CfgNode *c = &l->nodes[node];
@@ -321,15 +337,22 @@ static void add_use(Live *l, int node, int v) {
 
 static bool use_pre(Node *n, void *ctx);
 
-/* `a[i] = v`, `s.x = v`: a part of the local is written, nothing of it is
-   read (nor is it set whole): only the indices and the value are reads. */
+/* `a[i] = v` of an array a, `s.x.y = v`: a part of the local is written,
+   nothing of it is read (nor is it set whole): only the index and the value
+   are reads. Not `p[i] = v` of a pointer p, which reads p, nor `a[i][j] = v`
+   or `s.x[i] = v`, where what is indexed may be a pointer kept in it. */
 static bool partial_write(UseWalk *w, Node *n) {
   if (n->kind != ND_EXPR || n->op != OP_ASSIGN)
     return false;
   Node *lv = strip_parens(n->lhs);
-  if (!lv || lv->kind != ND_EXPR || (lv->op != OP_INDEX && lv->op != OP_MEMBER) ||
-      lvalue_var(w->l, lv) < 0)
+  int v = lv && lv->kind == ND_EXPR && (lv->op == OP_INDEX || lv->op == OP_MEMBER) ? lvalue_var(w->l, lv) : -1;
+  if (v < 0)
     return false;
+  if (lv->op == OP_INDEX && !(w->l->vars[v]->is_array && var_of(strip_parens(lv->lhs)) == v))
+    return false;
+  for (Node *m = lv; m->kind == ND_EXPR; m = strip_parens(m->lhs))
+    if (m->op == OP_INDEX && m != lv)
+      return false;
   for (; lv->kind == ND_EXPR; lv = strip_parens(lv->lhs))
     if (lv->op == OP_INDEX)
       visit(lv->rhs, use_pre, NULL, w);
@@ -342,7 +365,7 @@ static bool use_pre(Node *n, void *ctx) {
   if (n == w->skip || partial_write(w, n))
     return false;
   int v = var_of(n);
-  if (v >= 0)
+  if (v >= 0 && !only_set(w->only_set, v))
     add_use(w->l, w->node, v);
   return true;
 }
@@ -368,16 +391,64 @@ static Node *assigned_whole(Node *e) {
 
 static int resume_chain(Live *l, Node *e, int head);
 
+/* `(n = await coro_read(...)) > 0`: a local set by an await's value and
+   named nowhere else in the expression is not read by it; it is set, after
+   the resume points. (Read whole, as the rest is, it would seem live
+   across the await before it was ever set.) The list ends with -1. */
+typedef struct {
+  int *v;     /* the locals set by `= EXPR` where EXPR awaits */
+  int *count; /* [i]: how often the expression names v[i] */
+  int n;
+} SetWalk;
+
+static bool set_pre(Node *n, void *ctx) {
+  SetWalk *w = ctx;
+  if (n->kind == ND_EXPR && n->op == OP_ASSIGN && has_await(n->rhs)) {
+    int t = var_of(strip_parens(n->lhs));
+    if (t >= 0) {
+      w->v = xrealloc(w->v, sizeof(int) * (w->n + 2));
+      w->v[w->n++] = t;
+    }
+  }
+  return true;
+}
+
+static bool count_pre(Node *n, void *ctx) {
+  SetWalk *w = ctx;
+  int v = var_of(n);
+  for (int i = 0; v >= 0 && i < w->n; i++)
+    w->count[i] += w->v[i] == v;
+  return true;
+}
+
+static int *awaited_into(Node *e) {
+  SetWalk w = {0};
+  visit(e, set_pre, NULL, &w);
+  if (!w.n)
+    return NULL;
+  w.count = xcalloc(w.n, sizeof(int));
+  visit(e, count_pre, NULL, &w);
+  int kept = 0;
+  for (int i = 0; i < w.n; i++)
+    if (w.count[i] == 1)
+      w.v[kept++] = w.v[i];
+  w.v[kept] = -1;
+  xfree(w.count);
+  return w.v;
+}
+
 /* An evaluation of `e` (which may be NULL) that sets `def` (a node naming
    the local, or NULL) after it, `set_by` being the node of e that names it
    as the left of `=` (not a read): its first graph node, and in *tail its
    last, whose successors the caller adds. */
 static int eval(Live *l, Node *e, const Node *def, const Node *set_by, int *tail) {
   int n = new_cfg_node(l);
-  UseWalk w = {l, n, set_by};  /* `x = ...`: x is not read */
+  bool awaits = e && has_await(e);
+  int *set_only = awaits ? awaited_into(e) : NULL;
+  UseWalk w = {l, n, set_by, set_only};  /* `x = ...`: x is not read */
   if (e)
     visit(e, use_pre, NULL, &w);
-  if (!e || !has_await(e)) {
+  if (!awaits) {
     l->nodes[n].def = def ? var_of(def) : -1;
     *tail = n;
     return n;
@@ -385,10 +456,17 @@ static int eval(Live *l, Node *e, const Node *def, const Node *set_by, int *tail
   /* read whole before the resume points and again after them */
   int last = resume_chain(l, e, n);
   int after = new_cfg_node(l);
-  UseWalk w2 = {l, after, w.skip};
+  UseWalk w2 = {l, after, w.skip, set_only};
   visit(e, use_pre, NULL, &w2);
   l->nodes[after].def = def ? var_of(def) : -1;
   add_succ(l, last, after);
+  for (int i = 0; set_only && set_only[i] >= 0; i++) {  /* then set, whole */
+    int set = new_cfg_node(l);
+    l->nodes[set].def = set_only[i];
+    add_succ(l, after, set);
+    after = set;
+  }
+  xfree(set_only);
   *tail = after;
   return n;
 }
@@ -403,6 +481,7 @@ static bool chain_pre(Node *n, void *ctx) {
   if (n->kind == ND_AWAIT) {
     int r = new_cfg_node(c->l);
     c->l->nodes[r].resume_point = n->resume_point;
+    c->l->nodes[r].tok = n->first;
     add_succ(c->l, c->last, r);
     c->last = r;
   }
@@ -545,6 +624,7 @@ static int build(Live *l, Node *s, int next) {
   case ND_YIELD: {
     int r = new_cfg_node(l);
     l->nodes[r].resume_point = s->resume_point;
+    l->nodes[r].tok = s->first;
     add_succ(l, r, next);
     return s->expr ? eval_then(l, s->expr, NULL, NULL, r) : r;
   }
@@ -570,6 +650,21 @@ static int build(Live *l, Node *s, int next) {
  * =================================================================== */
 
 typedef uint64_t Word;
+
+static void sym_push(SymList *l, Sym *s) {
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 4;
+    l->v = xrealloc(l->v, sizeof(Sym *) * l->cap);
+  }
+  l->v[l->n++] = s;
+}
+
+/* Is token tok in the scope of local v (from its declaration to the end of
+   its block)? A local live at a resume point outside it (a goto back into
+   its block) cannot be named there. */
+static bool in_scope(const Live *l, int v, int tok) {
+  return l->range && tok >= l->range[v].first && tok <= l->range[v].last;
+}
 
 /* in(n) for every node, to the fixed point; then the locals live at each
    resume point must be in the frame. */
@@ -599,11 +694,16 @@ static void solve(Live *l) {
   int *at = xcalloc(l->co->nresume + 1, sizeof(int));  /* [resume point]: its node */
   for (int n = 0; n < l->nnodes; n++)
     at[l->nodes[n].resume_point] = n;
+  l->co->live_at = xcalloc(l->co->nresume + 1, sizeof(SymList));
   for (int rp = 1; rp <= l->co->nresume; rp++)  /* the first that keeps it says why */
     for (int v = 0; v < l->nvars; v++)
-      if (at[rp] && in[(size_t)at[rp] * words + v / 64] >> (v % 64) & 1)
+      if (at[rp] && in[(size_t)at[rp] * words + v / 64] >> (v % 64) & 1) {
         must_frame(l, v, format("live across the %s at %s:%d", l->co->resume_words[rp],
                                 l->src->name, l->co->resume_lines[rp]));
+        sym_push(&l->co->live_at[rp], l->vars[v]);
+        if (!in_scope(l, v, l->nodes[at[rp]].tok))
+          l->pinned[v] = true;  /* live where its name means something else, or nothing */
+      }
   xfree(at);
   xfree(in);
   xfree(out);
@@ -653,7 +753,10 @@ static void frame_named_in(Live *l, const char *define) {
       p++;
     for (int v = 0; v < l->nvars; v++)
       if (strlen(l->vars[v]->name) == (size_t)(p - w) && !strncmp(l->vars[v]->name, w, p - w))
+      {
         must_frame(l, v, format("named by the macro %s", macro));
+        l->pinned[v] = true;
+      }
   }
 }
 
@@ -674,8 +777,10 @@ static void frame_named_in_macros(Live *l) {
 static void frame_moved_decl(Live *l, Node *decl, const char *why) {
   for (int i = 0; i < decl->kids.n; i++) {
     Sym *s = decl->kids.v[i]->sym;
-    if (s && s->live_var)
+    if (s && s->live_var) {
       must_frame(l, s->live_var - 1, why);
+      l->pinned[s->live_var - 1] = true;
+    }
   }
 }
 
@@ -685,8 +790,106 @@ static bool moved_decls_pre(Node *n, void *ctx) {
     frame_moved_decl(l, n->init, "declared in a for loop's first clause that awaits");
   if (n->kind == ND_DECL && has_awaiting_select(n))
     frame_moved_decl(l, n, "its initializer has a ?: that awaits");
+  if (n->kind == ND_SWITCH && n->body->kind == ND_BLOCK)  /* `switch (k) { int x; case 1: ...`: */
+    for (int i = 0; i < n->body->kids.n; i++) {             /* no statement there ever runs */
+      Node *item = n->body->kids.v[i];
+      if (item->kind == ND_CASE || item->kind == ND_DEFAULT || item->kind == ND_LABEL)
+        break;
+      for (int j = 0; item->kind == ND_DECL && j < item->kids.n; j++)
+        if (item->kids.v[j]->sym && item->kids.v[j]->sym->live_var)
+          l->pinned[item->kids.v[j]->sym->live_var - 1] = true;
+    }
+  if (n->kind == ND_DECL && has_await(n))  /* lowered as assignments to its fields (lower.c) */
+    for (int i = 0; i < n->kids.n; i++)
+      if (n->kids.v[i]->sym && n->kids.v[i]->sym->live_var)
+        l->pinned[n->kids.v[i]->sym->live_var - 1] = true;
   return true;
 }
+
+/* {==================================================================
+ * Locals in C locals between suspensions
+ * =================================================================== */
+
+/* A local in the frame for its liveness alone is read and written by the
+   body as an ordinary C local, which the compiler keeps in a register; its
+   field holds it only while the body is suspended: stored as the body
+   suspends at a resume point where it is live, loaded back as it resumes
+   there (lower.c, save_kept). A loop that awaits a child that returns at
+   once, or a generator's loop between two yields, then runs in registers,
+   as an optimising compiler's own coroutines do. Such a local is a plain
+   scalar (text.c, is_plain_scalar: nothing can point into it), is never
+   pinned (its address taken, named by a macro, declared by a declaration
+   that awaits), has a name no other local or parameter of the coroutine
+   has (the store and the load name it where they stand), and is in scope
+   at every resume point where it is live. The locals of one declaration go
+   together. */
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names declared in a body (objects, extern and static ones too,
+   functions, typedefs, enumeration constants): one declared twice is not
+   kept in a C local, whose save and load could name the other. */
+typedef struct {
+  const char **v;
+  int n, cap;
+} NameWalk;
+
+static void name_push(NameWalk *w, const char *name) {
+  if (w->n == w->cap) {
+    w->cap = w->cap ? 2 * w->cap : 16;
+    w->v = xrealloc(w->v, sizeof(char *) * w->cap);
+  }
+  w->v[w->n++] = name;
+}
+
+static bool names_pre(Node *n, void *ctx) {
+  if ((n->kind == ND_INIT_DECL || n->kind == ND_ENUMERATOR) && n->sym && n->sym->name)
+    name_push(ctx, n->sym->name);
+  return true;
+}
+
+static bool shared_name(const char **sorted, int n, const char *name) {
+  if (n == 0)
+    return false;
+  const char **at = bsearch(&name, sorted, n, sizeof(char *), compare_names);
+  if (!at)
+    return false;
+  return (at > sorted && strcmp(at[-1], name) == 0) || (at + 1 < sorted + n && strcmp(at[1], name) == 0);
+}
+
+static bool is_plain_local(Live *l, int v, const char **names, int nnames) {
+  Node *d = l->decls[v];
+  Sym *s = l->vars[v];
+  int end = d->init ? d->init->first - 2 : d->last;  /* `int x __attribute__((...))` */
+  return s->frame_reason && !l->pinned[v] && !s->in_stmt_expr && end <= d->declarator->last &&
+         is_plain_scalar(d->specs, d->declarator, &l->src->original, 0) &&
+         !shared_name(names, nnames, s->name);
+}
+
+static void choose_cached(Live *l, const char **names, int nnames) {
+  bool *ok = xcalloc(l->nvars + 1, sizeof(bool));
+  for (int v = 0; v < l->nvars; v++)
+    ok[v] = is_plain_local(l, v, names, nnames);
+  for (int v = 0; v < l->nvars; v++)  /* one declaration's locals go together */
+    if (!ok[v])
+      for (int u = l->group[v]; u < l->nvars && l->group[u] == l->group[v]; u++)
+        ok[u] = false;
+  for (int v = 0; v < l->nvars; v++)
+    l->vars[v]->cached = ok[v];
+  for (int rp = 1; rp <= l->co->nresume; rp++) {  /* the live sets keep the cached ones */
+    SymList *live = &l->co->live_at[rp];
+    int kept = 0;
+    for (int i = 0; i < live->n; i++)
+      if (live->v[i]->cached)
+        live->v[kept++] = live->v[i];
+    live->n = kept;
+  }
+  xfree(ok);
+}
+
+/* }================================================================== */
 
 static void release(Live *l) {
   for (int i = 0; i < l->nnodes; i++) {
@@ -697,6 +900,8 @@ static void release(Live *l) {
   xfree(l->labels);
   xfree(l->vars);
   xfree(l->group);
+  xfree(l->pinned);
+  xfree(l->decls);
 }
 
 void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
@@ -705,6 +910,15 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
   /* the candidates: the locals laid out, in order; a declaration's go together */
   l.vars = xcalloc(co->locals.n + 1, sizeof(Sym *));
   l.group = xcalloc(co->locals.n + 1, sizeof(int));
+  l.pinned = xcalloc(co->locals.n + 1, sizeof(bool));
+  l.decls = xcalloc(co->locals.n + 1, sizeof(Node *));
+  NameWalk names = {0};  /* every name the body declares, and the parameters' */
+  for (int i = 0; i < co->locals.n; i++)
+    if (co->locals.v[i]->kind == ND_PARAM)
+      name_push(&names, co->locals.v[i]->sym->name);
+  visit(co->def->body, names_pre, NULL, &names);
+  if (names.n > 1)
+    qsort(names.v, names.n, sizeof(char *), compare_names);
   const Node *decl_of_prev = NULL;
   for (int i = 0; i < co->locals.n; i++) {
     Node *n = co->locals.v[i];
@@ -714,6 +928,7 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
       continue;
     }
     s->live_var = l.nvars + 1;
+    l.decls[l.nvars] = n;
     s->is_array = is_array_type(n->specs, n->declarator, 0);
     bool same = decl_of_prev && n->specs == decl_of_prev->specs;
     l.group[l.nvars] = same ? l.group[l.nvars - 1] : l.nvars;
@@ -725,6 +940,7 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
       l.vars[v]->frame_reason = "every local (--hoist-all)";
   } else if (l.nvars > 0) {
     walk_scopes(&l, &scopes);
+    l.range = scopes.range;
     frame_address_taken(&l, &scopes);
     frame_named_in_macros(&l);
     visit(co->def->body, moved_decls_pre, NULL, &l);
@@ -737,12 +953,15 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
     } else {
       solve(&l);
     }
+    bool analysed = co->live_at != NULL;
     for (int v = 0; v < l.nvars; v++)  /* one declaration's locals go together */
       if (l.vars[v]->frame_reason)
         for (int u = l.group[v]; u < l.nvars && l.group[u] == l.group[v]; u++)
           if (!l.vars[u]->frame_reason)
             l.vars[u]->frame_reason = format("declared with '%s', which is in the frame",
                                              l.vars[v]->name);
+    if (analysed)
+      choose_cached(&l, names.v, names.n);
   }
   /* the locals that need no field leave the frame */
   int kept = 0;
@@ -763,4 +982,5 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
     l.vars[v]->live_var = 0;
   release_scopes(&scopes);
   release(&l);
+  xfree(names.v);
 }

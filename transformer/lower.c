@@ -69,6 +69,52 @@ static char *at_own_column(Emitter *e, Node *n) {
   return format("\n%s\n%s", emit_line_text(e->src, emit_line_of(e, n)), pad);
 }
 
+/* Around a suspension at resume point k, the locals kept in C locals
+   (live.c, Sym.cached) that are live across it: stored to their fields
+   just before the body returns, loaded back just after it resumes there.
+   Between suspensions they are ordinary C locals, which the compiler keeps
+   in registers.
+     coro_f->i = i;  ...suspend at 3...  coro_resume_3:;  i = coro_f->i;  */
+static const SymList *kept_across(Emitter *e, int k) {
+  return e->co->live_at && e->co->live_at[k].n ? &e->co->live_at[k] : NULL;
+}
+
+static void save_kept(Emitter *e, int k, int line) {
+  const SymList *l = kept_across(e, k);
+  if (!l)
+    return;
+  char *text = NULL;
+  size_t len;
+  FILE *f = xmemstream(&text, &len);
+  for (int i = 0; i < l->n; i++)
+    fprintf(f, "%scoro_f->%s = %s;", i ? " " : "", l->v[i]->field, l->v[i]->name);
+  fclose(f);
+  emit_put(e, line, "%s  /* kept in the frame while suspended */", text);
+  xfree(text);
+}
+
+static void restore_kept(Emitter *e, int k, int line) {
+  const SymList *l = kept_across(e, k);
+  if (!l)
+    return;
+  char *text = NULL;
+  size_t len;
+  FILE *f = xmemstream(&text, &len);
+  for (int i = 0; i < l->n; i++)
+    fprintf(f, "%s%s = coro_f->%s;", i ? " " : "", l->v[i]->name, l->v[i]->field);
+  fclose(f);
+  emit_put(e, line, "%s  /* back from the frame */", text);
+  xfree(text);
+}
+
+/* The label of resume point k, and the kept locals loaded back after it. */
+static void resume_label(Emitter *e, int k, int line) {
+  e->indent--;
+  emit_put(e, 0, "coro_resume_%d:;", k);
+  e->indent++;
+  restore_kept(e, k, line);
+}
+
 /* `await X`: evaluate X, keep the awaitable in the frame, suspend until it
    is ready; its value is then the awaitable's result (an operation) or the
    child task's return value, and the child is freed.
@@ -93,16 +139,16 @@ static char *lower_await(Emitter *e, Node *n) {
   if (!n->callee) {
     emit_put(e, line, "while (!CORO_READY(coro_f->coro_aw_%d)) {", k);
     e->indent++;
+    save_kept(e, k, line);
     emit_put(e, line, "CORO_AWAIT_SUSPEND(coro_c, %d, coro_f->coro_aw_%d);", k, k);
+    resume_label(e, k, line);
     e->indent--;
-    emit_put(e, 0, "coro_resume_%d:;", k);
     emit_put(e, 0, "}");
     return format("coro_f->coro_aw_%d.result", k);
   }
+  save_kept(e, k, line);
   emit_put(e, line, "CORO_AWAIT_TASK(coro_c, %d, coro_f->coro_aw_%d);", k, k);
-  e->indent--;
-  emit_put(e, 0, "coro_resume_%d:;", k);
-  e->indent++;
+  resume_label(e, k, line);
   bool is_void = !task_has_value(n->sym);
   if (!is_void)
     emit_put(e, line, "coro_f->coro_tmp_%d = *(coro_value_%s *)coro_as_task(coro_f->coro_aw_%d)->result;", k,
@@ -118,8 +164,11 @@ static char *lower_await(Emitter *e, Node *n) {
    heap. Its arguments have no await (or it would be on the heap).
 
      coro_in_child(&coro_f->coro_children.coro_in_3, x);
-     CORO_AWAIT_INLINE(coro_c, 3, &coro_f->coro_children.coro_in_3.coro_base.base, coro_resume_child);
-   coro_resume_3:;
+     if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base, coro_resume_child)) {
+       ...save the kept locals...; CORO_SUSPEND(coro_c, 3);
+     coro_resume_3:;
+       ...load them back...
+     }
      coro_f->coro_tmp_3 = coro_f->coro_children.coro_in_3.coro_result;     */
 static char *lower_await_inline(Emitter *e, Node *n) {
   Node *call = n->expr;
@@ -134,11 +183,14 @@ static char *lower_await_inline(Emitter *e, Node *n) {
            line);
   emit_put(e, line, "coro_in_%s(&coro_f->coro_children.coro_in_%d%s);", n->callee, k, args);
   xfree(args);
-  emit_put(e, line, "CORO_AWAIT_INLINE(coro_c, %d, &coro_f->coro_children.coro_in_%d.coro_base.base, "
-           "coro_resume_%s);", k, k, n->callee);
-  e->indent--;
-  emit_put(e, 0, "coro_resume_%d:;", k);
+  emit_put(e, line, "if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_%d.coro_base.base, "
+           "coro_resume_%s)) {", k, n->callee);
   e->indent++;
+  save_kept(e, k, line);
+  emit_put(e, line, "CORO_SUSPEND(coro_c, %d);  /* it waits for something: so does this task */", k);
+  resume_label(e, k, line);
+  e->indent--;
+  emit_put(e, 0, "}");
   if (!task_has_value(n->sym))
     return "(void)0";
   emit_put(e, line, "coro_f->coro_tmp_%d = coro_f->coro_children.coro_in_%d.coro_result;", k, k);
@@ -327,7 +379,29 @@ static char *init_str(Emitter *e, Node *init_decl) {
 
 /* Does the object live in this coroutine's frame (under sym->field)? */
 static bool is_framed(Emitter *e, const Sym *s) {
-  return s && s->kind == SYM_OBJECT && s->owner == e->co && s->field;
+  return s && s->kind == SYM_OBJECT && s->owner == e->co && s->field && !s->cached;
+}
+
+/* Can evaluating n change a local (an assignment, ++ or --, a statement
+   expression)? A call cannot change one that is kept in a C local: its
+   address is never taken. */
+static bool sets_pre(Node *n, void *ctx) {
+  Emitter *e = ((void **)ctx)[0];
+  bool *found = ((void **)ctx)[1];
+  if (n->kind == ND_STMT_EXPR ||
+      (n->kind == ND_EXPR && (n->op == OP_ASSIGN || n->op == OP_ASSIGN_OP || n->op == OP_POSTFIX)))
+    *found = true;
+  if (n->kind == ND_EXPR && n->op == OP_UNARY && (strcmp(e->toks->v[n->first].text, "++") == 0 ||
+                                                  strcmp(e->toks->v[n->first].text, "--") == 0))
+    *found = true;
+  return !*found;
+}
+
+static bool sets_a_local(Emitter *e, Node *n) {
+  bool found = false;
+  void *ctx[2] = {e, &found};
+  visit(n, sets_pre, NULL, ctx);
+  return found;
 }
 
 /* The initializations of a declaration joined by `sep`; NULL if none. */
@@ -378,7 +452,16 @@ static void lower_decl(Emitter *e, Node *decl) {
     if (has_await(decl->kids.v[i]->init))
       lower_await_expr(e, decl->kids.v[i]->init);
   if (stays_in_place(e, decl)) {
+    /* a local kept in a C local starts at 0 where C leaves it indeterminate:
+       the stores before a suspension read it, on paths that never set it too */
+    int saved = e->nrepl;
+    for (int i = 0; i < decl->kids.n; i++) {
+      Node *id = decl->kids.v[i];
+      if (id->sym && id->sym->cached && !id->init)
+        push_repl(e, id, format("%s = 0", node_str(e, id)));
+    }
     emit_put(e, emit_line_of(e, decl), "%s", node_str(e, decl));
+    drop_repl(e, saved);
     return;
   }
   char *inits = decl_inits(e, decl, "; ");
@@ -390,18 +473,24 @@ static void lower_yield(Emitter *e, Node *n) {
   int line = emit_line_of(e, n);
   if (!n->expr) {  /* `yield;` in a task: every other ready task gets a turn */
     emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
+    save_kept(e, n->resume_point, line);
     emit_put(e, line, "CORO_YIELD_TASK(coro_c, %d);", n->resume_point);
-    e->indent--;
-    emit_put(e, 0, "coro_resume_%d:;", n->resume_point);
-    e->indent++;
+    resume_label(e, n->resume_point, line);
     return;
   }
   emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
-  emit_put(e, line, "CORO_YIELD(coro_c, coro_out, %d, coro_value_%s,%s%s);", n->resume_point,
-           e->co->name, at_own_column(e, n->expr), node_str(e, n->expr));
-  e->indent--;
-  emit_put(e, 0, "coro_resume_%d:;", n->resume_point);
-  e->indent++;
+  if (kept_across(e, n->resume_point) && sets_a_local(e, n->expr)) {
+    /* `yield i++;`: the value first, then what is kept */
+    emit_put(e, line, "CORO_YIELD_VALUE(coro_out, coro_value_%s,%s%s);", e->co->name,
+             at_own_column(e, n->expr), node_str(e, n->expr));
+    save_kept(e, n->resume_point, line);
+    emit_put(e, line, "CORO_SUSPEND(coro_c, %d);", n->resume_point);
+  } else {
+    save_kept(e, n->resume_point, line);
+    emit_put(e, line, "CORO_YIELD(coro_c, coro_out, %d, coro_value_%s,%s%s);", n->resume_point,
+             e->co->name, at_own_column(e, n->expr), node_str(e, n->expr));
+  }
+  resume_label(e, n->resume_point, line);
 }
 
 /* The items of a block, with the directives kept between them. */

@@ -375,7 +375,7 @@ nts
 /* a specifier that is not a type */
 nt
   : nt_plain
-  | ATTRIBUTE                                  { $$ = NEW(ND_SPECIFIER, @$); }
+  | ATTRIBUTE                                  { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_ATTRIBUTE; }
   ;
 
 nt_plain
@@ -398,9 +398,9 @@ storage_class
 
 qualifier
   : CONST                                      { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_CONST; }
-  | VOLATILE                                   { $$ = NEW(ND_SPECIFIER, @$); }
+  | VOLATILE                                   { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_VOLATILE; }
   | RESTRICT                                   { $$ = NEW(ND_SPECIFIER, @$); }
-  | ATOMIC                                     { $$ = NEW(ND_SPECIFIER, @$); }
+  | ATOMIC                                     { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_VOLATILE; }
   | NULLABILITY                                { $$ = NEW(ND_SPECIFIER, @$); }
   ;
 
@@ -427,10 +427,10 @@ ct
   : struct_or_union_spec
   | enum_spec
   | TYPEDEF_NAME                               { $$ = ident(p, $1, @$); $$->flags = SP_TYPE; }
-  | BUILTIN_VA_LIST                            { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
-  | AUTO_TYPE                                  { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | BUILTIN_VA_LIST                            { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE | SP_OPAQUE; }
+  | AUTO_TYPE                                  { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE | SP_OPAQUE; }
   | typeof_spec
-  | ATOMIC '(' type_name ')'                   { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE; }
+  | ATOMIC '(' type_name ')'                   { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_TYPE | SP_OPAQUE | SP_VOLATILE; }
   ;
 
 typeof_spec
@@ -439,8 +439,8 @@ typeof_spec
   ;
 
 alignment_spec
-  : ALIGNAS '(' type_name ')'                  { $$ = NEW(ND_SPECIFIER, @$); }
-  | ALIGNAS '(' const_expr ')'                 { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; }
+  : ALIGNAS '(' type_name ')'                  { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_ATTRIBUTE; }
+  | ALIGNAS '(' const_expr ')'                 { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; $$->flags = SP_ATTRIBUTE; }
   ;
 
 struct_or_union_spec

@@ -25,6 +25,8 @@ static const char *token_text(Emitter *e, const Token *t) {
     return format("\"%s\"", e->co->name);  /* the coroutine's name, not coro_resume_NAME */
   Sym *s = token_sym(t);
   if (s && s->owner && s->field) {
+    if (s->kind == SYM_OBJECT && s->cached)
+      return s->name;  /* in a C local of the same name until the body suspends */
     if (s->kind == SYM_OBJECT)
       return format("coro_f->%s", s->field);
     return s->field;
@@ -614,6 +616,49 @@ bool is_array_type(const Node *specs, const Node *declarator, int depth) {
       return is_array_type(s->decl->specs, s->decl->declarator, depth + 1);
   }
   return false;
+}
+
+/* A value a C local of the resume function can hold between suspensions
+   (live.c, "Locals in C locals"): an arithmetic type, an enum or a pointer,
+   seen through typedefs. Not an array or struct (a pointer to a part of it
+   may be kept: only a frame field outlives the resume function), nothing
+   volatile or _Atomic (every access must reach memory), no attribute or
+   _Alignas (what they ask of storage stays with the field). */
+static bool is_word(const TokenList *toks, int i, const char *word) {
+  return toks && i >= 0 && i < toks->n && strcmp(toks->v[i].text, word) == 0;
+}
+
+bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList *toks, int depth) {
+  if (!specs || depth > 32 || (specs->flags & (SP_ATTRIBUTE | SP_OPAQUE)))
+    return false;
+  if (declarator && declarator->kids.n) {  /* the outermost derivation decides */
+    const Node *outer = declarator->kids.v[0];
+    if (outer->kind != ND_POINTER)
+      return false;  /* an array or a function */
+    for (int i = outer->first; i <= outer->last; i++)  /* `int *volatile p` */
+      if (is_word(toks, i, "volatile") || is_word(toks, i, "__volatile__") ||
+          is_word(toks, i, "__volatile") || is_word(toks, i, "_Atomic") ||
+          is_word(toks, i, "__attribute__") || is_word(toks, i, "__attribute"))
+        return false;
+    return true;
+  }
+  if (specs->flags & SP_VOLATILE)
+    return false;
+  for (int i = 0; i < specs->kids.n; i++) {
+    const Node *k = specs->kids.v[i];
+    if (k->kind == ND_TAGGED && !is_word(toks, k->first, "enum"))
+      return false;  /* a struct or union */
+    if (k->kind == ND_SIZEOF)
+      return false;  /* typeof(...): coroc does not know what it is */
+    Sym *s = k->kind == ND_IDENT ? k->sym : NULL;
+    if (s && s->kind == SYM_TYPEDEF) {
+      if (!s->decl || s->decl->kind != ND_INIT_DECL)
+        return false;
+      if (!is_plain_scalar(s->decl->specs, s->decl->declarator, s->toks, depth + 1))
+        return false;
+    }
+  }
+  return (specs->flags & SP_TYPE) && !(specs->flags & SP_VOID);
 }
 
 /* {==================================================================

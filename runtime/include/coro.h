@@ -902,6 +902,15 @@ static inline unsigned coro_enter(coro_t *c) {
    `for (...; i < to; ...) yield i;` jump over the end: 1.3x slower). */
 #define CORO_BODY_END CORO_FIRST_RESUME
 
+/* The first half of CORO_YIELD, for `yield i++;` when i is kept in a C
+   local (coroc saves the kept locals between the two halves). */
+#define CORO_YIELD_VALUE(out, T, ...)   /* ... is EXPR */               \
+  do {                                                                   \
+    T coro_value_ = (__VA_ARGS__);                                       \
+    if (out)                                                             \
+      *(T *)(out) = coro_value_;                                         \
+  } while (0)
+
 /* Suspend at resume point n: the next resume continues at label coro_resume_n. */
 #define CORO_SUSPEND(c, n)                                               \
   do {                                                                   \
@@ -1032,28 +1041,27 @@ extern _Thread_local coro_t *coro_current_task;
 
 /* `await child(...)` of a child whose frame is inside the parent's (made by
    coro_in_NAME): run it now, right here, as the scheduler would have run it
-   next; the parent suspends at n only if the child did (it waits for
-   something), and is resumed when the child ends. True when the child has
-   not ended. Inline, so that the compiler sees which body it calls (the
-   store of coro_in_NAME just before) and may call it directly, or inline it:
-   a child that returns at once then costs what a call does. A child that
-   suspended goes on in coro_child_waits (runtime/sched.c): if it awaits a
-   child of its own on the heap, that one starts now. */
+   next. True when the child has not ended: it waits for something, and the
+   parent suspends too (the generated code says CORO_SUSPEND); the
+   scheduler resumes the parent when the child ends. Inline, so that the
+   compiler sees which body it calls and may inline it: a child that returns
+   at once then costs what a call does. A child that suspended goes on in
+   coro_child_waits (runtime/sched.c): if it awaits a child of its own on
+   the heap, that one starts now. Whether the parent was resumed by the
+   scheduler is checked when something suspends (coro_task_suspends follows
+   the parent links to the running task), not here: a child that returns at
+   once costs no check.
+
+     if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base, coro_resume_child)) {
+       CORO_SUSPEND(coro_c, 3);
+     coro_resume_3:;
+     }                                                                      */
 bool coro_child_waits(coro_t *parent, coro_t *child);
 static inline bool coro_start_child(coro_t *parent, coro_t *child,
                                     bool (*resume)(coro_t *c, void *out)) {
-  if (__builtin_expect(coro_current_task != parent, 0))
-    coro_task_suspends(parent);   /* resumed by coro_next, not the scheduler: stops with a message */
   coro_as_task(child)->parent = coro_as_task(parent);  /* (the scheduler still runs parent) */
   return resume(child, NULL) && coro_child_waits(parent, child);
 }
-/* resume is the child's resume function, named: a direct call, which the
-   compiler may inline into the parent's (both are in the same file). */
-#define CORO_AWAIT_INLINE(c, n, child, resume)                           \
-  do {                                                                   \
-    if (coro_start_child(c, child, resume))                              \
-      CORO_SUSPEND(c, n);                                                \
-  } while (0)
 
 /* `await op(...)`: while the awaitable aw is not ready, arrange to be woken
    and suspend at n (the caller's loop tries again on resume). */

@@ -39,18 +39,22 @@ static bool coro_resume_walk(coro_t *coro_c, void *coro_out) {
 #line 7
   coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
   coro_f->p = (struct coro_walk_point){1, 2};
-  coro_f->d = coro_walk_RIGHT;
+  enum coro_walk_dir d = coro_walk_RIGHT;
 #line 11
   memcpy(coro_f->path, (coro_walk_point_t [2]){{0, 0}, {3, 4}}, sizeof coro_f->path);
   memcpy(coro_f->name, (char [8]){"walk"}, sizeof coro_f->name);
-  for (coro_f->i = 0; coro_f->i < 2; coro_f->i++) {
-    coro_f->p.x += coro_f->path[coro_f->i].x * coro_f->d;
+  for (int i = 0; i < 2; i++) {
+    coro_f->p.x += coro_f->path[i].x * d;
     /* resume point 1: local_types.coc:15 */
+#line 15
+    coro_f->d = d; coro_f->i = i;  /* kept in the frame while suspended */
 #line 15
     CORO_YIELD(coro_c, coro_out, 1, coro_value_walk,
 #line 15
           (int)coro_f->p.x);
   coro_resume_1:;
+#line 15
+    d = coro_f->d; i = coro_f->i;  /* back from the frame */
   }
   /* resume point 2: local_types.coc:17 */
 #line 17
@@ -78,7 +82,7 @@ coro_t *walk(void) {
 #line 7
 static inline __attribute__((unused)) coro_t *coro_in_walk(struct coro_frame_walk *coro_f) {
 #line 7
-  coro_frame_init(&coro_f->coro_base, sizeof *coro_f, coro_resume_walk, CORO_GENERATOR);
+  coro_frame_init(&coro_f->coro_base, sizeof coro_f->coro_base, coro_resume_walk, CORO_GENERATOR);
 #line 7
   return &coro_f->coro_base;
 }

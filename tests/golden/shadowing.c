@@ -34,21 +34,25 @@ static bool coro_resume_pairs(coro_t *coro_c, void *coro_out) {
   coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
   coro_f->i = 100;
   for (coro_f->coro_i_2 = 0; coro_f->coro_i_2 < coro_f->n; coro_f->coro_i_2++) {
-    coro_f->sum = coro_f->coro_i_2;
+    int sum = coro_f->coro_i_2;
     {
-      int i = coro_f->sum * 10;
+      int i = sum * 10;
       /* resume point 1: shadowing.coc:10 */
+#line 10
+      coro_f->sum = sum;  /* kept in the frame while suspended */
 #line 10
       CORO_YIELD(coro_c, coro_out, 1, coro_value_pairs,
 #line 10
             i);
     coro_resume_1:;
+#line 10
+      sum = coro_f->sum;  /* back from the frame */
     }
     /* resume point 2: shadowing.coc:12 */
 #line 12
     CORO_YIELD(coro_c, coro_out, 2, coro_value_pairs,
 #line 12
-          coro_f->sum);
+          sum);
   coro_resume_2:;
   }
   /* resume point 3: shadowing.coc:14 */
@@ -79,7 +83,7 @@ coro_t *pairs(int n) {
 #line 4
 static inline __attribute__((unused)) coro_t *coro_in_pairs(struct coro_frame_pairs *coro_f, int n) {
 #line 4
-  coro_frame_init(&coro_f->coro_base, sizeof *coro_f, coro_resume_pairs, CORO_GENERATOR);
+  coro_frame_init(&coro_f->coro_base, sizeof coro_f->coro_base, coro_resume_pairs, CORO_GENERATOR);
 #line 4
   coro_f->n = n;
 #line 4

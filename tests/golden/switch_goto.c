@@ -27,7 +27,7 @@ static bool coro_resume_tokens(coro_t *coro_c, void *coro_out) {
   }
 #line 5
   coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
-  coro_f->count = 0;
+  int count = 0;
 again:
   switch (*coro_f->s) {
   case '\0':
@@ -36,17 +36,22 @@ again:
     coro_f->s++;
     goto again;
   default:
-    coro_f->count++;
+    count++;
     /* resume point 1: switch_goto.coc:16 */
 #line 16
-    CORO_YIELD(coro_c, coro_out, 1, coro_value_tokens,
+    CORO_YIELD_VALUE(coro_out, coro_value_tokens,
 #line 16
           *coro_f->s++);
+#line 16
+    coro_f->count = count;  /* kept in the frame while suspended */
+#line 16
+    CORO_SUSPEND(coro_c, 1);
   coro_resume_1:;
-#line 17
+#line 16
+    count = coro_f->count;  /* back from the frame */
     break;
   }
-  if (coro_f->count < 10)
+  if (count < 10)
     goto again;
   coro_end: CORO_BODY_END;  /* reached once: the body returns */
 #line 21
@@ -69,7 +74,7 @@ coro_t *tokens(const char *s) {
 #line 5
 static inline __attribute__((unused)) coro_t *coro_in_tokens(struct coro_frame_tokens *coro_f, const char *s) {
 #line 5
-  coro_frame_init(&coro_f->coro_base, sizeof *coro_f, coro_resume_tokens, CORO_GENERATOR);
+  coro_frame_init(&coro_f->coro_base, sizeof coro_f->coro_base, coro_resume_tokens, CORO_GENERATOR);
 #line 5
   coro_f->s = s;
 #line 5

@@ -64,7 +64,7 @@ coro_t *leaf(int x) {
 #line 6
 static inline __attribute__((unused)) coro_t *coro_in_leaf(struct coro_frame_leaf *coro_f, int x) {
 #line 6
-  coro_frame_init(&coro_f->coro_base.base, sizeof *coro_f, coro_resume_leaf, CORO_TASK);
+  coro_frame_init(&coro_f->coro_base.base, sizeof coro_f->coro_base, coro_resume_leaf, CORO_TASK);
 #line 6
   coro_f->x = x;
 #line 6
@@ -119,8 +119,11 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
 #line 12
   coro_in_leaf(&coro_f->coro_children.coro_in_1, coro_f->x);
 #line 12
-  CORO_AWAIT_INLINE(coro_c, 1, &coro_f->coro_children.coro_in_1.coro_base.base, coro_resume_leaf);
-coro_resume_1:;
+  if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_1.coro_base.base, coro_resume_leaf)) {
+#line 12
+    CORO_SUSPEND(coro_c, 1);  /* it waits for something: so does this task */
+  coro_resume_1:;
+  }
 #line 12
   coro_f->coro_tmp_1 = coro_f->coro_children.coro_in_1.coro_result;
 #line 12
@@ -132,8 +135,11 @@ coro_resume_1:;
 #line 13
     coro_in_leaf(&coro_f->coro_children.coro_in_2, coro_f->a);
 #line 13
-    CORO_AWAIT_INLINE(coro_c, 2, &coro_f->coro_children.coro_in_2.coro_base.base, coro_resume_leaf);
-  coro_resume_2:;
+    if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_2.coro_base.base, coro_resume_leaf)) {
+#line 13
+      CORO_SUSPEND(coro_c, 2);  /* it waits for something: so does this task */
+    coro_resume_2:;
+    }
 #line 13
     coro_f->coro_tmp_2 = coro_f->coro_children.coro_in_2.coro_result;
 #line 13
@@ -147,8 +153,11 @@ coro_resume_1:;
 #line 15
     coro_in_leaf(&coro_f->coro_children.coro_in_3, coro_f->a);
 #line 15
-    CORO_AWAIT_INLINE(coro_c, 3, &coro_f->coro_children.coro_in_3.coro_base.base, coro_resume_leaf);
-  coro_resume_3:;
+    if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base, coro_resume_leaf)) {
+#line 15
+      CORO_SUSPEND(coro_c, 3);  /* it waits for something: so does this task */
+    coro_resume_3:;
+    }
 #line 15
     coro_f->coro_tmp_3 = coro_f->coro_children.coro_in_3.coro_result;
 #line 15
@@ -182,7 +191,7 @@ coro_t *child(int x) {
 #line 11
 static inline __attribute__((unused)) coro_t *coro_in_child(struct coro_frame_child *coro_f, int x) {
 #line 11
-  coro_frame_init(&coro_f->coro_base.base, sizeof *coro_f, coro_resume_child, CORO_TASK);
+  coro_frame_init(&coro_f->coro_base.base, sizeof coro_f->coro_base, coro_resume_child, CORO_TASK);
 #line 11
   coro_f->x = x;
 #line 11
@@ -227,8 +236,11 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
 #line 21
   coro_in_child(&coro_f->coro_children.coro_in_1, 1);
 #line 21
-  CORO_AWAIT_INLINE(coro_c, 1, &coro_f->coro_children.coro_in_1.coro_base.base, coro_resume_child);
-coro_resume_1:;
+  if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_1.coro_base.base, coro_resume_child)) {
+#line 21
+    CORO_SUSPEND(coro_c, 1);  /* it waits for something: so does this task */
+  coro_resume_1:;
+  }
 #line 21
   coro_f->coro_tmp_1 = coro_f->coro_children.coro_in_1.coro_result;
 #line 21
@@ -237,8 +249,11 @@ coro_resume_1:;
 #line 22
   coro_in_child(&coro_f->coro_children.coro_in_2, 5);
 #line 22
-  CORO_AWAIT_INLINE(coro_c, 2, &coro_f->coro_children.coro_in_2.coro_base.base, coro_resume_child);
-coro_resume_2:;
+  if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_2.coro_base.base, coro_resume_child)) {
+#line 22
+    CORO_SUSPEND(coro_c, 2);  /* it waits for something: so does this task */
+  coro_resume_2:;
+  }
 #line 22
   coro_f->coro_tmp_2 = coro_f->coro_children.coro_in_2.coro_result;
 #line 22
@@ -262,7 +277,7 @@ coro_t *top(void) {
 #line 20
 static inline __attribute__((unused)) coro_t *coro_in_top(struct coro_frame_top *coro_f) {
 #line 20
-  coro_frame_init(&coro_f->coro_base.base, sizeof *coro_f, coro_resume_top, CORO_TASK);
+  coro_frame_init(&coro_f->coro_base.base, sizeof coro_f->coro_base, coro_resume_top, CORO_TASK);
 #line 20
   return &coro_f->coro_base.base;
 }
