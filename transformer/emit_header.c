@@ -384,11 +384,14 @@ static int by_definition(const void *a, const void *b) {
   return ((const HeaderMacro *)a)->at - ((const HeaderMacro *)b)->at;
 }
 
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
 /* CORO_HEADER_ and the header's file name, in capitals: gen.h gives CORO_HEADER_GEN_H. */
 static char *guard_name(const char *path) {
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  char *g = format("CORO_HEADER_%s", base);
+  char *g = format("CORO_HEADER_%s", base_name(path));
   for (char *p = g; *p; p++)
     *p = (*p >= 'a' && *p <= 'z') ? (char)(*p - 'a' + 'A') : is_ident_char(*p) && *p != '$' ? *p : '_';
   return g;
@@ -415,10 +418,11 @@ static void print_header(Header *h, FILE *out) {
   const TokenList *o = &h->src->original;
   const char *backend = e->opt->backend == BACKEND_STACKFUL ? "stackful" : "stackless";
   char *guard = guard_name(e->opt->header);
-  fprintf(out, "/* Written by coroc from %s (--backend=%s): the instances of its coroutines\n"
-          "   for other files. NAME(args) makes one on the heap, coro_in_NAME(&storage, args)\n"
-          "   one in a CORO_FRAME(NAME) that you give: a local, a member, a block of an\n"
-          "   arena. Do not edit: coroc writes it again with the .c. */\n", h->src->name, backend);
+  fprintf(out, "/* Written by coroc --backend=%s from\n   %s:\n"
+          "   the instances of its coroutines, for other files. NAME(args) makes one on\n"
+          "   the heap, coro_in_NAME(&storage, args) one in a CORO_FRAME(NAME) that you\n"
+          "   give: a local, a member, a block of an arena. Do not edit: coroc writes\n"
+          "   it again with the .c. */\n", backend, h->src->name);
   fprintf(out, "#ifndef %s\n#define %s\n\n", guard, guard);
 
   int end = 0;  /* the includes before the last coroutine printed here */
@@ -437,7 +441,7 @@ static void print_header(Header *h, FILE *out) {
     saved[nsaved++] = h->macros[i].name;
   qsort(h->macros, h->nmacros, sizeof *h->macros, by_definition);
   if (nsaved)
-    fprintf(out, "\n/* the macros of %s that the frames name, for them alone */\n", h->src->name);
+    fprintf(out, "\n/* the macros of %s that the frames name, for them alone */\n", base_name(h->src->name));
   for (int i = 0; i < nsaved; i++)
     fprintf(out, "#pragma push_macro(\"%s\")\n#undef %s\n", saved[i], saved[i]);
   for (int i = 0; i < h->nmacros; i++)
@@ -446,12 +450,12 @@ static void print_header(Header *h, FILE *out) {
 
   if (h->nexts) {
     qsort(h->exts, h->nexts, sizeof *h->exts, by_position);
-    fprintf(out, "\n/* the types of %s that the frames name, as written there */\n", h->src->name);
+    fprintf(out, "\n/* the types of %s that the frames name, as written there */\n", base_name(h->src->name));
   }
   for (int i = 0; i < h->nexts; i++) {
     int first = source_find_original(h->src, h->exts[i]->first);
     int last = source_find_original(h->src, h->exts[i]->last);
-    fprintf(out, "/* %s:%d */\n", h->src->name, o->v[first].line);
+    fprintf(out, "/* %s:%d */\n", base_name(h->src->name), o->v[first].line);
     fwrite(h->src->raw + o->v[first].offset, 1, token_end(&o->v[last]) - o->v[first].offset, out);
     fputc('\n', out);
   }
@@ -468,7 +472,7 @@ static void print_header(Header *h, FILE *out) {
     if (!listed(h->frames, h->nframes, co))
       continue;
     e->co = co;
-    fprintf(out, "\n/* coroutine %s (%s:%d): CORO_FRAME(%s) */\n", co->name, h->src->name,
+    fprintf(out, "\n/* coroutine %s (%s:%d): CORO_FRAME(%s) */\n", co->name, base_name(h->src->name),
             emit_line_of(e, co->decl), co->name);
     if (e->opt->backend == BACKEND_STACKFUL) {
       emit_stackful_args(e, co);
