@@ -250,10 +250,8 @@ static void need_word(Header *h, const char *word, bool tag, const Token *blame,
   need_sym(h, tag ? scope_lookup_tag(word) : scope_lookup(word), blame, false);
 }
 
-/* The original tokens [first, last] of a frame's type. Not `precise`: a
-   list that only sizes an array (its values are not the frame's), where
-   an object is no reason to refuse. */
-static void need_tokens(Header *h, int first, int last, bool precise) {
+/* The original tokens [first, last] of a frame's type. */
+static void need_tokens(Header *h, int first, int last) {
   const TokenList *o = &h->src->original;
   for (int i = first; i <= last && i < o->n; i++) {
     const Token *t = &o->v[i];
@@ -264,7 +262,7 @@ static void need_tokens(Header *h, int first, int last, bool precise) {
     if (s && s->tok == t)
       continue;  /* the name that a declaration declares (the coroutine's own) */
     if (s) {
-      need_sym(h, s, t, precise);
+      need_sym(h, s, t, true);
     } else {
       const char *prev = i > first ? o->v[i - 1].text : "";
       bool tag = !strcmp(prev, "struct") || !strcmp(prev, "union") || !strcmp(prev, "enum");
@@ -275,7 +273,7 @@ static void need_tokens(Header *h, int first, int last, bool precise) {
 
 static void need_node(Header *h, const Node *n) {
   if (n)
-    need_tokens(h, n->first, n->last, true);
+    need_tokens(h, n->first, n->last);
 }
 
 /* }================================================================== */
@@ -326,8 +324,8 @@ static void need_value(Header *h, Coroutine *co) {
 static void need_frame(Header *h, Coroutine *co) {
   if (listed(h->frames, h->nframes, co))
     return;
-  Coroutine *saved = h->co;
-  h->co = co;
+  Coroutine *saved = h->co, *printing = h->e.co;
+  h->co = h->e.co = co;
   need_node(h, co->specs);       /* the value type */
   need_node(h, co->declarator);  /* and the parameters */
   if (h->e.opt->backend == BACKEND_STACKLESS) {
@@ -337,18 +335,22 @@ static void need_frame(Header *h, Coroutine *co) {
       need_node(h, n->declarator);
       if (n->kind != ND_INIT_DECL)
         continue;
-      /* its attributes, as the field has them (emit_stackless.c), and a
-         list that may size an array declared [] */
-      need_tokens(h, n->declarator->last + 1, n->init ? n->init->first - 2 : n->last, true);
-      if (n->init)
-        need_tokens(h, n->init->first, n->init->last, false);
+      /* its attributes, as the field has them (emit_stackless.c), and the
+         list of an array declared [] that the compiler counts (the frame's
+         printer declares its shape from the list: text.c, shape_decl) */
+      need_tokens(h, n->declarator->last + 1, n->init ? n->init->first - 2 : n->last);
+      if (n->init && shape_decl(&h->e, n->specs, n->declarator, n->init, n->sym->field, n->sym))
+        need_node(h, n->init);
     }
     for (int i = 0; i < co->types.n; i++)
       need_node(h, co->types.v[i]);
-    for (int i = 0; i < co->literals.n; i++) {  /* (T){...}: the field's type is T, sized by the list */
+    for (int i = 0; i < co->literals.n; i++) {  /* (T){...}: T, and the list when it sizes T */
       Node *lit = co->literals.v[i];
-      need_node(h, lit->lhs);
-      need_tokens(h, lit->first, lit->last, false);
+      Node init = {.kind = ND_INIT_LIST, .first = lit->first, .last = lit->last, .kids = lit->kids};
+      if (shape_decl(&h->e, lit->lhs->specs, lit->lhs->declarator, &init, lit->field, NULL))
+        need_node(h, lit);
+      else
+        need_node(h, lit->lhs);
     }
     for (int i = 0; i < co->awaits.n; i++) {
       Node *n = co->awaits.v[i];
@@ -366,7 +368,7 @@ static void need_frame(Header *h, Coroutine *co) {
   }
   GROW(h, frames, nframes, capframes);
   h->frames[h->nframes++] = co;
-  h->co = saved;
+  h->co = saved, h->e.co = printing;
 }
 
 /* }================================================================== */
@@ -462,12 +464,12 @@ static void print_header(Header *h, FILE *out) {
   fflush(out);
 
   e->out = out;
-  for (int i = 0; i < h->nvalues; i++)
-    if (!listed(h->frames, h->nframes, h->values[i])) {
-      e->co = h->values[i];
-      fprintf(out, "\n/* the value of %s, which a frame below awaits */\n", e->co->name);
-      emit_value_type(e, e->co);
-    }
+  for (int i = 0; i < h->nvalues; i++) {  /* (before every frame: one may be defined below its awaiter,
+                                             and the .c too has its typedef twice then) */
+    e->co = h->values[i];
+    fprintf(out, "\n/* the value of %s, which a frame awaits */\n", e->co->name);
+    emit_value_type(e, e->co);
+  }
   for (Coroutine *co = h->cos; co; co = co->next) {
     if (!listed(h->frames, h->nframes, co))
       continue;
