@@ -333,8 +333,16 @@ static int transform(Command cmd) {
     rule = depfile_rule(&cmd.dep, &src, strcmp(cmd.in, "-") == 0 ? NULL : cmd.in, &rule_len);
   char *header = NULL;
   size_t header_len = 0;
-  if (cmd.opt.header)  /* emit_header.c: for other files */
+  if (cmd.opt.header) {  /* emit_header.c: for other files (and twice the same, as render checks) */
     header = emit_header(&src, cos, &cmd.opt, &header_len);
+    if (getenv("COROC_CHECK_EMIT")) {
+      size_t again_len;
+      char *again = emit_header(&src, cos, &cmd.opt, &again_len);
+      if (again_len != header_len || memcmp(again, header, header_len) != 0)
+        internal_error("printing the header twice gave different output: a printer changed the tree");
+      xfree(again);
+    }
+  }
   write_results(&cmd, buf, len, rule, rule_len, header, header_len);
   return 0;
 }
