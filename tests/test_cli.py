@@ -1022,6 +1022,13 @@ HEADER_REFUSALS = {
         "names 'table', an object of this file, which a header cannot define\n"
         "    3 |   char buf[sizeof table] = {0};\n"
         "      |                   ^\n"),
+    "object-in-a-macro": (
+        "static int table[4];\n#define N (sizeof table)\n"
+        "coroutine int f(void) {\n  char buf[N] = {0};\n  yield buf[0];\n  yield buf[1];\n}\n",
+        "bad.coc:4:12: error: --header: the frame of 'f' cannot be declared in a header: its type "
+        "names 'table', an object of this file, which a header cannot define\n"
+        "    4 |   char buf[N] = {0};\n"
+        "      |            ^\n"),
     "typedef-made-by-a-macro": (
         "#define MAKE(T, N) typedef T N;\nMAKE(int, myint)\n"
         "coroutine int f(void) {\n  myint x = 1;\n  yield x;\n  yield x;\n}\n",

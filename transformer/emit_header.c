@@ -86,7 +86,7 @@ typedef struct {
     }                                                                       \
   } while (0)
 
-static void need_word(Header *h, const char *word, bool tag, const Token *blame, int at);
+static void need_word(Header *h, const char *word, bool tag, const Token *blame, int at, bool precise);
 
 /* {==================================================================
  * Macros of the .coc
@@ -110,8 +110,10 @@ static const char *directive_name(const char *text, bool *define) {
 }
 
 /* Each identifier of a text (a macro's body, an awaitable's type), with
-   whether `struct`, `union` or `enum` is right before it. */
-static void need_words(Header *h, const char *text, const Token *blame, int at) {
+   whether `struct`, `union` or `enum` is right before it. `precise`: an
+   object or function of the .coc named there is what the text means (a
+   macro that sizes a field), so a header cannot show it. */
+static void need_words(Header *h, const char *text, const Token *blame, int at, bool precise) {
   const char *prev = "";
   for (const char *p = text; *p;) {
     if (*p == '"' || *p == '\'') {  /* a literal: nothing to follow */
@@ -134,7 +136,7 @@ static void need_words(Header *h, const char *text, const Token *blame, int at) 
       p++;
     const char *word = intern(w, (size_t)(p - w));
     need_word(h, word, !strcmp(prev, "struct") || !strcmp(prev, "union") || !strcmp(prev, "enum"),
-              blame, at);
+              blame, at, precise);
     prev = word;
   }
 }
@@ -163,7 +165,7 @@ static void need_macro(Header *h, const char *name, const Token *blame, int at) 
   def += strspn(def, " \t");
   h->macros[h->nmacros++] = (HeaderMacro){name, def, last};
   const char *body = strstr(def, name) + strlen(name);
-  need_words(h, body, blame, last);
+  need_words(h, body, blame, last, true);
 }
 
 /* }================================================================== */
@@ -245,9 +247,9 @@ static void need_sym(Header *h, const Sym *s, const Token *blame, bool precise) 
   }
 }
 
-static void need_word(Header *h, const char *word, bool tag, const Token *blame, int at) {
+static void need_word(Header *h, const char *word, bool tag, const Token *blame, int at, bool precise) {
   need_macro(h, word, blame, at);
-  need_sym(h, tag ? scope_lookup_tag(word) : scope_lookup(word), blame, false);
+  need_sym(h, tag ? scope_lookup_tag(word) : scope_lookup(word), blame, precise);
 }
 
 /* The original tokens [first, last] of a frame's type. */
@@ -356,7 +358,7 @@ static void need_frame(Header *h, Coroutine *co) {
       Node *n = co->awaits.v[i];
       if (!n->callee) {
         if (n->type)
-          need_words(h, n->type, &h->src->original.v[n->first], n->first);
+          need_words(h, n->type, &h->src->original.v[n->first], n->first, false);
         continue;
       }
       Coroutine *callee = find_coroutine(h, n->callee);
