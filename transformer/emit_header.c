@@ -463,7 +463,6 @@ static void print_header(Header *h, FILE *out) {
     fwrite(h->src->raw + o->v[first].offset, 1, token_end(&o->v[last]) - o->v[first].offset, out);
     fputc('\n', out);
   }
-  fflush(out);
 
   e->out = out;
   for (int i = 0; i < h->nvalues; i++) {  /* (before every frame: one may be defined below its awaiter,
