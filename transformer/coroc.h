@@ -740,6 +740,7 @@ void emit_stackful_storage(Emitter *e, Coroutine *co);
 /* The linkage words before coro_in_NAME: static inline in the .c alone, or
    external when a header declares it (Options.header). */
 const char *emit_in_linkage(Emitter *e, Coroutine *co);
+void emit_in_declaration(Emitter *e, Coroutine *co);  /* ... and, when external, its prototype */
 
 /* emit_header.c: --header, the frames and creation functions of the
    coroutines with external linkage, for other files (docs/cli.md) */

@@ -259,6 +259,7 @@ void emit_stackful(Emitter *e, Coroutine *co) {
            co->name);
   emit_stackful_storage(e, co);
   char *params_text = emit_param_list(e, co);
+  emit_in_declaration(e, co);
   emit_put(e, at, "%scoro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {", emit_in_linkage(e, co),
            co->name, co->name, *params_text ? ", " : "", params_text);
   emit_creation_body(e, co, &params, value, true);

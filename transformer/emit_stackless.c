@@ -274,6 +274,7 @@ static void emit_creation_in(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "/* %s(...) in storage the caller gives (CORO_FRAME(%s)): no allocation */", co->name,
            co->name);
   char *params = emit_param_list(e, co);
+  emit_in_declaration(e, co);
   emit_put(e, at, "%scoro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {", emit_in_linkage(e, co),
            co->name, co->name, *params ? ", " : "", params);
   e->indent++;
