@@ -25,8 +25,8 @@ What is checked here, each test in its own temporary directory (the cwd of coroc
     or nothing, like -o.
   * --header writes a header of the frames, all or nothing like -o, that a
     plain C file compiles with; it changes the C only in the linkage of
-    coro_in_NAME; what it cannot show is refused with the place (the
-    programs that use it: test_mixed.py).
+    coro_in_NAME (and declares it first); what it cannot show is refused
+    with the place (the programs that use it: test_mixed.py).
 The output of --dot and --stats is not checked here.
 """
 import difflib
