@@ -1,6 +1,7 @@
 """The command line of coroc (CONTRACT.md section 2, docs/cli.md).
 
-    coroc [--backend=stackless|stackful] [-o OUT.c] [-I DIR]... [-D NAME[=VALUE]]...
+    coroc [--backend=stackless|stackful] [-o OUT.c] [--header[=OUT.h]]
+          [-I DIR]... [-D NAME[=VALUE]]...
           [-MD|-MMD [-MF DEPFILE] [-MT TARGET]... [-MP]]
           [--no-line] [--dot] [--stats] IN.coc
     coroc --help | --version
@@ -22,8 +23,13 @@ What is checked here, each test in its own temporary directory (the cwd of coroc
   * -MD/-MMD write a depfile (-MF, -MT, -MP): its target, the input, every
     header the preprocessor read (the list of gcc -M), quoted for make; all
     or nothing, like -o.
+  * --header writes a header of the frames, all or nothing like -o, that a
+    plain C file compiles with; it changes the C only in the linkage of
+    coro_in_NAME (and declares it first); what it cannot show is refused
+    with the place (the programs that use it: test_mixed.py).
 The output of --dot and --stats is not checked here.
 """
+import difflib
 import os
 import re
 import shutil
@@ -97,7 +103,7 @@ def test_help(coroc, tmp_path):
     assert res.stderr == ""
     out = res.stdout
     for word in ["--backend", "stackless", "stackful", "-o", "-I", "-D", "--no-line", "--dot",
-                 "--stats", "--help", "--version", "IN.coc"]:
+                 "--stats", "--header", "--help", "--version", "IN.coc"]:
         assert re.search(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", out), f"--help does not mention {word}:\n{out}"
     assert "-" in out and "standard input" in out, f"--help does not say that - reads standard input:\n{out}"
 
@@ -136,6 +142,13 @@ USAGE_ERRORS = {
     "MT-without-value": ["-MD", "-o", "OUT.c", "gen.coc", "-MT"],
     "two-MF": ["-MD", "-MF", "a.d", "-MF", "b.d", "-o", "OUT.c", "gen.coc"],
     "depfile-is-output": ["-MD", "-MF", "OUT.c", "-o", "OUT.c", "gen.coc"],
+    "header-without-name-or-o": ["--header", "gen.coc"],
+    "header-empty-name": ["--header=", "-o", "OUT.c", "gen.coc"],
+    "two-headers": ["--header=a.h", "--header=b.h", "-o", "OUT.c", "gen.coc"],
+    "header-is-output": ["--header=OUT.c", "-o", "OUT.c", "gen.coc"],
+    "header-is-depfile": ["--header=gen.d", "-MD", "-o", "gen.c", "gen.coc"],
+    "header-with-dot": ["--header=gen.h", "--dot", "gen.coc"],
+    "header-with-stats": ["--header=gen.h", "--stats", "gen.coc"],
 }
 
 
@@ -842,3 +855,204 @@ def test_lone_cr_in_a_diagnostic(tmp_path):
     res = run([COROC, "-o", tmp_path / "out.c", src], cwd=tmp_path)
     assert res.returncode == 1
     assert res.stderr.startswith(f"{src}:3:3: error: a generator cannot use a bare 'yield;'"), res.stderr
+
+
+# --------------------------------------------------------------------------
+# --header: the frames, for other files
+# --------------------------------------------------------------------------
+
+# A generator and a task with external linkage, a static one, and the types,
+# macro and enumeration constant of this file that their frames use.
+HDR_COC = """\
+#include <stdint.h>
+#define WINDOW 4
+typedef struct { long sum; int n; } stats_t;
+enum { SLOTS = 3 };
+
+coroutine long sums(const int *xs, int n) {
+  int win[WINDOW] = {0};
+  stats_t st = {0, 0};
+  int8_t marks[SLOTS] = {0};
+  for (int i = 0; i < n; i++) {
+    st.sum += xs[i] - win[i % WINDOW];
+    win[i % WINDOW] = xs[i];
+    marks[i % SLOTS]++;
+    yield st.sum + marks[0] * 0;
+  }
+}
+
+static coroutine int helper(void) {
+  yield 1;
+}
+
+coroutine void job(int k, long *out) {
+  yield;
+  *out = k;
+}
+
+int use_helper(void) {
+  coro_t *h = helper();
+  int v = 0;
+  coro_next(h, &v);
+  coro_free(h);
+  return v;
+}
+"""
+
+# A C file that includes it twice (the guard), with a WINDOW of its own
+# that the header must leave as it was.
+HDR_USER = """\
+#define WINDOW 99
+#include "gen.h"
+#include "gen.h"
+#include <stdio.h>
+int use_helper(void);
+int main(void) {
+  static const int xs[] = {1, 2, 3, 4, 5};
+  CORO_FRAME(sums) frame;
+  coro_t *g = coro_in_sums(&frame, xs, 5);
+  long v, last = 0;
+  while (coro_next(g, &v))
+    last = v;
+  coro_free(g);
+  long out = 0;
+  CORO_FRAME(job) j;
+  coro_spawn(coro_in_job(&j, 7, &out));
+  coro_run();
+  printf("%ld %ld %d %d\\n", last, out, WINDOW, use_helper());
+  return 0;
+}
+"""
+
+
+@pytest.fixture
+def hdr(tmp_path):
+    p = tmp_path / "gen.coc"
+    p.write_text(HDR_COC)
+    (tmp_path / "user.c").write_text(HDR_USER)
+    return p
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_header_compiles_in_another_file(coroc, tmp_path, hdr, backend, cc):
+    res = coroc_in(coroc, tmp_path, f"--backend={backend}", "--header=gen.h", "-o", "gen.c", "gen.coc")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == "" and res.stderr == ""
+    text = (tmp_path / "gen.h").read_text()
+    assert "coro_t *coro_in_sums(" in text and "coro_t *coro_in_job(" in text, text
+    assert "helper" not in text, "the header declares a static coroutine"
+    exe = tmp_path / "user"
+    res = run([cc, "-std=gnu11", *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{tmp_path}", "-o", exe,
+               tmp_path / "gen.c", tmp_path / "user.c", COROC_LIB, "-pthread"], timeout=120)
+    assert res.returncode == 0, res.stderr
+    prog = run([exe], timeout=30)
+    assert prog.returncode == 0, prog.stderr
+    # 2 + 3 + 4 + 5, the last WINDOW values; the includer's WINDOW is its own again
+    assert prog.stdout == "14 7 99 1\n", prog.stdout
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_header_changes_only_the_linkage_of_coro_in(coroc, tmp_path, hdr, backend):
+    """With --header, coro_in_NAME of a coroutine with external linkage is an
+    external function, declared first (-Wmissing-prototypes); nothing else
+    changes, the static one's neither."""
+    plain = coroc_in(coroc, tmp_path, f"--backend={backend}", "--no-line", "gen.coc")
+    res = coroc_in(coroc, tmp_path, f"--backend={backend}", "--no-line", "--header=gen.h", "gen.coc")
+    assert res.returncode == 0, res.stderr
+    diff = [l for l in difflib.ndiff(plain.stdout.splitlines(), res.stdout.splitlines())
+            if l.startswith(("- ", "+ "))]
+    sums = "coro_t *coro_in_sums(struct coro_frame_sums *coro_f, const int *xs, int n)"
+    job = "coro_t *coro_in_job(struct coro_frame_job *coro_f, int k, long *out)"
+    expected = []
+    for head in [sums, job]:
+        expected += [f"+ {head};  /* (in the header too) */",
+                     f"- static inline __attribute__((unused)) {head} {{", f"+ {head} {{"]
+    assert diff == expected, "\n".join(diff)
+
+
+def test_header_alone_is_named_after_the_output(coroc, tmp_path, hdr):
+    (tmp_path / "out").mkdir()
+    res = coroc_in(coroc, tmp_path, "--header", "-o", "out/gen.stackless.c", "gen.coc")
+    assert res.returncode == 0, res.stderr
+    assert listing(tmp_path / "out") == ["gen.stackless.c", "gen.stackless.h"]
+    assert "#ifndef CORO_HEADER_GEN_STACKLESS_H" in (tmp_path / "out/gen.stackless.h").read_text()
+
+
+def test_header_with_stdin_and_stdout(coroc, tmp_path, hdr):
+    res = coroc_in(coroc, tmp_path, "--header=gen.h", "-", input=HDR_COC)
+    assert res.returncode == 0, res.stderr
+    assert "coro_t *coro_in_sums(struct coro_frame_sums" in res.stdout
+    assert "coro_t *coro_in_sums(" in (tmp_path / "gen.h").read_text()
+
+
+OLD_H = b"/* an older header that a failed run must leave alone */\n"
+
+
+@pytest.mark.parametrize("name", BAD.keys())
+def test_header_failed_run_leaves_existing_header(coroc, tmp_path, name):
+    (tmp_path / "bad.coc").write_text(BAD[name])
+    out = old_out(tmp_path)
+    h = tmp_path / "OUT.h"
+    h.write_bytes(OLD_H)
+    os.utime(h, OLD_TIME)
+    res = coroc_in(coroc, tmp_path, "--header=OUT.h", "-o", "OUT.c", "bad.coc")
+    assert res.returncode == 1, res.stderr
+    assert h.read_bytes() == OLD_H and os.stat(h).st_mtime_ns == OLD_TIME[1] * 1_000_000_000
+    assert out.read_bytes() == OLD_BYTES
+    assert listing(tmp_path) == ["OUT.c", "OUT.h", "bad.coc"], listing(tmp_path)
+
+
+def test_header_that_cannot_be_written_leaves_no_output(coroc, tmp_path, gen):
+    res = coroc_in(coroc, tmp_path, "--header=no/such/dir/gen.h", "-o", "OUT.c", "gen.coc")
+    assert res.returncode == 1, res.stderr
+    assert "no/such/dir/gen.h" in res.stderr, res.stderr
+    assert listing(tmp_path) == ["gen.coc"], listing(tmp_path)
+
+
+# What a header cannot show: the message, at the place in the .coc that needs it.
+HEADER_REFUSALS = {
+    "type-with-an-object": (
+        "struct pt { int x, y; } origin;\n"
+        "coroutine int f(void) {\n  struct pt p = origin;\n  yield p.x;\n  yield p.y;\n}\n",
+        "bad.coc:3:10: error: --header: the frame of 'f' cannot be declared in a header: the tag "
+        "'pt', declared at bad.coc:1 together with an object or a function, which a header cannot "
+        "repeat (declare the type on its own)\n"
+        "    3 |   struct pt p = origin;\n"
+        "      |          ^\n"),
+    "object-in-a-type": (
+        "static int table[4];\n"
+        "coroutine int f(void) {\n  char buf[sizeof table] = {0};\n  yield buf[0];\n  yield buf[1];\n}\n",
+        "bad.coc:3:19: error: --header: the frame of 'f' cannot be declared in a header: its type "
+        "names 'table', an object of this file, which a header cannot define\n"
+        "    3 |   char buf[sizeof table] = {0};\n"
+        "      |                   ^\n"),
+    "object-in-a-macro": (
+        "static int table[4];\n#define N (sizeof table)\n"
+        "coroutine int f(void) {\n  char buf[N] = {0};\n  yield buf[0];\n  yield buf[1];\n}\n",
+        "bad.coc:4:12: error: --header: the frame of 'f' cannot be declared in a header: its type "
+        "names 'table', an object of this file, which a header cannot define\n"
+        "    4 |   char buf[N] = {0};\n"
+        "      |            ^\n"),
+    "typedef-made-by-a-macro": (
+        "#define MAKE(T, N) typedef T N;\nMAKE(int, myint)\n"
+        "coroutine int f(void) {\n  myint x = 1;\n  yield x;\n  yield x;\n}\n",
+        "bad.coc:4:3: error: --header: the frame of 'f' cannot be declared in a header: 'myint' is "
+        "declared at bad.coc:2 by a macro's expansion, which coroc does not copy (declare it in a "
+        "header of your own, or without the macro)\n"
+        "    4 |   myint x = 1;\n"
+        "      |   ^\n"),
+}
+
+
+@pytest.mark.parametrize("name", HEADER_REFUSALS.keys())
+def test_header_refuses_what_it_cannot_show(coroc, tmp_path, name):
+    src, message = HEADER_REFUSALS[name]
+    (tmp_path / "bad.coc").write_text(src)
+    res = coroc_in(coroc, tmp_path, "--header=bad.h", "-o", "bad.c", "bad.coc")
+    assert res.returncode == 1, res.stderr
+    assert res.stderr == message
+    assert listing(tmp_path) == ["bad.coc"], "a refused header left files"
+    # without --header, the same file is fine: the rule is the header's
+    res = coroc_in(coroc, tmp_path, "-o", "bad.c", "bad.coc")
+    assert res.returncode == 0, res.stderr

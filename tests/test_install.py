@@ -13,7 +13,9 @@ that the compile definitions are seen to reach coroc and the compiler.
 
 A third consumer checks coroc's depfile through coroc_generate: changing a
 header that the .coc includes makes `cmake --build` run coroc again, with the
-Makefile generator and with Ninja.
+Makefile generator and with Ninja. A fourth asks coroc_generate for the
+header of the frames (HEADER), which a program of plain C in another target
+includes to make instances in its own storage.
 """
 import os
 import pathlib
@@ -321,7 +323,81 @@ def test_cmake_consumer_older_cmake_does_without_depfile(installed, tmp_path):
     assert run_app(build / "app") == "100\n"
 
 
+# {==================================================================
+# HEADER: another target's C file makes the instances, in its own storage
+# ===================================================================
+
+# A library of coroutines built with each backend (each into a directory of
+# its own), and a program of plain C for each that includes the header.
+FRAMES_CMAKE = """\
+cmake_minimum_required(VERSION 3.16)
+project(consumer LANGUAGES C)
+find_package(coroc REQUIRED)
+set(CMAKE_C_STANDARD 11)
+set(CMAKE_C_EXTENSIONS ON)
+add_compile_options(-Wall -Wextra -Werror)
+foreach(backend stackless stackful)
+  add_library(frames_${backend} STATIC)
+  target_link_libraries(frames_${backend} PUBLIC coroc::coro)
+  coroc_generate(TARGET frames_${backend} BACKEND ${backend} SOURCES coc/frames.coc
+                 HEADER OUTPUT_DIR ${backend})
+  add_executable(app_${backend} main.c)
+  target_link_libraries(app_${backend} PRIVATE frames_${backend})
+endforeach()
+"""
+
+FRAMES_TYPES_H = """\
+struct span { int from, to; };
+"""
+
+FRAMES_COC = """\
+#include "frames_types.h"
+#define STEP 1
+coroutine int walk(struct span s) {
+  for (int i = s.from; i < s.to; i += STEP)
+    yield i;
+}
+"""
+
+FRAMES_MAIN = """\
+#include <stdio.h>
+#include "frames.h"
+struct holder { char tag; CORO_FRAME(walk) frame; };
+int main(void) {
+  struct holder h;
+  coro_t *g = coro_in_walk(&h.frame, (struct span){1, {limit}});
+  int v, sum = 0;
+  while (coro_next(g, &v))
+    sum += v;
+  coro_free(g);
+  printf("sum %d\\n", sum);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("generator", GENERATORS)
+def test_cmake_consumer_header(installed, tmp_path, generator):
+    if generator == "Ninja" and shutil.which("ninja") is None:
+        pytest.skip("ninja is not installed: the Ninja generator cannot be tried")
+    src, build = tmp_path / "src", tmp_path / "build"
+    (src / "coc").mkdir(parents=True)
+    (src / "CMakeLists.txt").write_text(FRAMES_CMAKE)
+    (src / "coc" / "frames_types.h").write_text(FRAMES_TYPES_H)
+    (src / "coc" / "frames.coc").write_text(FRAMES_COC)
+    (src / "main.c").write_text(FRAMES_MAIN.replace("{limit}", str(LIMIT + 1)))
+    sh([CMAKE, "-G", generator, "-S", src, "-B", build, f"-DCMAKE_PREFIX_PATH={installed.prefix}"])
+    sh([CMAKE, "--build", build, "-j2"])
+    for backend in ["stackless", "stackful"]:
+        assert (build / backend / "frames.h").is_file()
+        assert run_app(build / f"app_{backend}") == f"sum {sum(range(1, LIMIT + 1))}\n"
+    log = sh([CMAKE, "--build", build]).stdout
+    assert "coroc (" not in log, f"a build with nothing changed ran coroc:\n{log}"
+
+
 @pytest.mark.parametrize("call, message", [
+    ("coroc_generate(TARGET app SOURCES gen.coc HEADER)\n"
+     "coroc_generate(TARGET app BACKEND stackful SOURCES gen.coc HEADER)", "is already generated for app"),
     ("coroc_generate(BACKEND stackless SOURCES gen.coc)", "TARGET <target> is required"),
     ("coroc_generate(TARGET nosuch SOURCES gen.coc)", "nosuch is not a target"),
     ("coroc_generate(TARGET app BACKEND stackfull SOURCES gen.coc)", "unknown BACKEND 'stackfull'"),

@@ -492,6 +492,14 @@ typedef enum {
  * scope.c: symbols and scopes (the typedef-name feedback, and name resolution)
  * ====================================================================== */
 
+/* parser.y: an external declaration of the .coc that declares a type, a tag
+   or an enumeration constant (what a header of its frames may copy:
+   emit_header.c). */
+typedef struct {
+  int first, last;      /* its tokens in Source.expanded */
+  bool declares_object; /* it also declares an object or a function */
+} External;
+
 typedef enum {
   SYM_OBJECT,    /* a variable or parameter */
   SYM_FUNCTION,  /* a function */
@@ -517,6 +525,8 @@ struct Sym {
                         as it resumes */
   const char *frame_reason; /* live.c: why the local or parameter is in the frame (--stats) */
   TokenList *toks; /* the tokens its declaration was parsed from */
+  const External *ext; /* parser.y: a file-scope typedef name, enumeration constant or tag (for a
+                          tag: defined with its members) of the file parse: its declaration */
   Sym *chain;      /* scope.c: the next older symbol in the same hash chain */
 };
 
@@ -630,6 +640,8 @@ typedef struct {
   const char *input; /* the input's path (NULL for standard input): --stats runs again on it */
   bool dot;          /* --dot: print Graphviz instead of C */
   bool stats;        /* --stats: print frame sizes instead of C */
+  const char *header; /* --header: where the header of the frames goes, or NULL (then each
+                         coro_in_NAME is a static inline of the .c; with it, an external function) */
 } Options;
 
 /* check.c: the coroutine rules, for both backends; numbers the resume
@@ -735,6 +747,20 @@ void drop_repl(Emitter *e, int keep);                         /* ... forget thos
 /* emit_stackless.c, emit_stackful.c: a coroutine definition, by backend */
 void emit_stackless(Emitter *e, Coroutine *co);
 void emit_stackful(Emitter *e, Coroutine *co);
+/* ... and the types of its instance, as the header prints them too: the
+   value type, the frame and what it needs (stackless: macros defined in the
+   body, types hoisted out of it; stackful: the arguments, then the storage) */
+void emit_stackless_frame(Emitter *e, Coroutine *co);
+void emit_stackful_args(Emitter *e, Coroutine *co);
+void emit_stackful_storage(Emitter *e, Coroutine *co);
+/* The linkage words before coro_in_NAME: static inline in the .c alone, or
+   external when a header declares it (Options.header). */
+const char *emit_in_linkage(Emitter *e, Coroutine *co);
+void emit_in_declaration(Emitter *e, Coroutine *co);  /* ... and, when external, its prototype */
+
+/* emit_header.c: --header, the frames and creation functions of the
+   coroutines with external linkage, for other files (docs/cli.md) */
+char *emit_header(Source *src, Coroutine *cos, const Options *opt, size_t *len);
 
 /* dot.c: --dot, each coroutine's state machine as a Graphviz graph */
 void emit_dot(FILE *out, Source *src, Coroutine *cos);

@@ -285,6 +285,24 @@ char *emit_creation_header(Emitter *e, Coroutine *co) {
                 range_str(e, f->first, f->last, &(Style){.raw = true}));
 }
 
+/* coro_in_NAME is a static inline of the .c, seen by the compiler wherever
+   the file uses it; with --header, the header declares it for other files,
+   and a coroutine with external linkage gets an external one (emit_header.c
+   says why not an inline in the header). */
+const char *emit_in_linkage(Emitter *e, Coroutine *co) {
+  return e->opt->header && !co->is_static ? "" : "static inline __attribute__((unused)) ";
+}
+
+/* An external coro_in_NAME is declared before its definition, as the
+   header declares it (so that -Wmissing-prototypes has nothing to say). */
+void emit_in_declaration(Emitter *e, Coroutine *co) {
+  if (!*emit_in_linkage(e, co)) {
+    char *params = emit_param_list(e, co);
+    emit_put(e, emit_line_of(e, co->decl), "coro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s);  "
+             "/* (in the header too) */", co->name, co->name, *params ? ", " : "", params);
+  }
+}
+
 /* "int n, char *s" of `(int n, char *s)`; "" of `(void)` and `()`. */
 char *emit_param_list(Emitter *e, Coroutine *co) {
   Node *f = co->declarator->kids.v[0];

@@ -164,18 +164,14 @@ static char *body_params(Emitter *e, Coroutine *co) {
 static void emit_creation_body(Emitter *e, Coroutine *co, NodeList *params, bool value,
                                bool in_storage);
 
-void emit_stackful(Emitter *e, Coroutine *co) {
-  Source *src = e->src;
-  Node *body = co->def->body;
+/* Its value type and the struct of its arguments (also in the header:
+   emit_header.c, since the storage holds them). */
+void emit_stackful_args(Emitter *e, Coroutine *co) {
   NodeList params = {0};
   Node *f = co->declarator->kids.v[0];
   for (int i = 0; i < f->kids.n; i++)
     if (f->kids.v[i]->sym)
       list_push(&params, f->kids.v[i]);
-  int at = emit_line_of(e, co->decl);
-
-  emit_put(e, 0, "/* coroutine %s (%s:%d): stackful, the body runs on a stack of its own */",
-           co->name, src->name, at);
   emit_value_type(e, co);
   emit_put(e, 0, "struct coro_args_%s {  /* its arguments, kept until the body starts */", co->name);
   emit_indent(e, 1);
@@ -189,6 +185,33 @@ void emit_stackful(Emitter *e, Coroutine *co) {
              emit_field_decl(e, params.v[i]->specs, params.v[i]->declarator, params.v[i]->sym->field));
   emit_indent(e, -1);
   emit_put(e, 0, "};");
+  xfree(params.v);
+}
+
+/* CORO_FRAME(name) of a stackful coroutine: the runtime's bookkeeping, then
+   room for the arguments (the stack is the runtime's). */
+void emit_stackful_storage(Emitter *e, Coroutine *co) {
+  emit_put(e, 0, "struct coro_frame_%s {", co->name);
+  emit_indent(e, 1);
+  emit_put(e, 0, "struct coro_stackful_storage coro_head;  /* the runtime's bookkeeping */");
+  emit_put(e, 0, "struct coro_args_%s coro_args;  /* room for the arguments */", co->name);
+  emit_indent(e, -1);
+  emit_put(e, 0, "};");
+}
+
+void emit_stackful(Emitter *e, Coroutine *co) {
+  Source *src = e->src;
+  Node *body = co->def->body;
+  NodeList params = {0};
+  Node *f = co->declarator->kids.v[0];
+  for (int i = 0; i < f->kids.n; i++)
+    if (f->kids.v[i]->sym)
+      list_push(&params, f->kids.v[i]);
+  int at = emit_line_of(e, co->decl);
+
+  emit_put(e, 0, "/* coroutine %s (%s:%d): stackful, the body runs on a stack of its own */",
+           co->name, src->name, at);
+  emit_stackful_args(e, co);
   emit_put(e, 0, "CORO_NODISCARD %s;  /* it may call itself */", emit_creation_header(e, co));
 
   /* the body, as written, from its '{' on */
@@ -234,15 +257,11 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   /* the same in storage the caller gives: CORO_FRAME(name), coro_in_name */
   emit_put(e, 0, "/* %s(...) in storage the caller gives (CORO_FRAME(%s)): no allocation */", co->name,
            co->name);
-  emit_put(e, 0, "struct coro_frame_%s {", co->name);
-  emit_indent(e, 1);
-  emit_put(e, 0, "struct coro_stackful_storage coro_head;  /* the runtime's bookkeeping */");
-  emit_put(e, 0, "struct coro_args_%s coro_args;  /* room for the arguments */", co->name);
-  emit_indent(e, -1);
-  emit_put(e, 0, "};");
+  emit_stackful_storage(e, co);
   char *params_text = emit_param_list(e, co);
-  emit_put(e, at, "static inline __attribute__((unused)) coro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {", co->name,
-           co->name, *params_text ? ", " : "", params_text);
+  emit_in_declaration(e, co);
+  emit_put(e, at, "%scoro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {", emit_in_linkage(e, co),
+           co->name, co->name, *params_text ? ", " : "", params_text);
   emit_creation_body(e, co, &params, value, true);
 }
 

@@ -274,8 +274,9 @@ static void emit_creation_in(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "/* %s(...) in storage the caller gives (CORO_FRAME(%s)): no allocation */", co->name,
            co->name);
   char *params = emit_param_list(e, co);
-  emit_put(e, at, "static inline __attribute__((unused)) coro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {", co->name,
-           co->name, *params ? ", " : "", params);
+  emit_in_declaration(e, co);
+  emit_put(e, at, "%scoro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {", emit_in_linkage(e, co),
+           co->name, co->name, *params ? ", " : "", params);
   e->indent++;
   const char *header = co->is_generator ? "coro_f->coro_base" : "coro_f->coro_base.base";
   /* the header only: the body sets every field before it reads it, and a
@@ -294,9 +295,9 @@ static void emit_creation_in(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "}");
 }
 
-void emit_stackless(Emitter *e, Coroutine *co) {
-  emit_put(e, 0, "/* coroutine %s (%s:%d), lowered by coroc into a state machine */", co->name,
-           e->src->name, emit_line_of(e, co->decl));
+/* What an instance is: its value type and its frame, with what the frame
+   needs before it (also in the header: emit_header.c). */
+void emit_stackless_frame(Emitter *e, Coroutine *co) {
   emit_value_type(e, co);
   /* macros defined in the body are defined here too: the frame may use them
      (`char buf[CAP];`); defined twice the same way, they are defined once.
@@ -307,6 +308,12 @@ void emit_stackless(Emitter *e, Coroutine *co) {
       emit_directives(e, i, i + 1);
   emit_hoisted_types(e, co);
   emit_frame(e, co);
+}
+
+void emit_stackless(Emitter *e, Coroutine *co) {
+  emit_put(e, 0, "/* coroutine %s (%s:%d), lowered by coroc into a state machine */", co->name,
+           e->src->name, emit_line_of(e, co->decl));
+  emit_stackless_frame(e, co);
   emit_put(e, 0, "CORO_NODISCARD %s;  /* it may call itself */", emit_creation_header(e, co));
   redefine_macros(e, co, false);
   emit_resume(e, co);

@@ -1,13 +1,15 @@
 /* main.c: the command line (docs/cli.md).
  *
- *   coroc [--backend=stackless|stackful] [-o OUT.c] [-I DIR]... [-D NAME[=VALUE]]...
+ *   coroc [--backend=stackless|stackful] [-o OUT.c] [--header[=OUT.h]]
+ *         [-I DIR]... [-D NAME[=VALUE]]...
  *         [-MD|-MMD [-MF DEPFILE] [-MT TARGET]... [-MP]]
  *         [--no-line] [--dot] [--stats] IN.coc
  *
  * The output is built in memory and written only once everything succeeded:
  * to a temporary file beside OUT.c that is then renamed over it, so a failed
  * run leaves no partial file and leaves an existing OUT.c as it was. The
- * depfile of -MD (depfile.c) is written the same way.
+ * depfile of -MD (depfile.c) and the header of --header (emit_header.c)
+ * are written the same way.
  * Exit status: 0 success, 1 an error in the input, 2 a usage error.
  */
 #define _GNU_SOURCE
@@ -22,7 +24,8 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-  "usage: coroc [--backend=stackless|stackful] [-o OUT.c] [-I DIR]... [-D NAME[=VALUE]]...\n"
+  "usage: coroc [--backend=stackless|stackful] [-o OUT.c] [--header[=OUT.h]]\n"
+  "             [-I DIR]... [-D NAME[=VALUE]]...\n"
   "             [-MD|-MMD [-MF DEPFILE] [-MT TARGET]... [-MP]]\n"
   "             [--no-line] [--hoist-all] [--dot] [--stats] IN.coc\n"
   "       coroc --help | --version\n";
@@ -36,6 +39,11 @@ static const char help_text[] =
   "                       locals live in a heap frame (the default)\n"
   "  --backend=stackful   each coroutine stays a function that runs on its own stack\n"
   "  -o OUT.c             write the C here (whole, or not at all); default: stdout\n"
+  "  --header[=OUT.h]     also write a header (whole, or not at all) with which other\n"
+  "                       files make instances of the coroutines with external\n"
+  "                       linkage: NAME(args), and coro_in_NAME(&storage, args) in\n"
+  "                       a CORO_FRAME(NAME) they give; default: OUT.c with its\n"
+  "                       suffix replaced by .h\n"
   "  -MD                  also write a depfile: a Makefile rule naming the input and\n"
   "                       every file the preprocessor read for it, so that a build\n"
   "                       runs coroc again when a header changes\n"
@@ -73,6 +81,7 @@ typedef struct {
   const char *dep_option;  /* "-MD" or "-MMD" as given; NULL: no depfile */
   const char *in;
   const char *out;
+  bool header;             /* --header was given (its file: opt.header) */
 } Command;
 
 /* The value of an option given as "-o X" or "-oX". */
@@ -105,13 +114,30 @@ static bool parse_dep_option(int argc, char **argv, int *i, Command *cmd) {
   return true;
 }
 
-/* OUT.c with its suffix replaced by .d, as gcc -MD names its depfile. */
-static char *beside_output(const char *out) {
+/* OUT.c with its suffix replaced by `suffix`, as gcc -MD names its depfile
+   (.d) and bison its header (.h). */
+static char *beside_output(const char *out, const char *suffix) {
   const char *base = strrchr(out, '/');
   base = base ? base + 1 : out;
   const char *dot = strrchr(base, '.');
   size_t stem = dot && dot != base ? (size_t)(dot - out) : strlen(out);
-  return format("%.*s.d", (int)stem, out);
+  return format("%.*s%s", (int)stem, out, suffix);
+}
+
+/* The header's name, given or derived from -o; what it may not go with. */
+static void settle_header(Command *cmd) {
+  if (!cmd->header)
+    return;
+  if (cmd->opt.dot || cmd->opt.stats)
+    usage_error("%s", "--header cannot be combined with --dot or --stats (they print no C)");
+  if (!cmd->opt.header && !cmd->out)
+    usage_error("%s", "--header needs a file name when there is no -o: give --header=OUT.h");
+  if (!cmd->opt.header)
+    cmd->opt.header = beside_output(cmd->out, ".h");
+  if (cmd->out && strcmp(cmd->opt.header, cmd->out) == 0)
+    usage_error("the header and the output are both '%s'", cmd->out);
+  if (cmd->dep_option && strcmp(cmd->opt.header, cmd->dep.path) == 0)
+    usage_error("the header and the depfile are both '%s'", cmd->opt.header);
 }
 
 /* The depfile's name and the rule's target, given or derived from -o. */
@@ -129,7 +155,7 @@ static void settle_depfile(Command *cmd) {
   if (!dep->ntargets)
     dep->targets[dep->ntargets++] = depfile_quote(cmd->out);  /* gcc quotes the -o target */
   if (!dep->path)
-    dep->path = beside_output(cmd->out);
+    dep->path = beside_output(cmd->out, ".d");
   if (cmd->out && strcmp(dep->path, cmd->out) == 0)
     usage_error("the depfile and the output are both '%s'", cmd->out);
 }
@@ -161,6 +187,13 @@ static void parse_args(int argc, char **argv, Command *cmd) {
       cmd->opt.dot = true;
     } else if (strcmp(a, "--stats") == 0) {
       cmd->opt.stats = true;
+    } else if (strcmp(a, "--header") == 0 || strncmp(a, "--header=", 9) == 0) {
+      if (cmd->header)
+        usage_error("%s", "more than one --header");
+      cmd->header = true;
+      if (a[8] == '=' && a[9] == '\0')
+        usage_error("option '%s' needs a value", "--header=");
+      cmd->opt.header = a[8] == '=' ? a + 9 : NULL;
     } else if (parse_dep_option(argc, argv, &i, cmd)) {
       continue;
     } else if (strncmp(a, "-o", 2) == 0) {
@@ -184,6 +217,7 @@ static void parse_args(int argc, char **argv, Command *cmd) {
   if (cmd->opt.dot && cmd->opt.stats)
     usage_error("%s", "--dot and --stats cannot be combined");
   settle_depfile(cmd);
+  settle_header(cmd);
   cmd->cpp.keep_output = cmd->dep_option != NULL;
 }
 
@@ -231,20 +265,26 @@ static void commit(const Pending *p) {
     fatal("cannot write %s: %s", p->path, strerror(errno));
 }
 
-/* Write the output (to OUT or standard output) and the depfile, each whole
-   or not at all: both are written out before either is renamed into place.
-   The depfile goes first, so that a rename that fails never leaves a new
-   output beside an older depfile, which could miss a header it includes. */
+/* Write the output (to OUT or standard output), the depfile and the
+   header, each whole or not at all: all are written out before any is
+   renamed into place. The depfile goes first, so that a rename that fails
+   never leaves a new output beside an older depfile, which could miss a
+   header it includes; the header next, so that a new .c never stands
+   beside an older header (a file compiled with that fails to compile or
+   link, which is loud; the other way round could pass silently). */
 static void write_results(const Command *cmd, const char *buf, size_t len, const char *rule,
-                          size_t rule_len) {
-  Pending dep = {0}, out = {0};
+                          size_t rule_len, const char *header, size_t header_len) {
+  Pending dep = {0}, out = {0}, hdr = {0};
   if (rule)
     dep = write_temp(cmd->dep.path, rule, rule_len);
+  if (header)
+    hdr = write_temp(cmd->opt.header, header, header_len);
   if (cmd->out)
     out = write_temp(cmd->out, buf, len);
   else
     write_stdout(buf, len);
   commit(&dep);
+  commit(&hdr);
   commit(&out);
 }
 
@@ -291,7 +331,19 @@ static int transform(Command cmd) {
   size_t rule_len = 0;
   if (cmd.dep_option)
     rule = depfile_rule(&cmd.dep, &src, strcmp(cmd.in, "-") == 0 ? NULL : cmd.in, &rule_len);
-  write_results(&cmd, buf, len, rule, rule_len);
+  char *header = NULL;
+  size_t header_len = 0;
+  if (cmd.opt.header) {  /* emit_header.c: for other files (and twice the same, as render checks) */
+    header = emit_header(&src, cos, &cmd.opt, &header_len);
+    if (getenv("COROC_CHECK_EMIT")) {
+      size_t again_len;
+      char *again = emit_header(&src, cos, &cmd.opt, &again_len);
+      if (again_len != header_len || memcmp(again, header, header_len) != 0)
+        internal_error("printing the header twice gave different output: a printer changed the tree");
+      xfree(again);
+    }
+  }
+  write_results(&cmd, buf, len, rule, rule_len, header, header_len);
   return 0;
 }
 

@@ -53,6 +53,8 @@ struct Parser {
   ArenaMark coroutine_body; /* file parse: where the body of the coroutine being parsed began */
   bool release_body;      /* ... give it back at its end */
   int skip_to;            /* file parse: > 0: a coroutine's body is skipped up to here (body_begin) */
+  Sym **tags_defined;     /* file parse: the file-scope tags that this external declaration defines */
+  int ntags_defined, captags_defined;
   Coroutine **last_co;    /* the coroutine found last */
 };
 
@@ -118,7 +120,7 @@ static void outside_check(Parser *p, const char *word, Loc loc) {
 
 static Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, Loc loc);
 static bool body_begin(Parser *p, Node *declarator, Loc loc);
-static void external_done(Parser *p);
+static void external_done(Parser *p, Loc loc);
 static void outside_check(Parser *p, const char *word, Loc loc);
 static Pos token_pos(Parser *p, int index);
 }
@@ -200,8 +202,8 @@ start
 /* Only the file parse reads a translation unit; it keeps no tree of it
    (external_done). */
 translation_unit
-  : external_declaration             { external_done(p); $$ = NULL; }
-  | translation_unit external_declaration { external_done(p); $$ = NULL; }
+  : external_declaration             { external_done(p, @1); $$ = NULL; }
+  | translation_unit external_declaration { external_done(p, @2); $$ = NULL; }
   ;
 
 external_declaration
@@ -1209,6 +1211,13 @@ static void declare_tag(Parser *p, Node *tagged, bool defines) {
     sym->decl = tagged;
   if (p->original)
     token_set_sym(t, sym);
+  if (defines && !p->original && scope_depth() == 0) {  /* (for external_done) */
+    if (p->ntags_defined == p->captags_defined) {
+      p->captags_defined = p->captags_defined ? 2 * p->captags_defined : 16;
+      p->tags_defined = xrealloc(p->tags_defined, sizeof(Sym *) * p->captags_defined);
+    }
+    p->tags_defined[p->ntags_defined++] = sym;
+  }
 }
 
 /* Entering a function body: its parameters come into scope. When this is a
@@ -1295,8 +1304,30 @@ static Node *keep_declaration(const Node *init_decl) {
    tokens), so all of it goes back to the arena: a large file costs the
    memory of its largest declaration, not of all of them. What later passes
    read of the symbols it declared is copied first. A coroutine's is kept
-   whole: its second parse made its tree in between. */
-static void external_done(Parser *p) {
+   whole: its second parse made its tree in between. The typedef names,
+   enumeration constants and tags it declares at file scope keep where it
+   is (Sym.ext), for a header that shows a frame which uses them. */
+static void external_done(Parser *p, Loc loc) {
+  bool objects = false, types = p->ntags_defined > 0;
+  for (int i = p->external_syms; i < scope_declared_count(); i++) {
+    Sym *s = scope_declared(i);
+    if (s->depth == 0 && (s->kind == SYM_OBJECT || s->kind == SYM_FUNCTION))
+      objects = true;
+    else if (s->depth == 0 && (s->kind == SYM_TYPEDEF || s->kind == SYM_ENUMCONST))
+      types = true;
+  }
+  if (types) {
+    External *ext = arena_alloc(&arena_perm, sizeof *ext);
+    *ext = (External){loc.first, loc.last, objects};
+    for (int i = p->external_syms; i < scope_declared_count(); i++) {
+      Sym *s = scope_declared(i);
+      if (s->depth == 0 && (s->kind == SYM_TYPEDEF || s->kind == SYM_ENUMCONST))
+        s->ext = ext;
+    }
+    for (int i = 0; i < p->ntags_defined; i++)
+      p->tags_defined[i]->ext = ext;
+  }
+  p->ntags_defined = 0;
   if (!p->keep_external) {
     for (int i = p->external_syms; i < scope_declared_count(); i++) {
       Sym *s = scope_declared(i);
@@ -1405,5 +1436,6 @@ Coroutine *parse_source(Source *src) {
   yydebug = getenv("COROC_TRACE") != NULL;
   if (yyparse(&p) != 0)
     internal_error("parse failed without a diagnostic");
+  xfree(p.tags_defined);
   return p.cos;
 }

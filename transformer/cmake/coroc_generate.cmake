@@ -10,6 +10,7 @@
 #                  [BACKEND stackless|stackful]
 #                  [SOURCES <file.coc>...]
 #                  [OUTPUT_DIR <dir>]
+#                  [HEADER]
 #                  [OPTIONS <coroc option>...]
 #                  [DEPENDS <file>...])
 #
@@ -23,6 +24,15 @@
 #   OUTPUT_DIR  where the C goes; default: the current binary directory. Each
 #               <name>.coc becomes <OUTPUT_DIR>/<name>.<backend>.c, so one .coc
 #               can be built with both backends in one project.
+#   HEADER      also write, for each <name>.coc, <OUTPUT_DIR>/<name>.h (coroc
+#               --header): the frames and creation functions of its
+#               coroutines with external linkage, so that other C files can
+#               make instances in storage they give (CORO_FRAME(NAME),
+#               coro_in_NAME). The target's sources and those of every target
+#               that links it find it as `#include "<name>.h"`: OUTPUT_DIR and
+#               the .coc's directory (whose headers it may include) go on the
+#               target's include path (PUBLIC, for the build tree only). One
+#               .coc built with both backends needs two OUTPUT_DIRs.
 #   OPTIONS     more command-line options for coroc, such as --no-line.
 #   DEPENDS     more files whose change must re-run coroc. The headers that a
 #               .coc includes need not be listed where the depfile is used
@@ -49,6 +59,8 @@
 #   target_link_libraries(app PRIVATE coroc::coro)
 #   coroc_generate(TARGET app BACKEND stackless SOURCES gen.coc)
 #   # builds ${CMAKE_CURRENT_BINARY_DIR}/gen.stackless.c into app
+#   coroc_generate(TARGET app SOURCES frames.coc HEADER)
+#   # and frames.stackless.c, with frames.h for app's main.c to include
 include_guard(GLOBAL)
 
 # Can add_custom_command take a DEPFILE with this CMake and this generator?
@@ -68,7 +80,7 @@ endif()
 set_property(GLOBAL PROPERTY COROC_EXECUTABLE_TARGET "${COROC_EXECUTABLE_TARGET}")
 
 function(coroc_generate)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "TARGET;BACKEND;OUTPUT_DIR" "SOURCES;OPTIONS;DEPENDS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "HEADER" "TARGET;BACKEND;OUTPUT_DIR" "SOURCES;OPTIONS;DEPENDS")
 
   if(arg_UNPARSED_ARGUMENTS)
     message(SEND_ERROR "coroc_generate: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
@@ -97,6 +109,7 @@ function(coroc_generate)
     set(arg_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}")
   endif()
   get_filename_component(out_dir "${arg_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  file(MAKE_DIRECTORY "${out_dir}")  # (the Makefile generators make no directory for an output)
 
   get_property(coroc GLOBAL PROPERTY COROC_EXECUTABLE_TARGET)
   if(NOT TARGET ${coroc})
@@ -129,6 +142,21 @@ function(coroc_generate)
     endif()
     set_property(GLOBAL PROPERTY "COROC_GENERATED_${out}" "${arg_TARGET} from ${src}")
 
+    # HEADER: <name>.h beside it, which the same run writes (whole, or not at all).
+    set(header "")
+    set(header_args "")
+    if(arg_HEADER)
+      set(header "${out_dir}/${name}.h")
+      get_property(owner GLOBAL PROPERTY "COROC_GENERATED_${header}")
+      if(owner)
+        message(SEND_ERROR "coroc_generate: the header ${header} is already generated for ${owner}; "
+                           "use OUTPUT_DIR to keep ${src} apart")
+        continue()
+      endif()
+      set_property(GLOBAL PROPERTY "COROC_GENERATED_${header}" "${arg_TARGET} from ${src}")
+      set(header_args "--header=${header}")
+    endif()
+
     # The depfile names the headers coroc read, so that changing one of them
     # runs coroc again. CMP0116 NEW (recorded per command, so set only around
     # it): Ninja reads relative paths in it from the current binary directory,
@@ -147,9 +175,9 @@ function(coroc_generate)
       cmake_policy(SET CMP0116 NEW)
     endif()
     add_custom_command(
-      OUTPUT "${out}"
+      OUTPUT "${out}" ${header}
       COMMAND "$<TARGET_FILE:${coroc}>" "--backend=${arg_BACKEND}" ${arg_OPTIONS}
-              "-I${src_dir}" "${inc_args}" "${def_args}" ${dep_args}
+              "-I${src_dir}" "${inc_args}" "${def_args}" ${dep_args} ${header_args}
               -o "${out}" "${src}"
       DEPENDS "${src}" ${coroc} ${arg_DEPENDS}
       ${depfile}
@@ -158,8 +186,14 @@ function(coroc_generate)
       VERBATIM
       COMMAND_EXPAND_LISTS)
     cmake_policy(POP)
-    target_sources(${arg_TARGET} PRIVATE "${out}")
+    target_sources(${arg_TARGET} PRIVATE "${out}" ${header})
     # `#include "x.h"` in the .coc means beside the .coc, for the compiler too.
     set_property(SOURCE "${out}" APPEND PROPERTY INCLUDE_DIRECTORIES "${src_dir}")
+    if(arg_HEADER)
+      # the header, and what it includes as the .coc does, for the files
+      # that include it (of the target, and of those that link it)
+      target_include_directories(${arg_TARGET} PUBLIC "$<BUILD_INTERFACE:${out_dir}>"
+                                 "$<BUILD_INTERFACE:${src_dir}>")
+    endif()
   endforeach()
 endfunction()
