@@ -389,7 +389,7 @@ coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void
   return c;
 }
 
-void coro_free(coro_t *c) {
+void (coro_free)(coro_t *c) {  /* (in parentheses: <coro.h>'s macro of the same name) */
   if (!c)
     return;
   if (c->status == CORO_RUNNING)

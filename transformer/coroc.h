@@ -691,6 +691,7 @@ typedef struct {
   int open_blocks;    /* lowering: blocks opened around a statement for `?:` values, to close after it */
   int nselects;       /* lowering: coro_sel_N numbers used so far */
   bool continue_used; /* lowering: a `goto continue_label` was printed */
+  int nnext_by_name;  /* printing: the generators whose coro_next_of_NAME wraps coro_next so far */
 } Emitter;
 
 /* emit.c: the writer, and the pieces both backends print */

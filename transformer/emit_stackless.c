@@ -310,6 +310,38 @@ void emit_stackless_frame(Emitter *e, Coroutine *co) {
   emit_frame(e, co);
 }
 
+/* From here to the end of the file, coro_next of one of this generator's
+   instances calls its resume function by name instead of through the
+   instance's pointer: the compiler may then inline the body into the
+   consumer's loop and see the whole life of an instance in the same file
+   (made by coro_in_NAME in a local, say), as C++ compilers do with a
+   coroutine whose definition they see. Each generator's wrapper tries it,
+   then the one before, ending at <coro.h>'s coro_next: the first
+   CORO_MAX_NEXT_BY_NAME generators of a file, so that a file of many does
+   not make every coro_next a long chain of tests. `&coro_next` and
+   `(coro_next)(g, &v)` still name the library's. */
+enum { CORO_MAX_NEXT_BY_NAME = 8 };
+
+static void emit_next_by_name(Emitter *e, Coroutine *co) {
+  if (!co->is_generator || e->nnext_by_name >= CORO_MAX_NEXT_BY_NAME)
+    return;
+  e->nnext_by_name++;
+  int at = emit_line_of(e, co->decl);
+  emit_put(e, 0, "/* coro_next below calls %s's body by name when the instance is one of its own: "
+           "the compiler may inline it */", co->name);
+  emit_put(e, at, "static inline __attribute__((unused)) bool coro_next_of_%s(coro_t *coro_g, void *coro_o) {",
+           co->name);
+  e->indent++;
+  emit_put(e, at, "if (coro_g->resume == coro_resume_%s)", co->name);
+  emit_put(e, at, "  return coro_g->status < CORO_RUNNING ? coro_resume_%s(coro_g, coro_o) : "
+           "coro_next_refused(coro_g);", co->name);
+  emit_put(e, at, "return coro_next(coro_g, coro_o);  /* another's: the one before */");
+  e->indent--;
+  emit_put(e, 0, "}");
+  emit_put(e, 0, "#undef coro_next");
+  emit_put(e, 0, "#define coro_next(gen, out) coro_next_of_%s(gen, out)", co->name);
+}
+
 void emit_stackless(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "/* coroutine %s (%s:%d), lowered by coroc into a state machine */", co->name,
            e->src->name, emit_line_of(e, co->decl));
@@ -320,4 +352,5 @@ void emit_stackless(Emitter *e, Coroutine *co) {
   redefine_macros(e, co, true);
   emit_debug_tables(e, co);
   emit_creation(e, co);
+  emit_next_by_name(e, co);
 }

@@ -836,6 +836,18 @@ static inline bool coro_next(coro_t *gen, void *out) {
   return gen->resume(gen, out);  /* it marks itself running; out in a register, the answer in one */
 }
 
+/* coro_free of a stackless instance in storage its caller gave (made by
+   coro_in_NAME: its home is CORO_HOME_NONE, nothing is given back) is a test,
+   not a call: with the instance in a local and its generator in the same
+   file, the compiler sees the whole of its life. Every other instance goes
+   to the library's coro_free, which `&coro_free` and `(coro_free)(c)` name. */
+static inline void coro_free_inline(coro_t *c) {
+  if (c && c->home == CORO_HOME_NONE && !(c->kind & CORO_STACKFUL) && c->status != CORO_RUNNING)
+    return;
+  (coro_free)(c);
+}
+#define coro_free(c) coro_free_inline(c)
+
 /* Allocate a zeroed frame of `size` bytes aligned to `align` whose first
    member is a struct coro (a struct coro_task when kind is CORO_TASK), and
    set it up to run `resume` when first resumed. Aborts with a message when
