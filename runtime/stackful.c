@@ -89,7 +89,7 @@ struct stackful {
   bool on_stack;               /* shared: its frames are on the shared stack now (the gdb extension reads it) */
   char *copy;                  /* shared: its frames while another instance has the stack */
   size_t copy_size;            /* their bytes (the buffer is that big); 0: on the stack, or not started */
-  const void *maker;           /* the thread that made it (the address of its tls_kept): only that one keeps it */
+  const void *maker;           /* the thread that made it (the address of its tls_kept_n): only that one keeps it */
   size_t bytes;                /* the bytes of its memory (bookkeeping and arguments) and their alignment, */
   size_t align;                /*   for the next instance that takes it with its stack (Kept instances) */
 #ifdef STACKFUL_VALGRIND
@@ -639,12 +639,16 @@ static _Thread_local int stack_cached;
 #if !defined(STACKFUL_ASAN) && !defined(CORO_SAVE_FPENV)
 #define STACKFUL_KEEP 1
 #endif
+#ifdef STACKFUL_KEEP
 static _Thread_local struct stackful *tls_kept[STACK_CACHE];
+#endif
 static _Thread_local int tls_kept_n;
 static _Thread_local bool tls_keep_off;   /* the thread has an allocator (coro_set_allocator): keep none */
 
+#ifdef STACKFUL_KEEP
 static void stack_unmap(struct stackful *s);
 static void kept_drop(int i);
+#endif
 
 /* A cached stack of map_size bytes for s (its slot and slab set), the
    newest first; with a parked stackful_main, its context is copied to
@@ -1142,6 +1146,7 @@ void coro_stackful_suspend(coro_t *c) {
  * registry see a kept instance as a slot in use whose resume is NULL.
  * ------------------------------------------------------------------} */
 
+#ifdef STACKFUL_KEEP
 /* The kept instance i: its stack to the cache of stacks (there is room:
    kept and bare count together), its memory to the registry. */
 static void kept_drop(int i) {
@@ -1151,11 +1156,15 @@ static void kept_drop(int i) {
   coro_instance_free(as_coro(k));
 }
 
+#endif
+
 void coro_stackful_keep(bool on) {
   tls_keep_off = !on;
+#ifdef STACKFUL_KEEP
   if (!on)
     while (tls_kept_n > 0)
       kept_drop(tls_kept_n - 1);
+#endif
 }
 
 void coro_stackful_thread_end(void) {
@@ -1165,6 +1174,9 @@ void coro_stackful_thread_end(void) {
     slot_give(stack_cache[stack_cached].slab, stack_cache[stack_cached].map);
   }
 }
+
+#ifdef STACKFUL_KEEP
+_Static_assert(sizeof(struct stackful) % 8 == 0, "kept_reuse: the arguments start past a whole word");
 
 /* A kept instance made new: what coro_frame_new and stackful_setup would
    have left in it, but for what it has already (its stack, its place on
@@ -1179,8 +1191,32 @@ static coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c), size_t o
                                                       .home = CORO_HOME_SLAB}};
   s->entry = entry;
   s->args_offset = offset;
-  memset((char *)s + offset, 0, size - offset);   /* the arguments read as zeros */
-  guard_install();
+  /* The arguments read as zeros: whole words, from the one they start in
+     (past the bookkeeping, whose size is a whole number of words) to the
+     end of the last (inside the slot, a whole number of words too); a few
+     stores, as a rule, not a call. */
+  char *from = (char *)s + offset / 8 * 8, *to = (char *)s + (size + 7) / 8 * 8;
+  static const uint64_t zero;
+  switch ((size_t)(to - from) / 8) {
+  case 4:
+    memcpy(from + 24, &zero, 8);
+    /* fall through */
+  case 3:
+    memcpy(from + 16, &zero, 8);
+    /* fall through */
+  case 2:
+    memcpy(from + 8, &zero, 8);
+    /* fall through */
+  case 1:
+    memcpy(from, &zero, 8);
+    /* fall through */
+  case 0:
+    break;
+  default:
+    memset(from, 0, (size_t)(to - from));
+  }
+  if (__builtin_expect(!tls_altstack_checked, 0))
+    guard_install();   /* (the thread that first resumed it may have been another) */
 #ifdef STACKFUL_PARK
   if (parked) {
     /* stackful_main is parked on it: it runs this body next */
@@ -1195,6 +1231,7 @@ static coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c), size_t o
   stackful_ready(s);
   return as_coro(s);
 }
+#endif
 
 /* }------------------------------------------------------------------ */
 
