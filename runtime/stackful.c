@@ -1257,7 +1257,7 @@ void coro_stackful_release(coro_t *c) {
 
 /* Where the arguments start: after the bookkeeping, aligned for them. */
 static size_t args_offset(size_t args_align) {
-  return (sizeof(struct stackful) + args_align - 1) / args_align * args_align;
+  return (sizeof(struct stackful) + args_align - 1) & ~(args_align - 1);   /* (a power of two: no division) */
 }
 
 static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset, size_t bytes, size_t align) {
@@ -1272,12 +1272,23 @@ static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset, s
   stackful_attach(s);   /* a kept stack, if this thread has one of its size */
 }
 
-/* The instance and its arguments in one zeroed allocation (coro_frame_new);
-   the stack comes later, at the first resume, unless a kept one is taken now. */
+/* A new instance in new memory (no kept one fits). */
+static __attribute__((noinline)) coro_t *stackful_new_made(void (*entry)(coro_t *c), size_t offset, size_t size,
+                                                           size_t align, enum coro_kind kind) {
+  coro_t *c = coro_frame_new(size, align, stackful_resume, kind | CORO_STACKFUL);
+  stackful_setup(c, entry, offset, size, align);
+  return c;
+}
+
+/* A kept instance made new (Kept instances), or the instance and its
+   arguments in one zeroed allocation (coro_frame_new), its stack a kept one
+   taken now or mapped at its first resume. */
 coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align,
                           enum coro_kind kind) {
   if (args_align == 0)
     args_align = 1;
+  if (__builtin_expect(args_align & (args_align - 1), 0))
+    coro_fatal("coro_stackful_new", "the arguments' alignment %zu is not a power of two", args_align);
   size_t align = args_align > _Alignof(struct stackful) ? args_align : _Alignof(struct stackful);
   size_t offset = args_offset(args_align);
 #ifdef STACKFUL_KEEP
@@ -1290,9 +1301,7 @@ coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t arg
     }
   }
 #endif
-  coro_t *c = coro_frame_new(offset + args_size, align, stackful_resume, kind | CORO_STACKFUL);
-  stackful_setup(c, entry, offset, offset + args_size, align);
-  return c;
+  return stackful_new_made(entry, offset, offset + args_size, align, kind);
 }
 
 #if !defined(CORO_SWITCH_UCONTEXT)
@@ -1303,6 +1312,8 @@ coro_t *coro_stackful_init(void *storage, size_t bytes, void (*entry)(coro_t *c)
                            size_t args_align, enum coro_kind kind) {
   if (args_align == 0)
     args_align = 1;
+  if (args_align & (args_align - 1))
+    coro_fatal("coro_stackful_init", "the arguments' alignment %zu is not a power of two", args_align);
   size_t offset = args_offset(args_align);
   if (offset + args_size > bytes || (uintptr_t)storage % _Alignof(struct stackful) ||
       (uintptr_t)storage % args_align)
