@@ -16,7 +16,10 @@
  *
  * Stacks are taken lazily at the first resume (coro_set_stack_size may still
  * change the size before it), as slots of shared mappings (slabs), and given
- * back when the instance is freed; a stack the kernel refuses makes that
+ * back when the instance is freed, or kept by its thread for the next: a
+ * new instance takes a kept stack at its creation, and the instance freed
+ * with it is kept whole, so that the next instance is made in its memory
+ * (Kept instances). A stack the kernel refuses makes that
  * resume answer false (coro_error), not abort. Below each stack lies a guard
  * page: an overflow faults there, and a SIGSEGV handler on an alternate
  * signal stack names the instance and its stack size instead of letting the
@@ -89,7 +92,7 @@ struct stackful {
   bool on_stack;               /* shared: its frames are on the shared stack now (the gdb extension reads it) */
   char *copy;                  /* shared: its frames while another instance has the stack */
   size_t copy_size;            /* their bytes (the buffer is that big); 0: on the stack, or not started */
-  const void *maker;           /* the thread that made it (the address of its tls_kept_n): only that one keeps it */
+  unsigned long maker;         /* the thread that made it (its tls_thread): only that one keeps it */
   size_t bytes;                /* the bytes of its memory (bookkeeping and arguments) and their alignment, */
   size_t align;                /*   for the next instance that takes it with its stack (Kept instances) */
 #ifdef STACKFUL_VALGRIND
@@ -641,9 +644,14 @@ static _Thread_local int stack_cached;
 #endif
 #ifdef STACKFUL_KEEP
 static _Thread_local struct stackful *tls_kept[STACK_CACHE];
-#endif
 static _Thread_local int tls_kept_n;
+#endif
 static _Thread_local bool tls_keep_off;   /* the thread has an allocator (coro_set_allocator): keep none */
+/* This thread's number among those that made stackful instances (from 1,
+   never used again: a thread that ended and a new one are told apart),
+   given at its first; 0 until then. */
+static _Thread_local unsigned long tls_thread;
+static unsigned long threads_numbered;
 
 #ifdef STACKFUL_KEEP
 static void stack_unmap(struct stackful *s);
@@ -1140,10 +1148,10 @@ void coro_stackful_suspend(coro_t *c) {
  * caller gave, not under valgrind or ASan, whose instances are each an
  * allocation of their own, not from an allocator) made by this thread are
  * kept. A kept instance is not live: its resume function is NULL, as a free
- * slot's, so the gdb extension skips it. The thread's allocator, once set,
- * and the thread's end give kept instances back (their stacks to the cache
- * of stacks, or to the slabs at the end). The gdb extension and the
- * registry see a kept instance as a slot in use whose resume is NULL.
+ * slot's, so the gdb extension skips it (to the registry it is a slot in
+ * use). The thread's allocator, once set, and the thread's end give kept
+ * instances back (their stacks to the cache of stacks, or to the slabs at
+ * the end).
  * ------------------------------------------------------------------} */
 
 #ifdef STACKFUL_KEEP
@@ -1238,7 +1246,7 @@ static coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c), size_t o
 void coro_stackful_release(coro_t *c) {
   struct stackful *s = (struct stackful *)c;
 #ifdef STACKFUL_KEEP
-  if (c->home == CORO_HOME_SLAB && s->map && !s->shared && !s->own_fpenv && s->maker == &tls_kept_n &&
+  if (c->home == CORO_HOME_SLAB && s->map && !s->shared && !s->own_fpenv && s->maker == tls_thread &&
       tls_kept_n + stack_cached < STACK_CACHE && !tls_keep_off) {
     c->resume = NULL;   /* not live (the gdb extension skips it); its status says whether it ended */
     tls_kept[tls_kept_n++] = s;
@@ -1262,7 +1270,9 @@ static size_t args_offset(size_t args_align) {
 
 static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset, size_t bytes, size_t align) {
   struct stackful *s = (struct stackful *)c;
-  s->maker = &tls_kept_n;
+  if (__builtin_expect(!tls_thread, 0))
+    tls_thread = __atomic_add_fetch(&threads_numbered, 1, __ATOMIC_RELAXED);
+  s->maker = tls_thread;
   s->bytes = bytes;
   s->align = align;
   s->entry = entry;

@@ -339,6 +339,19 @@ def test_threads_give_back_what_they_kept(builds, name):
     assert "threads: mappings +0" in res.stdout, res.stdout
 
 
+@pytest.mark.parametrize("name", HOST_PLAIN)
+def test_stackful_instance_freed_on_another_thread_is_refused(builds, name):
+    """An instance of the slabs freed on another thread than its maker's is refused at once, with
+    both threads named: the thread that frees it does not keep it for its own next instances.
+    (Not under ASan, where every instance is a malloc of its own and no thread owns it.)"""
+    b = builds(name)
+    res = b.run("stackful_cases", "elsewhere")
+    assert res.returncode == -signal.SIGABRT, res.stdout + res.stderr
+    assert "freed on another thread" not in res.stdout
+    assert re.search(r"coro: coro_free: instance 0x[0-9a-f]+ was made on thread \d+ and is freed on "
+                     r"thread \d+", res.stderr), res.stderr
+
+
 @pytest.mark.parametrize("name", PLAIN)
 def test_suspend_outside_its_body_is_refused(builds, name):
     b = builds(name)

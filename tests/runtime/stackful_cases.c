@@ -14,6 +14,7 @@
  *                                 and page faults they added (none expected)
  *   stackful_cases threads N      N threads one after another, each making and freeing a few
  *                                 generators: prints the mappings they added (none expected)
+ *   stackful_cases elsewhere      a generator freed on another thread: must stop with a message
  *
  * A failed check prints "FILE:LINE: check failed: EXPR" and exits 1.
  */
@@ -827,6 +828,23 @@ static void *thread_lives(void *arg) {
   return arg;
 }
 
+/* A stackful instance freed on another thread than its maker's: refused,
+   as any instance from the slabs is (runtime/registry.c), not kept by the
+   thread that frees it. */
+static void *free_it(void *c) {
+  coro_free(c);
+  return NULL;
+}
+
+static void run_free_elsewhere(void) {
+  coro_t *g = counter(0, 1, 1);
+  long v;
+  CHECK(coro_next(g, &v) && !coro_next(g, &v));
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, free_it, g) == 0 && pthread_join(t, NULL) == 0);
+  printf("freed on another thread\n");
+}
+
 static void run_thread_lives(int n) {
   pthread_t t;
   CHECK(pthread_create(&t, NULL, thread_lives, NULL) == 0 && pthread_join(t, NULL) == 0);
@@ -901,6 +919,10 @@ int main(int argc, char **argv) {
     run_lives_steady(atoi(argv[2]));
     return 0;
   }
+  if (strcmp(what, "elsewhere") == 0) {
+    run_free_elsewhere();
+    return 0;
+  }
   if (strcmp(what, "threads") == 0 && argc > 2) {
     run_thread_lives(atoi(argv[2]));
     return 0;
@@ -916,7 +938,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(what, "all") != 0) {
-    fprintf(stderr, "usage: stackful_cases all [N] | overflow KIND | limit | many N | lives N | threads N | dangling | misuse\n");
+    fprintf(stderr, "usage: stackful_cases all [N] | overflow KIND | limit | many N | lives N | threads N | elsewhere | dangling | misuse\n");
     return 2;
   }
   case_basic();
