@@ -18,4 +18,11 @@ void coro_instance_free(coro_t *c);
 /* stackful.c: coro_free of a stackful instance: its stack, then its memory. */
 void coro_stackful_release(coro_t *c);
 
+/* stackful.c: whether this thread keeps freed stackful instances with their
+   stacks for its next ones (off: those it keeps are given back now); the
+   registry turns it off when the thread gets an allocator. And the thread's
+   end: every instance and stack it keeps given back. */
+void coro_stackful_keep(bool on);
+void coro_stackful_thread_end(void);
+
 #endif

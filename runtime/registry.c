@@ -135,6 +135,7 @@ static bool registry_empty(const struct coro_registry *r) {
    thread. */
 static void registry_end(void *arg) {
   struct coro_registry *r = arg;
+  coro_stackful_thread_end();   /* the stackful instances it kept for its next ones are not live */
   pthread_mutex_lock(&registries_lock);
   if (!registry_empty(r)) {
     r->exited = 1;
@@ -350,6 +351,7 @@ void coro_set_allocator(const struct coro_allocator *a) {
   if (a && (!a->alloc || !a->free))
     coro_fatal("coro_set_allocator", "an allocator needs both alloc and free");
   r->allocator = a ? *a : (struct coro_allocator){0};
+  coro_stackful_keep(!r->allocator.alloc);   /* kept stackful instances are slots: none while it is set */
 }
 
 coro_t *coro_instance_alloc(size_t size, size_t align) {

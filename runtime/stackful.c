@@ -16,7 +16,10 @@
  *
  * Stacks are taken lazily at the first resume (coro_set_stack_size may still
  * change the size before it), as slots of shared mappings (slabs), and given
- * back when the instance is freed; a stack the kernel refuses makes that
+ * back when the instance is freed, or kept by its thread for the next: a
+ * new instance takes a kept stack at its creation, and the instance freed
+ * with it is kept whole, so that the next instance is made in its memory
+ * (Kept instances). A stack the kernel refuses makes that
  * resume answer false (coro_error), not abort. Below each stack lies a guard
  * page: an overflow faults there, and a SIGSEGV handler on an alternate
  * signal stack names the instance and its stack size instead of letting the
@@ -89,6 +92,9 @@ struct stackful {
   bool on_stack;               /* shared: its frames are on the shared stack now (the gdb extension reads it) */
   char *copy;                  /* shared: its frames while another instance has the stack */
   size_t copy_size;            /* their bytes (the buffer is that big); 0: on the stack, or not started */
+  unsigned long maker;         /* the thread that made it (its tls_thread): only that one keeps it */
+  size_t bytes;                /* the bytes of its memory (bookkeeping and arguments) and their alignment, */
+  size_t align;                /*   for the next instance that takes it with its stack (Kept instances) */
 #ifdef STACKFUL_VALGRIND
   unsigned vg_stack_id;        /* valgrind's id for the registered stack */
 #endif
@@ -628,6 +634,30 @@ static _Thread_local struct {
 } stack_cache[STACK_CACHE];
 static _Thread_local int stack_cached;
 
+/* Instances kept whole with their stacks, for the next instance of the
+   thread (Kept instances, below): at most STACK_CACHE stacks in all, kept
+   bare or with their instance. Not under AddressSanitizer (whose instances
+   are each a malloc of their own anyway), nor where instances keep their
+   own FP environment by default. */
+#if !defined(STACKFUL_ASAN) && !defined(CORO_SAVE_FPENV)
+#define STACKFUL_KEEP 1
+#endif
+#ifdef STACKFUL_KEEP
+static _Thread_local struct stackful *tls_kept[STACK_CACHE];
+static _Thread_local int tls_kept_n;
+#endif
+static _Thread_local bool tls_keep_off;   /* the thread has an allocator (coro_set_allocator): keep none */
+/* This thread's number among those that made stackful instances (from 1,
+   never used again: a thread that ended and a new one are told apart),
+   given at its first; 0 until then. */
+static _Thread_local unsigned long tls_thread;
+static unsigned long threads_numbered;
+
+#ifdef STACKFUL_KEEP
+static void stack_unmap(struct stackful *s);
+static void kept_drop(int i);
+#endif
+
 /* A cached stack of map_size bytes for s (its slot and slab set), the
    newest first; with a parked stackful_main, its context is copied to
    *worker and the answer is 2; 1 without; 0: none of that size. */
@@ -650,6 +680,15 @@ static int stack_from_cache(struct stackful *s, size_t map_size, struct coro_ctx
       tool_stack_mapped(s);
       return got;
     }
+#ifdef STACKFUL_KEEP
+  /* a stack kept with an instance that does not fit this one: the stack
+     without the instance */
+  for (int i = tls_kept_n - 1; i >= 0; i--)
+    if (tls_kept[i]->map_size == map_size) {
+      kept_drop(i);
+      return stack_from_cache(s, map_size, worker);
+    }
+#endif
   return 0;
 }
 
@@ -923,7 +962,16 @@ static void stackful_main(void *arg) {
     s->entry(as_coro(s));
     as_coro(s)->status = CORO_DONE;            /* coro_next answers false: no more values */
     tool_switch_out(s, 1);
+#if defined(STACKFUL_INLINE_SWITCH) && defined(CORO_INLINE_SWITCH)
+    /* as a yield switches (coro.h): what lives across it is saved by the
+       compiler, not the five registers coro_ctx_switch keeps for a caller */
+    if (s->own_fpenv)
+      CORO_SWITCH_INLINE(&s->ctx, &s->caller, CORO_SWITCH_FPENV_ASM);
+    else
+      CORO_SWITCH_INLINE(&s->ctx, &s->caller, CORO_SWITCH_ASM);
+#else
     stackful_switch(s, &s->ctx, &s->caller);
+#endif
 #ifdef STACKFUL_PARK
     s = *mailbox;                              /* (s, the instance that ended, may be gone) */
     *mailbox = NULL;
@@ -1086,8 +1134,125 @@ void coro_stackful_suspend(coro_t *c) {
  * Creating, sizing and releasing
  * =================================================================== */
 
+/* {------------------------------------------------------------------
+ * Kept instances
+ *
+ * An instance freed with its stack mapped keeps both together, a whole
+ * instance ready for the next one of its thread: coro_stackful_new takes the
+ * newest whose memory and stack are big enough, sets its header, entry and
+ * arguments, and is done: no slot of a slab taken and zeroed, no stack
+ * looked up, no list of mapped stacks touched (a kept instance stays on
+ * it), and, when its body ended, the start routine parked on its stack
+ * runs the next body (its mailbox names the instance, the same memory).
+ * Only instances of the slabs (home CORO_HOME_SLAB: not in storage their
+ * caller gave, not under valgrind or ASan, whose instances are each an
+ * allocation of their own, not from an allocator) made by this thread are
+ * kept. A kept instance is not live: its resume function is NULL, as a free
+ * slot's, so the gdb extension skips it (to the registry it is a slot in
+ * use). The thread's allocator, once set, and the thread's end give kept
+ * instances back (their stacks to the cache of stacks, or to the slabs at
+ * the end).
+ * ------------------------------------------------------------------} */
+
+#ifdef STACKFUL_KEEP
+/* The kept instance i: its stack to the cache of stacks (there is room:
+   kept and bare count together), its memory to the registry. */
+static void kept_drop(int i) {
+  struct stackful *k = tls_kept[i];
+  tls_kept[i] = tls_kept[--tls_kept_n];
+  stack_unmap(k);
+  coro_instance_free(as_coro(k));
+}
+
+#endif
+
+void coro_stackful_keep(bool on) {
+  tls_keep_off = !on;
+#ifdef STACKFUL_KEEP
+  if (!on)
+    while (tls_kept_n > 0)
+      kept_drop(tls_kept_n - 1);
+#endif
+}
+
+void coro_stackful_thread_end(void) {
+  coro_stackful_keep(false);
+  while (stack_cached > 0) {
+    stack_cached--;
+    slot_give(stack_cache[stack_cached].slab, stack_cache[stack_cached].map);
+  }
+}
+
+#ifdef STACKFUL_KEEP
+_Static_assert(sizeof(struct stackful) % 8 == 0, "kept_reuse: the arguments start past a whole word");
+
+/* A kept instance made new: what coro_frame_new and stackful_setup would
+   have left in it, but for what it has already (its stack, its place on
+   the list of mapped stacks, its context) and what no one reads before it
+   is set (the resumer's context). */
+static coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c), size_t offset, size_t size,
+                          enum coro_kind kind) {
+  bool parked = as_coro(s)->status == CORO_DONE;   /* (its status at its end) */
+  s->head = (struct coro_stackful_head){.task.base = {.resume = stackful_resume,
+                                                      .status = CORO_CREATED,
+                                                      .kind = (unsigned char)(kind | CORO_STACKFUL),
+                                                      .home = CORO_HOME_SLAB}};
+  s->entry = entry;
+  s->args_offset = offset;
+  /* The arguments read as zeros: whole words, from the one they start in
+     (past the bookkeeping, whose size is a whole number of words) to the
+     end of the last (inside the slot, a whole number of words too); a few
+     stores, as a rule, not a call. */
+  char *from = (char *)s + offset / 8 * 8, *to = (char *)s + (size + 7) / 8 * 8;
+  static const uint64_t zero;
+  switch ((size_t)(to - from) / 8) {
+  case 4:
+    memcpy(from + 24, &zero, 8);
+    /* fall through */
+  case 3:
+    memcpy(from + 16, &zero, 8);
+    /* fall through */
+  case 2:
+    memcpy(from + 8, &zero, 8);
+    /* fall through */
+  case 1:
+    memcpy(from, &zero, 8);
+    /* fall through */
+  case 0:
+    break;
+  default:
+    memset(from, 0, (size_t)(to - from));
+  }
+  if (__builtin_expect(!tls_altstack_checked, 0))
+    guard_install();   /* (the thread that first resumed it may have been another) */
+#ifdef STACKFUL_PARK
+  if (parked) {
+    /* stackful_main is parked on it: it runs this body next */
+    *stack_mailbox(s->map, s->map_size) = s;
+#ifdef STACKFUL_INLINE_SWITCH
+    coro_set_state(as_coro(s), CORO_INLINE_SWITCH_MARK, CORO_CREATED);
+#endif
+    return as_coro(s);
+  }
+#endif
+  (void)parked;
+  stackful_ready(s);
+  return as_coro(s);
+}
+#endif
+
+/* }------------------------------------------------------------------ */
+
 void coro_stackful_release(coro_t *c) {
   struct stackful *s = (struct stackful *)c;
+#ifdef STACKFUL_KEEP
+  if (c->home == CORO_HOME_SLAB && s->map && !s->shared && !s->own_fpenv && s->maker == tls_thread &&
+      tls_kept_n + stack_cached < STACK_CACHE && !tls_keep_off) {
+    c->resume = NULL;   /* not live (the gdb extension skips it); its status says whether it ended */
+    tls_kept[tls_kept_n++] = s;
+    return;
+  }
+#endif
   if (s->shared) {
     if (tls_shared_owner == s)
       tls_shared_owner = NULL;   /* its frames on the shared stack are simply dropped */
@@ -1100,11 +1265,16 @@ void coro_stackful_release(coro_t *c) {
 
 /* Where the arguments start: after the bookkeeping, aligned for them. */
 static size_t args_offset(size_t args_align) {
-  return (sizeof(struct stackful) + args_align - 1) / args_align * args_align;
+  return (sizeof(struct stackful) + args_align - 1) & ~(args_align - 1);   /* (a power of two: no division) */
 }
 
-static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset) {
+static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset, size_t bytes, size_t align) {
   struct stackful *s = (struct stackful *)c;
+  if (__builtin_expect(!tls_thread, 0))
+    tls_thread = __atomic_add_fetch(&threads_numbered, 1, __ATOMIC_RELAXED);
+  s->maker = tls_thread;
+  s->bytes = bytes;
+  s->align = align;
   s->entry = entry;
   s->stack_size = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
   s->args_offset = offset;
@@ -1112,17 +1282,36 @@ static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset) {
   stackful_attach(s);   /* a kept stack, if this thread has one of its size */
 }
 
-/* The instance and its arguments in one zeroed allocation (coro_frame_new);
-   the stack comes later, at the first resume, unless a kept one is taken now. */
+/* A new instance in new memory (no kept one fits). */
+static __attribute__((noinline)) coro_t *stackful_new_made(void (*entry)(coro_t *c), size_t offset, size_t size,
+                                                           size_t align, enum coro_kind kind) {
+  coro_t *c = coro_frame_new(size, align, stackful_resume, kind | CORO_STACKFUL);
+  stackful_setup(c, entry, offset, size, align);
+  return c;
+}
+
+/* A kept instance made new (Kept instances), or the instance and its
+   arguments in one zeroed allocation (coro_frame_new), its stack a kept one
+   taken now or mapped at its first resume. */
 coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align,
                           enum coro_kind kind) {
   if (args_align == 0)
     args_align = 1;
+  if (__builtin_expect(args_align & (args_align - 1), 0))
+    coro_fatal("coro_stackful_new", "the arguments' alignment %zu is not a power of two", args_align);
   size_t align = args_align > _Alignof(struct stackful) ? args_align : _Alignof(struct stackful);
   size_t offset = args_offset(args_align);
-  coro_t *c = coro_frame_new(offset + args_size, align, stackful_resume, kind | CORO_STACKFUL);
-  stackful_setup(c, entry, offset);
-  return c;
+#ifdef STACKFUL_KEEP
+  size_t stack = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
+  for (int i = tls_kept_n - 1; i >= 0; i--) {
+    struct stackful *k = tls_kept[i];
+    if (k->stack_size == stack && offset + args_size <= k->bytes && align <= k->align) {
+      tls_kept[i] = tls_kept[--tls_kept_n];
+      return kept_reuse(k, entry, offset, offset + args_size, kind);
+    }
+  }
+#endif
+  return stackful_new_made(entry, offset, offset + args_size, align, kind);
 }
 
 #if !defined(CORO_SWITCH_UCONTEXT)
@@ -1133,6 +1322,8 @@ coro_t *coro_stackful_init(void *storage, size_t bytes, void (*entry)(coro_t *c)
                            size_t args_align, enum coro_kind kind) {
   if (args_align == 0)
     args_align = 1;
+  if (args_align & (args_align - 1))
+    coro_fatal("coro_stackful_init", "the arguments' alignment %zu is not a power of two", args_align);
   size_t offset = args_offset(args_align);
   if (offset + args_size > bytes || (uintptr_t)storage % _Alignof(struct stackful) ||
       (uintptr_t)storage % args_align)
@@ -1141,7 +1332,7 @@ coro_t *coro_stackful_init(void *storage, size_t bytes, void (*entry)(coro_t *c)
                offset + args_size, args_align > 16 ? args_align : (size_t)16, CORO_STACKFUL_BYTES);
   coro_t *c = storage;
   coro_frame_init(c, offset + args_size, stackful_resume, kind | CORO_STACKFUL);
-  stackful_setup(c, entry, offset);
+  stackful_setup(c, entry, offset, offset + args_size, args_align);
   return c;
 }
 

@@ -12,6 +12,9 @@
  *   stackful_cases misuse         coro_stackful_suspend outside any coroutine: must stop with a message
  *   stackful_cases lives N        N short-lived generators after a warm-up: prints the mappings
  *                                 and page faults they added (none expected)
+ *   stackful_cases threads N      N threads one after another, each making and freeing a few
+ *                                 generators: prints the mappings they added (none expected)
+ *   stackful_cases elsewhere      a generator freed on another thread: must stop with a message
  *
  * A failed check prints "FILE:LINE: check failed: EXPR" and exits 1.
  */
@@ -21,6 +24,7 @@
 
 #include <errno.h>
 #include <fenv.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -741,6 +745,115 @@ static void case_lives(int n) {
   printf("ok lives %d\n", n);
 }
 
+/* Instances kept whole with their stacks (runtime/stackful.c, "Kept
+   instances"): a freed instance and its stack become the next instance of
+   the thread, whatever its coroutine, when they are big enough. Each new
+   one still starts from its own arguments, zeroed where its maker set
+   none, and yields its own values; once the thread has an allocator, every
+   instance comes from it, none from what was kept. */
+static long allocs_made;
+static void *count_alloc(size_t bytes, size_t align, void *ctx) {
+  (void)ctx;
+  allocs_made++;
+  return aligned_alloc(align, (bytes + align - 1) / align * align);
+}
+static void count_free(void *p, size_t bytes, void *ctx) {
+  (void)bytes, (void)ctx;
+  free(p);
+}
+
+static void case_kept(void) {
+  long v;
+  for (int i = 0; i < 50; i++) {
+    /* one that ended, then others of larger, fewer and over-aligned arguments */
+    coro_t *g = counter(i, 3, 1);
+    while (coro_next(g, &v))
+      ;
+    coro_free(g);
+    g = aligned('k', 2);
+    CHECK((uintptr_t)coro_stackful_args(g) % 64 == 0);
+    struct pair p;
+    CHECK(coro_next(g, &p) && p.x == 0 && coro_next(g, &p) && p.x == 0.5);
+    coro_free(g);   /* freed suspended */
+    g = counter(i, 1, 1);
+    coro_free(g);   /* never started */
+    g = deep(2, 1);
+    CHECK(coro_next(g, &v) && v == deep_sum_expected(2));
+    coro_free(g);
+    g = squares(counter(i, 2, 1));   /* one inside another: two kept at once */
+    CHECK(coro_next(g, &v) && v == (long)i * i && coro_next(g, &v) && v == (long)(i + 1) * (i + 1));
+    CHECK(!coro_next(g, &v));
+    coro_free(((struct coro_args_squares *)coro_stackful_args(g))->src);
+    coro_free(g);
+  }
+  /* the arguments of a new instance read as zeros, whatever the one before held */
+  coro_t *g = counter(7, 7, 7);
+  CHECK(coro_next(g, &v) && v == 7);
+  coro_free(g);
+  g = coro_stackful_new(coro_entry_counter, sizeof(struct coro_args_counter), _Alignof(struct coro_args_counter),
+                        CORO_GENERATOR);
+  struct coro_args_counter *a = coro_stackful_args(g);
+  CHECK(a->start == 0 && a->count == 0 && a->step == 0);
+  CHECK(g->status == CORO_CREATED && !coro_done(g));
+  CHECK(!coro_next(g, &v) && coro_done(g));   /* count 0: no values */
+  coro_free(g);
+  /* an allocator set: every instance from it, although some were kept */
+  allocs_made = 0;
+  coro_set_allocator(&(struct coro_allocator){count_alloc, count_free, NULL});
+  for (int i = 0; i < 5; i++) {
+    g = counter(i, 2, 1);
+    CHECK(coro_next(g, &v) && v == i && coro_next(g, &v) && v == i + 1 && !coro_next(g, &v));
+    coro_free(g);
+  }
+  coro_set_allocator(NULL);
+  CHECK(allocs_made == 5);
+  printf("ok kept\n");
+}
+
+/* Threads that each make, run and free a few generators and end: what they
+   kept (instances with their stacks) goes back at their end, so that n of
+   them one after another add no mapping (printed: "threads: mappings +M";
+   test_runtime.py checks it is 0 where the mappings are the process's own). */
+static void *thread_lives(void *arg) {
+  long v;
+  for (int i = 0; i < 3; i++) {
+    coro_t *g = counter(i, 3, 1);
+    while (coro_next(g, &v))
+      ;
+    coro_free(g);
+  }
+  coro_t *g = counter(0, 3, 1);
+  CHECK(coro_next(g, &v) && v == 0);
+  coro_free(g);   /* freed suspended */
+  return arg;
+}
+
+/* A stackful instance freed on another thread than its maker's: refused,
+   as any instance from the slabs is (runtime/registry.c), not kept by the
+   thread that frees it. */
+static void *free_it(void *c) {
+  coro_free(c);
+  return NULL;
+}
+
+static void run_free_elsewhere(void) {
+  coro_t *g = counter(0, 1, 1);
+  long v;
+  CHECK(coro_next(g, &v) && !coro_next(g, &v));
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, free_it, g) == 0 && pthread_join(t, NULL) == 0);
+  printf("freed on another thread\n");
+}
+
+static void run_thread_lives(int n) {
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, thread_lives, NULL) == 0 && pthread_join(t, NULL) == 0);
+  int before = count_mappings();
+  for (int i = 0; i < n; i++)
+    CHECK(pthread_create(&t, NULL, thread_lives, NULL) == 0 && pthread_join(t, NULL) == 0);
+  printf("threads: mappings +%d\n", count_mappings() - before);
+}
+
 /* The steady state of short-lived generators: after a few, n more make no
    new mapping and touch no new page (printed: "lives: mappings +M faults F";
    test_runtime.py checks both are 0 where page faults are the process's
@@ -806,6 +919,14 @@ int main(int argc, char **argv) {
     run_lives_steady(atoi(argv[2]));
     return 0;
   }
+  if (strcmp(what, "elsewhere") == 0) {
+    run_free_elsewhere();
+    return 0;
+  }
+  if (strcmp(what, "threads") == 0 && argc > 2) {
+    run_thread_lives(atoi(argv[2]));
+    return 0;
+  }
   if (strcmp(what, "many") == 0 && argc > 2) {
     case_many(atoi(argv[2]));
     return 0;
@@ -817,7 +938,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(what, "all") != 0) {
-    fprintf(stderr, "usage: stackful_cases all [N] | overflow KIND | limit | many N | lives N | dangling | misuse\n");
+    fprintf(stderr, "usage: stackful_cases all [N] | overflow KIND | limit | many N | lives N | threads N | elsewhere | dangling | misuse\n");
     return 2;
   }
   case_basic();
@@ -830,6 +951,7 @@ int main(int argc, char **argv) {
   case_live_values();
   case_alignment();
   case_lives(argc > 2 ? atoi(argv[2]) : 10000);
+  case_kept();
 #ifndef CORO_SWITCH_UCONTEXT
   case_shared_stack(argc > 2 ? atoi(argv[2]) / 10 : 1000);
 #else
