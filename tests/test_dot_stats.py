@@ -129,25 +129,41 @@ def test_dot_of_several_coroutines_is_one_graph(coroc, tmp_path):
 
 def test_stats_of_a_task(coroc):
     # after a task's 56-byte header (a generator's 16, then parent,
-    # awaiting, result, next_ready, waiting_on): x, a, the int result, each
-    # await's int value; then the frame of leaf (64 bytes), defined above,
-    # which child's three awaits share; then one cond: 152.
+    # awaiting, result, next_ready, waiting_on): x, a, the int result; no
+    # field for an await's value, since each await of leaf is alone in its
+    # expression and its value is read from leaf's frame where it ended;
+    # then the frame of leaf (64 bytes), defined above, which child's three
+    # awaits share; then one cond: 144.
     res = run([COROC, "--stats", "tasks_chain.coc"], cwd=GOLDEN)
     assert res.returncode == 0, res.stderr
     child = res.stdout.split("coroutine child")[1].split("coroutine top")[0]
-    assert "frame 152 bytes, align 8" in child
-    assert "each instance: a 152-byte slot of its thread's slabs" in child
+    assert "frame 144 bytes, align 8" in child
+    assert "each instance: a 144-byte slot of its thread's slabs" in child
     rows = [l.split()[:3] for l in child.splitlines()[3:] if re.match(r"^\s+\d+\s+\d+\s", l)]
     assert [(int(o), int(s), f) for o, s, f in rows] == [
         (0, 56, "coro_base"), (56, 4, "x"), (60, 4, "a"), (64, 4, "coro_result"),
-        (68, 4, "coro_tmp_1"), (72, 4, "coro_tmp_2"), (76, 4, "coro_tmp_3"),
-        (80, 64, "coro_children"), (144, 4, "coro_cond_1")]
+        (72, 64, "coro_children"), (136, 4, "coro_cond_1")]
     assert "coro_base  (the runtime's header of a task)" in child
     for line in (12, 13, 15):
         assert (f"  await leaf at tasks_chain.coc:{line}: its frame is inside this one "
                 "(coro_children), no allocation") in child
     top = res.stdout.split("coroutine top")[1]
-    assert "     64    152  coro_children" in top   # child's frame, with leaf's inside it
+    assert "     56    144  coro_children" in top   # child's frame, with leaf's inside it; no value fields
+
+
+def test_an_await_beside_another_keeps_its_value_in_the_frame(coroc, tmp_path):
+    # two awaits of children inside the frame in one expression share
+    # coro_children: the first one's value must be kept (coro_tmp_1) while
+    # the second runs; an await alone in its expression needs no such field
+    src = tmp_path / "two.coc"
+    src.write_text("coroutine int leaf(int x) {\n  return x;\n}\n"
+                   "coroutine int both(void) {\n  int a = await leaf(1) + await leaf(2);\n"
+                   "  int b = await leaf(a);\n  return a + b;\n}\n")
+    res = run([COROC, "--stats", src])
+    assert res.returncode == 0, res.stderr
+    both = res.stdout.split("coroutine both")[1]
+    assert "coro_tmp_1" in both and "coro_tmp_2" in both
+    assert "coro_tmp_3" not in both
 
 
 def test_stats_says_why_a_child_is_on_the_heap(coroc, tmp_path):

@@ -30,6 +30,7 @@ FIELDS = {
     "siblings": ["n", "a", "b", "i", "x", "text"],  # a and b go with b; the rest, live
     "write_through_pointer": ["which", "p"], # p[0] = 77 after the yield reads p
     "yield_changes_local": ["n", "i"],       # i: read after each yield
+    "const_kept": ["m", "n", "none", "text", "k"],  # m: read once, before the first yield
 }
 PLAIN = {
     "switch_past_decls": ["t"],
@@ -158,3 +159,10 @@ def test_a_yield_that_changes_a_kept_local_saves_it_after(coroc):
 def test_hoist_all_keeps_every_local_in_the_frame(coroc):
     body = resume_function("running_sum", "--hoist-all")
     assert "coro_f->acc" in body and "kept in the frame while suspended" not in body
+
+
+def test_a_const_local_is_not_loaded_back(coroc):
+    body = resume_function("const_kept")
+    assert "coro_f->n = coro_f->m * 2;" in body         # const: read and written in the frame
+    assert "coro_f->none = 0;" in body
+    assert re.search(r"coro_f->text = text;.*coro_f->k = k;", body)  # a pointer to const is kept

@@ -463,6 +463,36 @@ static void check_variadic(Coroutine *co) {
               "call that had the extra arguments", co->name);
 }
 
+/* The awaits that are alone in their full expression (a statement's, a
+   condition, an initializer, a for clause): the value of a child inside the
+   frame is read from the child's own frame, since no other child can take
+   its place in coro_children before the expression is done (lower.c). */
+static bool count_awaits_pre(Node *n, void *ctx) {
+  if (n->kind == ND_AWAIT) {
+    Node **one = ctx;
+    one[one[0] ? 1 : 0] = n;  /* the first, and whether there is a second */
+  }
+  return true;
+}
+
+static bool is_expression(const Node *n) {
+  return n->kind == ND_EXPR || n->kind == ND_AWAIT || n->kind == ND_IDENT || n->kind == ND_STMT_EXPR ||
+         n->kind == ND_SIZEOF || n->kind == ND_INIT_LIST;
+}
+
+static bool sole_awaits_pre(Node *n, void *ctx) {
+  (void)ctx;
+  if (!is_expression(n))
+    return true;
+  if (has_await(n)) {
+    Node *found[2] = {NULL, NULL};
+    visit(n, count_awaits_pre, NULL, found);
+    if (found[0] && !found[1])
+      found[0]->sole_await = true;
+  }
+  return false;
+}
+
 /* }================================================================== */
 
 void check(Source *src, Coroutine *cos) {
@@ -477,5 +507,6 @@ void check(Source *src, Coroutine *cos) {
     visit(co->def->body, check_pre, check_post, &c);
     check_kind(co);
     check_no_include(&c);
+    visit(co->def->body, sole_awaits_pre, NULL, NULL);
   }
 }

@@ -435,6 +435,8 @@ struct Node {
   bool has_body : 1;  /* ND_TAGGED: has a { member list } */
   bool variadic : 1;  /* ND_FUNC: its parameters end in `...` (also the params list while parsed) */
   bool discarded : 1; /* an expression whose value is not used (a statement's, a comma's left, a (void) cast's) */
+  bool sole_await : 1; /* ND_AWAIT: the only await of its full expression (check.c): a child inside the
+                          frame is read where it ended, no other can take its place before */
   bool awaits : 1;    /* check.c: an await stands in this subtree (set by mark_awaits) */
   bool selects : 1;   /* check.c: a `?:` with an await in an arm stands in this subtree */
 };

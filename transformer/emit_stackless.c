@@ -165,7 +165,7 @@ static void emit_frame(Emitter *e, Coroutine *co) {
     }
     if (!n->inline_child)
       emit_put(e, emit_line_of(e, n), "coro_t *coro_aw_%d;  /* the task awaited */", k);
-    if (task_has_value(n->sym))
+    if (task_has_value(n->sym) && !(n->inline_child && n->sole_await))
       emit_put(e, 0, "coro_value_%s coro_tmp_%d;  /* and its value */", n->callee, k);
   }
   if (has_inline_children(co))
@@ -288,8 +288,8 @@ static void emit_creation_in(Emitter *e, Coroutine *co) {
     if (n->kind == ND_PARAM)
       emit_put(e, at, "coro_f->%s = %s;", n->sym->field, n->sym->name);
   }
-  if (!co->is_generator && !co->returns_void)
-    emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_result;");
+  /* (no coro_base.result: only an await of a task on the heap reads it;
+     an await of a child in storage reads coro_result where it is) */
   emit_put(e, at, "return &%s;", header);
   e->indent--;
   emit_put(e, 0, "}");
@@ -332,14 +332,17 @@ static void emit_next_by_name(Emitter *e, Coroutine *co) {
   emit_put(e, at, "static inline __attribute__((unused)) bool coro_next_of_%s(coro_t *coro_g, void *coro_o) {",
            co->name);
   e->indent++;
-  emit_put(e, at, "if (coro_g->resume == coro_resume_%s)", co->name);
-  emit_put(e, at, "  return coro_g->status < CORO_RUNNING ? coro_resume_%s(coro_g, coro_o) : "
+  emit_put(e, at, "if (coro_g->resume == coro_resume_%s) {", co->name);
+  e->indent++;
+  emit_put(e, at, "return coro_g->status < CORO_RUNNING ? coro_resume_%s(coro_g, coro_o) : "
            "coro_next_refused(coro_g);", co->name);
+  e->indent--;
+  emit_put(e, 0, "}");
   emit_put(e, at, "return coro_next(coro_g, coro_o);  /* another's: the one before */");
   e->indent--;
   emit_put(e, 0, "}");
   emit_put(e, 0, "#undef coro_next");
-  emit_put(e, 0, "#define coro_next(gen, out) coro_next_of_%s(gen, out)", co->name);
+  emit_put(e, 0, "#define coro_next(gen, out) coro_next_of_%s(gen, out)  /* from here on */", co->name);
 }
 
 void emit_stackless(Emitter *e, Coroutine *co) {

@@ -193,6 +193,8 @@ static char *lower_await_inline(Emitter *e, Node *n) {
   emit_put(e, 0, "}");
   if (!task_has_value(n->sym))
     return "(void)0";
+  if (n->sole_await)  /* read from the child's frame: nothing takes its place first */
+    return format("coro_f->coro_children.coro_in_%d.coro_result", k);
   emit_put(e, line, "coro_f->coro_tmp_%d = coro_f->coro_children.coro_in_%d.coro_result;", k, k);
   return format("coro_f->coro_tmp_%d", k);
 }
@@ -221,7 +223,11 @@ static char *lower_logical(Emitter *e, Node *n, bool is_and) {
 static const char *await_value(const Node *n) {
   if (!n->callee)
     return format("coro_f->coro_aw_%d.result", n->resume_point);
-  return task_has_value(n->sym) ? format("coro_f->coro_tmp_%d", n->resume_point) : "(void)0";
+  if (!task_has_value(n->sym))
+    return "(void)0";
+  if (n->inline_child && n->sole_await)
+    return format("coro_f->coro_children.coro_in_%d.coro_result", n->resume_point);
+  return format("coro_f->coro_tmp_%d", n->resume_point);
 }
 
 /* n printed with each await in it standing for its value: a C expression of

@@ -135,7 +135,7 @@ static char **extra_fields(Coroutine *co) {
       v[n++] = format("coro_aw_%d", a->resume_point);
       v[n++] = a->callee ? "the task awaited" : "the awaitable";
     }
-    if (a->callee && task_has_value(a->sym)) {
+    if (a->callee && task_has_value(a->sym) && !(a->inline_child && a->sole_await)) {
       v[n++] = format("coro_tmp_%d", a->resume_point);
       v[n++] = "the awaited task's value";
     }

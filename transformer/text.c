@@ -622,8 +622,9 @@ bool is_array_type(const Node *specs, const Node *declarator, int depth) {
    (live.c, "Locals in C locals"): an arithmetic type, an enum or a pointer,
    seen through typedefs. Not an array or struct (a pointer to a part of it
    may be kept: only a frame field outlives the resume function), nothing
-   volatile or _Atomic (every access must reach memory), no attribute or
-   _Alignas (what they ask of storage stays with the field). */
+   volatile or _Atomic (every access must reach memory), nothing const (it
+   is assigned as it is loaded back), no attribute or _Alignas (what they
+   ask of storage stays with the field). */
 static bool is_word(const TokenList *toks, int i, const char *word) {
   return toks && i >= 0 && i < toks->n && strcmp(toks->v[i].text, word) == 0;
 }
@@ -637,13 +638,14 @@ bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList 
       return false;  /* an array or a function */
     for (int i = outer->first; i <= outer->last; i++)  /* `int *volatile p` */
       if (is_word(toks, i, "volatile") || is_word(toks, i, "__volatile__") ||
-          is_word(toks, i, "__volatile") || is_word(toks, i, "_Atomic") ||
+          is_word(toks, i, "__volatile") || is_word(toks, i, "_Atomic") || is_word(toks, i, "const") ||
+          is_word(toks, i, "__const") || is_word(toks, i, "__const__") ||
           is_word(toks, i, "__attribute__") || is_word(toks, i, "__attribute"))
         return false;
     return true;
   }
-  if (specs->flags & SP_VOLATILE)
-    return false;
+  if (specs->flags & (SP_VOLATILE | SP_CONST))
+    return false;  /* const: the load after a resume would assign it */
   for (int i = 0; i < specs->kids.n; i++) {
     const Node *k = specs->kids.v[i];
     if (k->kind == ND_TAGGED && !is_word(toks, k->first, "enum"))

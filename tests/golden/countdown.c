@@ -65,14 +65,15 @@ static inline __attribute__((unused)) coro_t *coro_in_countdown(struct coro_fram
 #line 4
 static inline __attribute__((unused)) bool coro_next_of_countdown(coro_t *coro_g, void *coro_o) {
 #line 4
-  if (coro_g->resume == coro_resume_countdown)
+  if (coro_g->resume == coro_resume_countdown) {
 #line 4
     return coro_g->status < CORO_RUNNING ? coro_resume_countdown(coro_g, coro_o) : coro_next_refused(coro_g);
+  }
 #line 4
   return coro_next(coro_g, coro_o);  /* another's: the one before */
 }
 #undef coro_next
-#define coro_next(gen, out) coro_next_of_countdown(gen, out)
+#define coro_next(gen, out) coro_next_of_countdown(gen, out)  /* from here on */
 #line 7
 
 

@@ -90,14 +90,15 @@ static inline __attribute__((unused)) coro_t *coro_in_walk(struct coro_frame_wal
 #line 7
 static inline __attribute__((unused)) bool coro_next_of_walk(coro_t *coro_g, void *coro_o) {
 #line 7
-  if (coro_g->resume == coro_resume_walk)
+  if (coro_g->resume == coro_resume_walk) {
 #line 7
     return coro_g->status < CORO_RUNNING ? coro_resume_walk(coro_g, coro_o) : coro_next_refused(coro_g);
+  }
 #line 7
   return coro_next(coro_g, coro_o);  /* another's: the one before */
 }
 #undef coro_next
-#define coro_next(gen, out) coro_next_of_walk(gen, out)
+#define coro_next(gen, out) coro_next_of_walk(gen, out)  /* from here on */
 #line 18
 
 

@@ -93,14 +93,15 @@ static inline __attribute__((unused)) coro_t *coro_in_pairs(struct coro_frame_pa
 #line 4
 static inline __attribute__((unused)) bool coro_next_of_pairs(coro_t *coro_g, void *coro_o) {
 #line 4
-  if (coro_g->resume == coro_resume_pairs)
+  if (coro_g->resume == coro_resume_pairs) {
 #line 4
     return coro_g->status < CORO_RUNNING ? coro_resume_pairs(coro_g, coro_o) : coro_next_refused(coro_g);
+  }
 #line 4
   return coro_next(coro_g, coro_o);  /* another's: the one before */
 }
 #undef coro_next
-#define coro_next(gen, out) coro_next_of_pairs(gen, out)
+#define coro_next(gen, out) coro_next_of_pairs(gen, out)  /* from here on */
 #line 15
 
 

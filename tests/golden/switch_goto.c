@@ -84,14 +84,15 @@ static inline __attribute__((unused)) coro_t *coro_in_tokens(struct coro_frame_t
 #line 5
 static inline __attribute__((unused)) bool coro_next_of_tokens(coro_t *coro_g, void *coro_o) {
 #line 5
-  if (coro_g->resume == coro_resume_tokens)
+  if (coro_g->resume == coro_resume_tokens) {
 #line 5
     return coro_g->status < CORO_RUNNING ? coro_resume_tokens(coro_g, coro_o) : coro_next_refused(coro_g);
+  }
 #line 5
   return coro_next(coro_g, coro_o);  /* another's: the one before */
 }
 #undef coro_next
-#define coro_next(gen, out) coro_next_of_tokens(gen, out)
+#define coro_next(gen, out) coro_next_of_tokens(gen, out)  /* from here on */
 #line 21
 
 

@@ -68,8 +68,6 @@ static inline __attribute__((unused)) coro_t *coro_in_leaf(struct coro_frame_lea
 #line 6
   coro_f->x = x;
 #line 6
-  coro_f->coro_base.result = &coro_f->coro_result;
-#line 6
   return &coro_f->coro_base.base;
 }
 #line 9
@@ -85,9 +83,6 @@ struct coro_frame_child {
   int x;  /* parameter */
   int a;
   coro_value_child coro_result;  /* what it returns, to the task awaiting it */
-  coro_value_leaf coro_tmp_1;  /* and its value */
-  coro_value_leaf coro_tmp_2;  /* and its value */
-  coro_value_leaf coro_tmp_3;  /* and its value */
   union {  /* the frames of the tasks it awaits, one at a time */
 #line 12
     struct coro_frame_leaf coro_in_1;
@@ -125,9 +120,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
   coro_resume_1:;
   }
 #line 12
-  coro_f->coro_tmp_1 = coro_f->coro_children.coro_in_1.coro_result;
-#line 12
-  coro_f->a = coro_f->coro_tmp_1 + 1;
+  coro_f->a = coro_f->coro_children.coro_in_1.coro_result + 1;
   coro_f->coro_cond_1 = (coro_f->a > 3) != 0;
 #line 13
   if (coro_f->coro_cond_1) {
@@ -141,9 +134,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
     coro_resume_2:;
     }
 #line 13
-    coro_f->coro_tmp_2 = coro_f->coro_children.coro_in_2.coro_result;
-#line 13
-    coro_f->coro_cond_1 = (coro_f->coro_tmp_2 > 10) != 0;
+    coro_f->coro_cond_1 = (coro_f->coro_children.coro_in_2.coro_result > 10) != 0;
   }
 #line 13
   if (coro_f->coro_cond_1)
@@ -159,9 +150,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
     coro_resume_3:;
     }
 #line 15
-    coro_f->coro_tmp_3 = coro_f->coro_children.coro_in_3.coro_result;
-#line 15
-    if (!(coro_f->coro_tmp_3 < 1000)) break;
+    if (!(coro_f->coro_children.coro_in_3.coro_result < 1000)) break;
     coro_f->a *= 3;
   }
 #line 17
@@ -195,8 +184,6 @@ static inline __attribute__((unused)) coro_t *coro_in_child(struct coro_frame_ch
 #line 11
   coro_f->x = x;
 #line 11
-  coro_f->coro_base.result = &coro_f->coro_result;
-#line 11
   return &coro_f->coro_base.base;
 }
 #line 18
@@ -208,8 +195,6 @@ typedef void coro_value_top;
 /* the frame of top: its parameters and locals, kept across suspensions */
 struct coro_frame_top {
   struct coro_task coro_base;  /* the runtime's header of a task; must come first */
-  coro_value_child coro_tmp_1;  /* and its value */
-  coro_value_child coro_tmp_2;  /* and its value */
   union {  /* the frames of the tasks it awaits, one at a time */
 #line 21
     struct coro_frame_child coro_in_1;
@@ -242,9 +227,7 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
   coro_resume_1:;
   }
 #line 21
-  coro_f->coro_tmp_1 = coro_f->coro_children.coro_in_1.coro_result;
-#line 21
-  printf("%d\n", coro_f->coro_tmp_1);
+  printf("%d\n", coro_f->coro_children.coro_in_1.coro_result);
   /* resume point 2: tasks_chain.coc:22, the child's frame inside this one */
 #line 22
   coro_in_child(&coro_f->coro_children.coro_in_2, 5);
@@ -255,9 +238,7 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
   coro_resume_2:;
   }
 #line 22
-  coro_f->coro_tmp_2 = coro_f->coro_children.coro_in_2.coro_result;
-#line 22
-  printf("%d\n", coro_f->coro_tmp_2);
+  printf("%d\n", coro_f->coro_children.coro_in_2.coro_result);
   coro_end: CORO_BODY_END;  /* reached once: the body returns */
 #line 23
   CORO_FINISH(coro_c);
