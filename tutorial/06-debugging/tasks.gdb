@@ -1,4 +1,4 @@
-break fizzbuzz.coc:85 if coro_f->i == 3
+break fizzbuzz.coc:85 if i == 3
 run
 info coroutines
 coro bt $coro("writer")
