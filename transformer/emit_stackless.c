@@ -179,10 +179,11 @@ static void emit_frame(Emitter *e, Coroutine *co) {
 /* Two tables for debuggers (coroc's gdb extension, docs/debugging.md),
    kept by `used` though no code reads them:
      static const unsigned short coro_lines_fib[] = {3, 6, 9};     the .coc line of the start and of each resume point
-     static const char coro_locals_fib[] = "n | a coro_a_2=a";     parameters | locals, FIELD=NAME where renamed */
+     static const char coro_locals_fib[] = "n | %a coro_a_2=a";    parameters | locals, FIELD=NAME where renamed,
+                                                                   %NAME kept in a C local while the body runs */
 static void emit_debug_tables(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "/* for debuggers (docs/debugging.md): the .coc lines of %s's start and resume points; "
-           "its parameters | locals, FIELD=NAME where renamed */", co->name);
+           "its parameters | locals, FIELD=NAME where renamed, %%NAME in a C local while it runs */", co->name);
   char *text;
   size_t len;
   FILE *f = xmemstream(&text, &len);   /* a stream: a coroutine may have 100,000 of either */
@@ -204,6 +205,8 @@ static void emit_debug_tables(Emitter *e, Coroutine *co) {
       fputc(' ', f);
     }
     first = false;
+    if (n->sym->cached)  /* %i: while the body runs, the C local i has its value */
+      fputc('%', f);
     if (strcmp(n->sym->field, n->sym->name) == 0)
       fputs(n->sym->name, f);
     else

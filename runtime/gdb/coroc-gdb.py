@@ -149,7 +149,9 @@ class Instance:
         return int(table[point]) if 0 <= point < n else None
 
     def locals_table(self):
-        """[(field, name, is_param)] from coro_locals_NAME."""
+        """[(field, name, is_param, in_c_local)] from coro_locals_NAME: FIELD=NAME
+        where coroc renamed it; %NAME for a local kept in a C local of the resume
+        function while the body runs (its field holds it only while suspended)."""
         text = self._static("coro_locals_")
         if text is None:
             return None
@@ -158,9 +160,30 @@ class Instance:
         out = []
         for words, is_param in ((params, True), (locals_, False)):
             for w in words.split():
-                field, _, name = w.partition("=")
-                out.append((field, name or field, is_param))
+                in_c_local = w.startswith("%")
+                field, _, name = w.lstrip("%").partition("=")
+                out.append((field, name or field, is_param, in_c_local))
         return out
+
+    def running_frame(self):
+        """The gdb frame of this stackless instance's resume function, when it
+        runs on the selected thread, or None."""
+        try:
+            frame = gdb.newest_frame()
+        except gdb.error:
+            return None
+        while frame is not None:
+            if (frame.name() or "") == "coro_resume_" + self.name:
+                try:
+                    if _ptr(frame.read_var("coro_c")) == self.addr:
+                        return frame
+                except (ValueError, gdb.error):
+                    pass
+            try:
+                frame = frame.older()
+            except gdb.error:
+                return None
+        return None
 
     def frame_value(self):
         block = gdb.block_for_pc(self.fn)
@@ -609,7 +632,7 @@ def _find(arg):
 def _args_of(inst):
     table = inst.locals_table() or []
     frame = inst.frame_value()
-    return ", ".join("%s=%s" % (name, frame[field]) for field, name, p in table if p)
+    return ", ".join("%s=%s" % (name, frame[field]) for field, name, p, _ in table if p)
 
 
 def _print_chain(inst, insts, running):
@@ -716,12 +739,19 @@ them on its stack: they are read from its suspended frames."""
             raise gdb.GdbError("coroc: no coro_locals_%s table: was the program made by this coroc?"
                                % inst.name)
         frame = inst.frame_value()
+        running = inst.running_frame() if inst.status == 2 else None
         for what, want in (("parameters", True), ("locals", False)):
             gdb.write("%s:\n" % what)
-            for field, name, is_param in table:
-                if is_param == want:
-                    note = "" if field == name else "  (frame field %s)" % field
-                    gdb.write("  %s = %s%s\n" % (name, frame[field], note))
+            for field, name, is_param, in_c_local in table:
+                if is_param != want:
+                    continue
+                value, note = frame[field], "" if field == name else "  (frame field %s)" % field
+                if in_c_local and running is not None:
+                    try:  # the running body's own copy: the field is as it was at the last suspension
+                        value, note = running.read_var(name), "  (in the running body)"
+                    except (ValueError, gdb.error):
+                        note += "  (as at the last suspension)"
+                gdb.write("  %s = %s%s\n" % (name, value, note))
 
 
 class CoroFunction(gdb.Function):
