@@ -24,13 +24,13 @@ struct sched {
   int remote_fd;            /* eventfd that other threads write to wake us */
   _Atomic(struct coro_offload *) remote_head; /* offloads finished for sleeping tasks (lock-free stack) */
   struct timer_heap timers; /* coro_sleep awaitables */
-  uint64_t now_ms;          /* the clock (CLOCK_MONOTONIC, ms) when the scheduler last read it */
+  uint64_t now_ns;          /* the clock (CLOCK_MONOTONIC, ns) when the scheduler last read it */
 };
 
 extern _Thread_local struct sched coro_sched_self;
 
 int coro_sched_epoll(void);
-uint64_t coro_sched_now_ms(void);
+uint64_t coro_sched_now_ns(void);
 
 /* io.c: an epoll event for the fd record `tag` */
 void coro_io_event(void *tag, uint32_t events);
@@ -42,6 +42,6 @@ void coro_offload_drain(struct sched *s);
 /* timer.c */
 void coro_timers_fire(struct sched *s, uint64_t now);
 void coro_timer_cancel(struct coro_sleep *t);
-int coro_timers_timeout(struct sched *s, uint64_t now);
+int64_t coro_timers_timeout(struct sched *s, uint64_t now);
 
 #endif

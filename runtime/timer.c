@@ -2,13 +2,19 @@
  *
  * A sleeping task costs one heap entry and no CPU: the scheduler's
  * epoll_wait times out at the earliest deadline.
+ *
+ * A deadline is in nanoseconds of CLOCK_MONOTONIC, read when the sleep
+ * starts, plus its length: a timer fires once the clock has passed it, so
+ * a sleep never ends early, whatever fraction of a millisecond it started
+ * in (whole milliseconds, rounded down, ended sleeps up to 0.9 ms early).
  */
 #include "coro_sched.h"
 
 #include <stdlib.h>
 
 static bool earlier(struct coro_sleep *a, struct coro_sleep *b) {
-  return a->deadline < b->deadline || (a->deadline == b->deadline && a->seq < b->seq);
+  return a->deadline_ns < b->deadline_ns ||
+         (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
 }
 
 static void swap(struct timer_heap *h, size_t i, size_t j) {
@@ -80,7 +86,7 @@ static void sleep_suspend(struct coro_awaitable *a, coro_t *waiter) {
   struct coro_sleep *t = (struct coro_sleep *)a;
   t->base.waiter = waiter;
   t->armed = true;
-  t->deadline = coro_sched_now_ms() + t->ms;
+  t->deadline_ns = coro_sched_now_ns() + (uint64_t)t->ms * 1000000;
   t->seq = next_seq++;
   heap_push(&coro_sched_self.timers, t);
 }
@@ -105,7 +111,7 @@ struct coro_sleep coro_sleep(unsigned ms) {
 }
 
 void coro_timers_fire(struct sched *s, uint64_t now) {
-  while (s->timers.n && s->timers.v[0]->deadline <= now) {
+  while (s->timers.n && s->timers.v[0]->deadline_ns <= now) {
     struct coro_sleep *t = heap_pop(&s->timers);
     t->fired = true;
     t->result = 0;
@@ -113,9 +119,12 @@ void coro_timers_fire(struct sched *s, uint64_t now) {
   }
 }
 
-int coro_timers_timeout(struct sched *s, uint64_t now) {
+/* How long the scheduler may wait for events, in ns, at `now`: until the
+   earliest deadline (at most a day: the loop looks again then), 0 if one
+   is due, -1 without timers. */
+int64_t coro_timers_timeout(struct sched *s, uint64_t now) {
   if (!s->timers.n)
     return -1;
-  uint64_t d = s->timers.v[0]->deadline;
-  return d <= now ? 0 : (int)(d - now > 86400000 ? 86400000 : d - now);
+  uint64_t d = s->timers.v[0]->deadline_ns, day = 86400 * UINT64_C(1000000000);
+  return d <= now ? 0 : (int64_t)(d - now > day ? day : d - now);
 }

@@ -382,10 +382,18 @@ def _with_running(fn):
 
 # -- what a task waits for ----------------------------------------------------
 
-def _now_ms(inst):
+def _now_ns(inst):
+    """CLOCK_MONOTONIC in ns, as the deadlines count it: the scheduler's last
+    reading in a core file, the clock of this machine for a running program."""
     if _is_core() and not int(inst.registry["exited"]):
-        return int(inst.registry["sched"]["now_ms"])
-    return int(time.monotonic() * 1000)
+        return int(inst.registry["sched"]["now_ns"])
+    return time.monotonic_ns()
+
+
+def _ms_left(timer, inst):
+    """Whole ms until a timer's deadline, rounded up (0.3 ms left is 1), 0 if due."""
+    left = int(timer["deadline_ns"]) - _now_ns(inst)
+    return max(-(-left // 1000000), 0)
 
 
 def describe_awaitable(aw, inst):
@@ -400,8 +408,7 @@ def describe_awaitable(aw, inst):
         t = cast("struct coro_sleep")
         if not int(t["armed"]):
             return "timer of %d ms" % int(t["ms"])
-        left = int(t["deadline"]) - _now_ms(inst)
-        return "timer, %d ms left (of %d)" % (max(left, 0), int(t["ms"]))
+        return "timer, %d ms left (of %d)" % (_ms_left(t, inst), int(t["ms"]))
     if kind == "group_awaiter":
         w = cast("struct coro_wait")
         if int(w["any"]):
@@ -409,9 +416,8 @@ def describe_awaitable(aw, inst):
         return "wait_all: %d of %d tasks left" % (int(w["left"]), int(w["n"]))
     if kind == "timeout_awaiter":
         t = cast("struct coro_timeout")
-        left = int(t["timer"]["deadline"]) - _now_ms(inst)
         inner = describe_awaitable(t["inner"], inst)
-        return "%s, timeout in %d ms" % (inner, max(left, 0))
+        return "%s, timeout in %d ms" % (inner, _ms_left(t["timer"], inst))
     if kind == "offload_awaiter":
         o = cast("struct coro_offload")
         fn = _symbol_name(_ptr(o["fn"])) or "0x%x" % _ptr(o["fn"])
@@ -441,7 +447,7 @@ def _deadline(w, inst):
     """', deadline in T ms' for a channel select or a toolkit wait with a deadline of its own."""
     if not int(w["timed"]) or not int(w["timer"]["armed"]):
         return ""
-    return ", deadline in %d ms" % max(int(w["timer"]["deadline"]) - _now_ms(inst), 0)
+    return ", deadline in %d ms" % _ms_left(w["timer"], inst)
 
 
 def _ready_queue(registry):

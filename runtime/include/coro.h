@@ -380,7 +380,7 @@ struct coro_sleep {
   struct coro_awaitable base;
   unsigned ms;
   bool armed, fired;
-  uint64_t deadline;      /* CLOCK_MONOTONIC, ms */
+  uint64_t deadline_ns;   /* CLOCK_MONOTONIC, ns: set when the sleep starts, + ms */
   unsigned long seq;      /* timers due together fire in the order they were set */
   size_t heap_index;      /* where it is in the scheduler's heap of timers */
   int result;
