@@ -237,6 +237,21 @@ def test_extension_on_live_program_and_core(gdb_ok, toolchain, tmp_path, backend
     check_frame(dead[dead.index("coroutine 0x"):], backend)
 
 
+def test_coro_frame_of_the_running_body_reads_its_c_locals(gdb_ok, toolchain, tmp_path):
+    # Stopped in counter's body on its second resume, before the yield: i is
+    # kept in a C local while the body runs (7 now), its field still holds the
+    # value saved at the last suspension (5); coro frame shows the body's.
+    exe = build(toolchain, tmp_path, "stackless")
+    line = marked_lines()["counter"]
+    res = run([*GDB, "-ex", f"break suspended.coc:{line}", "-ex", "ignore 1 1", "-ex", "run",
+               "-ex", "print i", "-ex", "print coro_f->i", "-ex", "coro frame the_counter", str(exe)],
+              cwd=exe.parent, timeout=120)
+    out = res.stdout
+    assert "$1 = 7" in out and "$2 = 5" in out, out + res.stderr
+    assert re.search(r"^  i = 7  \(in the running body\)$", out, re.M), out
+    assert "(counter, stackless generator, running)" in out, out
+
+
 @pytest.mark.parametrize("backend", ["stackless", "stackful"])
 def test_coro_bt_all_and_refusals(gdb_ok, toolchain, tmp_path, backend):
     exe = build(toolchain, tmp_path, backend)

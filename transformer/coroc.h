@@ -550,13 +550,16 @@ Sym *scope_lookup_tag(const char *name);  /* struct/union/enum tags */
 typedef enum {
   LINE_CODE,       /* a line of C */
   LINE_DIRECTIVE,  /* a preprocessor line of the body, printed where it stands */
+  LINE_RESUME,     /* a resume point's label with the kept locals loaded back: it takes the line
+                      number the label would have, and the lines after it are numbered as if it
+                      were not there (lower.c, resume_label) */
 } LineKind;
 
 typedef struct {
   LineKind kind;    /* what it is */
   int line;         /* LINE_CODE: the .coc line it stands for (0: none); LINE_DIRECTIVE: its token */
-  int indent;       /* LINE_CODE: its depth */
-  const char *text; /* LINE_CODE: the C */
+  int indent;       /* LINE_CODE, LINE_RESUME: its depth */
+  const char *text; /* LINE_CODE, LINE_RESUME: the C */
 } Line;
 
 typedef struct {

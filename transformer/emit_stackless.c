@@ -30,6 +30,14 @@ static void emit_lines(Emitter *e, const Lines *lines) {
       emit_directive(e, l->line);
       continue;
     }
+    if (l->kind == LINE_RESUME) {  /* the next line gets the number this one had */
+      int at = e->mapped;
+      e->indent = l->indent;
+      emit_put(e, 0, "%s", l->text);
+      if (at)
+        emit_sync(e, at);
+      continue;
+    }
     e->indent = l->indent;
     emit_put(e, l->line, "%s", l->text);
   }

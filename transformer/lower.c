@@ -79,40 +79,50 @@ static const SymList *kept_across(Emitter *e, int k) {
   return e->co->live_at && e->co->live_at[k].n ? &e->co->live_at[k] : NULL;
 }
 
+/* `coro_f->i = i; coro_f->n = n;` (sep "; "), or as one expression,
+   `coro_f->i = i, coro_f->n = n` (sep ", "). */
+static char *kept_stores(const SymList *l, const char *sep) {
+  char *text = NULL;
+  size_t len;
+  FILE *f = xmemstream(&text, &len);
+  for (int i = 0; i < l->n; i++)
+    fprintf(f, "%scoro_f->%s = %s", i ? sep : "", l->v[i]->field, l->v[i]->name);
+  fclose(f);
+  return text;
+}
+
 static void save_kept(Emitter *e, int k, int line) {
   const SymList *l = kept_across(e, k);
   if (!l)
     return;
-  char *text = NULL;
-  size_t len;
-  FILE *f = xmemstream(&text, &len);
-  for (int i = 0; i < l->n; i++)
-    fprintf(f, "%scoro_f->%s = %s;", i ? " " : "", l->v[i]->field, l->v[i]->name);
-  fclose(f);
-  emit_put(e, line, "%s  /* kept in the frame while suspended */", text);
+  char *text = kept_stores(l, "; ");
+  emit_put(e, line, "%s;  /* kept in the frame while suspended */", text);
   xfree(text);
 }
 
-static void restore_kept(Emitter *e, int k, int line) {
+/* The label of resume point k, and on the same line the kept locals
+   loaded back. The line takes no line number of its own (LINE_RESUME): a
+   breakpoint on the line of a yield or an await stops once, before the
+   suspension, and the user's lines after it keep their numbers without a
+   #line between them (gcc's fallthrough comment must stand right before
+   its case label). */
+static void resume_label(Emitter *e, int k) {
   const SymList *l = kept_across(e, k);
-  if (!l)
-    return;
-  char *text = NULL;
-  size_t len;
-  FILE *f = xmemstream(&text, &len);
-  for (int i = 0; i < l->n; i++)
-    fprintf(f, "%s%s = coro_f->%s;", i ? " " : "", l->v[i]->name, l->v[i]->field);
-  fclose(f);
-  emit_put(e, line, "%s  /* back from the frame */", text);
-  xfree(text);
-}
-
-/* The label of resume point k, and the kept locals loaded back after it. */
-static void resume_label(Emitter *e, int k, int line) {
   e->indent--;
-  emit_put(e, 0, "coro_resume_%d:;", k);
+  if (!l) {
+    emit_put(e, 0, "coro_resume_%d:;", k);
+  } else {
+    char *text = NULL;
+    size_t len;
+    FILE *f = xmemstream(&text, &len);
+    for (int i = 0; i < l->n; i++)
+      fprintf(f, " %s = coro_f->%s;", l->v[i]->name, l->v[i]->field);
+    fclose(f);
+    lines_push(e->sink, (Line){LINE_RESUME, 0, e->indent,
+                               format("coro_resume_%d:;%s  /* back from the frame */", k, text)});
+    xfree(text);
+  }
   e->indent++;
-  restore_kept(e, k, line);
 }
 
 /* `await X`: evaluate X, keep the awaitable in the frame, suspend until it
@@ -141,14 +151,14 @@ static char *lower_await(Emitter *e, Node *n) {
     e->indent++;
     save_kept(e, k, line);
     emit_put(e, line, "CORO_AWAIT_SUSPEND(coro_c, %d, coro_f->coro_aw_%d);", k, k);
-    resume_label(e, k, line);
+    resume_label(e, k);
     e->indent--;
     emit_put(e, 0, "}");
     return format("coro_f->coro_aw_%d.result", k);
   }
   save_kept(e, k, line);
   emit_put(e, line, "CORO_AWAIT_TASK(coro_c, %d, coro_f->coro_aw_%d);", k, k);
-  resume_label(e, k, line);
+  resume_label(e, k);
   bool is_void = !task_has_value(n->sym);
   if (!is_void)
     emit_put(e, line, "coro_f->coro_tmp_%d = *(coro_value_%s *)coro_as_task(coro_f->coro_aw_%d)->result;", k,
@@ -188,7 +198,7 @@ static char *lower_await_inline(Emitter *e, Node *n) {
   e->indent++;
   save_kept(e, k, line);
   emit_put(e, line, "CORO_SUSPEND(coro_c, %d);  /* it waits for something: so does this task */", k);
-  resume_label(e, k, line);
+  resume_label(e, k);
   e->indent--;
   emit_put(e, 0, "}");
   if (!task_has_value(n->sym))
@@ -388,28 +398,6 @@ static bool is_framed(Emitter *e, const Sym *s) {
   return s && s->kind == SYM_OBJECT && s->owner == e->co && s->field && !s->cached;
 }
 
-/* Can evaluating n change a local (an assignment, ++ or --, a statement
-   expression)? A call cannot change one that is kept in a C local: its
-   address is never taken. */
-static bool sets_pre(Node *n, void *ctx) {
-  Emitter *e = ((void **)ctx)[0];
-  bool *found = ((void **)ctx)[1];
-  if (n->kind == ND_STMT_EXPR ||
-      (n->kind == ND_EXPR && (n->op == OP_ASSIGN || n->op == OP_ASSIGN_OP || n->op == OP_POSTFIX)))
-    *found = true;
-  if (n->kind == ND_EXPR && n->op == OP_UNARY && (strcmp(e->toks->v[n->first].text, "++") == 0 ||
-                                                  strcmp(e->toks->v[n->first].text, "--") == 0))
-    *found = true;
-  return !*found;
-}
-
-static bool sets_a_local(Emitter *e, Node *n) {
-  bool found = false;
-  void *ctx[2] = {e, &found};
-  visit(n, sets_pre, NULL, ctx);
-  return found;
-}
-
 /* The initializations of a declaration joined by `sep`; NULL if none. */
 static char *decl_inits(Emitter *e, Node *decl, const char *sep) {
   char *all = NULL;
@@ -481,22 +469,21 @@ static void lower_yield(Emitter *e, Node *n) {
     emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
     save_kept(e, n->resume_point, line);
     emit_put(e, line, "CORO_YIELD_TASK(coro_c, %d);", n->resume_point);
-    resume_label(e, n->resume_point, line);
+    resume_label(e, n->resume_point);
     return;
   }
   emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
-  if (kept_across(e, n->resume_point) && sets_a_local(e, n->expr)) {
-    /* `yield i++;`: the value first, then what is kept */
-    emit_put(e, line, "CORO_YIELD_VALUE(coro_out, coro_value_%s,%s%s);", e->co->name,
-             at_own_column(e, n->expr), node_str(e, n->expr));
-    save_kept(e, n->resume_point, line);
-    emit_put(e, line, "CORO_SUSPEND(coro_c, %d);", n->resume_point);
+  const SymList *kept = kept_across(e, n->resume_point);
+  if (kept) {  /* the value first (`yield i++;`), then the kept locals, in one statement */
+    char *stores = kept_stores(kept, ", ");
+    emit_put(e, line, "CORO_YIELD_KEEPING(coro_c, coro_out, %d, coro_value_%s, (%s),%s%s);",
+             n->resume_point, e->co->name, stores, at_own_column(e, n->expr), node_str(e, n->expr));
+    xfree(stores);
   } else {
-    save_kept(e, n->resume_point, line);
     emit_put(e, line, "CORO_YIELD(coro_c, coro_out, %d, coro_value_%s,%s%s);", n->resume_point,
              e->co->name, at_own_column(e, n->expr), node_str(e, n->expr));
   }
-  resume_label(e, n->resume_point, line);
+  resume_label(e, n->resume_point);
 }
 
 /* The items of a block, with the directives kept between them. */

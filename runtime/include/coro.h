@@ -914,13 +914,18 @@ static inline unsigned coro_enter(coro_t *c) {
    `for (...; i < to; ...) yield i;` jump over the end: 1.3x slower). */
 #define CORO_BODY_END CORO_FIRST_RESUME
 
-/* The first half of CORO_YIELD, for `yield i++;` when i is kept in a C
-   local (coroc saves the kept locals between the two halves). */
-#define CORO_YIELD_VALUE(out, T, ...)   /* ... is EXPR */               \
+/* CORO_YIELD, when some locals are kept in C locals of the resume function
+   (docs/abi.md, "Locals in C locals between suspensions"): KEEP, their
+   stores to the frame (`(coro_f->i = i)`), comes after EXPR is evaluated
+   (`yield i++;` keeps the i after the increment) and before the suspension;
+   one statement, so a debugger's breakpoint on the yield's line stops once. */
+#define CORO_YIELD_KEEPING(c, out, n, T, KEEP, ...)   /* ... is EXPR */  \
   do {                                                                   \
     T coro_value_ = (__VA_ARGS__);                                       \
     if (out)                                                             \
       *(T *)(out) = coro_value_;                                         \
+    (void)KEEP;                                                          \
+    CORO_SUSPEND(c, n);                                                  \
   } while (0)
 
 /* Suspend at resume point n: the next resume continues at label coro_resume_n. */

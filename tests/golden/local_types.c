@@ -47,14 +47,11 @@ static bool coro_resume_walk(coro_t *coro_c, void *coro_out) {
     coro_f->p.x += coro_f->path[i].x * d;
     /* resume point 1: local_types.coc:15 */
 #line 15
-    coro_f->d = d; coro_f->i = i;  /* kept in the frame while suspended */
-#line 15
-    CORO_YIELD(coro_c, coro_out, 1, coro_value_walk,
+    CORO_YIELD_KEEPING(coro_c, coro_out, 1, coro_value_walk, (coro_f->d = d, coro_f->i = i),
 #line 15
           (int)coro_f->p.x);
-  coro_resume_1:;
-#line 15
-    d = coro_f->d; i = coro_f->i;  /* back from the frame */
+  coro_resume_1:; d = coro_f->d; i = coro_f->i;  /* back from the frame */
+#line 16
   }
   /* resume point 2: local_types.coc:17 */
 #line 17

@@ -39,14 +39,11 @@ static bool coro_resume_pairs(coro_t *coro_c, void *coro_out) {
       int i = sum * 10;
       /* resume point 1: shadowing.coc:10 */
 #line 10
-      coro_f->sum = sum;  /* kept in the frame while suspended */
-#line 10
-      CORO_YIELD(coro_c, coro_out, 1, coro_value_pairs,
+      CORO_YIELD_KEEPING(coro_c, coro_out, 1, coro_value_pairs, (coro_f->sum = sum),
 #line 10
             i);
-    coro_resume_1:;
-#line 10
-      sum = coro_f->sum;  /* back from the frame */
+    coro_resume_1:; sum = coro_f->sum;  /* back from the frame */
+#line 11
     }
     /* resume point 2: shadowing.coc:12 */
 #line 12

@@ -39,16 +39,11 @@ again:
     count++;
     /* resume point 1: switch_goto.coc:16 */
 #line 16
-    CORO_YIELD_VALUE(coro_out, coro_value_tokens,
+    CORO_YIELD_KEEPING(coro_c, coro_out, 1, coro_value_tokens, (coro_f->count = count),
 #line 16
           *coro_f->s++);
-#line 16
-    coro_f->count = count;  /* kept in the frame while suspended */
-#line 16
-    CORO_SUSPEND(coro_c, 1);
-  coro_resume_1:;
-#line 16
-    count = coro_f->count;  /* back from the frame */
+  coro_resume_1:; count = coro_f->count;  /* back from the frame */
+#line 17
     break;
   }
   if (count < 10)
