@@ -5,7 +5,8 @@
  * back to the consumer (runtime/stackful.c, runtime/asm/). So the body is
  * copied as the user wrote it, comments, macros and #if included, with only
  * three kinds of splices: each `yield EXPR;` becomes
- * `CORO_STACKFUL_YIELD(coro_c, T, EXPR);` (`yield;` CORO_STACKFUL_YIELD_TASK),
+ * `CORO_STACKFUL_YIELD(coro_c, T, EXPR);` (`yield;` CORO_STACKFUL_YIELD_TASK;
+ * `X = yield EXPR;` both that and `CORO_RECEIVE(coro_c, X);` in a do-while),
  * each `await X` a CORO_STACKFUL_AWAIT... statement expression, and
  * `__func__` the coroutine's name. Splices keep their line breaks, so one
  * #line before the body keeps every line of it where the .coc has it.
@@ -100,6 +101,8 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       splice_inline_call(out, src, co, sp, y, lines);
       continue;
     }
+    if (y->kind == ND_YIELD && y->target)  /* two statements where the user wrote one */
+      fputs("do { ", out);
     if (y->kind == ND_YIELD)
       fprintf(out, "CORO_STACKFUL_YIELD(coro_c, coro_value_%s,", co->name);
     if (y->kind == ND_AWAIT && y->discarded)
@@ -116,6 +119,18 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       fputc(' ', out);
     splice(out, src, co, sp, first->offset, token_end(last), lines);
     fputs(y->kind == ND_YIELD ? ");" : ")", out);
+    if (y->kind == ND_YIELD && y->target) {  /* `x = yield v;`: then x gets what was sent */
+      Token *tf = &o->v[y->target->first], *tl = &o->v[y->target->last];
+      fputs(" CORO_RECEIVE(coro_c,", out);
+      if (!lines || !realign(out, src, tf))
+        fputc(' ', out);
+      splice(out, src, co, sp, tf->offset, token_end(tl), lines);
+      fputs("); } while (0)", out);
+      if (lines && realign(out, src, &o->v[y->last]))
+        at = o->v[y->last].offset;  /* the ';' where it was: what follows keeps its line */
+      else
+        fputc(';', out);
+    }
   }
   if (at < to)
     fwrite(src->raw + at, 1, to - at, out);
