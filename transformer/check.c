@@ -120,8 +120,8 @@ static void walk_yield(Checker *c, Node *n) {
     error_tok(n->tok, "only '=' receives the value sent to a 'yield': write 'tmp = yield EXPR;', "
               "then use tmp");
   if (n->flags & YIELD_IN_EXPR)
-    error_tok(n->tok, "'LVALUE = yield EXPR' must be a statement of its own: a 'yield' cannot "
-              "stand inside a larger expression");
+    error_tok(n->tok, "'LVALUE = yield EXPR;' must be a statement of its own, not part of a "
+              "larger expression or of a for loop's clauses");
   if (n->expr) {
     if (co->returns_void)
       error_tok(n->tok, "'yield' with a value in coroutine '%s', whose type is void", co->name);
