@@ -5,14 +5,15 @@
  * back to the consumer (runtime/stackful.c, runtime/asm/). So the body is
  * copied as the user wrote it, comments, macros and #if included, with only
  * three kinds of splices: each `yield EXPR;` becomes
- * `CORO_STACKFUL_YIELD(coro_c, T, EXPR);` (`yield;` CORO_STACKFUL_YIELD_TASK;
- * `X = yield EXPR;` both that and `CORO_RECEIVE(coro_c, X);` in a do-while),
+ * `CORO_STACKFUL_YIELD(coro_c, T, EXPR);` (`yield;` CORO_STACKFUL_YIELD_TASK),
  * each `await X` a CORO_STACKFUL_AWAIT... statement expression, and
  * `__func__` the coroutine's name. Splices keep their line breaks, so one
  * #line before the body keeps every line of it where the .coc has it.
  * A splice makes its line longer, though, so (unless --no-line) the operand
  * of a yield or await goes on a line of its own, after `#line N`, blank up to
  * its column: a compiler's caret then points where the user wrote it.
+ * `X = yield EXPR;` becomes that yield and `CORO_RECEIVE(coro_c, X);` in a
+ * do-while, one statement where the user wrote one.
  *
  *   typedef int coro_value_fib;
  *   struct coro_args_fib { int n; };              the arguments, until it starts
