@@ -354,10 +354,9 @@ enum {
 /* Where a yield stands (ND_YIELD's flags): only a plain statement, `yield;`
    or `yield EXPR;`, or the statement `LVALUE = yield EXPR;` is accepted. */
 enum {
-  YIELD_RECEIVES = 1 << 0, /* `target = yield expr` (or op=: YIELD_COMPOUND) */
-  YIELD_COMPOUND = 1 << 1, /* `target += yield expr` and the like: refused */
-  YIELD_IN_EXPR = 1 << 2,  /* inside an expression, not a statement of its own: refused */
-  YIELD_IN_INIT = 1 << 3,  /* an initializer `T x = yield expr`: refused */
+  YIELD_COMPOUND = 1 << 0, /* `target += yield expr` and the like: refused */
+  YIELD_IN_EXPR = 1 << 1,  /* inside an expression, not a statement of its own: refused */
+  YIELD_IN_INIT = 1 << 2,  /* an initializer `T x = yield expr`: refused */
 };
 
 /* The parser's limit on nesting (its stack depth, in grammar symbols):

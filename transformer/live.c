@@ -19,10 +19,11 @@
  * The analysis is the textbook one, on a control-flow graph of the body
  * made here: a node per expression evaluation, with the locals it reads
  * (use) and the ones it sets whole (def: `x = ...;`, an initializer), and a
- * node per resume point. `x = yield v;` is v's evaluation, the resume point,
- * then the setting of x (x is received after the resume, never read). An expression with an await in it is read as a
- * whole both before and after its resume points (the lowering evaluates
- * parts of it on either side), which is conservative. (A local read before
+ * node per resume point (`x = yield v;` is v's evaluation, the resume point,
+ * then a node that sets x: x is received after the resume, never read). An
+ * expression with an await in it is read as a whole both before and after
+ * its resume points (the lowering evaluates parts of it on either side),
+ * which is conservative. (A local read before
  * it is ever set has no value to keep: as in C, and as in the stackful
  * backend, it is indeterminate.) Then, backwards to a fixed point:
  *

@@ -853,11 +853,14 @@ expr
   | expr ',' assign_expr                       { $$ = expr_node(@$, OP_COMMA, $1, $3, NULL); }
   ;
 
+/* `LVALUE = yield EXPR` is parsed wherever an assignment may stand, so that
+   one out of place gets a message of its own (check.c walk_yield): only a
+   statement of its own (expression_statement) takes off YIELD_IN_EXPR. */
 assign_expr
   : cond_expr
   | unary_expr assign_op assign_expr           { $$ = expr_node(@$, $2, $1, $3, NULL); }
   | unary_expr assign_op YIELD assign_expr     { $$ = NEW(ND_YIELD, @$); $$->tok = $3; $$->target = $1; $$->expr = $4;
-                                                 $$->flags = YIELD_RECEIVES | YIELD_IN_EXPR | ($2 == OP_ASSIGN ? 0 : YIELD_COMPOUND);
+                                                 $$->flags = YIELD_IN_EXPR | ($2 == OP_ASSIGN ? 0 : YIELD_COMPOUND);
                                                  outside_check(p, "yield", @3); }
   ;
 

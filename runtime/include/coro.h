@@ -50,7 +50,7 @@ static inline bool coro_next(coro_t *gen, void *out);  /* (inline: defined below
    runs on to its next value (in *out) as with coro_next. coro_next, and
    coro_send with in NULL, send nothing: x is then zeroed. A value sent to
    a body that waits at no `x = yield v;` (its first resume, or a plain
-   `yield v;`) is dropped. docs/runtime.md, "Sending values in". */
+   `yield v;`) is dropped. docs/runtime.md, "coro_send". */
 bool coro_send(coro_t *gen, const void *in, void *out);
 
 /* True once the body has returned. A generator suspended at its last value
