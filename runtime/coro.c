@@ -52,6 +52,19 @@ bool coro_next_refused(coro_t *gen) {
              (void *)gen);
 }
 
+/* `x = yield v;`: coro_send marks the value for gen alone, and takes the
+   mark back when gen suspends or ends (gen took it already if it waited
+   at a `x = yield v;`, and the mark must not reach a later resume). */
+_Thread_local struct coro_sent coro_sent;
+
+bool coro_send(coro_t *gen, const void *in, void *out) {
+  coro_sent.to = in ? gen : NULL;
+  coro_sent.in = in;
+  bool more = coro_next(gen, out);
+  coro_sent.to = NULL;
+  return more;
+}
+
 bool coro_done(const coro_t *c) {
   return c->status == CORO_DONE;
 }

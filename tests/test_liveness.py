@@ -31,12 +31,15 @@ FIELDS = {
     "write_through_pointer": ["which", "p"], # p[0] = 77 after the yield reads p
     "yield_changes_local": ["n", "i"],       # i: read after each yield
     "const_kept": ["m", "n", "none", "text", "k"],  # m: read once, before the first yield
+    "received": ["n", "old", "sum", "i"],    # x = yield ...: x set after the yield, not read
+    "received_member": ["pr"],               # pr.b = yield ...: pr.a is read after
 }
 PLAIN = {
     "switch_past_decls": ["t"],
     "dead_before_yield": ["big", "i", "sum", "i", "sq"],
     "reset_each_time": ["v"],
     "struct_whole": ["p"],
+    "received": ["x"],
 }
 
 

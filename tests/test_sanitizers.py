@@ -41,13 +41,17 @@ def test_stackful_under_asan(toolchain, libcoro_asan, case, tmp_path):
 
 
 TASKS = sorted((TESTS_DIR / "tasks").glob("*.coc"))
+# and the values sent in (coro_send, CORO_RECEIVE's copy of the lvalue's size)
+STACKLESS = TASKS + [TESTS_DIR / "cases" / "send.coc"]
 
 
-@pytest.mark.parametrize("case", TASKS, ids=[c.name for c in TASKS])
+@pytest.mark.parametrize("case", STACKLESS, ids=[c.name for c in STACKLESS])
 def test_stackless_tasks_under_asan(toolchain, libcoro_asan, case, tmp_path):
     """The stackless backend's tasks too: frames inside their parent's
     (coro_children), made in place and never freed by themselves, must
-    neither overlap nor leak; the runtime takes malloc under ASan."""
+    neither overlap nor leak; the runtime takes malloc under ASan. And
+    tests/cases/send.coc: a value sent in is copied with the size of the
+    lvalue that receives it, never more."""
     args = case_args(case)
     c_file = toolchain.transform(case, "stackless", extra=(f"-I{TESTS_DIR}", f"-I{case.parent}", *args))
     exe = tmp_path / "prog"

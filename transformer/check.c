@@ -113,6 +113,15 @@ static void walk_yield(Checker *c, Node *n) {
   if (c->stmt_expr)
     error_tok(n->tok, "'yield' inside a statement expression is not supported: the "
               "expression's unfinished value would be lost while the coroutine is suspended");
+  if (n->flags & YIELD_IN_INIT)
+    error_tok(n->tok, "'yield' in an initializer: declare the variable, then receive the value "
+              "sent with the statement 'NAME = yield EXPR;'");
+  if (n->flags & YIELD_COMPOUND)
+    error_tok(n->tok, "only '=' receives the value sent to a 'yield': write 'tmp = yield EXPR;', "
+              "then use tmp");
+  if (n->flags & YIELD_IN_EXPR)
+    error_tok(n->tok, "'LVALUE = yield EXPR;' must be a statement of its own, not part of a "
+              "larger expression or of a for loop's clauses");
   if (n->expr) {
     if (co->returns_void)
       error_tok(n->tok, "'yield' with a value in coroutine '%s', whose type is void", co->name);

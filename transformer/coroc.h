@@ -300,7 +300,7 @@ typedef enum {
   ND_LABEL,       /* tok: body */
   ND_CASE,        /* case value: body, or case value ... high: body */
   ND_DEFAULT,     /* default: body */
-  ND_YIELD,       /* yield expr; (expr NULL: bare yield;) */
+  ND_YIELD,       /* yield expr; (expr NULL: bare yield;); target = yield expr; (flags: YIELD_*) */
   ND_ASM_STMT,    /* __asm__ (...); kept as written */
   ND_LABEL_DECL,  /* __label__ a, b; kept as written */
   ND_STATIC_ASSERT, /* _Static_assert(...); kept as written */
@@ -351,6 +351,14 @@ enum {
   SP_OPAQUE = 1 << 12,    /* a type coroc cannot see through: __builtin_va_list, __auto_type, _Atomic(T) */
 };
 
+/* Where a yield stands (ND_YIELD's flags): only a plain statement, `yield;`
+   or `yield EXPR;`, or the statement `LVALUE = yield EXPR;` is accepted. */
+enum {
+  YIELD_COMPOUND = 1 << 0, /* `target += yield expr` and the like: refused */
+  YIELD_IN_EXPR = 1 << 1,  /* inside an expression, not a statement of its own: refused */
+  YIELD_IN_INIT = 1 << 2,  /* an initializer `T x = yield expr`: refused */
+};
+
 /* The parser's limit on nesting (its stack depth, in grammar symbols):
    brackets, prefix operators, right-leaning chains (`a = b = c`, `?:`),
    nested statements. */
@@ -395,6 +403,8 @@ struct Node {
     Node *step;       /* ND_FOR */
     Node *high;       /* ND_CASE: the end of a GNU case range */
     Node *rhs;        /* ND_EXPR: the second operand (a cast's operand) */
+    Node *target;     /* ND_YIELD: the lvalue of `target = yield expr;`, which receives the value
+                         sent (evaluated after the suspension, so walked after expr) */
   };
   union {             /* slot 3 */
     Node *otherwise;  /* ND_IF (the else branch); `?:` */
@@ -424,7 +434,7 @@ struct Node {
   int first;       /* index of its first token (in the token list it was parsed from) */
   int last;        /* index of its last token; last < first for an empty node */
   union {          /* a small number, named by what it is for the node's kind: */
-    int flags;        /* ND_SPECS: SP_*; ND_SIZEOF: SP_TYPE for typeof */
+    int flags;        /* ND_SPECS: SP_*; ND_SIZEOF: SP_TYPE for typeof; ND_YIELD: YIELD_* */
     int op;           /* ND_EXPR: which operator (Op) */
   };
   union {          /* one number, named by what it is for the node's kind: */

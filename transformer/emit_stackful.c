@@ -12,6 +12,8 @@
  * A splice makes its line longer, though, so (unless --no-line) the operand
  * of a yield or await goes on a line of its own, after `#line N`, blank up to
  * its column: a compiler's caret then points where the user wrote it.
+ * `X = yield EXPR;` becomes that yield and `CORO_RECEIVE(coro_c, X);` in a
+ * do-while, one statement where the user wrote one.
  *
  *   typedef int coro_value_fib;
  *   struct coro_args_fib { int n; };              the arguments, until it starts
@@ -100,6 +102,8 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       splice_inline_call(out, src, co, sp, y, lines);
       continue;
     }
+    if (y->kind == ND_YIELD && y->target)  /* two statements where the user wrote one */
+      fputs("do { ", out);
     if (y->kind == ND_YIELD)
       fprintf(out, "CORO_STACKFUL_YIELD(coro_c, coro_value_%s,", co->name);
     if (y->kind == ND_AWAIT && y->discarded)
@@ -116,6 +120,18 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       fputc(' ', out);
     splice(out, src, co, sp, first->offset, token_end(last), lines);
     fputs(y->kind == ND_YIELD ? ");" : ")", out);
+    if (y->kind == ND_YIELD && y->target) {  /* `x = yield v;`: then x gets what was sent */
+      Token *tf = &o->v[y->target->first], *tl = &o->v[y->target->last];
+      fputs(" CORO_RECEIVE(coro_c,", out);
+      if (!lines || !realign(out, src, tf))
+        fputc(' ', out);
+      splice(out, src, co, sp, tf->offset, token_end(tl), lines);
+      fputs("); } while (0)", out);
+      if (lines && realign(out, src, &o->v[y->last]))
+        at = o->v[y->last].offset;  /* the ';' where it was: what follows keeps its line */
+      else
+        fputc(';', out);
+    }
   }
   if (at < to)
     fwrite(src->raw + at, 1, to - at, out);

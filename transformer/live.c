@@ -19,9 +19,11 @@
  * The analysis is the textbook one, on a control-flow graph of the body
  * made here: a node per expression evaluation, with the locals it reads
  * (use) and the ones it sets whole (def: `x = ...;`, an initializer), and a
- * node per resume point. An expression with an await in it is read as a
- * whole both before and after its resume points (the lowering evaluates
- * parts of it on either side), which is conservative. (A local read before
+ * node per resume point (`x = yield v;` is v's evaluation, the resume point,
+ * then a node that sets x: x is received after the resume, never read). An
+ * expression with an await in it is read as a whole both before and after
+ * its resume points (the lowering evaluates parts of it on either side),
+ * which is conservative. (A local read before
  * it is ever set has no value to keep: as in C, and as in the stackful
  * backend, it is indeterminate.) Then, backwards to a fixed point:
  *
@@ -625,7 +627,13 @@ static int build(Live *l, Node *s, int next) {
     int r = new_cfg_node(l);
     l->nodes[r].resume_point = s->resume_point;
     l->nodes[r].tok = s->first;
-    add_succ(l, r, next);
+    if (s->target) {  /* `x = yield v;`: x is set after the resume point, not read */
+      Node *t = strip_parens(s->target);
+      bool whole = var_of(t) >= 0;
+      add_succ(l, r, eval_then(l, s->target, whole ? t : NULL, whole ? t : NULL, next));
+    } else {
+      add_succ(l, r, next);
+    }
     return s->expr ? eval_then(l, s->expr, NULL, NULL, r) : r;
   }
   case ND_ASM_STMT: {

@@ -4,7 +4,8 @@
  * switch jumps to where the last suspension left off, and every local is a
  * field of the frame. Most statements stay as written (their tokens printed
  * again by text.c with the renames of frame.c); what changes:
- *  - each `yield` becomes CORO_YIELD and a numbered resume point after it;
+ *  - each `yield` becomes CORO_YIELD and a numbered resume point after it
+ *    (`x = yield v;`: then CORO_RECEIVE(coro_c, x), the value sent);
  *  - each `await` becomes statements before the statement it stands in: the
  *    awaitable kept in the frame, a loop that suspends until it is ready, a
  *    resume point, and the value it gives (lower_await); C's evaluation
@@ -484,6 +485,8 @@ static void lower_yield(Emitter *e, Node *n) {
              e->co->name, at_own_column(e, n->expr), node_str(e, n->expr));
   }
   resume_label(e, n->resume_point);
+  if (n->target)  /* `x = yield v;`: after the kept locals are back, x gets what was sent */
+    emit_put(e, line, "CORO_RECEIVE(coro_c,%s%s);", at_own_column(e, n->target), node_str(e, n->target));
 }
 
 /* The items of a block, with the directives kept between them. */

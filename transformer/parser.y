@@ -663,6 +663,8 @@ direct_abstract
 
 initializer
   : assign_expr
+  | YIELD assign_expr                          { $$ = NEW(ND_YIELD, @$); $$->tok = $1; $$->expr = $2; $$->flags = YIELD_IN_INIT;
+                                                 outside_check(p, "yield", @1); }
   | '{' init_list comma_opt '}'                { $$ = NEW(ND_INIT_LIST, @$); $$->kids = $2->kids; }
   | '{' '}'                                    { $$ = NEW(ND_INIT_LIST, @$); }
   ;
@@ -788,7 +790,11 @@ label_decl
 
 expression_statement
   : ';'                                        { $$ = NEW(ND_EXPR_STMT, @$); }
-  | expr ';'                                   { $$ = NEW(ND_EXPR_STMT, @$); $$->expr = $1; }
+  | expr ';'                                   { if ($1->kind == ND_YIELD) {  /* `x = yield v;`: a statement */
+                                                   $$ = $1; $$->flags &= ~YIELD_IN_EXPR; $$->last = @$.last;
+                                                 } else {
+                                                   $$ = NEW(ND_EXPR_STMT, @$); $$->expr = $1;
+                                                 } }
   ;
 
 selection_statement
@@ -847,9 +853,15 @@ expr
   | expr ',' assign_expr                       { $$ = expr_node(@$, OP_COMMA, $1, $3, NULL); }
   ;
 
+/* `LVALUE = yield EXPR` is parsed wherever an assignment may stand, so that
+   one out of place gets a message of its own (check.c walk_yield): only a
+   statement of its own (expression_statement) takes off YIELD_IN_EXPR. */
 assign_expr
   : cond_expr
   | unary_expr assign_op assign_expr           { $$ = expr_node(@$, $2, $1, $3, NULL); }
+  | unary_expr assign_op YIELD assign_expr     { $$ = NEW(ND_YIELD, @$); $$->tok = $3; $$->target = $1; $$->expr = $4;
+                                                 $$->flags = YIELD_IN_EXPR | ($2 == OP_ASSIGN ? 0 : YIELD_COMPOUND);
+                                                 outside_check(p, "yield", @3); }
   ;
 
 assign_op

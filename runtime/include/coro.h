@@ -45,6 +45,14 @@ struct coro_awaitable;                 /* the head of every awaitable (below) */
    returned, and false again on every later call. */
 static inline bool coro_next(coro_t *gen, void *out);  /* (inline: defined below) */
 
+/* coro_next that hands the generator a value: the pending `x = yield v;`
+   gets a copy of *in (of x's type, copied with x's size), then the body
+   runs on to its next value (in *out) as with coro_next. coro_next, and
+   coro_send with in NULL, send nothing: x is then zeroed. A value sent to
+   a body that waits at no `x = yield v;` (its first resume, or a plain
+   `yield v;`) is dropped. docs/runtime.md, "coro_send". */
+bool coro_send(coro_t *gen, const void *in, void *out);
+
 /* True once the body has returned. A generator suspended at its last value
    is not done yet: only the coro_next that finds no further value is. */
 bool coro_done(const coro_t *c);
@@ -1021,6 +1029,30 @@ static inline void coro_stackful_yield(coro_t *c) {
     if (coro_out_)                                                       \
       *(T *)coro_out_ = coro_value_;                                     \
     coro_stackful_yield(c);                                              \
+  } while (0)
+
+/* `x = yield v;` in either backend: what coro_send(gen, in, out) sends, for
+   the one instance it resumes; taken (and cleared) right after that
+   instance resumes, before anything else runs, so a generator it resumes
+   in turn never sees it. CORO_RECEIVE: x gets *in, or zero bytes when
+   nothing was sent to it (coro_next). */
+struct coro_sent {
+  coro_t *to;                   /* the instance that coro_send resumes, or NULL */
+  const void *in;               /* the value it sends */
+};
+#ifdef __cplusplus
+extern thread_local struct coro_sent coro_sent;
+#else
+extern _Thread_local struct coro_sent coro_sent;
+#endif
+#define CORO_RECEIVE(c, LVALUE)                                          \
+  do {                                                                   \
+    if (coro_sent.to == (c)) {                                           \
+      coro_sent.to = NULL;                                               \
+      memcpy(&(LVALUE), coro_sent.in, sizeof(LVALUE));                   \
+    } else {                                                             \
+      memset(&(LVALUE), 0, sizeof(LVALUE));                              \
+    }                                                                    \
   } while (0)
 
 /* Tasks in the stackless backend. */
