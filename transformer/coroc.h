@@ -560,9 +560,9 @@ Sym *scope_lookup_tag(const char *name);  /* struct/union/enum tags */
 typedef enum {
   LINE_CODE,       /* a line of C */
   LINE_DIRECTIVE,  /* a preprocessor line of the body, printed where it stands */
-  LINE_RESUME,     /* a resume point's label with the kept locals loaded back: it takes the line
-                      number the label would have, and the lines after it are numbered as if it
-                      were not there (lower.c, resume_label) */
+  LINE_RESUME,     /* a resume point's label with the kept locals loaded back: on the coroutine's
+                      first line, as the dispatch that jumps there, and the lines after it are
+                      numbered as if it were not there (lower.c, resume_label) */
 } LineKind;
 
 typedef struct {

@@ -30,12 +30,12 @@ static void emit_lines(Emitter *e, const Lines *lines) {
       emit_directive(e, l->line);
       continue;
     }
-    if (l->kind == LINE_RESUME) {  /* the next line gets the number this one had */
+    if (l->kind == LINE_RESUME) {  /* on the definition's line, as the dispatch that jumps here */
       int at = e->mapped;
       e->indent = l->indent;
-      emit_put(e, 0, "%s", l->text);
+      emit_put(e, emit_line_of(e, e->co->decl), "%s", l->text);
       if (at)
-        emit_sync(e, at);
+        emit_sync(e, at);  /* the next line has the number it would have had */
       continue;
     }
     e->indent = l->indent;

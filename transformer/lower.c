@@ -102,11 +102,12 @@ static void save_kept(Emitter *e, int k, int line) {
 }
 
 /* The label of resume point k, and on the same line the kept locals
-   loaded back. The line takes no line number of its own (LINE_RESUME): a
-   breakpoint on the line of a yield or an await stops once, before the
-   suspension, and the user's lines after it keep their numbers without a
-   #line between them (gcc's fallthrough comment must stand right before
-   its case label). */
+   loaded back. The line stands for the coroutine's first line, as the
+   dispatch switch that jumps to it does, and the lines after it keep the
+   numbers they would have (LINE_RESUME): a breakpoint on the line of a
+   yield, an await or the statement after it stops where that line's own
+   code is, not at the loads, and no #line comes between a fallthrough
+   comment and its case label (gcc wants them side by side). */
 static void resume_label(Emitter *e, int k) {
   const SymList *l = kept_across(e, k);
   e->indent--;
@@ -154,7 +155,7 @@ static char *lower_await(Emitter *e, Node *n) {
     emit_put(e, line, "CORO_AWAIT_SUSPEND(coro_c, %d, coro_f->coro_aw_%d);", k, k);
     resume_label(e, k);
     e->indent--;
-    emit_put(e, 0, "}");
+    emit_put(e, line, "}");  /* the await's line: not the next line's, whose code it is not */
     return format("coro_f->coro_aw_%d.result", k);
   }
   save_kept(e, k, line);
@@ -201,7 +202,7 @@ static char *lower_await_inline(Emitter *e, Node *n) {
   emit_put(e, line, "CORO_SUSPEND(coro_c, %d);  /* it waits for something: so does this task */", k);
   resume_label(e, k);
   e->indent--;
-  emit_put(e, 0, "}");
+  emit_put(e, line, "}");  /* the await's line, as above */
   if (!task_has_value(n->sym))
     return "(void)0";
   if (n->sole_await)  /* read from the child's frame: nothing takes its place first */

@@ -50,6 +50,7 @@ static bool coro_resume_walk(coro_t *coro_c, void *coro_out) {
     CORO_YIELD_KEEPING(coro_c, coro_out, 1, coro_value_walk, (coro_f->d = d, coro_f->i = i),
 #line 15
           (int)coro_f->p.x);
+#line 7
   coro_resume_1:; d = coro_f->d; i = coro_f->i;  /* back from the frame */
 #line 16
   }

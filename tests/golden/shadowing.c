@@ -42,6 +42,7 @@ static bool coro_resume_pairs(coro_t *coro_c, void *coro_out) {
       CORO_YIELD_KEEPING(coro_c, coro_out, 1, coro_value_pairs, (coro_f->sum = sum),
 #line 10
             i);
+#line 4
     coro_resume_1:; sum = coro_f->sum;  /* back from the frame */
 #line 11
     }

@@ -42,6 +42,7 @@ again:
     CORO_YIELD_KEEPING(coro_c, coro_out, 1, coro_value_tokens, (coro_f->count = count),
 #line 16
           *coro_f->s++);
+#line 5
   coro_resume_1:; count = coro_f->count;  /* back from the frame */
 #line 17
     break;

@@ -118,6 +118,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
 #line 12
     CORO_SUSPEND(coro_c, 1);  /* it waits for something: so does this task */
   coro_resume_1:;
+#line 12
   }
 #line 12
   coro_f->a = coro_f->coro_children.coro_in_1.coro_result + 1;
@@ -132,6 +133,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
 #line 13
       CORO_SUSPEND(coro_c, 2);  /* it waits for something: so does this task */
     coro_resume_2:;
+#line 13
     }
 #line 13
     coro_f->coro_cond_1 = (coro_f->coro_children.coro_in_2.coro_result > 10) != 0;
@@ -148,6 +150,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
 #line 15
       CORO_SUSPEND(coro_c, 3);  /* it waits for something: so does this task */
     coro_resume_3:;
+#line 15
     }
 #line 15
     if (!(coro_f->coro_children.coro_in_3.coro_result < 1000)) break;
@@ -225,6 +228,7 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
 #line 21
     CORO_SUSPEND(coro_c, 1);  /* it waits for something: so does this task */
   coro_resume_1:;
+#line 21
   }
 #line 21
   printf("%d\n", coro_f->coro_children.coro_in_1.coro_result);
@@ -236,6 +240,7 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
 #line 22
     CORO_SUSPEND(coro_c, 2);  /* it waits for something: so does this task */
   coro_resume_2:;
+#line 22
   }
 #line 22
   printf("%d\n", coro_f->coro_children.coro_in_2.coro_result);
