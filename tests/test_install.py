@@ -133,8 +133,9 @@ def installed(coroc, tmp_path_factory):
 def test_installed_files(installed):
     inst = installed
     assert inst.coroc.is_file() and os.access(inst.coroc, os.X_OK)
-    assert (inst.includedir / "coro.h").read_text() == \
-        (SOURCE_DIR / "runtime" / "include" / "coro.h").read_text()
+    for header in ["coro.h", "coro/gen.h"]:   # the API, and the generated code's, which it includes
+        assert (inst.includedir / header).read_text() == \
+            (SOURCE_DIR / "runtime" / "include" / header).read_text(), header
     assert (inst.libdir / "libcoro.a").is_file()
     assert (inst.pkgconfigdir / "coro.pc").is_file()
     for name in ["corocConfig.cmake", "corocConfigVersion.cmake", "corocTargets.cmake",

@@ -320,7 +320,7 @@ debug_build() {
 # not stop the rest.) gdb may load coroc's extension from the programs built
 # here (add-auto-load-safe-path: docs/debugging.md). What differs from one
 # machine to the next is hidden: addresses become 0x..., line numbers in
-# coro.h NNN, a timer's time left NNN ms, gdb's notes on threads go.
+# coro.h and coro/gen.h NNN, a timer's time left NNN ms, gdb's notes on threads go.
 debug_session() {
   local cmds=(-iex "add-auto-load-safe-path $work" -ex "set filename-display basename"
               -ex "set trace-commands on") line
@@ -332,7 +332,7 @@ debug_session() {
            -e '/^Using host libthread_db/d' \
            -e 's/^\+/(gdb) /' \
            -e 's/0x[0-9a-f]+/0x.../g' \
-           -e 's/coro\.h:[0-9]+/coro.h:NNN/g' \
+           -e 's/(coro|gen)\.h:[0-9]+/\1.h:NNN/g' \
            -e 's/[0-9]+ ms left/NNN ms left/g' \
            -e 's/process [0-9]+/process NNN/'
 }

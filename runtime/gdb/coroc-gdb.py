@@ -36,7 +36,7 @@ import gdb
 import gdb.unwinder
 
 STATES = ["created", "suspended", "running", "done"]
-CORO_TASK = 2        # enum coro_kind in coro.h
+CORO_TASK = 2        # enum coro_kind in coro/gen.h
 
 
 def _type(name, block=None):
@@ -204,7 +204,7 @@ class Instance:
             # x86_64: where it goes on and its rbp are the two words on top of its stack
             # (runtime/asm/switch_x86_64.S). The registers as they are where it goes on: past
             # those two words, and for a yield switched inline, past the 128-byte red zone too,
-            # which the asm statement stepped over (coro.h): there the compiler's unwind info
+            # which the asm statement stepped over (coro/gen.h): there the compiler's unwind info
             # counts from the rsp it had before the statement.
             ulong = _type("unsigned long")
             sp = int(ctx["rsp"])
@@ -530,10 +530,12 @@ class ContextUnwinder(gdb.unwinder.Unwinder):
 
 
 def _runtime_frame(frame):
-    """The switch itself, inlined from coro.h (or the runtime's own files): not the program's."""
+    """The switch itself, inlined from coro/gen.h (or the runtime's own files): not the program's."""
     sal = frame.find_sal()
-    if sal.symtab is not None and os.path.basename(sal.symtab.filename) in ("coro.h", "stackful.c"):
-        return True
+    if sal.symtab is not None:
+        path = sal.symtab.fullname() or sal.symtab.filename   # (filename obeys filename-display)
+        if path.endswith("coro/gen.h") or os.path.basename(path) in ("coro.h", "stackful.c"):
+            return True
     return (frame.name() or "") in ("coro_ctx_switch", "coro_stackful_suspend")
 
 

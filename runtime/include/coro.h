@@ -1,13 +1,10 @@
-/* coro.h: the coroc runtime.
+/* coro.h: the coroc runtime's API (docs/runtime.md says more of each).
  *
- * One library serves both backends. A coroutine instance is a `coro_t *`,
- * whether coroc turned its body into a state machine (stackless) or kept it
- * as a function running on a stack of its own (stackful); users cannot tell
- * them apart.
- *
- * The first part of this header is the public API (docs/runtime.md). The
- * second part, fenced below, is the interface that coroc's generated code
- * relies on (docs/abi.md); users never need to touch it.
+ * A coroutine instance is a `coro_t *`, whether coroc turned its body into
+ * a state machine (stackless) or kept it on a stack of its own (stackful).
+ * The code that coroc generates needs more than this: coro/gen.h, which
+ * this header includes at its end (docs/abi.md), so that generated code
+ * and users write `#include <coro.h>` only. Nothing there is API.
  */
 #ifndef CORO_H
 #define CORO_H
@@ -15,135 +12,95 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <signal.h>      /* sigset_t: coro_signal */
+#include <signal.h>        /* sigset_t: coro_signal */
 #include <sys/signalfd.h>  /* struct signalfd_siginfo: coro_signal */
-#include <sys/socket.h>  /* struct sockaddr, socklen_t: coro_accept, coro_connect */
-#include <sys/types.h>   /* ssize_t */
-#include <string.h>  /* memcpy: generated code initializes arrays in frames with it */
+#include <sys/socket.h>    /* struct sockaddr, socklen_t: coro_accept, coro_connect */
+#include <sys/types.h>     /* ssize_t */
+#include <string.h>        /* memcpy: generated code initializes arrays in frames with it */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct coro coro_t;            /* a coroutine instance */
-struct coro_awaitable;                 /* the head of every awaitable (below) */
-
-/* On what makes something to await: the awaitable operations below, and the
-   creation function of every coroutine (coroc puts it on their prototypes).
-   Made and dropped, they do nothing (`coro_sleep(100);` without `await` does
-   not sleep; `child(1);` runs nothing and leaks an instance), so the compiler
-   warns: "ignoring return value ... declared with attribute
-   'warn_unused_result'". */
+/* Made and dropped, an awaitable or a new instance does nothing
+   (`coro_sleep(100);` without `await`): the compiler warns. */
 #if defined(__GNUC__) || defined(__clang__)
 #define CORO_NODISCARD __attribute__((warn_unused_result))
 #else
 #define CORO_NODISCARD
 #endif
 
-/* Resume the generator `gen` until it yields its next value, and copy that
-   value to *out (out may be NULL to skip it). Returns false once the body has
-   returned, and false again on every later call. */
-static inline bool coro_next(coro_t *gen, void *out);  /* (inline: defined below) */
+/* {==================================================================
+ * Types
+ * =================================================================== */
 
-/* coro_next that hands the generator a value: the pending `x = yield v;`
-   gets a copy of *in (of x's type, copied with x's size), then the body
-   runs on to its next value (in *out) as with coro_next. coro_next, and
-   coro_send with in NULL, send nothing: x is then zeroed. A value sent to
-   a body that waits at no `x = yield v;` (its first resume, or a plain
-   `yield v;`) is dropped. docs/runtime.md, "coro_send". */
+typedef struct coro coro_t;  /* a coroutine instance: a generator or a task */
+
+/* The head of every awaitable struct below; its `result` member is the value
+   of the await. Users name them: `struct coro_read rd = coro_read(fd, b, n);
+   await coro_timeout(&rd.base, 100);` then rd.result. Layouts: coro/gen.h. */
+struct coro_awaitable;
+struct coro_read;          /* coro_read: ssize_t */
+struct coro_write;         /* coro_write: ssize_t */
+struct coro_accept;        /* coro_accept: int, the new fd */
+struct coro_connect;       /* coro_connect: int, 0 once connected */
+struct coro_read_buf;      /* coro_read_buf: struct coro_buf */
+struct coro_signal;        /* coro_signal: int, the signal */
+struct coro_sleep;         /* coro_sleep: int, 0 */
+struct coro_wait;          /* coro_wait_all, coro_wait_any: long, 0 or the index */
+struct coro_timeout;       /* coro_timeout: int, 0 or -ETIMEDOUT */
+struct coro_offload;       /* coro_offload: void *, fn's value */
+struct coro_chan_op;       /* coro_chan_send, coro_chan_recv: int, 0 or -EPIPE */
+struct coro_chan_select;   /* coro_chan_select(_timeout): int, the index or -ETIMEDOUT */
+struct coro_sync_wait;     /* every wait of the toolkit: int, 0 or -ETIMEDOUT */
+
+/* Declared by the user, zeroed (a fresh one), fields the runtime's. */
+struct coro_event;         /* an event: set wakes every waiter, and it stays set */
+struct coro_sem;           /* a counting semaphore; CORO_SEM_INIT(n) or coro_sem_init */
+struct coro_mutex;         /* a mutex held by a task across awaits */
+struct coro_group;         /* a wait group of tasks */
+struct coro_chan;          /* a channel: made by coro_chan_new */
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Generators (and every instance)
+ * =================================================================== */
+
+/* Resume gen to its next value, copied to *out (NULL: dropped); false once it returned. */
+static inline bool coro_next(coro_t *gen, void *out);  /* (inline: coro/gen.h) */
+
+/* coro_next that hands the pending `x = yield v;` a copy of *in (NULL: x zeroed). */
 bool coro_send(coro_t *gen, const void *in, void *out);
 
-/* True once the body has returned. A generator suspended at its last value
-   is not done yet: only the coro_next that finds no further value is. */
+/* True once the body has returned (the coro_next that found no value). */
 bool coro_done(const coro_t *c);
 
-/* Release an instance, at any point: an unfinished one is released too (its
-   frame or its stack is freed; its body simply never continues). */
+/* Release an instance, finished or not. (A macro around the function: coro/gen.h.) */
 void coro_free(coro_t *c);
 
-/* Where instances live (docs/runtime.md, "Where instances live"). By
-   default a thread takes an instance's memory from slabs of its own: a
-   frame of up to 512 bytes costs its size rounded up to 8 bytes and nothing
-   else. A program may give a thread an allocator instead (an arena, a pool,
-   a counting wrapper): from then on, every instance the thread makes (a
-   stackless frame, a stackful instance's bookkeeping; not a stackful stack,
-   which keeps its guarded mapping) is alloc(bytes, align, ctx), with align a
-   power of two of at least 16, and is given back with free(p, bytes, ctx)
-   when freed, with the allocator that made it, on the same thread. The
-   runtime asks for 48 bytes more than the frame, for the record that lists
-   the instance for debuggers. */
-struct coro_allocator {
-  void *(*alloc)(size_t bytes, size_t align, void *ctx);  /* NULL when out of memory */
-  void (*free)(void *p, size_t bytes, void *ctx);
-  void *ctx;
-};
-
-/* The allocator of this thread's new instances (copied); NULL: the default
-   again. Instances already made keep theirs. */
-void coro_set_allocator(const struct coro_allocator *a);
-
-/* An instance in storage you give, in the file that defines the coroutine
-   NAME: CORO_FRAME(NAME) is a type of the right size and alignment (a
-   local, a struct member, a block of an arena), and coroc writes, beside
-   NAME(args), `coro_t *coro_in_NAME(CORO_FRAME(NAME) *storage, args)`,
-   which makes the instance there. coro_free ends it (a stackful one's
-   stack goes back) and gives the storage back to nobody: it stays yours,
-   to reuse. The storage must outlive the instance and not move. */
+/* Storage of your own for an instance of NAME: coroc writes coro_in_NAME(&storage, args). */
 #define CORO_FRAME(name) struct coro_frame_##name
 
-/* Stack sizes of stackful instances (coroc --backend=stackful). A stackful
-   body runs on a stack of its own, mapped at its first resume with a guard
-   page below it (or one its thread kept from a freed instance, taken at the
-   creation): running past its end stops the program with a message naming
-   the instance and its stack size. Sizes are rounded up to whole pages. */
+/* }================================================================== */
 
-/* Set the stack size of the stackful instance c before its first resume.
-   Returns false, and changes nothing, for a stackless instance, one already
-   started, or bytes == 0. */
+/* {==================================================================
+ * Stackful instances (coroc --backend=stackful): their stacks
+ * =================================================================== */
+
+/* c's stack size, before its first resume; false for stackless or started ones. */
 bool coro_set_stack_size(coro_t *c, size_t bytes);
 
-/* The stack size of the stackful instances this thread creates from now on
-   (default: 256 KiB; 0 restores the default). Instances already created keep
-   theirs. */
+/* The stack size of this thread's next stackful instances (default 256 KiB; 0: default). */
 void coro_default_stack_size(size_t bytes);
 
-/* The floating-point environment (rounding mode, exception masks and flags)
-   belongs to the thread, in both backends: a body that changes it and
-   yields leaves it changed for its consumer, and sees the consumer's
-   changes when it resumes, as a called function would. coro_set_fpenv(c,
-   true) gives the stackful instance c an environment of its own instead:
-   every switch into or out of it saves the running side's MXCSR and x87
-   control word (FPCR on aarch64) and loads the other side's, as
-   boost.context does (docs/abi.md). Before the first resume only; false,
-   and nothing changed, for a stackless instance or one already started.
-   libcoro built with -DCOROC_SAVE_FPENV=ON makes that the default. */
+/* Give c a floating-point environment of its own, before its first resume. */
 bool coro_set_fpenv(coro_t *c, bool own);
 
-/* Running out of stacks. A stackful instance gets its stack at its first
-   resume; when the kernel refuses one (out of memory, or the process has
-   as many mappings as vm.max_map_count allows), that coro_next returns
-   false without running the body, sets errno (ENOMEM), and leaves the
-   instance as it was made: coro_done is false, a later coro_next tries
-   again, coro_free releases it. coro_error then says what happened, the
-   limit and what to change; the first such failure in a process is also
-   printed to stderr. NULL for an instance that has not failed so. */
-const char *coro_error(const coro_t *c);
-
-/* Shared stacks: a million suspended stackful instances. coro_set_shared_stack
-   (c, true), before c's first resume, makes c run on its thread's shared
-   stack (1 MiB, guarded) instead of a stack of its own. When another
-   shared-stack instance is resumed, the part of the stack c uses is copied
-   out to a buffer of that size, and back when c is resumed, to the same
-   addresses. So a suspended instance costs what its frames hold (a few
-   hundred bytes for a simple generator), at the price of a copy on each
-   resume that changes instances. A pointer into a suspended instance's
-   stack (the address of one of its locals) is not valid while another runs.
-   A shared-stack instance may not resume another one. False, and nothing
-   changed, for a stackless instance, one already started, or the ucontext
-   build. (docs/runtime.md, "Shared stacks") */
+/* Run c on its thread's shared stack, copied out when another runs, before its first resume. */
 bool coro_set_shared_stack(coro_t *c, bool shared);
 
-/* What the shared stack of this thread has copied so far. */
+/* What this thread's shared stack has copied so far. */
 struct coro_stack_stats {
   unsigned long long copies_out;   /* suspended instances' frames copied out to their buffers */
   unsigned long long bytes_out;    /* the bytes of those copies */
@@ -152,43 +109,34 @@ struct coro_stack_stats {
 };
 void coro_shared_stack_stats(struct coro_stack_stats *stats);
 
+/* }================================================================== */
+
 /* {==================================================================
- * Tasks and the scheduler
+ * Tasks and the scheduler (one per thread)
  * =================================================================== */
 
-/* Hand a task (a coroutine without `yield EXPR`) to this thread's
-   scheduler, which owns it from now on and frees it when it finishes. Runs
-   nothing yet. */
+/* Hand a new task to this thread's scheduler, which frees it when it ends. */
 void coro_spawn(coro_t *task);
 
-/* Run this thread's scheduler until no spawned task is left: ready tasks
-   in FIFO order, waiting in epoll when none is ready. 0, or -errno
-   (-EDEADLK: tasks are left that nothing can ever wake). */
+/* Run until no spawned task is left: 0, or -errno (-EDEADLK: none can ever wake). */
 int coro_run(void);
 
-/* The starvation trade-off: 0 (the default) runs the ready queue dry before
-   looking for I/O and timer events, for the best throughput of ready tasks;
-   n > 0 looks (without waiting) after every n turns, so that an event never
-   waits behind more than n turns. */
+/* Look for events after every n turns (0, the default: only when none is ready). */
 void coro_sched_poll_every(unsigned n);
 
-/* Awaitable operations. `await coro_read(fd, buf, len)` has the value of
-   read(2), with -errno in place of -1 and errno, and never -EAGAIN: the task
-   waits instead, costing no CPU. The fds handed to these are put in
-   non-blocking mode. Each returns an awaitable struct (below) whose `result`
-   is the value of the await. */
+/* }================================================================== */
+
+/* {==================================================================
+ * Awaitables: `await OP(...)` has the value of the struct's `result`
+ * =================================================================== */
+
+/* I/O on any fd, never -EAGAIN (the task waits); -errno for an error. */
 struct coro_read coro_read(int fd, void *buf, size_t len) CORO_NODISCARD;                    /* ssize_t */
 struct coro_write coro_write(int fd, const void *buf, size_t len) CORO_NODISCARD;            /* ssize_t */
 struct coro_accept coro_accept(int listen_fd, struct sockaddr *addr, socklen_t *len) CORO_NODISCARD; /* the new fd */
 struct coro_connect coro_connect(int fd, const struct sockaddr *addr, socklen_t len) CORO_NODISCARD; /* 0 once connected */
-struct coro_sleep coro_sleep(unsigned ms) CORO_NODISCARD;                                    /* 0 */
 
-/* A read whose buffer the runtime lends, taken from a per-thread pool only
-   once fd has data: a task waiting to read holds no buffer at all.
-   `struct coro_buf b = await coro_read_buf(fd);` gives b.len bytes at b.data
-   (at most CORO_BUF_SIZE, 64 KiB), which the task hands back with
-   coro_buf_release(b.data) when it is done with them; b.len == 0 at the
-   end of the file, -errno on an error, and then b.data is NULL. */
+/* A read into a buffer lent from a pool only once fd has data; give it back with coro_buf_release. */
 enum { CORO_BUF_SIZE = 65536 };
 struct coro_buf {
   ssize_t len;            /* bytes read, 0 at the end, or -errno */
@@ -197,140 +145,87 @@ struct coro_buf {
 struct coro_read_buf coro_read_buf(int fd);                                  /* struct coro_buf */
 void coro_buf_release(void *data);   /* give a lent buffer back (NULL: nothing) */
 
-/* `await coro_signal(&set)`: wait for one of the signals in set (SIGINT,
-   SIGTERM...) and have its number, or -errno. The first await blocks the
-   set's signals in the calling thread (they stay blocked: one that arrives
-   between two awaits waits for the next) and reads them from a signalfd, so
-   the signal is an event like any other: no handler runs, and the task goes
-   on as ordinary code. Other threads must block them too (block them
-   before starting threads, which inherit the mask), or one of them may take
-   the signal's default action instead. */
+/* Wait for one of the signals in set, blocked in this thread from the first await. */
 struct coro_signal coro_signal(const sigset_t *set);                       /* int: the signal */
 
-/* Close fd, telling the runtime that its number starts a new life: what it
-   knew of the descriptor (its kind, its epoll registration) is forgotten.
-   0 or -errno. Use it for descriptors that tasks have waited on
-   (docs/runtime.md, "Closing a descriptor"). */
+/* Close fd, forgetting what the runtime knew of it: 0 or -errno. */
 int coro_close(int fd);
 
-/* Several at once. coro_wait_all starts the n new tasks and completes (0)
-   when all have finished; the caller frees them. coro_wait_any starts them
-   and completes when the first has finished, with its index; the caller
-   frees that one, and the scheduler takes the others, which go on and are
-   freed when they finish. */
+/* Sleep for ms (0: let the other ready tasks run first). */
+struct coro_sleep coro_sleep(unsigned ms) CORO_NODISCARD;                                    /* 0 */
+
+/* Start n new tasks; complete when all (0) or the first (its index) have finished. */
 struct coro_wait coro_wait_all(coro_t **tasks, size_t n) CORO_NODISCARD;                     /* long: 0 */
 struct coro_wait coro_wait_any(coro_t **tasks, size_t n) CORO_NODISCARD;                     /* long: index */
 
-/* `await coro_timeout(&aw.base, ms)`: await aw (an awaitable the caller
-   keeps, e.g. `struct coro_read rd = coro_read(...)`) for at most ms: 0 if
-   it completed (its result is in aw.result), or -ETIMEDOUT (it was called off). */
+/* Await aw (kept by the caller) for at most ms: 0, or -ETIMEDOUT (it was called off). */
 struct coro_timeout coro_timeout(struct coro_awaitable *aw, unsigned ms) CORO_NODISCARD;     /* int */
 
-/* Run fn(arg) on a worker thread; `await coro_offload(fn, arg)` is fn's
-   return value. The task waits without blocking the thread's other tasks. */
+/* Run fn(arg) on a worker thread; the task waits without blocking the thread. */
 struct coro_offload coro_offload(void *(*fn)(void *arg), void *arg) CORO_NODISCARD;         /* void * */
 
 /* }================================================================== */
 
-/* ==================================================================
- * For generated code only (docs/abi.md). Not part of the public API;
- * names and layout may change between versions of coroc.
- * ================================================================== */
-
-/* The life cycle of an instance. coro_status_name() gives each a name. */
-enum coro_status {
-  CORO_CREATED,     /* made by name(args); the body has not started (lazy start) */
-  CORO_SUSPENDED,   /* stopped at a yield; resumable */
-  CORO_RUNNING,     /* its body is executing now */
-  CORO_DONE         /* its body returned; never runs again */
-};
-
-/* The largest resume point number of a stackless body (coroc refuses more
-   yields and awaits in one coroutine), and the resume_point of a stackful
-   instance whose switch may be inlined: above every stackless one. The
-   second mark: the same, for an instance that keeps its own floating-point
-   environment (coro_set_fpenv). */
-#define CORO_MAX_RESUME_POINTS 0x7fff
-#define CORO_INLINE_SWITCH_MARK 0x8000
-#define CORO_INLINE_SWITCH_FPENV 0x8001
-
-/* What kind of instance a header belongs to (struct coro's `kind`): made
-   by a generator (`yield EXPR`: consumed by coro_next, never awaited) or a
-   task, by either backend. */
-enum coro_kind {
-  CORO_GENERATOR = 1,   /* consumed by coro_next */
-  CORO_TASK = 2,        /* run by the scheduler or awaited; its header is a struct coro_task */
-  CORO_STACKFUL = 4     /* the stackful backend's (runtime/stackful.c): a struct coro_task too */
-};
-
-/* Where an instance's memory comes from (struct coro's `home`): what
-   coro_free gives it back to. */
-enum coro_home {
-  CORO_HOME_NONE,       /* not the runtime's: a relay inside an awaitable */
-  CORO_HOME_SLAB,       /* a slot of one of its thread's slabs (runtime/registry.c) */
-  CORO_HOME_MALLOC      /* malloc or the thread's allocator, with a struct coro_live in front
-                           (runtime/registry.c) */
-};
-
-/* The header every instance starts with: 16 bytes, what a generator needs
-   and nothing more. A stackless generator's frame is this header and the
-   fields coroc keeps; a task's header is the larger struct coro_task below,
-   which begins with this one. The resume path reads the gate (resume_point
-   and status), calls through `resume`: one load, one test, one indirect
-   call, no allocation, no copying. */
-struct coro {
-  bool (*resume)(coro_t *c, void *out); /* run the body from where it stopped to its next suspension
-                                   (true; a generator's value went to *out) or its end (false) */
-  unsigned short resume_point;  /* stackless: the numbered point where resume continues; 0 = start
-                                   (at most CORO_MAX_RESUME_POINTS). Stackful: CORO_INLINE_SWITCH_MARK
-                                   or _FPENV once coro_next and yield may switch inline (below), else 0 */
-  unsigned short status;        /* enum coro_status. Two shorts side by side: a suspension's two
-                                   stores (resume point, status) merge into one, and coro_next
-                                   tests both with one load */
-  unsigned char kind;           /* enum coro_kind: generator or task, which backend */
-  unsigned char home;           /* enum coro_home: where its memory came from */
-  unsigned char spawned;        /* a task handed to coro_spawn: the scheduler frees it at its end */
-  unsigned char ready;          /* a task in its scheduler's ready queue (coro_ready, once) */
-};
-
-/* A task's header: what the scheduler and await need besides. Generators
-   do not pay for it. */
-struct coro_task {
-  coro_t base;                  /* first: a task is a coro_t too */
-  struct coro_task *parent;     /* a task being awaited: the task awaiting it, resumed directly when it ends */
-  struct coro_task *awaiting;   /* set as a task suspends to await a child: the child to start now */
-  void *result;                 /* where its return value is kept; NULL for void */
-  struct coro_task *next_ready; /* the scheduler's ready queue (intrusive, FIFO) */
-  struct coro_awaitable *waiting_on; /* what it waits for, from its suspension until woken (debuggers) */
-};
-
-/* The start of every stackful instance (runtime/stackful.c's struct
-   stackful goes on from here): a task header whatever the coroutine, since
-   its stack dwarfs it, and where the body's yields copy their value, which
-   the stackless backend passes to its resume function instead. On x86_64
-   the two saved contexts of the inline switch (below) come right after. */
-struct coro_stackful_head {
-  struct coro_task task;
-  void *out;                    /* where the yield being made copies its value; NULL: drop it */
-};
-
-/* The task header of an instance made by a task (CORO_TASK). */
-static inline struct coro_task *coro_as_task(coro_t *c) {
-  return (struct coro_task *)c;
-}
-
 /* {==================================================================
- * Awaitables (docs/runtime.md, "Writing an awaitable")
- *
- * An awaitable is a struct whose first member is a struct coro_awaitable
- * and which has a member `result`, the value of the await. Its ops are a
- * C++20-style awaiter: ready() tries the operation now (true: `result` is
- * set); suspend() arranges coro_ready(waiter) for when ready() may succeed.
- * The awaiting task keeps the struct (in its frame or on its stack) until
- * ready() says yes.
+ * Channels and the synchronisation toolkit: tasks of one thread
  * =================================================================== */
 
-struct coro_awaitable;
+/* A channel of values of elem_size bytes (capacity 0: a rendezvous); NULL: out of memory. */
+struct coro_chan *coro_chan_new(size_t elem_size, size_t capacity);
+#define CORO_CHAN_NEW(type, capacity) coro_chan_new(sizeof(type), (capacity))
+void coro_chan_free(struct coro_chan *ch);    /* no task may wait on it */
+
+/* No value is sent from now on: 0, or -EPIPE if it was closed already. */
+int coro_chan_close(struct coro_chan *ch);
+
+/* Send the value at value / receive into value (NULL: drop), waiting: 0, or -EPIPE (closed). */
+struct coro_chan_op coro_chan_send(struct coro_chan *ch, const void *value) CORO_NODISCARD; /* int */
+struct coro_chan_op coro_chan_recv(struct coro_chan *ch, void *value) CORO_NODISCARD;       /* int */
+
+/* Perform exactly one of n operations: its index; with a deadline, or -ETIMEDOUT. */
+struct coro_chan_select coro_chan_select(struct coro_chan_op *ops, size_t n) CORO_NODISCARD; /* int */
+struct coro_chan_select coro_chan_select_timeout(struct coro_chan_op *ops, size_t n,
+                                                 unsigned ms) CORO_NODISCARD;              /* int */
+
+/* Without waiting: 0, -EAGAIN (it would wait), -EPIPE (closed; a receive: and empty). */
+int coro_chan_try_send(struct coro_chan *ch, const void *value);
+int coro_chan_try_recv(struct coro_chan *ch, void *value);
+size_t coro_chan_len(const struct coro_chan *ch);   /* values waiting in it */
+bool coro_chan_closed(const struct coro_chan *ch);
+
+/* An event: wait until set; set wakes every waiter in order and stays set until reset. */
+void coro_event_set(struct coro_event *ev);
+void coro_event_reset(struct coro_event *ev);
+struct coro_sync_wait coro_event_wait(struct coro_event *ev) CORO_NODISCARD;              /* int: 0 */
+
+/* A semaphore: acquire takes a unit, waiting while none is free; release gives one back. */
+#define CORO_SEM_INIT(n) {.count = (n)}
+void coro_sem_init(struct coro_sem *s, long count);
+struct coro_sync_wait coro_sem_acquire(struct coro_sem *s) CORO_NODISCARD;               /* int: 0 */
+bool coro_sem_try_acquire(struct coro_sem *s);
+void coro_sem_release(struct coro_sem *s);
+
+/* A mutex: a semaphore of one unit whose unlock checks that it was locked. */
+struct coro_sync_wait coro_mutex_lock(struct coro_mutex *m) CORO_NODISCARD;              /* int: 0 */
+bool coro_mutex_try_lock(struct coro_mutex *m);
+void coro_mutex_unlock(struct coro_mutex *m);
+
+/* A group: spawn counts a task in, done counts it out; wait completes at 0. */
+void coro_group_spawn(struct coro_group *g, coro_t *task);
+void coro_group_add(struct coro_group *g, long n);
+void coro_group_done(struct coro_group *g);
+struct coro_sync_wait coro_group_wait(struct coro_group *g) CORO_NODISCARD;               /* int: 0 */
+
+/* Any wait of the toolkit with a deadline: 0, or -ETIMEDOUT and it took nothing. */
+struct coro_sync_wait coro_sync_timeout(struct coro_sync_wait wait, unsigned ms) CORO_NODISCARD; /* int */
+
+/* }================================================================== */
+
+/* {==================================================================
+ * An awaitable of your own ("Writing your own awaitable")
+ * =================================================================== */
+
+/* ready() tries it now (true: `result` set); suspend() arranges coro_ready(waiter). */
 struct coro_awaiter {
   bool (*ready)(struct coro_awaitable *a);
   void (*suspend)(struct coro_awaitable *a, coro_t *waiter);
@@ -342,828 +237,41 @@ struct coro_awaitable {
   struct coro_awaitable *next_waiter; /* the runtime's: others waiting for the same thing */
 };
 
-struct coro_read {
-  struct coro_awaitable base;
-  int fd;
-  void *buf;
-  size_t len;
-  ssize_t result;
-};
-struct coro_read_buf {
-  struct coro_awaitable base;
-  int fd;
-  struct coro_buf result;
-};
-struct coro_signal {
-  struct coro_awaitable base;
-  sigset_t set;
-  int fd;                      /* the signalfd while waiting; -1 before and after */
-  struct coro_read read;       /* of info from fd */
-  struct signalfd_siginfo info;
-  int result;
-};
-struct coro_write {
-  struct coro_awaitable base;
-  int fd;
-  const void *buf;
-  size_t len;
-  ssize_t result;
-};
-struct coro_accept {
-  struct coro_awaitable base;
-  int fd;
-  struct sockaddr *addr;
-  socklen_t *addrlen;
-  int result;
-};
-struct coro_connect {
-  struct coro_awaitable base;
-  int fd;
-  const struct sockaddr *addr;
-  socklen_t addrlen;
-  bool started;
-  int result;
-};
-struct coro_sleep {
-  struct coro_awaitable base;
-  unsigned ms;
-  bool armed, fired;
-  uint64_t deadline_ns;   /* CLOCK_MONOTONIC, ns: set when the sleep starts, + ms */
-  unsigned long seq;      /* timers due together fire in the order they were set */
-  size_t heap_index;      /* where it is in the scheduler's heap of timers */
-  int result;
-};
-struct coro_wait {        /* coro_wait_all, coro_wait_any */
-  struct coro_awaitable base;
-  coro_t **tasks;
-  size_t n, left;
-  bool any, started, finished;
-  struct coro_task relay; /* the parent of the tasks, in the waiter's place (runtime/futures.c) */
-  long result;
-};
-struct coro_timeout {
-  struct coro_awaitable base;
-  struct coro_awaitable *inner;
-  unsigned ms;
-  bool finished, timed_out;
-  bool inner_done;        /* inner completed in the turn the timer fired: it wins */
-  struct coro_sleep timer;
-  struct coro_task relay; /* woken by inner or timer, in the waiter's place */
-  int result;
-};
-
-struct coro_offload {
-  struct coro_awaitable base;
-  void *(*fn)(void *arg);
-  void *arg;
-  bool started;
-#ifndef __cplusplus
-  _Atomic int state;             /* settles the race with the worker (runtime/offload.c) */
-#else
-  int state;                     /* (C++ sees the same layout; only the runtime touches it) */
-#endif
-  struct sched *home;            /* the scheduler of the awaiting task's thread */
-  struct coro_offload *next_job; /* the workers' queue */
-  struct coro_offload *next_done;/* the scheduler's remote queue */
-  void *result;
-};
-
-/* {==================================================================
- * Channels and the synchronisation toolkit (runtime/chan.c,
- * runtime/sync.c; docs/runtime.md, "Channels" and "Synchronisation")
- *
- * Tasks of one thread hand each other values and wait for each other
- * without blocking the thread: every wait below is an awaitable, which
- * coro_timeout can call off. Waiting tasks are served first come, first
- * served. A waiting operation is linked into the queue of what it waits
- * for, and that queue points into the awaitable struct in the task's
- * frame or on its stack until the await completes or is called off.
- * =================================================================== */
-
-/* A place in a queue of waiting operations, and the queue (FIFO). */
-struct coro_waitlink {
-  struct coro_waitlink *next, *prev;
-};
-struct coro_waitq {
-  struct coro_waitlink *head, *tail;
-};
-
-/* A channel of values of one size (runtime/chan.c). capacity 0: a send
-   waits until a receiver takes the value (a rendezvous); n > 0: up to n
-   values wait in the channel, and a send waits only when it is full.
-   NULL and errno ENOMEM when memory runs out. */
-struct coro_chan;
-struct coro_chan *coro_chan_new(size_t elem_size, size_t capacity);
-#define CORO_CHAN_NEW(type, capacity) coro_chan_new(sizeof(type), (capacity))
-void coro_chan_free(struct coro_chan *ch);    /* no task may wait on it */
-
-/* Close: no value is sent from now on. Waiting senders get -EPIPE, and so
-   do receivers once the values already in the channel are taken. 0, or
-   -EPIPE if it was closed already. */
-int coro_chan_close(struct coro_chan *ch);
-
-/* Without waiting, from a task or from ordinary code: 0 (sent, or received
-   into *value), -EAGAIN (it would wait), -EPIPE (closed; for a receive:
-   closed and empty). */
-int coro_chan_try_send(struct coro_chan *ch, const void *value);
-int coro_chan_try_recv(struct coro_chan *ch, void *value);
-size_t coro_chan_len(const struct coro_chan *ch);   /* values waiting in it */
-bool coro_chan_closed(const struct coro_chan *ch);
-
-struct coro_chan_select;
-struct coro_chan_op {
-  struct coro_awaitable base;
-  struct coro_chan *chan;
-  void *value;                     /* send: where the value is read; receive: where it goes */
-  bool send;                       /* a send (else a receive) */
-  bool queued;                     /* waiting in the channel's queue of senders or receivers */
-  bool done;                       /* performed (by a partner, or by close), result set */
-  struct coro_waitlink link;       /* its place in that queue */
-  struct coro_chan_select *select; /* the select it is a branch of, or NULL */
-  int result;                      /* 0, or -EPIPE */
-};
-struct coro_chan_select {
-  struct coro_awaitable base;
-  struct coro_chan_op *ops;
-  size_t n;
-  bool started, done;
-  bool timed;                      /* coro_chan_select_timeout: with a deadline */
-  unsigned ms;                     /* its time, from the first wait */
-  struct coro_sleep timer;         /* the deadline's timer, armed at the first wait */
-  int result;                      /* the index of the operation performed, or -ETIMEDOUT */
-};
-
-/* `await coro_chan_send(ch, &v)`: copy the value at &v into the channel,
-   waiting while it is full (capacity 0: until a receiver takes it);
-   `await coro_chan_recv(ch, &v)`: take the next value into v (NULL:
-   drop it), waiting while there is none. 0, or -EPIPE: closed (for a
-   receive, closed and drained). The pointer is read (written) when the
-   value moves, which may be after the task suspended: keep it valid until
-   the await completes. One struct per await. */
-struct coro_chan_op coro_chan_send(struct coro_chan *ch, const void *value) CORO_NODISCARD; /* int */
-struct coro_chan_op coro_chan_recv(struct coro_chan *ch, void *value) CORO_NODISCARD;       /* int */
-
-/* `await coro_chan_select(ops, n)`: of the n sends and receives, perform
-   exactly one, the first of the array that can go on now, or else the
-   first that can later; the others are called off. Its index (its own
-   result, 0 or -EPIPE, is in ops[i].result), or -EINVAL for n == 0. The
-   array may be awaited again: each await starts its operations afresh. */
-struct coro_chan_select coro_chan_select(struct coro_chan_op *ops, size_t n) CORO_NODISCARD; /* int */
-
-/* The same with a deadline: -ETIMEDOUT if none was performed within ms of
-   the first wait (ms == 0: none could go on at once), and then none is.
-   Unlike coro_timeout around a select, a value handed over and the
-   deadline in the same loop turn cannot both happen: the first decides. */
-struct coro_chan_select coro_chan_select_timeout(struct coro_chan_op *ops, size_t n,
-                                                 unsigned ms) CORO_NODISCARD;              /* int */
-
-/* The awaitable of every wait of the toolkit: a waiter in a queue. */
-struct coro_sync_wait {
-  struct coro_awaitable base;
-  void *object;                    /* the event, semaphore, mutex or group */
-  bool queued;                     /* waiting in its queue */
-  bool done;                       /* woken with the wait over (result set) */
-  struct coro_waitlink link;       /* its place in the queue */
-  bool timed;                      /* coro_sync_timeout: with a deadline */
-  unsigned ms;                     /* its time, from the first wait */
-  struct coro_sleep timer;         /* the deadline's timer, armed at the first wait */
-  int result;                      /* 0, or -ETIMEDOUT */
-};
-
-/* `await coro_sync_timeout(coro_sem_acquire(&s), ms)`: any wait below,
-   with a deadline: 0, or -ETIMEDOUT if it was not over within ms of the
-   first wait (ms == 0: not at once), and then it took nothing (no unit,
-   no lock). Unlike coro_timeout, a unit or a lock handed over and the
-   deadline in the same loop turn cannot both happen: the first decides. */
-struct coro_sync_wait coro_sync_timeout(struct coro_sync_wait wait, unsigned ms) CORO_NODISCARD; /* int */
-
-/* An event (runtime/sync.c): tasks wait until it is set. A zeroed struct
-   is clear. Setting it wakes every waiting task, in the order they came,
-   and it stays set (an await finds it so at once) until reset. */
-struct coro_event {
-  bool set;
-  struct coro_waitq waiters;       /* its waits */
-};
-void coro_event_set(struct coro_event *ev);
-void coro_event_reset(struct coro_event *ev);
-struct coro_sync_wait coro_event_wait(struct coro_event *ev) CORO_NODISCARD;              /* int: 0 */
-
-/* A counting semaphore that suspends: acquire takes a unit, waiting while
-   there is none; release gives one back, straight to the task that has
-   waited longest if any. coro_sem_init, or CORO_SEM_INIT(n). */
-struct coro_sem {
-  long count;                      /* units free */
-  struct coro_waitq waiters;       /* its waits */
-};
-#define CORO_SEM_INIT(n) {.count = (n)}
-void coro_sem_init(struct coro_sem *s, long count);
-struct coro_sync_wait coro_sem_acquire(struct coro_sem *s) CORO_NODISCARD;               /* int: 0 */
-bool coro_sem_try_acquire(struct coro_sem *s);
-void coro_sem_release(struct coro_sem *s);
-
-/* A mutex that suspends: a semaphore of one unit whose unlock checks that
-   it was locked. A zeroed struct is unlocked. The lock is held across
-   awaits by the task that took it (not by a thread). */
-struct coro_mutex {
-  bool locked;
-  struct coro_waitq waiters;       /* its waits */
-};
-struct coro_sync_wait coro_mutex_lock(struct coro_mutex *m) CORO_NODISCARD;              /* int: 0 */
-bool coro_mutex_try_lock(struct coro_mutex *m);
-void coro_mutex_unlock(struct coro_mutex *m);
-
-/* A group of tasks started over time, awaited together (a wait group).
-   coro_group_spawn(g, task) counts the task in and spawns it; the task
-   calls coro_group_done(g) as it ends (coro_group_add counts in work
-   started otherwise). `await coro_group_wait(g)` completes with 0 when the
-   count is 0, tasks added while it waits included. A zeroed struct is an
-   empty group. */
-struct coro_group {
-  long pending;                    /* counted in, not done yet */
-  struct coro_waitq waiters;       /* its waits */
-};
-void coro_group_spawn(struct coro_group *g, coro_t *task);
-void coro_group_add(struct coro_group *g, long n);
-void coro_group_done(struct coro_group *g);
-struct coro_sync_wait coro_group_wait(struct coro_group *g) CORO_NODISCARD;               /* int: 0 */
-
-/* }================================================================== */
-
-/* Make c ready: the scheduler runs it after those already ready. */
+/* Make the suspended task c ready: the scheduler runs it after those already ready. */
 void coro_ready(coro_t *c);
 
+/* }================================================================== */
+
 /* {==================================================================
- * Live instances (runtime/registry.c)
- *
- * The runtime knows every live instance, for coroc's gdb extension
- * (docs/debugging.md): the small ones are slots of their thread's slabs,
- * the others (large or over-aligned frames, and every frame when the
- * runtime uses plain malloc) have this record right in front of their
- * header, in a list of their thread's. Instances are created and freed on
- * the same thread.
+ * Allocators: where this thread's new instances live
  * =================================================================== */
-struct coro_live {
-  struct coro_live *next, *prev;     /* this thread's malloc'ed instances: a ring through its registry */
-  size_t bytes;                      /* the allocation's, this record included */
-  size_t offset;                     /* from the start of the allocation to the instance */
-  void (*free)(void *p, size_t bytes, void *ctx); /* the allocator's that made it; NULL: free(3) */
-  void *ctx;                         /* its context */
+
+/* alloc(bytes, align >= 16, ctx), NULL when out of memory; free(p, bytes, ctx) on the same thread. */
+struct coro_allocator {
+  void *(*alloc)(size_t bytes, size_t align, void *ctx);  /* NULL when out of memory */
+  void (*free)(void *p, size_t bytes, void *ctx);
+  void *ctx;
 };
 
-/* A task suspends on aw (CORO_AWAIT_SUSPEND, CORO_STACKFUL_AWAIT); coro_ready forgets it. */
-static inline void coro_waits_for(coro_t *c, struct coro_awaitable *aw) {
-  coro_as_task(c)->waiting_on = aw;
-}
+/* This thread's allocator for new instances (copied); NULL: the default slabs again. */
+void coro_set_allocator(const struct coro_allocator *a);
 
 /* }================================================================== */
 
 /* {==================================================================
- * The inline stackful switch (x86_64)
- *
- * A stackful context that is not running is its stack pointer: on top of
- * that stack lie the address where it goes on and its frame pointer, pushed
- * by whoever suspended it. To resume one, load rsp, pop the two and jump:
- * a jump, not a ret, because the processor predicts a ret from the return
- * addresses its own calls pushed, and this one was pushed on another stack
- * (docs/abi.md, "The stackful switch"). Everything else it needs is on its
- * own stack, or in registers that the code around the switch saved itself:
- * the switch below is an asm statement that tells the compiler it clobbers
- * every other register, so the compiler spills just what is live across
- * it, and coro_next and yield switch stacks with no call at all. The
- * runtime's assembly (runtime/asm/switch_x86_64.S) saves and resumes
- * contexts in the same shape, so a context saved by either is resumed by
- * either.
- *
- * The floating-point environment (MXCSR, x87 control word) belongs to the
- * thread, as in the stackless backend: the switch leaves it alone. An
- * instance made to keep its own (coro_set_fpenv) is marked
- * CORO_INLINE_SWITCH_FPENV and switched by the second form, which stores the
- * running side's in its context and loads the other side's, as
- * boost.context does. runtime/asm/README.md tells why and what each costs.
+ * Errors: a result is a value or -errno, as above; misuse that cannot be a
+ * result stops the program with "coro: FUNCTION: MESSAGE" and abort().
  * =================================================================== */
-#ifdef __cplusplus
-#define CORO_STATIC_ASSERT(what, why) static_assert(what, why)
-#else
-#define CORO_STATIC_ASSERT(what, why) _Static_assert(what, why)
-#endif
 
-#if defined(__x86_64__) && defined(__LP64__) && !defined(CORO_SWITCH_UCONTEXT)
-struct coro_ctx {
-  uint64_t rsp;        /* stack pointer; [rsp] = where it goes on, [rsp + 8] = its rbp */
-  uint32_t mxcsr;      /* SSE control (rounding, exception masks, FTZ/DAZ): only when the instance keeps its own */
-  uint16_t fpucw;      /* x87 control word (precision, rounding, masks): likewise */
-  uint16_t unused;
-};
-CORO_STATIC_ASSERT(offsetof(struct coro_ctx, rsp) == 0x00, "switch_x86_64.S: rsp at 0x00");
-CORO_STATIC_ASSERT(offsetof(struct coro_ctx, mxcsr) == 0x08, "switch_x86_64.S: mxcsr at 0x08");
-CORO_STATIC_ASSERT(offsetof(struct coro_ctx, fpucw) == 0x0c, "switch_x86_64.S: fpucw at 0x0c");
-CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes in all");
-
-/* Inline only where it can be: GCC or clang (the asm statement), and not
-   under AddressSanitizer, whose fiber annotations must surround every switch
-   (the runtime's out-of-line switch has them). CORO_NO_INLINE_SWITCH turns
-   it off by hand. Whatever this says, the runtime marks an instance as one
-   to switch inline (CORO_INLINE_SWITCH_MARK) only when it was built with
-   this switch, so a program and a libcoro built differently still agree. */
-#if defined(__GNUC__) && !defined(CORO_NO_INLINE_SWITCH) && !defined(__SANITIZE_ADDRESS__)
-#if !defined(__has_feature)
-#define CORO_INLINE_SWITCH 1
-#elif !__has_feature(address_sanitizer)
-#define CORO_INLINE_SWITCH 1
-#endif
-#endif
-#endif
-
-#ifdef CORO_INLINE_SWITCH
-/* The switch proper, as text for the asm statements below: save the running
-   context in *rdi, resume *rsi. Line by line as coro_ctx_switch in
-   runtime/asm/switch_x86_64.S, which comments each one. The running context
-   goes on at label 1, which each statement puts right after it. The caller
-   has stepped over the red zone (the 128 bytes below rsp where the code
-   around may keep data), since the pushes write there. */
-#define CORO_SWITCH_ASM                                                                \
-  CORO_SWITCH_VZEROUPPER                                                               \
-  "pushq   %%rbp\n\t"              /* from's frame pointer */                          \
-  "leaq    1f(%%rip), %%rax\n\t"   /* from goes on at label 1... */                    \
-  "pushq   %%rax\n\t"              /* ...which its resumer pops */                     \
-  "movq    %%rsp, 0x00(%%rdi)\n\t" /* from->rsp */                                     \
-  "movq    0x00(%%rsi), %%rsp\n\t" /* to's stack */                                    \
-  "popq    %%rax\n\t"              /* where to goes on */                              \
-  "popq    %%rbp\n\t"              /* to's frame pointer */                            \
-  "jmpq    *%%rax\n"               /* go on in to: a jump, never a ret */              \
-  "1:\n\t"                                                                             \
-  CORO_SWITCH_ENDBR
-
-/* The same, keeping each side's FP control: from's stored, to's loaded. */
-#define CORO_SWITCH_FPENV_ASM                                                          \
-  "stmxcsr 0x08(%%rdi)\n\t"        /* from->mxcsr */                                   \
-  "fnstcw  0x0c(%%rdi)\n\t"        /* from->fpucw */                                   \
-  "ldmxcsr 0x08(%%rsi)\n\t"        /* to's SSE control */                              \
-  "fldcw   0x0c(%%rsi)\n\t"        /* to's x87 control */                              \
-  CORO_SWITCH_ASM
-
-/* Code built for AVX leaves the upper halves of the vector registers clean
-   at every call (a vzeroupper), so that code using the older SSE encodings
-   does not pay for merging them; the switch does what a call would, since
-   it clobbers all vector registers anyway. */
-#ifdef __AVX__
-#define CORO_SWITCH_VZEROUPPER "vzeroupper\n\t"
-#else
-#define CORO_SWITCH_VZEROUPPER
-#endif
-
-/* Label 1 is the target of an indirect jump: under indirect-branch tracking
-   (-fcf-protection) it must begin with endbr64. */
-#if defined(__CET__) && (__CET__ & 1)
-#define CORO_SWITCH_ENDBR "endbr64\n\t"
-#else
-#define CORO_SWITCH_ENDBR
-#endif
-
-/* What a call clobbers: every caller-saved register (all vector registers,
-   AVX-512's masks, the x87/MMX stack), the flags and memory. */
-#ifdef __AVX512F__
-#define CORO_CLOBBERS_AVX512                                                          \
-  "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24",    \
-  "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",                      \
-  "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7",
-#else
-#define CORO_CLOBBERS_AVX512
-#endif
-#define CORO_CLOBBERS_CALL                                                             \
-  "rax", "rcx", "rdx", "r8", "r9", "r10", "r11",                                       \
-  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",                      \
-  "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",                \
-  CORO_CLOBBERS_AVX512                                                                 \
-  "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)",                 \
-  "mm0", "mm1", "mm2", "mm3", "mm4", "mm5", "mm6", "mm7", "cc", "memory"
-
-/* Inside a stackful body (yield): the asm says it clobbers the callee-saved
-   registers too (all but rbp, which the switch pushes), so the compiler
-   saves only what is live across the yield, and nothing else is saved. */
-#define CORO_SWITCH_INLINE(from, to, SWITCH)                                           \
-  do {                                                                                 \
-    struct coro_ctx *rdi_ = (from), *rsi_ = (to);  /* the asm leaves the other side's in them */ \
-    __asm__ volatile("leaq    -128(%%rsp), %%rsp\n\t"                                  \
-                     SWITCH                                                            \
-                     "leaq    128(%%rsp), %%rsp"                                       \
-                     : "+D"(rdi_), "+S"(rsi_)                                          \
-                     :                                                                 \
-                     : "rbx", "r12", "r13", "r14", "r15", CORO_CLOBBERS_CALL);         \
-  } while (0)
-
-/* In the resumer (coro_next), the same switch, shaped like a call: it keeps
-   rbx and r12-r15 itself, on the resumer's stack, so that the code around
-   it may keep its values in them as across any call. (Declaring them
-   clobbered here would make every loop that calls coro_next keep its
-   variables in memory, stackless instances or not.) */
-#define CORO_SWITCH_INLINE_CALL(from, to, SWITCH)                                      \
-  do {                                                                                 \
-    struct coro_ctx *rdi_ = (from), *rsi_ = (to);                                      \
-    __asm__ volatile("leaq    -128(%%rsp), %%rsp\n\t"                                  \
-                     "pushq   %%rbx\n\t"                                               \
-                     "pushq   %%r12\n\t"                                               \
-                     "pushq   %%r13\n\t"                                               \
-                     "pushq   %%r14\n\t"                                               \
-                     "pushq   %%r15\n\t"                                               \
-                     SWITCH                                                            \
-                     "popq    %%r15\n\t"                                               \
-                     "popq    %%r14\n\t"                                               \
-                     "popq    %%r13\n\t"                                               \
-                     "popq    %%r12\n\t"                                               \
-                     "popq    %%rbx\n\t"                                               \
-                     "leaq    128(%%rsp), %%rsp"                                       \
-                     : "+D"(rdi_), "+S"(rsi_)                                          \
-                     :                                                                 \
-                     : CORO_CLOBBERS_CALL);                                            \
-  } while (0)
-#endif
+/* Why c's first resume found no stack (coro_next false, errno ENOMEM), or NULL. */
+const char *coro_error(const coro_t *c);
 
 /* }================================================================== */
 
-/* coro_next, inline: the resume path is one check and one indirect call,
-   as lean as calling a hand-written state machine; for a
-   stackful instance, the stack switch itself, right here. What is not the
-   common case (a finished or running instance) is out of line. */
-bool coro_next_refused(coro_t *gen);
-
-/* Set the resume point and the status. Where coro_next reads the two as one
-   word (the gate, below), they are stored as one word too: a load that finds
-   only part of itself in the last store, or parts in two stores, waits for
-   the stores to reach the cache (a dozen cycles or more on every resume),
-   and a compiler merges the two stores only when it sees both values. */
-static inline void coro_set_state(coro_t *c, unsigned resume_point, enum coro_status status) {
-#ifdef CORO_INLINE_SWITCH
-  uint32_t gate = resume_point | (uint32_t)status << 16;   /* x86_64 is little-endian */
-  memcpy((char *)c + offsetof(struct coro, resume_point), &gate, sizeof gate);
-#else
-  c->resume_point = (unsigned short)resume_point;
-  c->status = (unsigned short)status;
-#endif
-}
-
-#ifdef CORO_INLINE_SWITCH
-
-/* coro_next of an instance that did not pass the gate (below): a refusal,
-   or a stackful instance to switch to, right here. */
-static inline bool coro_next_gated(coro_t *gen, void *out) {
-  if (gen->status >= CORO_RUNNING)
-    return coro_next_refused(gen);
-  struct coro_stackful_head *head = (struct coro_stackful_head *)gen;
-  struct coro_ctx *body = (struct coro_ctx *)(head + 1);
-  head->out = out;                   /* the body writes its yield there */
-  if (__builtin_expect(gen->resume_point == CORO_INLINE_SWITCH_MARK, 1)) {
-    coro_set_state(gen, CORO_INLINE_SWITCH_MARK, CORO_RUNNING);
-    CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_ASM);
-  } else {                           /* CORO_INLINE_SWITCH_FPENV */
-    coro_set_state(gen, CORO_INLINE_SWITCH_FPENV, CORO_RUNNING);
-    CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_ASM);
-  }
-  return gen->status != CORO_DONE;   /* suspended again, or finished */
-}
-
-CORO_STATIC_ASSERT(offsetof(struct coro, status) == offsetof(struct coro, resume_point) + 2,
-               "coro_next reads resume_point and status as one 32-bit gate");
-#endif
-
-static inline bool coro_next(coro_t *gen, void *out) {
-#ifdef CORO_INLINE_SWITCH
-  /* The gate: resume_point in the low half, status in the high half
-     (x86_64 is little-endian), read as the one word that a stackless
-     suspension stores. It lets through an instance whose status is below
-     CORO_RUNNING and which has no CORO_INLINE_SWITCH_MARK: one load and one
-     test, what stackless instances pay without the inline switch too. */
-  uint32_t gate;
-  memcpy(&gate, (const char *)gen + offsetof(struct coro, resume_point), sizeof gate);
-  if (__builtin_expect(gate & (~(uint32_t)CORO_SUSPENDED << 16 | CORO_INLINE_SWITCH_MARK), 0))
-    return coro_next_gated(gen, out);
-#else
-  if (__builtin_expect(gen->status >= CORO_RUNNING, 0))  /* RUNNING or DONE */
-    return coro_next_refused(gen);
-#endif
-  return gen->resume(gen, out);  /* it marks itself running; out in a register, the answer in one */
-}
-
-/* coro_free of a stackless instance in storage its caller gave (made by
-   coro_in_NAME: its home is CORO_HOME_NONE, nothing is given back) is a test,
-   not a call: with the instance in a local and its generator in the same
-   file, the compiler sees the whole of its life. Every other instance goes
-   to the library's coro_free, which `&coro_free` and `(coro_free)(c)` name. */
-static inline void coro_free_inline(coro_t *c) {
-  if (c && c->home == CORO_HOME_NONE && !(c->kind & CORO_STACKFUL) && c->status != CORO_RUNNING)
-    return;
-  (coro_free)(c);
-}
-#define coro_free(c) coro_free_inline(c)
-
-/* Allocate a zeroed frame of `size` bytes aligned to `align` whose first
-   member is a struct coro (a struct coro_task when kind is CORO_TASK), and
-   set it up to run `resume` when first resumed. Aborts with a message when
-   memory runs out: a coroutine call has no way to report failure to its
-   caller. */
-coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out),
-                       enum coro_kind kind);
-
-/* The same in storage the caller gives, `size` bytes aligned for the frame:
-   a child's frame inside its awaiting parent's (coroc's `coro_in_NAME`).
-   coro_free of it gives nothing back (home CORO_HOME_NONE). */
-static inline void coro_frame_init(coro_t *c, size_t size, bool (*resume)(coro_t *c, void *out),
-                                   enum coro_kind kind) {
-  memset(c, 0, size);
-  c->resume = resume;
-  c->kind = (unsigned char)kind;
-  c->status = CORO_CREATED;
-}
-
-/* The name of a status, for messages. */
-const char *coro_status_name(int status);
-
-/* The tiny vocabulary of a stackless resume function (protothreads-style).
- * A resume point is a number; its label is coro_resume_N. The dispatch switch
- * at the top of the resume function jumps to it with goto, which also works
- * when the yield stands inside the user's own switch or nested loops. */
-
-/* `yield EXPR;` in a generator of T: EXPR is evaluated once, converted to
-   T and stored where coro_next asked; then suspend at resume point n. One
-   line of output, so that a debugger shows the yield's line for all of it. */
-#define CORO_YIELD(c, out, n, T, ...)   /* ... is EXPR, which may hold commas */ \
-  do {                                                                   \
-    T coro_value_ = (__VA_ARGS__);                                       \
-    if (out)                                                             \
-      *(T *)(out) = coro_value_;                                         \
-    CORO_SUSPEND(c, n);                                                  \
-  } while (0)
-
-/* What a resume function does first: mark the instance running, so that a
-   generator that tries to resume itself is refused, and hand its resume
-   point to the dispatch switch. When the body reaches its next suspension
-   with no call on the way, the compiler drops the store, since the
-   suspension's store overwrites it. */
-static inline unsigned coro_enter(coro_t *c) {
-  c->status = CORO_RUNNING;
-  return c->resume_point;
-}
-
-/* The label after a resume function's dispatch switch, where the body
-   starts: only the first resume comes this way, every later one jumps past
-   it to its resume point. GCC takes `cold` on a label to mean just that and
-   lays the resume paths out as the straight line, the way a hand-written
-   state machine is laid out (docs/benchmarks.md); clang has no cold labels. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define CORO_FIRST_RESUME __attribute__((cold, unused))
-#else
-#define CORO_FIRST_RESUME __attribute__((unused))
-#endif
-
-/* The label before the body's end (its last CORO_FINISH), reached once in
-   an instance's life: cold for the same reason, so that a loop around a
-   yield is laid out as the straight line, as a hand-written machine is, and
-   the way out of the loop is the jump (without it GCC made every resume of
-   `for (...; i < to; ...) yield i;` jump over the end: 1.3x slower). */
-#define CORO_BODY_END CORO_FIRST_RESUME
-
-/* CORO_YIELD, when some locals are kept in C locals of the resume function
-   (docs/abi.md, "Locals in C locals between suspensions"): KEEP, their
-   stores to the frame (`(coro_f->i = i)`), comes after EXPR is evaluated
-   (`yield i++;` keeps the i after the increment) and before the suspension;
-   one statement, so a debugger's breakpoint on the yield's line stops once. */
-#define CORO_YIELD_KEEPING(c, out, n, T, KEEP, ...)   /* ... is EXPR */  \
-  do {                                                                   \
-    T coro_value_ = (__VA_ARGS__);                                       \
-    if (out)                                                             \
-      *(T *)(out) = coro_value_;                                         \
-    (void)KEEP;                                                          \
-    CORO_SUSPEND(c, n);                                                  \
-  } while (0)
-
-/* Suspend at resume point n: the next resume continues at label coro_resume_n. */
-#define CORO_SUSPEND(c, n)                                               \
-  do {                                                                   \
-    coro_set_state((c), (n), CORO_SUSPENDED);                            \
-    return true;                                                         \
-  } while (0)
-
-/* A compound literal whose storage must outlive a suspension (an array, or
-   one whose address is taken): it lives in the frame field `field`, filled
-   from the literal each time the expression is evaluated, as C says. */
-#define CORO_LITERAL(field, ...) \
-  (*(__typeof__(field) *)memcpy(&(field), &(__VA_ARGS__), sizeof(field)))
-
-/* The body returned: the instance is done for good. */
-#define CORO_FINISH(c)                                                   \
-  do {                                                                   \
-    (c)->status = CORO_DONE;                                             \
-    return false;                                                        \
-  } while (0)
-
-/* The stackful backend (runtime/stackful.c). An instance is a struct
- * coro_stackful_head, the runtime's bookkeeping and the arguments, which the
- * generated code stores through coro_stackful_args. The body is an ordinary
- * function, started through `entry` on the instance's own stack at the first
- * coro_next; when entry returns, the instance is done. The shape of the code
- * that uses these:
- *
- *   static void coro_entry_fib(coro_t *coro_c) {
- *     struct coro_args_fib *a = coro_stackful_args(coro_c);
- *     coro_body_fib(coro_c, a->n);             // yields with CORO_STACKFUL_YIELD
- *   }
- *   coro_t *fib(int n) {
- *     coro_t *c = coro_stackful_new(coro_entry_fib, sizeof(struct coro_args_fib),
- *                                   _Alignof(struct coro_args_fib), CORO_GENERATOR);
- *     ((struct coro_args_fib *)coro_stackful_args(c))->n = n;
- *     return c;
- *   }
- */
-
-/* A new stackful instance, not started (lazy start; its stack is mapped at the
-   first resume), with room for args_size bytes of arguments aligned to
-   args_align. Aborts with a message when memory runs out. */
-coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align,
-                          enum coro_kind kind);
-
-/* The same in storage the caller gives (coroc's coro_in_NAME for
-   CORO_FRAME(NAME)): `bytes` at `storage`, aligned to 16, of which the
-   runtime's bookkeeping takes at most CORO_STACKFUL_BYTES (checked: a
-   libcoro built with the ucontext switch needs more, and says so) and the
-   arguments the rest. coro_free releases the stack and gives nothing back. */
-enum { CORO_STACKFUL_BYTES = 768 };
-struct coro_stackful_storage {
-  unsigned char bytes[CORO_STACKFUL_BYTES];
-} __attribute__((aligned(16)));
-coro_t *coro_stackful_init(void *storage, size_t bytes, void (*entry)(coro_t *c), size_t args_size,
-                           size_t args_align, enum coro_kind kind);
-
-/* The instance's argument area: args_size bytes aligned to args_align, zeroed
-   at creation, owned (and freed) by the instance. */
-void *coro_stackful_args(coro_t *c);
-
-/* From inside c's body: switch back to whoever resumed c; returns when c is
-   resumed again. Aborts with a message if c is not the coroutine running on
-   this thread. */
-void coro_stackful_suspend(coro_t *c);
-
-/* The same, with the switch inline where it can be (above). */
-static inline void coro_stackful_yield(coro_t *c) {
-#ifdef CORO_INLINE_SWITCH
-  struct coro_ctx *body = (struct coro_ctx *)((struct coro_stackful_head *)c + 1);  /* the resumer's: body + 1 */
-  if (__builtin_expect(c->resume_point == CORO_INLINE_SWITCH_MARK && c->status == CORO_RUNNING, 1)) {
-    coro_set_state(c, CORO_INLINE_SWITCH_MARK, CORO_SUSPENDED);
-    CORO_SWITCH_INLINE(body, body + 1, CORO_SWITCH_ASM);
-    return;
-  }
-  if (c->resume_point == CORO_INLINE_SWITCH_FPENV && c->status == CORO_RUNNING) {
-    coro_set_state(c, CORO_INLINE_SWITCH_FPENV, CORO_SUSPENDED);
-    CORO_SWITCH_INLINE(body, body + 1, CORO_SWITCH_FPENV_ASM);
-    return;
-  }
-#endif
-  coro_stackful_suspend(c);
-}
-
-/* `yield EXPR;` in a stackful generator of T: EXPR is evaluated once,
-   converted to T and stored where coro_next asked; then suspend. */
-#define CORO_STACKFUL_YIELD(c, T, ...)  /* ... is EXPR, which may hold commas */ \
-  do {                                                                   \
-    T coro_value_ = (__VA_ARGS__);                                       \
-    void *coro_out_ = ((struct coro_stackful_head *)(c))->out;           \
-    if (coro_out_)                                                       \
-      *(T *)coro_out_ = coro_value_;                                     \
-    coro_stackful_yield(c);                                              \
-  } while (0)
-
-/* `x = yield v;` in either backend: what coro_send(gen, in, out) sends, for
-   the one instance it resumes; taken (and cleared) right after that
-   instance resumes, before anything else runs, so a generator it resumes
-   in turn never sees it. CORO_RECEIVE: x gets *in, or zero bytes when
-   nothing was sent to it (coro_next). */
-struct coro_sent {
-  coro_t *to;                   /* the instance that coro_send resumes, or NULL */
-  const void *in;               /* the value it sends */
-};
-#ifdef __cplusplus
-extern thread_local struct coro_sent coro_sent;
-#else
-extern _Thread_local struct coro_sent coro_sent;
-#endif
-#define CORO_RECEIVE(c, LVALUE)                                          \
-  do {                                                                   \
-    if (coro_sent.to == (c)) {                                           \
-      coro_sent.to = NULL;                                               \
-      memcpy(&(LVALUE), coro_sent.in, sizeof(LVALUE));                   \
-    } else {                                                             \
-      memset(&(LVALUE), 0, sizeof(LVALUE));                              \
-    }                                                                    \
-  } while (0)
-
-/* Tasks in the stackless backend. */
-
-/* Every suspension of a task passes through coro_task_suspends, which stops
-   the program with a message when the task was resumed by coro_next instead
-   of the scheduler. coro_yield_task is that, then coro_ready. */
-void coro_task_suspends(coro_t *c);
-void coro_yield_task(coro_t *c);
-
-/* `yield;`: give every other ready task a turn, then go on. */
-#define CORO_YIELD_TASK(c, n)                                            \
-  do {                                                                   \
-    coro_yield_task(c);                                                  \
-    CORO_SUSPEND(c, n);                                                  \
-  } while (0)
-
-/* `await child(...)`: suspend at n; the scheduler starts the child at once,
-   and resumes this task directly when the child returns. */
-void coro_await_task(coro_t *parent, coro_t *child);
-#define CORO_AWAIT_TASK(c, n, child)                                     \
-  do {                                                                   \
-    coro_await_task(c, child);                                           \
-    CORO_SUSPEND(c, n);                                                  \
-  } while (0)
-
-/* The task this thread's scheduler is running now (NULL between tasks): a
-   task that suspends must be it, or a child it started inline
-   (coro_task_suspends). */
-#ifdef __cplusplus
-extern thread_local coro_t *coro_current_task;
-#else
-extern _Thread_local coro_t *coro_current_task;
-#endif
-
-/* `await child(...)` of a child whose frame is inside the parent's (made by
-   coro_in_NAME): run it now, right here, as the scheduler would have run it
-   next. True when the child has not ended: it waits for something, and the
-   parent suspends too (the generated code says CORO_SUSPEND); the
-   scheduler resumes the parent when the child ends. Inline, so that the
-   compiler sees which body it calls and may inline it: a child that returns
-   at once then costs what a call does. A child that suspended goes on in
-   coro_child_waits (runtime/sched.c): if it awaits a child of its own on
-   the heap, that one starts now. Whether the parent was resumed by the
-   scheduler is checked when something suspends (coro_task_suspends follows
-   the parent links to the running task), not here: a child that returns at
-   once costs no check.
-
-     if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base, coro_resume_child)) {
-       CORO_SUSPEND(coro_c, 3);
-     coro_resume_3:;
-     }                                                                      */
-bool coro_child_waits(coro_t *parent, coro_t *child);
-static inline bool coro_start_child(coro_t *parent, coro_t *child,
-                                    bool (*resume)(coro_t *c, void *out)) {
-  coro_as_task(child)->parent = coro_as_task(parent);  /* (the scheduler still runs parent) */
-  return resume(child, NULL) && coro_child_waits(parent, child);
-}
-
-/* `await op(...)`: while the awaitable aw is not ready, arrange to be woken
-   and suspend at n (the caller's loop tries again on resume). */
-#define CORO_READY(aw) \
-  ((struct coro_awaitable *)&(aw))->ops->ready((struct coro_awaitable *)&(aw))
-#define CORO_AWAIT_SUSPEND(c, n, aw)                                     \
-  do {                                                                   \
-    coro_waits_for(c, (struct coro_awaitable *)&(aw));                   \
-    coro_task_suspends(c);                                               \
-    ((struct coro_awaitable *)&(aw))->ops->suspend((struct coro_awaitable *)&(aw), c); \
-    CORO_SUSPEND(c, n);                                                  \
-  } while (0)
-
-/* Tasks in the stackful backend: the same, as expressions (GNU statement
-   expressions), since the body keeps its own C. */
-#define CORO_STACKFUL_YIELD_TASK(c)                                      \
-  do {                                                                   \
-    coro_yield_task(c);                                                  \
-    coro_stackful_yield(c);                                              \
-  } while (0)
-
-#define CORO_STACKFUL_AWAIT(c, ...)                                      \
-  __extension__({                                                        \
-    __typeof__(__VA_ARGS__) coro_aw_ = (__VA_ARGS__);                    \
-    while (!CORO_READY(coro_aw_)) {                                      \
-      coro_waits_for(c, (struct coro_awaitable *)&coro_aw_);             \
-      coro_task_suspends(c);                                             \
-      ((struct coro_awaitable *)&coro_aw_)->ops->suspend((struct coro_awaitable *)&coro_aw_, c); \
-      coro_stackful_yield(c);                                            \
-    }                                                                    \
-    coro_aw_.result;                                                     \
-  })
-
-#define CORO_STACKFUL_AWAIT_TASK(c, T, ...)                              \
-  __extension__({                                                        \
-    coro_t *coro_child_ = (__VA_ARGS__);                                 \
-    coro_await_task(c, coro_child_);                                     \
-    coro_stackful_yield(c);                                              \
-    T coro_value_ = *(T *)coro_as_task(coro_child_)->result;             \
-    coro_free(coro_child_);                                              \
-    coro_value_;                                                         \
-  })
-
-#define CORO_STACKFUL_AWAIT_VOID_TASK(c, ...)                            \
-  __extension__({                                                        \
-    coro_t *coro_child_ = (__VA_ARGS__);                                 \
-    coro_await_task(c, coro_child_);                                     \
-    coro_stackful_yield(c);                                              \
-    coro_free(coro_child_);                                              \
-  })
-
 #ifdef __cplusplus
 }
 #endif
+
+#include "coro/gen.h"  /* what the generated code needs (docs/abi.md) */
 
 #endif /* CORO_H */
