@@ -1,47 +1,64 @@
-/* coro_sched.h: what the scheduler's files share (sched.c, io.c, timer.c, offload.c). */
+/* coro_sched.h: the scheduler, and the interface of the event sources that
+ * its loop waits for (sched.c; io.c, timer.c, offload.c are the sources).
+ *
+ * The scheduler knows no source by name. A source registers itself with
+ * the scheduler of its thread when it is first used there, and the loop
+ * calls it through struct coro_source: is anything waiting on it, how long
+ * may epoll wait for its sake, here is one of its epoll events, fire what
+ * is due. A source calls the scheduler back (coro_ready, coro_sched_epoll,
+ * coro_sched_now_ns), never another source; so the files depend one way,
+ * the sources on the scheduler.
+ */
 #ifndef CORO_SCHED_H
 #define CORO_SCHED_H
 
 #include "coro_internal.h"
 
-#include <stdatomic.h>
 #include <stdint.h>
 
-/* A min-heap of sleeping awaitables by deadline. */
-struct timer_heap {
-  struct coro_sleep **v;  /* v[0] is the earliest */
-  size_t n, cap;
+struct sched;
+
+/* An event source: what the scheduler's loop polls and waits for, called
+   in the order given here. Every member may be NULL: nothing to say. */
+struct coro_source {
+  const char *name;                            /* for debuggers and messages */
+  bool (*waiting)(void);                       /* a task waits on it: coro_run's -EDEADLK when none does */
+  bool (*polled)(void);                        /* it has descriptors in epoll: a poll that does not wait
+                                                  is worth a call (coro_sched_poll_every) */
+  int64_t (*timeout)(uint64_t now);            /* how long epoll may wait for its sake: ns, or -1 */
+  void (*event)(void *tag, uint32_t events);   /* one of its epoll events (tag: its data.ptr) */
+  void (*fire)(uint64_t now);                  /* after every poll: make ready what is due at now (ns) */
 };
+
+/* What a source puts in epoll's data.ptr: a record whose first member is
+   the source, so that the loop can hand each event to its own. */
+struct coro_watch {
+  const struct coro_source *source;
+};
+
+enum { CORO_MAX_SOURCES = 8 };
 
 /* This thread's scheduler. */
 struct sched {
   struct coro_task *head, *tail; /* the ready queue, FIFO, linked through next_ready */
   long live;                /* spawned tasks not finished */
-  long io_waiting;          /* awaitables registered with epoll */
-  long remote_waiting;      /* offloaded calls not completed */
   unsigned poll_every;      /* 0: run the queue dry before polling; n: poll every n turns */
   int epfd;                 /* epoll instance, made on first use */
-  int remote_fd;            /* eventfd that other threads write to wake us */
-  _Atomic(struct coro_offload *) remote_head; /* offloads finished for sleeping tasks (lock-free stack) */
-  struct timer_heap timers; /* coro_sleep awaitables */
   uint64_t now_ns;          /* the clock (CLOCK_MONOTONIC, ns) when the scheduler last read it */
+  const struct coro_source *sources[CORO_MAX_SOURCES]; /* registered, in the order they came */
+  unsigned nsources;
 };
 
 extern _Thread_local struct sched coro_sched_self;
 
+/* Register src with this thread's scheduler (once: again is nothing). */
+void coro_sched_add_source(const struct coro_source *src);
+
+/* This thread's epoll instance (made on first use), and the clock, read now. */
 int coro_sched_epoll(void);
 uint64_t coro_sched_now_ns(void);
 
-/* io.c: an epoll event for the fd record `tag` */
-void coro_io_event(void *tag, uint32_t events);
-
-/* offload.c: the eventfd's tag in epoll, and emptying the remote queue */
-void *coro_offload_remote_tag(void);
-void coro_offload_drain(struct sched *s);
-
-/* timer.c */
-void coro_timers_fire(struct sched *s, uint64_t now);
+/* timer.c: a timer called off (coro_timeout, a select's or a wait's deadline). */
 void coro_timer_cancel(struct coro_sleep *t);
-int64_t coro_timers_timeout(struct sched *s, uint64_t now);
 
 #endif

@@ -40,6 +40,9 @@
  *     Descriptors that begin a life under the runtime's eyes (coro_accept's
  *     result, a socket handed to coro_connect, coro_close) start afresh.
  *
+ * I/O is an event source of the scheduler (coro_sched.h): each fd record
+ * is its own tag in epoll, and the scheduler hands it every event for it.
+ *
  * SIGPIPE: send has MSG_NOSIGNAL. A pipe has no such flag, so the first
  * write to a descriptor that is not a socket sets SIGPIPE to be ignored if
  * it still has its default action (which would kill the program): the
@@ -74,6 +77,7 @@ enum fd_kind {
 /* What the scheduler knows of one fd number. Each record is allocated once
    and never moves: epoll holds a pointer to it. */
 struct fd_record {
+  struct coro_watch watch;      /* first: epoll's tag, which says the event is I/O's */
   int fd;                       /* which */
   unsigned char kind;           /* enum fd_kind */
   bool registered;              /* epoll has it: edge-triggered, both directions */
@@ -91,6 +95,9 @@ struct fd_record {
 
 static _Thread_local struct fd_record **fds;  /* [fd]: its record, or NULL */
 static _Thread_local int nfds;
+static _Thread_local long waiting;            /* awaitables in the records' lists */
+
+static const struct coro_source io_source;
 
 /* A new life for the number: nothing known, every call tried. */
 static void fresh(struct fd_record *r, enum fd_kind kind) {
@@ -115,6 +122,7 @@ static struct fd_record *record(int fd) {
     fds[fd] = calloc(1, sizeof *fds[fd]);
     if (!fds[fd])
       coro_fatal("coro I/O", "out of memory");
+    fds[fd]->watch.source = &io_source;
     fds[fd]->fd = fd;
     fresh(fds[fd], FD_UNKNOWN);
   }
@@ -295,7 +303,8 @@ static void wait_for(struct coro_awaitable *a, coro_t *waiter, int fd, bool out)
   while (*tail)
     tail = &(*tail)->next_waiter;
   *tail = a;
-  coro_sched_self.io_waiting++;
+  if (waiting++ == 0)
+    coro_sched_add_source(&io_source);
 }
 
 /* Take a out of the list at *head; true if it was there. */
@@ -313,7 +322,7 @@ static bool unlink_waiter(struct coro_awaitable **head, struct coro_awaitable *a
 static void wake_all(struct coro_awaitable *list) {
   while (list) {
     struct coro_awaitable *next = list->next_waiter;
-    coro_sched_self.io_waiting--;
+    waiting--;
     coro_ready(list->waiter);
     list = next;
   }
@@ -324,10 +333,10 @@ static void wake_all(struct coro_awaitable *list) {
 static void io_cancel(struct coro_awaitable *a, int fd) {
   struct fd_record *r = record(fd);
   if (unlink_waiter(&r->reader, a) || unlink_waiter(&r->writer, a))
-    coro_sched_self.io_waiting--;
+    waiting--;
 }
 
-void coro_io_event(void *tag, uint32_t events) {
+static void io_event(void *tag, uint32_t events) {
   struct fd_record *r = tag;
   r->confirmed = true;
   if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
@@ -348,6 +357,17 @@ void coro_io_event(void *tag, uint32_t events) {
   wake_all(readers);
   wake_all(writers);
 }
+
+static bool io_waiting(void) {
+  return waiting != 0;
+}
+
+static const struct coro_source io_source = {
+  .name = "I/O",
+  .waiting = io_waiting,
+  .polled = io_waiting,
+  .event = io_event,
+};
 
 /* }================================================================== */
 

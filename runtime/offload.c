@@ -23,6 +23,10 @@
  * Whoever exchanges second learns what the first did; exactly one of them
  * makes the task ready. The remote queue is a lock-free stack (a CAS loop)
  * that the scheduler empties with one exchange when its eventfd fires.
+ *
+ * Each thread's remote queue and eventfd are an event source of its
+ * scheduler (coro_sched.h): the eventfd's tag in epoll is the thread's
+ * struct coro_remote, and the scheduler hands its events to drain().
  */
 #define _GNU_SOURCE
 #include "coro_sched.h"
@@ -99,22 +103,31 @@ static void submit(struct coro_offload *op) {
  * Waking the scheduler from another thread
  * =================================================================== */
 
-/* The tag of the eventfd in epoll: not an fd record (io.c). */
-static char remote_tag;
+/* What a thread's scheduler receives from the workers. */
+struct coro_remote {
+  struct coro_watch watch;  /* first: the eventfd's tag in epoll */
+  int fd;                   /* the eventfd that the workers write to wake the scheduler */
+  _Atomic(struct coro_offload *) head; /* offloads finished for sleeping tasks (lock-free stack) */
+  long waiting;             /* offloaded calls not completed */
+};
 
-void *coro_offload_remote_tag(void) {
-  return &remote_tag;
-}
+static _Thread_local struct coro_remote remote;
 
-static void ensure_remote(struct sched *s) {
-  if (s->remote_fd > 0)
-    return;
-  s->remote_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (s->remote_fd < 0)
+static const struct coro_source remote_source;
+
+static struct coro_remote *ensure_remote(void) {
+  struct coro_remote *r = &remote;
+  if (r->fd > 0)
+    return r;
+  r->watch.source = &remote_source;
+  r->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (r->fd < 0)
     coro_fatal("coro_offload", "eventfd: %s", strerror(errno));
-  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &remote_tag};
-  if (epoll_ctl(coro_sched_epoll(), EPOLL_CTL_ADD, s->remote_fd, &ev) < 0)
+  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = r};
+  if (epoll_ctl(coro_sched_epoll(), EPOLL_CTL_ADD, r->fd, &ev) < 0)
     coro_fatal("coro_offload", "epoll_ctl: %s", strerror(errno));
+  coro_sched_add_source(&remote_source);
+  return r;
 }
 
 /* On the worker: the task is asleep; queue it for its scheduler. */
@@ -122,30 +135,47 @@ static void finish(struct coro_offload *op) {
   int old = atomic_exchange_explicit(&op->state, DONE, memory_order_acq_rel);
   if (old != WAITING)
     return;  /* not signed up yet: its suspend() will see DONE */
-  struct sched *s = op->home;
-  struct coro_offload *head = atomic_load_explicit(&s->remote_head, memory_order_relaxed);
+  struct coro_remote *r = op->home;
+  struct coro_offload *head = atomic_load_explicit(&r->head, memory_order_relaxed);
   do
     op->next_done = head;
-  while (!atomic_compare_exchange_weak_explicit(&s->remote_head, &head, op, memory_order_release,
+  while (!atomic_compare_exchange_weak_explicit(&r->head, &head, op, memory_order_release,
                                                 memory_order_relaxed));
   uint64_t one = 1;
-  while (write(s->remote_fd, &one, sizeof one) < 0 && errno == EINTR)
+  while (write(r->fd, &one, sizeof one) < 0 && errno == EINTR)
     ;
 }
 
 /* On the scheduler: its eventfd fired; every queued task is ready. */
-void coro_offload_drain(struct sched *s) {
+static void drain(void *tag, uint32_t events) {
+  struct coro_remote *r = tag;
+  (void)events;
   uint64_t count;
-  while (read(s->remote_fd, &count, sizeof count) < 0 && errno == EINTR)
+  while (read(r->fd, &count, sizeof count) < 0 && errno == EINTR)
     ;
-  struct coro_offload *op = atomic_exchange_explicit(&s->remote_head, NULL, memory_order_acquire);
+  struct coro_offload *op = atomic_exchange_explicit(&r->head, NULL, memory_order_acquire);
   while (op) {
     struct coro_offload *next = op->next_done;
-    s->remote_waiting--;
+    r->waiting--;
     coro_ready(op->base.waiter);
     op = next;
   }
 }
+
+static bool remote_waiting(void) {
+  return remote.waiting != 0;
+}
+
+static bool remote_polled(void) {
+  return remote.fd > 0;
+}
+
+static const struct coro_source remote_source = {
+  .name = "offload",
+  .waiting = remote_waiting,
+  .polled = remote_polled,
+  .event = drain,
+};
 
 /* }================================================================== */
 
@@ -153,9 +183,8 @@ static bool offload_ready(struct coro_awaitable *a) {
   struct coro_offload *op = (struct coro_offload *)a;
   if (!op->started) {
     op->started = true;
-    op->home = &coro_sched_self;
-    ensure_remote(op->home);
-    op->home->remote_waiting++;
+    op->home = ensure_remote();
+    op->home->waiting++;
     atomic_store_explicit(&op->state, STARTED, memory_order_relaxed);
     submit(op);
     return false;
@@ -169,7 +198,7 @@ static void offload_suspend(struct coro_awaitable *a, coro_t *waiter) {
   int old = atomic_exchange_explicit(&op->state, WAITING, memory_order_acq_rel);
   if (old == DONE) {  /* the worker was faster: we wake ourselves */
     atomic_store_explicit(&op->state, DONE, memory_order_release);
-    op->home->remote_waiting--;
+    op->home->waiting--;
     coro_ready(waiter);
   }
 }

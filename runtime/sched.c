@@ -1,5 +1,7 @@
 /* sched.c: the scheduler. One per thread: a FIFO ready queue, an epoll
- * instance, a heap of timers.
+ * instance, and the event sources that registered with it (I/O, timers,
+ * offloaded calls: coro_sched.h), which its loop calls without knowing
+ * which they are.
  *
  * Tasks are run by run_task, which follows the chain of awaits without
  * walking it: a task that awaits a child suspends and names the child in
@@ -220,22 +222,57 @@ static int wait_events(int epfd, struct epoll_event *events, int n, int64_t time
   return epoll_wait(epfd, events, n, timeout_ns < 0 ? -1 : (int)((timeout_ns + 999999) / 1000000));
 }
 
-/* Wait for events up to `timeout_ns` (-1: no limit) and make their waiters
-   ready; then fire the timers that are due. */
+void coro_sched_add_source(const struct coro_source *src) {
+  struct sched *s = &coro_sched_self;
+  for (unsigned i = 0; i < s->nsources; i++)
+    if (s->sources[i] == src)
+      return;
+  if (s->nsources == CORO_MAX_SOURCES)
+    coro_fatal("coro_sched_add_source", "more than %d event sources", CORO_MAX_SOURCES);
+  s->sources[s->nsources++] = src;
+}
+
+/* Does a task wait on any source? (None: coro_run's -EDEADLK.) */
+static bool sources_waiting(struct sched *s) {
+  for (unsigned i = 0; i < s->nsources; i++)
+    if (s->sources[i]->waiting && s->sources[i]->waiting())
+      return true;
+  return false;
+}
+
+/* How long epoll may wait, in ns: the shortest that a source asks for (-1: no limit). */
+static int64_t sources_timeout(struct sched *s, uint64_t now) {
+  int64_t t = -1;
+  for (unsigned i = 0; i < s->nsources; i++) {
+    int64_t ti = s->sources[i]->timeout ? s->sources[i]->timeout(now) : -1;
+    if (ti >= 0 && (t < 0 || ti < t))
+      t = ti;
+  }
+  return t;
+}
+
+/* Wait for events up to `timeout_ns` (-1: no limit) and hand each to its
+   source, which makes its waiters ready; then each source fires what is
+   due (the timers). */
 static void poll_events(struct sched *s, int64_t timeout_ns) {
   struct epoll_event events[256];  /* a busy server's events in one call (1,000 connections: 4 calls) */
   int n = 0;
-  if (s->io_waiting || s->remote_fd > 0 || timeout_ns != 0) {
+  bool polled = timeout_ns != 0;
+  for (unsigned i = 0; i < s->nsources && !polled; i++)
+    polled = s->sources[i]->polled && s->sources[i]->polled();
+  if (polled) {
     n = wait_events(coro_sched_epoll(), events, 256, timeout_ns);
     if (n < 0 && errno != EINTR)
       coro_fatal("coro_run", "epoll_wait: %s", strerror(errno));
   }
-  for (int i = 0; i < n; i++)
-    if (events[i].data.ptr == coro_offload_remote_tag())
-      coro_offload_drain(s);
-    else
-      coro_io_event(events[i].data.ptr, events[i].events);
-  coro_timers_fire(s, coro_sched_now_ns());
+  for (int i = 0; i < n; i++) {
+    struct coro_watch *w = events[i].data.ptr;
+    w->source->event(w, events[i].events);
+  }
+  uint64_t now = coro_sched_now_ns();
+  for (unsigned i = 0; i < s->nsources; i++)
+    if (s->sources[i]->fire)
+      s->sources[i]->fire(now);
 }
 
 int coro_run(void) {
@@ -249,9 +286,9 @@ int coro_run(void) {
     }
     if (s->live == 0)
       return 0;
-    if (!s->io_waiting && !s->timers.n && !s->remote_waiting)
+    if (!sources_waiting(s))
       return -EDEADLK;  /* tasks are left, and nothing can ever wake them */
-    poll_events(s, coro_timers_timeout(s, coro_sched_now_ns()));
+    poll_events(s, sources_timeout(s, coro_sched_now_ns()));
   }
 }
 

@@ -1,7 +1,9 @@
 /* timer.c: coro_sleep, and the heap of deadlines that sets epoll's timeout.
  *
  * A sleeping task costs one heap entry and no CPU: the scheduler's
- * epoll_wait times out at the earliest deadline.
+ * epoll_wait times out at the earliest deadline. The timers are an event
+ * source of the scheduler (coro_sched.h): it asks them how long it may
+ * wait, and has them fire what is due after every poll.
  *
  * A deadline is in nanoseconds of CLOCK_MONOTONIC, read when the sleep
  * starts, plus its length: a timer fires once the clock has passed it, so
@@ -11,6 +13,15 @@
 #include "coro_sched.h"
 
 #include <stdlib.h>
+
+/* A min-heap of sleeping awaitables by deadline. */
+struct timer_heap {
+  struct coro_sleep **v;  /* v[0] is the earliest */
+  size_t n, cap;
+};
+
+/* This thread's timers. */
+static _Thread_local struct timer_heap timers;
 
 static bool earlier(struct coro_sleep *a, struct coro_sleep *b) {
   return a->deadline_ns < b->deadline_ns ||
@@ -54,7 +65,11 @@ static void heap_remove(struct timer_heap *h, size_t i) {
   }
 }
 
+static const struct coro_source timer_source;
+
 static void heap_push(struct timer_heap *h, struct coro_sleep *t) {
+  if (!h->v)
+    coro_sched_add_source(&timer_source);  /* the thread's first timer */
   if (h->n == h->cap) {
     h->cap = h->cap ? h->cap * 2 : 64;
     h->v = realloc(h->v, sizeof *h->v * h->cap);
@@ -88,14 +103,14 @@ static void sleep_suspend(struct coro_awaitable *a, coro_t *waiter) {
   t->armed = true;
   t->deadline_ns = coro_sched_now_ns() + (uint64_t)t->ms * 1000000;
   t->seq = next_seq++;
-  heap_push(&coro_sched_self.timers, t);
+  heap_push(&timers, t);
 }
 
 /* A timer called off (coro_timeout): out of the heap, so that its memory
    may go with the frame that holds it. */
 void coro_timer_cancel(struct coro_sleep *t) {
   if (t->armed && !t->fired) {
-    heap_remove(&coro_sched_self.timers, t->heap_index);
+    heap_remove(&timers, t->heap_index);
     t->armed = false;
   }
 }
@@ -110,9 +125,17 @@ struct coro_sleep coro_sleep(unsigned ms) {
   return (struct coro_sleep){.base = {.ops = &sleep_awaiter}, .ms = ms};
 }
 
-void coro_timers_fire(struct sched *s, uint64_t now) {
-  while (s->timers.n && s->timers.v[0]->deadline_ns <= now) {
-    struct coro_sleep *t = heap_pop(&s->timers);
+/* {==================================================================
+ * The event source
+ * =================================================================== */
+
+static bool timers_waiting(void) {
+  return timers.n != 0;
+}
+
+static void timers_fire(uint64_t now) {
+  while (timers.n && timers.v[0]->deadline_ns <= now) {
+    struct coro_sleep *t = heap_pop(&timers);
     t->fired = true;
     t->result = 0;
     coro_ready(t->base.waiter);
@@ -122,9 +145,18 @@ void coro_timers_fire(struct sched *s, uint64_t now) {
 /* How long the scheduler may wait for events, in ns, at `now`: until the
    earliest deadline (at most a day: the loop looks again then), 0 if one
    is due, -1 without timers. */
-int64_t coro_timers_timeout(struct sched *s, uint64_t now) {
-  if (!s->timers.n)
+static int64_t timers_timeout(uint64_t now) {
+  if (!timers.n)
     return -1;
-  uint64_t d = s->timers.v[0]->deadline_ns, day = 86400 * UINT64_C(1000000000);
+  uint64_t d = timers.v[0]->deadline_ns, day = 86400 * UINT64_C(1000000000);
   return d <= now ? 0 : (int64_t)(d - now > day ? day : d - now);
 }
+
+static const struct coro_source timer_source = {
+  .name = "timers",
+  .waiting = timers_waiting,
+  .timeout = timers_timeout,
+  .fire = timers_fire,
+};
+
+/* }================================================================== */

@@ -145,6 +145,19 @@ def test_installed_files(installed):
     assert res.returncode == 0, res.stderr
 
 
+def test_installed_headers_one_include(installed, tmp_path):
+    """<coro.h> brings the generated code's header with it (a program uses a layout from it);
+    <coro/gen.h> on its own is refused with the way out."""
+    (tmp_path / "api.c").write_text(
+        "#include <coro.h>\n"
+        "int main(void) { struct coro_read rd = coro_read(0, 0, 0); return (int)sizeof rd.result - 8; }\n")
+    sh(["gcc", "-Wall", "-Wextra", "-Werror", f"-I{installed.includedir}", "-c", "api.c"], cwd=tmp_path)
+    (tmp_path / "gen.c").write_text("#include <coro/gen.h>\nint main(void) { return 0; }\n")
+    res = subprocess.run(["gcc", f"-I{installed.includedir}", "-c", "gen.c"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode != 0 and "include <coro.h>" in res.stderr, res.stderr
+
+
 def test_pkg_config_points_into_prefix(installed):
     env = dict(os.environ, PKG_CONFIG_PATH=str(installed.pkgconfigdir))
     assert sh(["pkg-config", "--modversion", "coro"], env=env).stdout.strip() == project_version()

@@ -188,7 +188,7 @@ struct coro_offload {
 #else
   int state;                     /* (C++ sees the same layout; only the runtime touches it) */
 #endif
-  struct sched *home;            /* the scheduler of the awaiting task's thread */
+  struct coro_remote *home;      /* where the awaiting task's thread takes finished calls (runtime/offload.c) */
   struct coro_offload *next_job; /* the workers' queue */
   struct coro_offload *next_done;/* the scheduler's remote queue */
   void *result;
