@@ -41,7 +41,7 @@ void coro_fatal(const char *func, const char *fmt, ...) {
  * Resuming a generator
  * =================================================================== */
 
-/* coro_next itself is inline in coro.h; this is its uncommon path. A
+/* coro_next itself is inline in coro/gen.h; this is its uncommon path. A
    finished generator answers false again and again; resuming one that is
    running (a generator resuming itself) is a bug that cannot be reported
    as a result. */

@@ -143,7 +143,7 @@ static void run_task(coro_t *c) {
 }
 
 /* A child inside its parent's frame is run by the parent itself, right at
-   its await (coro_start_child, inline in coro.h): in the same order of
+   its await (coro_start_child, inline in coro/gen.h): in the same order of
    events as a child the scheduler starts (next, before any other ready
    task), without a suspension of the parent when the child ends at once.
    If the child waits, the parent suspends too, and the scheduler resumes

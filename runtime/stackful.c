@@ -11,7 +11,7 @@
  *   entry function returns -> stackful_main marks the instance done, switches back for good
  *
  * On x86_64, once the first resume has mapped the stack, coro_next and the
- * yield switch inline instead (coro.h), with no call into this file; the
+ * yield switch inline instead (coro/gen.h), with no call into this file; the
  * contexts they save and resume are the two in struct stackful below.
  *
  * Stacks are taken lazily at the first resume (coro_set_stack_size may still
@@ -75,9 +75,9 @@
 /* An instance of the stackful backend. coro_t * points at its start (as_coro). */
 struct stackful {
   struct coro_stackful_head head; /* first: what coro_next, coro_done and coro_free see, and the
-                                  task header (coro.h) */
+                                  task header (coro/gen.h) */
   struct coro_ctx ctx;         /* the body's registers while it is not running */
-  struct coro_ctx caller;      /* the resumer's registers while the body runs (right after ctx: coro.h) */
+  struct coro_ctx caller;      /* the resumer's registers while the body runs (right after ctx: coro/gen.h) */
   void (*entry)(coro_t *c);    /* the generated entry function: unpacks the args, runs the body */
   struct stackful *next_mapped;/* the next instance of this thread with a stack mapped (the overflow report's list) */
   struct stackful *prev_mapped;/* and the one before */
@@ -126,16 +126,16 @@ static _Thread_local struct stackful *tls_shared_owner __attribute__((tls_model(
 static bool stackful_resume(coro_t *c, void *out);
 static void stackful_detach(struct stackful *s);
 
-/* coro.h's inline switch keeps the body's context right after the header
+/* coro/gen.h's inline switch keeps the body's context right after the header
    and the resumer's right after that. It is offered only where it is libcoro's
    own switch: the x86_64 assembly, without ASan, whose fiber annotations
    must surround every switch. */
 #if defined(__x86_64__) && defined(__LP64__) && !defined(CORO_SWITCH_UCONTEXT) && !defined(STACKFUL_ASAN)
 #define STACKFUL_INLINE_SWITCH 1
 _Static_assert(offsetof(struct stackful, ctx) == sizeof(struct coro_stackful_head),
-               "coro.h: the body's context right after the header");
+               "coro/gen.h: the body's context right after the header");
 _Static_assert(offsetof(struct stackful, caller) == offsetof(struct stackful, ctx) + sizeof(struct coro_ctx),
-               "coro.h: the resumer's context right after the body's");
+               "coro/gen.h: the resumer's context right after the body's");
 #endif
 
 /* The page size, asked of the system once (creating an instance needs it,
@@ -928,7 +928,7 @@ void coro_shared_stack_stats(struct coro_stack_stats *stats) {
  * =================================================================== */
 
 /* The common path of a round trip is not here. On x86_64, coro_next and
- * yield switch stacks inline (coro.h), once the first resume has mapped the
+ * yield switch stacks inline (coro/gen.h), once the first resume has mapped the
  * stack and marked the instance (CORO_INLINE_SWITCH_MARK in resume_point,
  * which this file sets nowhere else); what comes through here is the first resume,
  * tasks resumed by the scheduler, other processors, the ucontext build, and
@@ -963,7 +963,7 @@ static void stackful_main(void *arg) {
     as_coro(s)->status = CORO_DONE;            /* coro_next answers false: no more values */
     tool_switch_out(s, 1);
 #if defined(STACKFUL_INLINE_SWITCH) && defined(CORO_INLINE_SWITCH)
-    /* as a yield switches (coro.h): what lives across it is saved by the
+    /* as a yield switches (coro/gen.h): what lives across it is saved by the
        compiler, not the five registers coro_ctx_switch keeps for a caller */
     if (s->own_fpenv)
       CORO_SWITCH_INLINE(&s->ctx, &s->caller, CORO_SWITCH_FPENV_ASM);
@@ -1315,7 +1315,7 @@ coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t arg
 }
 
 #if !defined(CORO_SWITCH_UCONTEXT)
-_Static_assert(sizeof(struct stackful) <= CORO_STACKFUL_BYTES, "coro.h: CORO_STACKFUL_BYTES holds the bookkeeping");
+_Static_assert(sizeof(struct stackful) <= CORO_STACKFUL_BYTES, "coro/gen.h: CORO_STACKFUL_BYTES holds the bookkeeping");
 #endif
 
 coro_t *coro_stackful_init(void *storage, size_t bytes, void (*entry)(coro_t *c), size_t args_size,

@@ -89,7 +89,7 @@ static void check_decl(Checker *c, Node *decl) {
  * Resume points and what is awaited
  * =================================================================== */
 
-/* CORO_MAX_RESUME_POINTS of coro.h: resume_point is a 16-bit field whose top
+/* CORO_MAX_RESUME_POINTS of coro/gen.h: resume_point is a 16-bit field whose top
    bit marks stackful instances. */
 enum { MAX_RESUME_POINTS = 0x7fff };
 

@@ -9,10 +9,10 @@
  *
  * To resume one: load rsp, pop the two, jump. Everything else a context
  * needs is below them on its own stack or already spilled by the compiler,
- * which is what lets coro.h inline the switch into coro_next and into yield
+ * which is what lets coro/gen.h inline the switch into coro_next and into yield
  * (runtime/asm/README.md tells the whole story):
  *
- *   coro.h's inline switch   an asm statement that tells the compiler every
+ *   gen.h's inline switch    an asm statement that tells the compiler every
  *                            other register is clobbered, so the compiler
  *                            itself saves whatever it still needs; it pushes
  *                            the two and resumes the other side.
@@ -43,7 +43,7 @@
  *
  * coro_ctx_switch, keeping each side's FP control: store ours in *from,
  * load *to's (stored by its own switch out, or by coro_ctx_init), then
- * switch. Both sides of such a switch must use this one (or coro.h's
+ * switch. Both sides of such a switch must use this one (or coro/gen.h's
  * CORO_SWITCH_FPENV_ASM): the other never writes the two fields.
  */
         .globl  coro_ctx_switch_fpenv           # called from stackful.c
