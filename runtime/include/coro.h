@@ -59,7 +59,8 @@ struct coro_event;         /* an event: set wakes every waiter, and it stays set
 struct coro_sem;           /* a counting semaphore; CORO_SEM_INIT(n) or coro_sem_init */
 struct coro_mutex;         /* a mutex held by a task across awaits */
 struct coro_group;         /* a wait group of tasks */
-struct coro_chan;          /* a channel: made by coro_chan_new */
+
+struct coro_chan;          /* a channel: made by coro_chan_new, opaque */
 
 /* }================================================================== */
 
