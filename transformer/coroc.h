@@ -719,6 +719,8 @@ void emit_sync(Emitter *e, int line);
 void emit_resync(Emitter *e, int line);
 void emit_directives(Emitter *e, int from, int to);  /* the kept directives among tokens [from, to) */
 void emit_directive(Emitter *e, int index);          /* the one that is token index */
+/* emit.c: the macro a #define or #undef line names (*len bytes at the result), or NULL */
+const char *directive_macro_name(const char *text, size_t *len, bool *define);
 bool is_first_define(Emitter *e, Coroutine *co, int index);
 void redefine_macros(Emitter *e, Coroutine *co, bool restore);
 char *emit_creation_header(Emitter *e, Coroutine *co);

@@ -119,10 +119,13 @@ static const char *local_field(Emitter *e, const char *name, size_t len, int at)
 }
 
 
-/* The macro a #define or #undef directive names, and whether it defines. */
-static const char *directive_macro(const Token *t, bool *define) {
-  const char *p = strchr(t->text, '#') + 1;
-  p += strspn(p, " \t");
+/* The macro that the text of a #define or #undef line names, its length in
+   *len, and whether it defines; NULL for other lines (emit_header.c too). */
+const char *directive_macro_name(const char *text, size_t *len, bool *define) {
+  const char *p = strchr(text, '#');
+  if (!p)
+    return NULL;
+  p += 1 + strspn(p + 1, " \t");
   *define = strncmp(p, "define", 6) == 0;
   if (!*define && strncmp(p, "undef", 5) != 0)
     return NULL;
@@ -131,7 +134,14 @@ static const char *directive_macro(const Token *t, bool *define) {
   size_t n = 0;
   while (is_ident_char(p[n]))
     n++;
-  return n ? xstrndup(p, n) : NULL;
+  *len = n;
+  return n ? p : NULL;
+}
+
+static const char *directive_macro(const Token *t, bool *define) {
+  size_t n;
+  const char *p = directive_macro_name(t->text, &n, define);
+  return p ? xstrndup(p, n) : NULL;
 }
 
 /* A #define inside a coroutine body may name its locals (`#define SUM (a + b)`):

@@ -94,19 +94,9 @@ static void need_word(Header *h, const char *word, bool tag, const Token *blame,
 
 /* The macro that a #define or #undef line names (NULL for other lines). */
 static const char *directive_name(const char *text, bool *define) {
-  const char *p = strchr(text, '#');
-  if (!p)
-    return NULL;
-  p += 1 + strspn(p + 1, " \t");
-  *define = strncmp(p, "define", 6) == 0;
-  if (!*define && strncmp(p, "undef", 5) != 0)
-    return NULL;
-  p += *define ? 6 : 5;
-  p += strspn(p, " \t");
-  size_t n = 0;
-  while (is_ident_char(p[n]))
-    n++;
-  return n ? intern(p, n) : NULL;
+  size_t n;
+  const char *p = directive_macro_name(text, &n, define);
+  return p ? intern(p, n) : NULL;
 }
 
 /* Each identifier of a text (a macro's body, an awaitable's type), with
