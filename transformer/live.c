@@ -760,8 +760,7 @@ static void frame_named_in(Live *l, const char *define) {
     while (is_ident_char(*p))
       p++;
     for (int v = 0; v < l->nvars; v++)
-      if (strlen(l->vars[v]->name) == (size_t)(p - w) && !strncmp(l->vars[v]->name, w, p - w))
-      {
+      if (strlen(l->vars[v]->name) == (size_t)(p - w) && !strncmp(l->vars[v]->name, w, p - w)) {
         must_frame(l, v, format("named by the macro %s", macro));
         l->pinned[v] = true;
       }
@@ -833,53 +832,41 @@ static bool moved_decls_pre(Node *n, void *ctx) {
    together. */
 
 static int compare_names(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
+  return strcmp((*(Sym *const *)a)->name, (*(Sym *const *)b)->name);
 }
 
 /* The names declared in a body (objects, extern and static ones too,
-   functions, typedefs, enumeration constants): one declared twice is not
-   kept in a C local, whose save and load could name the other. */
-typedef struct {
-  const char **v;
-  int n, cap;
-} NameWalk;
-
-static void name_push(NameWalk *w, const char *name) {
-  if (w->n == w->cap) {
-    w->cap = w->cap ? 2 * w->cap : 16;
-    w->v = xrealloc(w->v, sizeof(char *) * w->cap);
-  }
-  w->v[w->n++] = name;
-}
-
+   functions, typedefs, enumeration constants), as their symbols, sorted by
+   name: one declared twice is not kept in a C local, whose save and load
+   could name the other. */
 static bool names_pre(Node *n, void *ctx) {
   if ((n->kind == ND_INIT_DECL || n->kind == ND_ENUMERATOR) && n->sym && n->sym->name)
-    name_push(ctx, n->sym->name);
+    sym_push(ctx, n->sym);
   return true;
 }
 
-static bool shared_name(const char **sorted, int n, const char *name) {
-  if (n == 0)
+static bool shared_name(const SymList *sorted, Sym *s) {
+  if (sorted->n == 0)
     return false;
-  const char **at = bsearch(&name, sorted, n, sizeof(char *), compare_names);
-  if (!at)
-    return false;
-  return (at > sorted && strcmp(at[-1], name) == 0) || (at + 1 < sorted + n && strcmp(at[1], name) == 0);
+  Sym *const *at = bsearch(&s, sorted->v, sorted->n, sizeof(Sym *), compare_names);
+  Sym *const *end = sorted->v + sorted->n;
+  return at && ((at > sorted->v && strcmp(at[-1]->name, s->name) == 0) ||
+                (at + 1 < end && strcmp(at[1]->name, s->name) == 0));
 }
 
-static bool is_plain_local(Live *l, int v, const char **names, int nnames) {
+static bool is_plain_local(Live *l, int v, const SymList *names) {
   Node *d = l->decls[v];
   Sym *s = l->vars[v];
   int end = d->init ? d->init->first - 2 : d->last;  /* `int x __attribute__((...))` */
   return s->frame_reason && !l->pinned[v] && !s->in_stmt_expr && end <= d->declarator->last &&
          is_plain_scalar(d->specs, d->declarator, &l->src->original, 0) &&
-         !shared_name(names, nnames, s->name);
+         !shared_name(names, s);
 }
 
-static void choose_cached(Live *l, const char **names, int nnames) {
+static void choose_cached(Live *l, const SymList *names) {
   bool *ok = xcalloc(l->nvars + 1, sizeof(bool));
   for (int v = 0; v < l->nvars; v++)
-    ok[v] = is_plain_local(l, v, names, nnames);
+    ok[v] = is_plain_local(l, v, names);
   for (int v = 0; v < l->nvars; v++)  /* one declaration's locals go together */
     if (!ok[v])
       for (int u = l->group[v]; u < l->nvars && l->group[u] == l->group[v]; u++)
@@ -920,13 +907,13 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
   l.group = xcalloc(co->locals.n + 1, sizeof(int));
   l.pinned = xcalloc(co->locals.n + 1, sizeof(bool));
   l.decls = xcalloc(co->locals.n + 1, sizeof(Node *));
-  NameWalk names = {0};  /* every name the body declares, and the parameters' */
+  SymList names = {0};  /* every name the body declares, and the parameters' */
   for (int i = 0; i < co->locals.n; i++)
     if (co->locals.v[i]->kind == ND_PARAM)
-      name_push(&names, co->locals.v[i]->sym->name);
+      sym_push(&names, co->locals.v[i]->sym);
   visit(co->def->body, names_pre, NULL, &names);
   if (names.n > 1)
-    qsort(names.v, names.n, sizeof(char *), compare_names);
+    qsort(names.v, names.n, sizeof(Sym *), compare_names);
   const Node *decl_of_prev = NULL;
   for (int i = 0; i < co->locals.n; i++) {
     Node *n = co->locals.v[i];
@@ -969,7 +956,7 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
             l.vars[u]->frame_reason = format("declared with '%s', which is in the frame",
                                              l.vars[v]->name);
     if (analysed)
-      choose_cached(&l, names.v, names.n);
+      choose_cached(&l, &names);
   }
   /* the locals that need no field leave the frame */
   int kept = 0;

@@ -1,8 +1,10 @@
 /* lower.c: the body of a stackless coroutine, as the lines of C it becomes.
  *
  * The stackless backend turns a body into the inside of a resume function: a
- * switch jumps to where the last suspension left off, and every local is a
- * field of the frame. Most statements stay as written (their tokens printed
+ * switch jumps to where the last suspension left off, and every local whose
+ * value must outlive a suspension has a field in the frame (one kept in a C
+ * local between suspensions is copied there around each, save_kept and
+ * resume_label). Most statements stay as written (their tokens printed
  * again by text.c with the renames of frame.c); what changes:
  *  - each `yield` becomes CORO_YIELD and a numbered resume point after it
  *    (`x = yield v;`: then CORO_RECEIVE(coro_c, x), the value sent);
@@ -13,7 +15,8 @@
  *    would evaluate it (lower_logical), only the arm of ?: that C picks runs
  *    (lower_select), commas keep their order, and a loop whose condition or
  *    step awaits becomes an endless loop that tests inside (lower_awaiting_loop);
- *  - declarations become assignments to the frame's fields.
+ *  - declarations of locals that live in the frame become assignments to
+ *    their fields; the others stay declarations.
  * The result is data: Coroutine.body, a list of lines, each with the .coc
  * line it stands for and its depth, which emit_stackless.c prints. Lowering
  * writes through the same Emitter as the printers, with Emitter.sink set:
@@ -80,14 +83,16 @@ static const SymList *kept_across(Emitter *e, int k) {
   return e->co->live_at && e->co->live_at[k].n ? &e->co->live_at[k] : NULL;
 }
 
-/* `coro_f->i = i; coro_f->n = n;` (sep "; "), or as one expression,
-   `coro_f->i = i, coro_f->n = n` (sep ", "). */
-static char *kept_stores(const SymList *l, const char *sep) {
+/* The copies of the kept locals: to the frame (`coro_f->i = i; coro_f->n = n`
+   with sep "; ", or as one expression with sep ", "), or back from it
+   (`i = coro_f->i; n = coro_f->n`). */
+static char *kept_copies(const SymList *l, bool back, const char *sep) {
   char *text = NULL;
   size_t len;
   FILE *f = xmemstream(&text, &len);
   for (int i = 0; i < l->n; i++)
-    fprintf(f, "%scoro_f->%s = %s", i ? sep : "", l->v[i]->field, l->v[i]->name);
+    fprintf(f, back ? "%s%s = coro_f->%s" : "%scoro_f->%s = %s", i ? sep : "",
+            back ? l->v[i]->name : l->v[i]->field, back ? l->v[i]->field : l->v[i]->name);
   fclose(f);
   return text;
 }
@@ -96,7 +101,7 @@ static void save_kept(Emitter *e, int k, int line) {
   const SymList *l = kept_across(e, k);
   if (!l)
     return;
-  char *text = kept_stores(l, "; ");
+  char *text = kept_copies(l, false, "; ");
   emit_put(e, line, "%s;  /* kept in the frame while suspended */", text);
   xfree(text);
 }
@@ -114,14 +119,9 @@ static void resume_label(Emitter *e, int k) {
   if (!l) {
     emit_put(e, 0, "coro_resume_%d:;", k);
   } else {
-    char *text = NULL;
-    size_t len;
-    FILE *f = xmemstream(&text, &len);
-    for (int i = 0; i < l->n; i++)
-      fprintf(f, " %s = coro_f->%s;", l->v[i]->name, l->v[i]->field);
-    fclose(f);
+    char *text = kept_copies(l, true, "; ");
     lines_push(e->sink, (Line){LINE_RESUME, 0, e->indent,
-                               format("coro_resume_%d:;%s  /* back from the frame */", k, text)});
+                               format("coro_resume_%d:; %s;  /* back from the frame */", k, text)});
     xfree(text);
   }
   e->indent++;
@@ -477,7 +477,7 @@ static void lower_yield(Emitter *e, Node *n) {
   emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
   const SymList *kept = kept_across(e, n->resume_point);
   if (kept) {  /* the value first (`yield i++;`), then the kept locals, in one statement */
-    char *stores = kept_stores(kept, ", ");
+    char *stores = kept_copies(kept, false, ", ");
     emit_put(e, line, "CORO_YIELD_KEEPING(coro_c, coro_out, %d, coro_value_%s, (%s),%s%s);",
              n->resume_point, e->co->name, stores, at_own_column(e, n->expr), node_str(e, n->expr));
     xfree(stores);
