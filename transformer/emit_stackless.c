@@ -252,7 +252,9 @@ static void emit_resume(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "}");
 }
 
+static void emit_param_stores(Emitter *e, Coroutine *co, int at);
 static void emit_creation_in(Emitter *e, Coroutine *co);
+static void emit_creation_inside(Emitter *e, Coroutine *co);
 
 static void emit_creation(Emitter *e, Coroutine *co) {
   int at = emit_line_of(e, co->decl);
@@ -262,24 +264,39 @@ static void emit_creation(Emitter *e, Coroutine *co) {
   emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_frame_new("
            "sizeof *coro_f, _Alignof(struct coro_frame_%s), coro_resume_%s, %s);",
            co->name, co->name, co->name, co->name, co->is_generator ? "CORO_GENERATOR" : "CORO_TASK");
-  for (int i = 0; i < co->locals.n; i++) {
-    Node *n = co->locals.v[i];
-    if (n->kind == ND_PARAM)
-      emit_put(e, at, "coro_f->%s = %s;", n->sym->field, n->sym->name);
-  }
+  emit_param_stores(e, co, at);
   if (!co->is_generator && !co->returns_void)
     emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_result;");
   emit_put(e, at, "return &coro_f->coro_base%s;", co->is_generator ? "" : ".base");
   e->indent--;
   emit_put(e, 0, "}");
   emit_creation_in(e, co);
+  if (co->awaited_inline)
+    emit_creation_inside(e, co);
+}
+
+/* The stores of a creation's arguments into the frame's parameters. */
+static void emit_param_stores(Emitter *e, Coroutine *co, int at) {
+  for (int i = 0; i < co->locals.n; i++) {
+    Node *n = co->locals.v[i];
+    if (n->kind == ND_PARAM)
+      emit_put(e, at, "coro_f->%s = %s;", n->sym->field, n->sym->name);
+  }
+}
+
+/* A coroutine that awaits children inside its frame starts with their
+   union's header zeroed: every child made there relies on it
+   (coro_frame_again in <coro/gen.h>). */
+static void emit_children_zeroed(Emitter *e, Coroutine *co, int at) {
+  if (has_inline_children(co))
+    emit_put(e, at, "memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  "
+             "/* its children start from a zeroed header */");
 }
 
 /* The same as its creation function, in storage the caller gives instead
    of a new allocation: a CORO_FRAME(name) that is a local, a member, a
-   block of an arena (docs/language.md, "Instances in storage you give"),
-   or, for a task awaited inline (check.c), a member of the awaiting
-   parent's coro_children. Only the header is zeroed. */
+   block of an arena (docs/language.md, "Instances in storage you give").
+   Only the header is zeroed (and its children's, if it has some). */
 static void emit_creation_in(Emitter *e, Coroutine *co) {
   int at = emit_line_of(e, co->decl);
   emit_put(e, 0, "/* %s(...) in storage the caller gives (CORO_FRAME(%s)): no allocation */", co->name,
@@ -294,14 +311,32 @@ static void emit_creation_in(Emitter *e, Coroutine *co) {
      child made at every turn of a loop costs a few stores, not a memset */
   emit_put(e, at, "coro_frame_init(&%s, sizeof coro_f->coro_base, coro_resume_%s, %s);", header, co->name,
            co->is_generator ? "CORO_GENERATOR" : "CORO_TASK");
-  for (int i = 0; i < co->locals.n; i++) {
-    Node *n = co->locals.v[i];
-    if (n->kind == ND_PARAM)
-      emit_put(e, at, "coro_f->%s = %s;", n->sym->field, n->sym->name);
-  }
+  emit_children_zeroed(e, co, at);
+  emit_param_stores(e, co, at);
   /* (no coro_base.result: only an await of a task on the heap reads it;
      an await of a child in storage reads coro_result where it is) */
   emit_put(e, at, "return &%s;", header);
+  e->indent--;
+  emit_put(e, 0, "}");
+}
+
+/* A task awaited with its frame inside its parent's (check.c, "Children
+   inside their parent"), made there again at each await: the header is as
+   the last child made there left it when it ended, which is what a new one
+   needs but for four fields (coro_frame_again). A child in a loop then
+   costs its arguments and two stores, as a call would. */
+static void emit_creation_inside(Emitter *e, Coroutine *co) {
+  int at = emit_line_of(e, co->decl);
+  emit_put(e, 0, "/* %s(...) inside the frame of a task awaiting it, where a child has ended or "
+           "nothing was yet */", co->name);
+  char *params = emit_param_list(e, co);
+  emit_put(e, at, "static inline coro_t *coro_inside_%s(struct coro_frame_%s *coro_f%s%s) {", co->name,
+           co->name, *params ? ", " : "", params);
+  e->indent++;
+  emit_put(e, at, "coro_frame_again(&coro_f->coro_base.base, coro_resume_%s);", co->name);
+  emit_children_zeroed(e, co, at);
+  emit_param_stores(e, co, at);
+  emit_put(e, at, "return &coro_f->coro_base.base;");
   e->indent--;
   emit_put(e, 0, "}");
 }

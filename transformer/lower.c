@@ -175,7 +175,7 @@ static char *lower_await(Emitter *e, Node *n) {
    and the scheduler resumes it when the child ends, as for a child on the
    heap. Its arguments have no await (or it would be on the heap).
 
-     coro_in_child(&coro_f->coro_children.coro_in_3, x);
+     coro_inside_child(&coro_f->coro_children.coro_in_3, x);
      if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base, coro_resume_child)) {
        ...save the kept locals...; CORO_SUSPEND(coro_c, 3);
      coro_resume_3:;
@@ -193,7 +193,7 @@ static char *lower_await_inline(Emitter *e, Node *n) {
   fclose(f);
   emit_put(e, 0, "/* resume point %d: %s:%d, the child's frame inside this one */", k, e->src->name,
            line);
-  emit_put(e, line, "coro_in_%s(&coro_f->coro_children.coro_in_%d%s);", n->callee, k, args);
+  emit_put(e, line, "coro_inside_%s(&coro_f->coro_children.coro_in_%d%s);", n->callee, k, args);
   xfree(args);
   emit_put(e, line, "if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_%d.coro_base.base, "
            "coro_resume_%s)) {", k, n->callee);

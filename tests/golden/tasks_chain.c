@@ -70,6 +70,16 @@ static inline __attribute__((unused)) coro_t *coro_in_leaf(struct coro_frame_lea
 #line 6
   return &coro_f->coro_base.base;
 }
+/* leaf(...) inside the frame of a task awaiting it, where a child has ended or nothing was yet */
+#line 6
+static inline coro_t *coro_inside_leaf(struct coro_frame_leaf *coro_f, int x) {
+#line 6
+  coro_frame_again(&coro_f->coro_base.base, coro_resume_leaf);
+#line 6
+  coro_f->x = x;
+#line 6
+  return &coro_f->coro_base.base;
+}
 #line 9
 
 
@@ -112,7 +122,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
   coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
   /* resume point 1: tasks_chain.coc:12, the child's frame inside this one */
 #line 12
-  coro_in_leaf(&coro_f->coro_children.coro_in_1, coro_f->x);
+  coro_inside_leaf(&coro_f->coro_children.coro_in_1, coro_f->x);
 #line 12
   if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_1.coro_base.base, coro_resume_leaf)) {
 #line 12
@@ -127,7 +137,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
   if (coro_f->coro_cond_1) {
     /* resume point 2: tasks_chain.coc:13, the child's frame inside this one */
 #line 13
-    coro_in_leaf(&coro_f->coro_children.coro_in_2, coro_f->a);
+    coro_inside_leaf(&coro_f->coro_children.coro_in_2, coro_f->a);
 #line 13
     if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_2.coro_base.base, coro_resume_leaf)) {
 #line 13
@@ -144,7 +154,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
   for (;;) {
     /* resume point 3: tasks_chain.coc:15, the child's frame inside this one */
 #line 15
-    coro_in_leaf(&coro_f->coro_children.coro_in_3, coro_f->a);
+    coro_inside_leaf(&coro_f->coro_children.coro_in_3, coro_f->a);
 #line 15
     if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base, coro_resume_leaf)) {
 #line 15
@@ -185,6 +195,20 @@ static inline __attribute__((unused)) coro_t *coro_in_child(struct coro_frame_ch
 #line 11
   coro_frame_init(&coro_f->coro_base.base, sizeof coro_f->coro_base, coro_resume_child, CORO_TASK);
 #line 11
+  memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  /* its children start from a zeroed header */
+#line 11
+  coro_f->x = x;
+#line 11
+  return &coro_f->coro_base.base;
+}
+/* child(...) inside the frame of a task awaiting it, where a child has ended or nothing was yet */
+#line 11
+static inline coro_t *coro_inside_child(struct coro_frame_child *coro_f, int x) {
+#line 11
+  coro_frame_again(&coro_f->coro_base.base, coro_resume_child);
+#line 11
+  memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  /* its children start from a zeroed header */
+#line 11
   coro_f->x = x;
 #line 11
   return &coro_f->coro_base.base;
@@ -222,7 +246,7 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
   coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */
   /* resume point 1: tasks_chain.coc:21, the child's frame inside this one */
 #line 21
-  coro_in_child(&coro_f->coro_children.coro_in_1, 1);
+  coro_inside_child(&coro_f->coro_children.coro_in_1, 1);
 #line 21
   if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_1.coro_base.base, coro_resume_child)) {
 #line 21
@@ -234,7 +258,7 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
   printf("%d\n", coro_f->coro_children.coro_in_1.coro_result);
   /* resume point 2: tasks_chain.coc:22, the child's frame inside this one */
 #line 22
-  coro_in_child(&coro_f->coro_children.coro_in_2, 5);
+  coro_inside_child(&coro_f->coro_children.coro_in_2, 5);
 #line 22
   if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_2.coro_base.base, coro_resume_child)) {
 #line 22
@@ -264,6 +288,8 @@ coro_t *top(void) {
 static inline __attribute__((unused)) coro_t *coro_in_top(struct coro_frame_top *coro_f) {
 #line 20
   coro_frame_init(&coro_f->coro_base.base, sizeof coro_f->coro_base, coro_resume_top, CORO_TASK);
+#line 20
+  memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  /* its children start from a zeroed header */
 #line 20
   return &coro_f->coro_base.base;
 }

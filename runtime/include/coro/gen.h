@@ -553,6 +553,25 @@ static inline void coro_frame_init(coro_t *c, size_t size, bool (*resume)(coro_t
   c->status = CORO_CREATED;
 }
 
+/* A task's frame inside its awaiting parent's, made again for the parent's
+   next await (coroc's coro_inside_NAME). No memset: the storage is either
+   as the parent's creation zeroed it, or as the last child made there left
+   it when it ended, and an ended child leaves its header as a new one needs
+   it but for these four fields. The runtime keeps that true: the
+   scheduler clears `awaiting` when it starts the awaited child,
+   `next_ready` and `ready` when it takes a task off the ready queue, and
+   `waiting_on` when a task is woken; `result` is never set for a child
+   inside its parent (the parent reads coro_result), `home` and `spawned`
+   stay 0, and `parent` is set by coro_start_child. A child that has
+   children of its own zeroes their header (the storage may have held
+   another child's locals). */
+static inline void coro_frame_again(coro_t *c, bool (*resume)(coro_t *c, void *out)) {
+  c->resume = resume;
+  c->resume_point = 0;
+  c->status = CORO_CREATED;
+  c->kind = CORO_TASK;
+}
+
 /* The name of a status, for messages. */
 const char *coro_status_name(int status);
 
