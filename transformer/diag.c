@@ -213,136 +213,16 @@ void arena_release(Arena *a, ArenaMark m) {
 
 /* }================================================================== */
 
-#ifndef COROC_FUZZING
-
-void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size ? size : 1);
-  if (!p)
-    fatal("out of memory");
-  return p;
-}
-
-void *xrealloc(void *p, size_t size) {
-  p = realloc(p, size ? size : 1);
-  if (!p)
-    fatal("out of memory");
-  return p;
-}
-
-void xfree(void *p) {
-  free(p);
-}
-
-FILE *xmemstream(char **buf, size_t *len) {
-  FILE *f = open_memstream(buf, len);
-  if (!f)
-    fatal("out of memory");
-  return f;
-}
-
-char *vformat(const char *fmt, va_list ap) {
-  char *s;
-  if (vasprintf(&s, fmt, ap) < 0)
-    fatal("out of memory");
-  return s;
-}
-
-char *format(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *s = vformat(fmt, ap);
-  va_end(ap);
-  return s;
-}
-
-#else /* COROC_FUZZING */
-
 /* {==================================================================
- * The fuzz build's heap. coroc runs once and leaves its memory to exit():
- * the passes free little. The fuzz harness runs input after input in one
- * process, so every block coroc takes is linked into one list, and
- * diag_release() gives back whatever a run left, also when an error
- * longjmp'ed out of it halfway. A block is a Block header and the bytes
- * handed out after it (aligned as malloc's).
+ * Text built in memory: a stdio stream that writes into a growing buffer
+ * of ours (xmemstream), and printf into a new string (format).
+ *
+ * Not open_memstream: glibc's clears a BUFSIZ buffer with calloc at every
+ * open, and the passes open tens of thousands (one per expression they
+ * print again): that alone was a tenth of coroc's time on a large .coc.
+ * Open streams are listed, so that the fuzz build's diag_release() closes
+ * one an error left open.
  * =================================================================== */
-
-typedef union Block Block;
-union Block {
-  struct {
-    Block *prev, *next;
-  } link;
-  max_align_t align;
-};
-
-static Block heap = {.link = {&heap, &heap}};
-
-static void *track(Block *b) {
-  b->link.prev = &heap;
-  b->link.next = heap.link.next;
-  heap.link.next->link.prev = b;
-  heap.link.next = b;
-  return b + 1;
-}
-
-static Block *untrack(void *p) {
-  Block *b = (Block *)p - 1;
-  b->link.prev->link.next = b->link.next;
-  b->link.next->link.prev = b->link.prev;
-  return b;
-}
-
-void *xcalloc(size_t n, size_t size) {
-  n = n ? n : 1;
-  size = size ? size : 1;
-  if (n > (SIZE_MAX - sizeof(Block)) / size)
-    fatal("out of memory");
-  Block *b = calloc(1, sizeof(Block) + n * size);
-  if (!b)
-    fatal("out of memory");
-  return track(b);
-}
-
-void *xrealloc(void *p, size_t size) {
-  if (size > SIZE_MAX - sizeof(Block))
-    fatal("out of memory");
-  Block *old = p ? untrack(p) : NULL;
-  Block *b = realloc(old, sizeof(Block) + (size ? size : 1));
-  if (!b) {
-    if (old)
-      track(old);
-    fatal("out of memory");
-  }
-  return track(b);
-}
-
-void xfree(void *p) {
-  if (p)
-    free(untrack(p));
-}
-
-char *vformat(const char *fmt, va_list ap) {
-  va_list again;
-  va_copy(again, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  if (n < 0)
-    fatal("out of memory");
-  char *s = xcalloc(1, (size_t)n + 1);
-  vsnprintf(s, (size_t)n + 1, fmt, again);
-  va_end(again);
-  return s;
-}
-
-char *format(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *s = vformat(fmt, ap);
-  va_end(ap);
-  return s;
-}
-
-/* open_memstream's buffer is libc's, out of the list: this stream's is
-   ours. Open streams are listed too, so that diag_release() closes one an
-   error left open. */
 typedef struct MemStream MemStream;
 struct MemStream {
   char **bufp;  /* where the caller wants the buffer (NULL: abandoned by an error) */
@@ -413,6 +293,119 @@ FILE *xmemstream(char **buf, size_t *len) {
   return m->file;
 }
 
+/* printf into a new string: most are short, and are printed once into a
+   buffer on the stack, then copied. */
+char *vformat(const char *fmt, va_list ap) {
+  char small[256];
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  if (n < 0)
+    fatal("out of memory");
+  char *s = xrealloc(NULL, (size_t)n + 1);
+  if ((size_t)n < sizeof small)
+    memcpy(s, small, (size_t)n + 1);
+  else
+    vsnprintf(s, (size_t)n + 1, fmt, again);
+  va_end(again);
+  return s;
+}
+
+char *format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = vformat(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* }================================================================== */
+
+#ifndef COROC_FUZZING
+
+void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p)
+    fatal("out of memory");
+  return p;
+}
+
+void *xrealloc(void *p, size_t size) {
+  p = realloc(p, size ? size : 1);
+  if (!p)
+    fatal("out of memory");
+  return p;
+}
+
+void xfree(void *p) {
+  free(p);
+}
+
+#else /* COROC_FUZZING */
+
+/* {==================================================================
+ * The fuzz build's heap. coroc runs once and leaves its memory to exit():
+ * the passes free little. The fuzz harness runs input after input in one
+ * process, so every block coroc takes is linked into one list, and
+ * diag_release() gives back whatever a run left, also when an error
+ * longjmp'ed out of it halfway. A block is a Block header and the bytes
+ * handed out after it (aligned as malloc's).
+ * =================================================================== */
+
+typedef union Block Block;
+union Block {
+  struct {
+    Block *prev, *next;
+  } link;
+  max_align_t align;
+};
+
+static Block heap = {.link = {&heap, &heap}};
+
+static void *track(Block *b) {
+  b->link.prev = &heap;
+  b->link.next = heap.link.next;
+  heap.link.next->link.prev = b;
+  heap.link.next = b;
+  return b + 1;
+}
+
+static Block *untrack(void *p) {
+  Block *b = (Block *)p - 1;
+  b->link.prev->link.next = b->link.next;
+  b->link.next->link.prev = b->link.prev;
+  return b;
+}
+
+void *xcalloc(size_t n, size_t size) {
+  n = n ? n : 1;
+  size = size ? size : 1;
+  if (n > (SIZE_MAX - sizeof(Block)) / size)
+    fatal("out of memory");
+  Block *b = calloc(1, sizeof(Block) + n * size);
+  if (!b)
+    fatal("out of memory");
+  return track(b);
+}
+
+void *xrealloc(void *p, size_t size) {
+  if (size > SIZE_MAX - sizeof(Block))
+    fatal("out of memory");
+  Block *old = p ? untrack(p) : NULL;
+  Block *b = realloc(old, sizeof(Block) + (size ? size : 1));
+  if (!b) {
+    if (old)
+      track(old);
+    fatal("out of memory");
+  }
+  return track(b);
+}
+
+void xfree(void *p) {
+  if (p)
+    free(untrack(p));
+}
+
 void diag_release(void) {
   while (streams) {
     streams->bufp = NULL;  /* the caller's frame is gone */
@@ -444,6 +437,8 @@ void coroc_reset(void) {
 /* }================================================================== */
 
 #endif /* COROC_FUZZING */
+
+
 
 char *xstrndup(const char *s, size_t n) {
   char *p = xcalloc(1, n + 1);

@@ -69,7 +69,8 @@ void emit_put(Emitter *e, int line, const char *fmt, ...) {
     e->mapped = line;
   /* deeper than MAX_INDENT levels the text stops moving right: readable for
      any real body, and linear in size for a machine-made one nested 10^5 deep */
-  fprintf(e->out, "%*s", (e->indent < MAX_INDENT ? e->indent : MAX_INDENT) * 2, "");
+  static const char spaces[2 * MAX_INDENT + 1] = {[0 ... 2 * MAX_INDENT - 1] = ' '};
+  fwrite(spaces, 1, (size_t)(e->indent < MAX_INDENT ? e->indent : MAX_INDENT) * 2, e->out);
   va_list ap;
   va_start(ap, fmt);
   vfprintf(e->out, fmt, ap);
