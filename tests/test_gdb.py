@@ -127,9 +127,9 @@ def check_table(out, backend, lines, where, fds):
     # awaits it: stackless, their frames are inside outer's and are listed after
     # it; stackful, they are plain calls on outer's stack, no instances at all
     chain = ["middle", "reader"] if backend == "stackless" else []
-    assert sorted(named) == sorted(["big", "chooser", "counter", "gatherer", "grouper", "listener",
-                                    "locker", "napper", "offloader", "outer", "sleeper", "spinner",
-                                    "timed", "watch"] + chain), rows
+    assert sorted(named) == sorted(["big", "chooser", "counter", "gatherer", "grouper", "keeper",
+                                    "kept", "listener", "locker", "napper", "offloader", "outer",
+                                    "sleeper", "spinner", "timed", "watch"] + chain), rows
     by_addr = {r[0]: r for r in rows}
     src = f"{where}/suspended.coc"
 
@@ -173,6 +173,10 @@ def check_table(out, backend, lines, where, fds):
     m = re.fullmatch(rf"read on fd {timed_fd}, timeout in (\d+) ms", timed[6])
     assert m and 50000 <= int(m.group(1)) <= 60000, timed
     assert one("spinner")[2:] == ["task", backend, "suspended", at("spinner"), "ready (its turn comes)"]
+    kept = one("kept")
+    assert kept[2:6] == ["task", backend, "suspended", at("kept")]
+    assert re.fullmatch(r"timer, \d+ ms left \(of 60000\)", kept[6]), kept
+    assert one("keeper")[2:] == ["task", backend, "suspended", at("keeper"), f"task {kept[0]} (kept)"]
     for name, waits in (("listener", r"receive on channel 0x[0-9a-f]+"),
                         ("chooser", r"select of 2 channel operations, deadline in (\d+) ms"),
                         ("locker", r"mutex 0x[0-9a-f]+, deadline in (\d+) ms"),
@@ -276,7 +280,7 @@ def test_extension_loads_from_program_and_by_hand(gdb_ok, toolchain, tmp_path):
     by_hand = run(["gdb", "-batch", "-nx", "-iex", "set auto-load python-scripts off",
                    "-ex", f"source {SCRIPT}", "-ex", "break checkpoint", "-ex", "run",
                    "-ex", "info coroutines", str(exe)], cwd=tmp_path, timeout=120)
-    assert len(table(by_hand.stdout)) == 18, by_hand.stdout + by_hand.stderr   # the stackless build
+    assert len(table(by_hand.stdout)) == 20, by_hand.stdout + by_hand.stderr   # the stackless build
 
 
 def test_instances_of_two_threads(gdb_ok, toolchain, tmp_path):

@@ -334,7 +334,86 @@ def instances():
         for i in items:
             out.append(i)
             out.extend(_inline_children(i, coro_p))
+    out.extend(_reachable(out, coro_p))
     return out
+
+
+def _reachable(found, coro_p):
+    """Instances in storage their program gave (coro_in_NAME: a local, a
+    member, an arena), which no registry lists, found the ways the runtime
+    itself reaches them: a task in a ready queue, the instance a thread is
+    running, the parent of a listed task, the child a listed task awaits;
+    then the same from each of these, and the children inside their frames.
+    One that waits on I/O, a timer or a channel and is reached from none of
+    these is not found (docs/debugging.md)."""
+    known = {i.addr for i in found}
+    todo = []
+    by_tid = {}
+    for r in _registries():
+        by_tid[int(r["tid"])] = r
+        todo.extend((a, r) for a in _ready_queue(r))
+    for addr, tid in _running_instances():
+        if tid in by_tid:
+            todo.append((addr, by_tid[tid]))
+    todo.extend((i.parent, i.registry) for i in found if i.parent)
+    todo.extend((_ptr(i.task["awaiting"]), i.registry) for i in found if i.task is not None)
+    out = []
+    while todo:
+        addr, r = todo.pop()
+        if not addr or addr in known:
+            continue
+        known.add(addr)
+        try:
+            inst = Instance(gdb.Value(addr).cast(coro_p), r)
+        except gdb.error:
+            continue
+        if inst.status not in (0, 1, 2):   # not an instance (or one that ended)
+            continue
+        if not inst.stackful and not (_symbol_name(inst.fn) or "").startswith("coro_resume_"):
+            continue   # the runtime's own relay inside an awaitable (a group's, a wait's)
+        out.append(inst)
+        for child in _inline_children(inst, coro_p):
+            known.add(child.addr)
+            out.append(child)
+        if inst.parent:
+            todo.append((inst.parent, r))
+        if inst.task is not None:
+            todo.append((_ptr(inst.task["awaiting"]), r))
+    return sorted(out, key=lambda i: i.addr)
+
+
+def _running_instances():
+    """(address, LWP) of each instance a thread is running now: the coro_c of
+    the resume functions and bodies on the threads' stacks."""
+    found = []
+    selected = gdb.selected_thread()
+    try:
+        frame_then = gdb.selected_frame()
+    except gdb.error:
+        frame_then = None
+    try:
+        for thread in gdb.selected_inferior().threads():
+            try:
+                thread.switch()
+                frame = gdb.newest_frame()
+            except gdb.error:
+                continue
+            while frame is not None:
+                if (frame.name() or "").startswith(("coro_resume_", "coro_body_", "coro_entry_")):
+                    try:
+                        found.append((_ptr(frame.read_var("coro_c")), thread.ptid[1]))
+                    except (ValueError, gdb.error):
+                        pass
+                try:
+                    frame = frame.older()
+                except gdb.error:
+                    break
+    finally:
+        if selected is not None and selected.is_valid():
+            selected.switch()
+            if frame_then is not None and frame_then.is_valid():
+                frame_then.select()
+    return found
 
 
 def _running_locations():
