@@ -176,10 +176,14 @@ typedef struct {
   int nscopes, capscopes;
   Range *range;     /* [var]: its scope */
   int *home;        /* [var]: the scope that declares it */
+  SymList *names;   /* every name the body declares (the same walk: see choose_cached) */
 } ScopeWalk;
+
+static void name_declared(Node *n, SymList *names);
 
 static bool scope_pre(Node *n, void *ctx) {
   ScopeWalk *w = ctx;
+  name_declared(n, w->names);
   if (n->kind == ND_YIELD || n->kind == ND_AWAIT) {
     w->resumes = xrealloc(w->resumes, sizeof(int) * (w->nresumes + 1));
     w->resumes[w->nresumes++] = n->first;
@@ -839,10 +843,9 @@ static int compare_names(const void *a, const void *b) {
    functions, typedefs, enumeration constants), as their symbols, sorted by
    name: one declared twice is not kept in a C local, whose save and load
    could name the other. */
-static bool names_pre(Node *n, void *ctx) {
+static void name_declared(Node *n, SymList *names) {
   if ((n->kind == ND_INIT_DECL || n->kind == ND_ENUMERATOR) && n->sym && n->sym->name)
-    sym_push(ctx, n->sym);
-  return true;
+    sym_push(names, n->sym);
 }
 
 static bool shared_name(const SymList *sorted, Sym *s) {
@@ -911,9 +914,7 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
   for (int i = 0; i < co->locals.n; i++)
     if (co->locals.v[i]->kind == ND_PARAM)
       sym_push(&names, co->locals.v[i]->sym);
-  visit(co->def->body, names_pre, NULL, &names);
-  if (names.n > 1)
-    qsort(names.v, names.n, sizeof(Sym *), compare_names);
+  scopes.names = &names;  /* the scope walk adds the body's */
   const Node *decl_of_prev = NULL;
   for (int i = 0; i < co->locals.n; i++) {
     Node *n = co->locals.v[i];
@@ -935,6 +936,8 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
       l.vars[v]->frame_reason = "every local (--hoist-all)";
   } else if (l.nvars > 0) {
     walk_scopes(&l, &scopes);
+    if (names.n > 1)
+      qsort(names.v, names.n, sizeof(Sym *), compare_names);
     l.range = scopes.range;
     frame_address_taken(&l, &scopes);
     frame_named_in_macros(&l);
