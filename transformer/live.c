@@ -937,6 +937,11 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
     walk_scopes(&l, &scopes);
     l.range = scopes.range;
     frame_address_taken(&l, &scopes);
+    for (int v = 0; v < l.nvars; v++)  /* its cleanup runs at the exits of its scope (cleanup.c) */
+      if (l.vars[v]->cleanup && any_resume_in(&scopes, scopes.range[v])) {
+        must_frame(&l, v, "its cleanup attribute, with a suspension in its scope");
+        l.pinned[v] = true;
+      }
     frame_named_in_macros(&l);
     visit(co->def->body, moved_decls_pre, NULL, &l);
     l.exit = new_cfg_node(&l);
