@@ -316,8 +316,21 @@ char *cleanup_exit(const Node *jump) {
   return NULL;
 }
 
+/* A block whose last statement jumps cannot reach its end: nothing is
+   written there (a call after a `break` would read to the compiler as a
+   case that falls through). */
+static bool ends_in_jump(const Node *block) {
+  if (block->kind != ND_BLOCK || block->kids.n == 0)
+    return false;
+  const Node *last = block->kids.v[block->kids.n - 1];
+  while (last->kind == ND_LABEL || last->kind == ND_CASE || last->kind == ND_DEFAULT)
+    last = last->body;
+  return last->kind == ND_BREAK || last->kind == ND_CONTINUE || last->kind == ND_GOTO ||
+         last->kind == ND_RETURN;
+}
+
 char *cleanup_scope_end(const Node *scope) {
-  if (plan.nspans == 0)
+  if (plan.nspans == 0 || ends_in_jump(scope))
     return NULL;
   return calls(ends_with, 0, 0, scope);
 }
