@@ -11,16 +11,18 @@
  * resumes it told to unwind, and each suspension of a body with cleanups
  * then returns (CORO_STACKFUL_RESUMED, emit_stackful.c), which runs them.
  *
- * Stackless: a local whose scope holds a resume point lives in the frame
- * (live.c), where the attribute means nothing (a field cannot have one, and
- * the resume function returns at every suspension, which would run it
- * there). Its field is declared without it, and the lowering calls fn at
- * the exits of its scope instead (cleanup_exit, cleanup_scope_end); the
- * coroutine gets a function coro_cleanup_NAME, at a place the runtime knows
- * (right after the header), that calls those in scope at the resume point
- * where the instance is suspended. A local with no resume point in its
- * scope stays an ordinary C local with its attribute, and the compiler
- * does the rest.
+ * Stackless: a local with a cleanup lives in the frame (live.c), where the
+ * attribute means nothing (a field cannot have one, and the resume function
+ * returns at every suspension, which would run it there). Its field is
+ * declared without it, and the lowering calls fn at the exits of its scope
+ * instead (cleanup_exit, cleanup_scope_end); the coroutine gets a function
+ * coro_cleanup_NAME, at a place the runtime knows (right after the header),
+ * that calls those in scope at the resume point where the instance is
+ * suspended. Every one of them is in the frame, also one with no resume
+ * point in its scope, so that the calls come in C's order: the compiler
+ * would run an ordinary local's cleanup at the function's own exits, after
+ * the calls written before them. (Only a coroutine with no suspension at
+ * all, and a statement expression's local, keep theirs as C locals.)
  */
 #define _GNU_SOURCE
 #include "coroc.h"

@@ -937,9 +937,9 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
     walk_scopes(&l, &scopes);
     l.range = scopes.range;
     frame_address_taken(&l, &scopes);
-    for (int v = 0; v < l.nvars; v++)  /* its cleanup runs at the exits of its scope (cleanup.c) */
-      if (l.vars[v]->cleanup && any_resume_in(&scopes, scopes.range[v])) {
-        must_frame(&l, v, "its cleanup attribute, with a suspension in its scope");
+    for (int v = 0; v < l.nvars; v++)  /* the lowering calls its cleanup (cleanup.c) */
+      if (l.vars[v]->cleanup && scopes.nresumes > 0 && !l.vars[v]->in_stmt_expr) {
+        must_frame(&l, v, "a cleanup, called by the body where its scope ends");
         l.pinned[v] = true;
       }
     frame_named_in_macros(&l);
