@@ -577,12 +577,13 @@ static inline void coro_frame_again(coro_t *c, bool (*resume)(coro_t *c, void *o
 
 /* Cleanups (docs/language.md, "Cleanup when an instance ends early"). A
    stackless instance of a body with locals declared
-   __attribute__((cleanup(fn))) and a suspension in their scope (kind
-   CORO_CLEANUP) has, right after its header, the function that calls the
-   cleanups of the locals in scope at its current resume point, innermost
-   first; coro_free calls it on a suspended instance (and marks it done). A
-   stackful one is resumed instead, told to unwind (coro_stackful_unwinding):
-   its suspension returns from the body, and the compiler runs the cleanups. */
+   __attribute__((cleanup(fn))), or with a child inside its frame that has
+   some (kind CORO_CLEANUP), has, right after its header, the function that
+   calls the cleanups of the locals in scope at its current resume point,
+   innermost first; coro_free calls it on a suspended instance (and marks it
+   done). A stackful one is resumed instead, told to unwind
+   (coro_stackful_unwinding): its suspension returns from the body, and the
+   compiler runs the cleanups. */
 struct coro_cleanup_slot {
   void (*run)(coro_t *c);
 };
