@@ -65,6 +65,22 @@ bool coro_send(coro_t *gen, const void *in, void *out) {
   return more;
 }
 
+/* coro_free of a suspended instance whose body has cleanups (CORO_CLEANUP,
+   docs/language.md): a stackless one calls the function its frame holds
+   right after the header; a stackful one is resumed to unwind (stackful.c).
+   Either way it is done afterwards, and runs nothing again. */
+char coro_unwind_mark;
+
+void coro_cleanup_suspended(coro_t *c) {
+  if (c->kind & CORO_STACKFUL) {
+    coro_stackful_unwind(c);
+    return;
+  }
+  c->status = CORO_RUNNING;  /* (a cleanup that frees it again is refused) */
+  coro_cleanup_slot(c)->run(c);
+  c->status = CORO_DONE;
+}
+
 bool coro_done(const coro_t *c) {
   return c->status == CORO_DONE;
 }

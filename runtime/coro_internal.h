@@ -18,6 +18,11 @@ void coro_instance_free(coro_t *c);
 /* stackful.c: coro_free of a stackful instance: its stack, then its memory. */
 void coro_stackful_release(coro_t *c);
 
+/* coro.c: coro_free of a suspended instance with cleanups (CORO_CLEANUP) runs
+   them first; stackful.c: a stackful one, by unwinding its body. */
+void coro_cleanup_suspended(coro_t *c);
+void coro_stackful_unwind(coro_t *c);
+
 /* stackful.c: whether this thread keeps freed stackful instances with their
    stacks for its next ones (off: those it keeps are given back now); the
    registry turns it off when the thread gets an allocator. And the thread's

@@ -1263,6 +1263,16 @@ void coro_stackful_release(coro_t *c) {
   coro_instance_free(c);
 }
 
+/* coro_free of a suspended instance whose body has cleanups: resumed once
+   more, told to unwind (CORO_UNWIND_OUT), its suspension returns from the
+   body, which runs the cleanups of every scope it leaves, and it ends. */
+void coro_stackful_unwind(coro_t *c) {
+  stackful_resume(c, CORO_UNWIND_OUT);
+  if (c->status != CORO_DONE)
+    coro_fatal("coro_free", "instance %p suspended again while it was unwound to run its cleanups",
+               (void *)c);
+}
+
 /* Where the arguments start: after the bookkeeping, aligned for them. */
 static size_t args_offset(size_t args_align) {
   return (sizeof(struct stackful) + args_align - 1) & ~(args_align - 1);   /* (a power of two: no division) */

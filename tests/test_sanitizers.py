@@ -42,7 +42,7 @@ def test_stackful_under_asan(toolchain, libcoro_asan, case, tmp_path):
 
 TASKS = sorted((TESTS_DIR / "tasks").glob("*.coc"))
 # and the values sent in (coro_send, CORO_RECEIVE's copy of the lvalue's size)
-STACKLESS = TASKS + [TESTS_DIR / "cases" / "send.coc"]
+STACKLESS = TASKS + [TESTS_DIR / "cases" / "send.coc", TESTS_DIR / "cases" / "cleanup.coc"]
 
 
 @pytest.mark.parametrize("case", STACKLESS, ids=[c.name for c in STACKLESS])

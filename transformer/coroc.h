@@ -536,6 +536,7 @@ struct Sym {
                         between suspensions: saved to its field as the body suspends, loaded back
                         as it resumes */
   const char *frame_reason; /* live.c: why the local or parameter is in the frame (--stats) */
+  const char *cleanup; /* cleanup.c: fn of a local declared __attribute__((cleanup(fn))), or NULL */
   TokenList *toks; /* the tokens its declaration was parsed from */
   const External *ext; /* parser.y: a file-scope typedef name, enumeration constant or tag (for a
                           tag: defined with its members) of the file parse: its declaration */
@@ -620,6 +621,11 @@ struct Coroutine {
   int nmacros;        /* their count */
   SymList *live_at;   /* live.c: [resume point] the cached locals (Sym.cached) live across it */
   Lines body;         /* lower.c: the stackless body as lines of C */
+  bool has_cleanup;   /* cleanup.c: a local of its body is declared __attribute__((cleanup(fn))) */
+  bool runs_cleanups; /* cleanup.c: coro_free of a suspended instance runs cleanups (CORO_CLEANUP) */
+  NodeList cleanups;  /* cleanup.c: stackless: its locals in the frame that have a cleanup */
+  char **cleanup_calls;   /* cleanup.c: stackless: [resume point] the cleanups in scope there, or NULL */
+  Node **cleanup_points;  /* cleanup.c: [resume point] its yield or await */
   Coroutine *next;    /* the next one in the file */
 };
 
@@ -687,6 +693,15 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all);
 
 /* lower.c: each stackless body as lines of C (Coroutine.body). */
 void lower(Source *src, Coroutine *cos, const Options *opt);
+
+/* cleanup.c: locals declared __attribute__((cleanup(fn))) (Sym.cleanup). */
+void note_cleanups(Source *src, Coroutine *co);       /* before the frame is decided */
+char *cleanup_strip(const char *decl);                /* a field's declaration without it */
+void cleanup_plan(Source *src, Coroutine *co);        /* lowering: where its framed ones are in scope */
+char *cleanup_exit(const Node *jump);                 /* the calls a break, continue, goto, return makes */
+char *cleanup_scope_end(const Node *scope);           /* the calls at the end of a block or for */
+void cleanup_points(Coroutine *co);                   /* Coroutine.cleanup_calls, after lowering */
+void decide_cleanups(Coroutine *cos, const Options *opt); /* Coroutine.runs_cleanups */
 
 /* The writer that lowering and printing share (emit.c). */
 typedef struct {
@@ -764,6 +779,8 @@ void drop_repl(Emitter *e, int keep);                         /* ... forget thos
 
 /* emit_stackless.c, emit_stackful.c: a coroutine definition, by backend */
 void emit_stackless(Emitter *e, Coroutine *co);
+/* cleanup.c: coro_cleanup_NAME, what coro_free runs for a suspended stackless instance */
+void emit_cleanup_function(Emitter *e, Coroutine *co);
 void emit_stackful(Emitter *e, Coroutine *co);
 /* ... and the types of its instance, as the header prints them too: the
    value type, the frame and what it needs (stackless: macros defined in the

@@ -147,6 +147,8 @@ static void splice_inline_call(FILE *out, Source *src, Coroutine *co, Splices *s
   Node *call = y->expr;
   if (y->discarded)
     fputs("(void)", out);
+  if (co->runs_cleanups)  /* the child unwound: so does this body (cleanup.c) */
+    fprintf(out, "CORO_STACKFUL_INLINE%s(coro_c, ", task_has_value(y->sym) ? "" : "_VOID");
   fprintf(out, "coro_body_%s(coro_c", y->callee);
   if (call->kids.n) {
     fputs(", ", out);
@@ -155,7 +157,7 @@ static void splice_inline_call(FILE *out, Source *src, Coroutine *co, Splices *s
       realign(out, src, first);  /* the arguments where the user wrote them */
     splice(out, src, co, sp, first->offset, token_end(last), lines);
   }
-  fputc(')', out);
+  fputs(co->runs_cleanups ? "))" : ")", out);
 }
 
 static bool yields_pre(Node *n, void *ctx) {
@@ -238,6 +240,16 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   Token *open = &src->original.v[body->first], *close = &src->original.v[body->last];
   emit_sync(e, open->line);
   bool value = !co->is_generator && !co->returns_void;  /* a task's body returns its value */
+  if (co->runs_cleanups) {  /* freed suspended, it returns from where it stopped (cleanup.c) */
+    emit_put(e, 0, "#undef CORO_STACKFUL_RESUMED");
+    if (value)
+      emit_put(e, 0, "#define CORO_STACKFUL_RESUMED(c) do { if (__builtin_expect(coro_stackful_unwinding(c), 0)) "
+               "return (coro_value_%s){0}; } while (0)", co->name);
+    else
+      emit_put(e, 0, "#define CORO_STACKFUL_RESUMED(c) do { if (__builtin_expect(coro_stackful_unwinding(c), 0)) "
+               "return; } while (0)");
+    emit_sync(e, open->line);
+  }
   if (value)
     fprintf(e->out, "static coro_value_%s coro_body_%s(%s)", co->name, co->name, body_params(e, co));
   else
@@ -249,6 +261,10 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   splice(e->out, src, co, &yields, open->offset, token_end(close), e->opt->line_directives);
   fputc('\n', e->out);
   emit_resync(e, close->line + 1);
+  if (co->runs_cleanups) {
+    emit_put(e, 0, "#undef CORO_STACKFUL_RESUMED");
+    emit_put(e, 0, "#define CORO_STACKFUL_RESUMED(c) ((void)0)  /* as <coro/gen.h> has it */");
+  }
 
   emit_put(e, 0, "/* the first thing to run on the new stack: the body, with its arguments */");
   emit_put(e, at, "static void coro_entry_%s(coro_t *coro_c) {", co->name);
@@ -290,7 +306,9 @@ static void emit_creation_body(Emitter *e, Coroutine *co, NodeList *params, bool
   emit_put(e, at, "coro_t *coro_c = %scoro_entry_%s, sizeof(struct coro_args_%s), "
            "_Alignof(struct coro_args_%s), %s);",
            in_storage ? "coro_stackful_init(coro_f, sizeof *coro_f, " : "coro_stackful_new(",
-           co->name, co->name, co->name, co->is_generator ? "CORO_GENERATOR" : "CORO_TASK");
+           co->name, co->name, co->name,
+           co->runs_cleanups ? (co->is_generator ? "CORO_GENERATOR | CORO_CLEANUP" : "CORO_TASK | CORO_CLEANUP")
+                             : (co->is_generator ? "CORO_GENERATOR" : "CORO_TASK"));
   if (params->n || value) {
     emit_put(e, at, "struct coro_args_%s *coro_a = coro_stackful_args(coro_c);", co->name);
     for (int i = 0; i < params->n; i++)

@@ -100,6 +100,8 @@ static void emit_local_field(Emitter *e, Node *n) {
     int end = n->init ? n->init->first - 2 : n->last;
     if (end > d->last)
       decl = format("%s %s", decl, range_str(e, d->last + 1, end, &(Style){.collapse = true}));
+    if (n->sym->cleanup)  /* called by the body at its scope's exits instead (cleanup.c) */
+      decl = cleanup_strip(decl);
   }
   emit_put(e, emit_line_of(e, n), "%s;%s", decl, n->kind == ND_PARAM ? "  /* parameter */" : "");
 }
@@ -155,6 +157,9 @@ static void emit_frame(Emitter *e, Coroutine *co) {
     emit_put(e, 0, "coro_t coro_base;  /* the runtime's header; must come first */");
   else
     emit_put(e, 0, "struct coro_task coro_base;  /* the runtime's header of a task; must come first */");
+  if (co->runs_cleanups)
+    emit_put(e, 0, "void (*coro_cleanup)(coro_t *coro_c);  /* right after the header: coro_free runs it "
+             "(CORO_CLEANUP) */");
   for (int i = 0; i < co->locals.n; i++)
     if (!co->frame_scope || co->locals.v[i]->kind == ND_PARAM)
       emit_local_field(e, co->locals.v[i]);
@@ -256,6 +261,18 @@ static void emit_param_stores(Emitter *e, Coroutine *co, int at);
 static void emit_creation_in(Emitter *e, Coroutine *co);
 static void emit_creation_inside(Emitter *e, Coroutine *co);
 
+/* Its kind (enum coro_kind), as the creation functions pass it. */
+static const char *kind_of(const Coroutine *co) {
+  const char *kind = co->is_generator ? "CORO_GENERATOR" : "CORO_TASK";
+  return co->runs_cleanups ? format("%s | CORO_CLEANUP", kind) : kind;
+}
+
+/* Where its frame has cleanups to run when freed suspended: the function that runs them. */
+static void emit_cleanup_store(Emitter *e, Coroutine *co, int at) {
+  if (co->runs_cleanups)
+    emit_put(e, at, "coro_f->coro_cleanup = coro_cleanup_%s;", co->name);
+}
+
 static void emit_creation(Emitter *e, Coroutine *co) {
   int at = emit_line_of(e, co->decl);
   emit_put(e, 0, "/* %s(...) makes an instance and runs nothing yet (lazy start) */", co->name);
@@ -263,7 +280,8 @@ static void emit_creation(Emitter *e, Coroutine *co) {
   e->indent++;
   emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_frame_new("
            "sizeof *coro_f, _Alignof(struct coro_frame_%s), coro_resume_%s, %s);",
-           co->name, co->name, co->name, co->name, co->is_generator ? "CORO_GENERATOR" : "CORO_TASK");
+           co->name, co->name, co->name, co->name, kind_of(co));
+  emit_cleanup_store(e, co, at);
   emit_param_stores(e, co, at);
   if (!co->is_generator && !co->returns_void)
     emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_result;");
@@ -310,7 +328,8 @@ static void emit_creation_in(Emitter *e, Coroutine *co) {
   /* the header only: the body sets every field before it reads it, and a
      child made at every turn of a loop costs a few stores, not a memset */
   emit_put(e, at, "coro_frame_init(&%s, sizeof coro_f->coro_base, coro_resume_%s, %s);", header, co->name,
-           co->is_generator ? "CORO_GENERATOR" : "CORO_TASK");
+           kind_of(co));
+  emit_cleanup_store(e, co, at);
   emit_children_zeroed(e, co, at);
   emit_param_stores(e, co, at);
   /* (no coro_base.result: only an await of a task on the heap reads it;
@@ -334,6 +353,9 @@ static void emit_creation_inside(Emitter *e, Coroutine *co) {
            co->name, *params ? ", " : "", params);
   e->indent++;
   emit_put(e, at, "coro_frame_again(&coro_f->coro_base.base, coro_resume_%s);", co->name);
+  if (co->runs_cleanups)
+    emit_put(e, at, "coro_f->coro_base.base.kind |= CORO_CLEANUP;");
+  emit_cleanup_store(e, co, at);
   emit_children_zeroed(e, co, at);
   emit_param_stores(e, co, at);
   emit_put(e, at, "return &coro_f->coro_base.base;");
@@ -400,6 +422,8 @@ void emit_stackless(Emitter *e, Coroutine *co) {
   emit_resume(e, co);
   redefine_macros(e, co, true);
   emit_debug_tables(e, co);
+  if (co->runs_cleanups)
+    emit_cleanup_function(e, co);
   emit_creation(e, co);
   emit_next_by_name(e, co);
 }

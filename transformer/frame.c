@@ -265,6 +265,7 @@ void layout_frames(Source *src, Coroutine *cos, const Options *opt) {
     Layout l = {.co = co, .src = src};
     layout_params(&l);
     visit(co->def->body, layout_pre, layout_post, &l);
+    note_cleanups(src, co);  /* cleanup.c: which locals have __attribute__((cleanup)) */
     decide_frame(src, co, opt->hoist_all);  /* live.c: only what must survive a suspension */
     check_hoisted_types(&l);
     check_field_types(&l);

@@ -940,6 +940,11 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
       qsort(names.v, names.n, sizeof(Sym *), compare_names);
     l.range = scopes.range;
     frame_address_taken(&l, &scopes);
+    for (int v = 0; v < l.nvars; v++)  /* the lowering calls its cleanup (cleanup.c) */
+      if (l.vars[v]->cleanup && scopes.nresumes > 0 && !l.vars[v]->in_stmt_expr) {
+        must_frame(&l, v, "a cleanup, called by the body where its scope ends");
+        l.pinned[v] = true;
+      }
     frame_named_in_macros(&l);
     visit(co->def->body, moved_decls_pre, NULL, &l);
     l.exit = new_cfg_node(&l);

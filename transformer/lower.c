@@ -490,6 +490,13 @@ static void lower_yield(Emitter *e, Node *n) {
     emit_put(e, line, "CORO_RECEIVE(coro_c,%s%s);", at_own_column(e, n->target), node_str(e, n->target));
 }
 
+/* The cleanups of the locals in the frame whose scope ends here, or that a
+   jump leaves (cleanup.c), where C would call them. */
+static void put_cleanups(Emitter *e, int line, char *calls) {
+  if (calls)
+    emit_put(e, line, "%s  /* cleanups: leaving their scope */", calls);
+}
+
 /* The items of a block, with the directives kept between them. */
 static void lower_items(Emitter *e, Node *block) {
   int prev = block->first + 1;
@@ -513,6 +520,7 @@ static void lower_substmt(Emitter *e, int line, const char *header, Node *body) 
     e->indent++;
     if (body->kind == ND_BLOCK) {
       lower_items(e, body);
+      put_cleanups(e, e->toks->v[body->last].line, cleanup_scope_end(body));
     } else {
       lower_stmt(e, body);
     }
@@ -558,6 +566,7 @@ static void lower_for(Emitter *e, Node *n) {
                         n->cond ? node_str(e, n->cond) : "", n->step ? " " : "",
                         n->step ? node_str(e, n->step) : "");
   lower_loop_body(e, emit_line_of(e, n), header, n->body);
+  put_cleanups(e, e->toks->v[n->last].line, cleanup_scope_end(n));
 }
 
 /* A loop whose condition (or step) awaits: the condition becomes
@@ -590,10 +599,12 @@ static void lower_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, boo
   bool saved_used = e->continue_used;
   e->continue_label = after ? format("coro_cont_%d", n->first) : NULL;
   e->continue_used = false;
-  if (n->body->kind == ND_BLOCK)
+  if (n->body->kind == ND_BLOCK) {
     lower_items(e, n->body);
-  else
+    put_cleanups(e, e->toks->v[n->body->last].line, cleanup_scope_end(n->body));
+  } else {
     lower_stmt(e, n->body);
+  }
   bool used = e->continue_used;
   e->continue_label = saved;
   e->continue_used = saved_used;
@@ -612,6 +623,8 @@ static void lower_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, boo
   }
   e->indent--;
   emit_put(e, 0, "}");
+  if (n->kind == ND_FOR)
+    put_cleanups(e, e->toks->v[n->last].line, cleanup_scope_end(n));
 }
 
 static void lower_return(Emitter *e, Node *n) {
@@ -623,6 +636,7 @@ static void lower_return(Emitter *e, Node *n) {
     else
       emit_put(e, line, "coro_f->coro_result = %s;", value);
   }
+  put_cleanups(e, line, cleanup_exit(n));
   emit_put(e, line, "CORO_FINISH(coro_c);");
 }
 
@@ -672,15 +686,19 @@ static void lower_stmt_kind(Emitter *e, Node *n) {
     emit_put(e, line, "%s", node_str(e, n));
     return;
   case ND_CONTINUE:
-    if (e->continue_label) {
-      emit_put(e, line, "goto %s;", e->continue_label);
-      e->continue_used = true;
-      return;
-    }
-    emit_put(e, line, "%s", node_str(e, n));
-    return;
   case ND_GOTO:
-  case ND_BREAK:
+  case ND_BREAK: {
+    char *jump = node_str(e, n), *calls = cleanup_exit(n);
+    if (n->kind == ND_CONTINUE && e->continue_label) {
+      jump = format("goto %s;", e->continue_label);
+      e->continue_used = true;
+    }
+    if (calls)  /* one statement still: it may be the body of an if */
+      emit_put(e, line, "{ %s %s }  /* cleanups: leaving their scope */", calls, jump);
+    else
+      emit_put(e, line, "%s", jump);
+    return;
+  }
   case ND_ASM_STMT:
   case ND_LABEL_DECL:
   case ND_STATIC_ASSERT:
@@ -764,15 +782,21 @@ static void lower_stmt_kind(Emitter *e, Node *n) {
 /* }================================================================== */
 
 void lower(Source *src, Coroutine *cos, const Options *opt) {
-  if (opt->backend != BACKEND_STACKLESS)
+  if (opt->backend != BACKEND_STACKLESS) {
+    decide_cleanups(cos, opt);
     return;  /* a stackful body stays as written (emit_stackful.c) */
+  }
   for (Coroutine *co = cos; co; co = co->next) {
     if (!co->def)
       continue;
     Emitter e = {.src = src, .opt = opt, .toks = &src->original, .co = co, .indent = 1,
                  .sink = &co->body};
+    cleanup_plan(src, co);
     lower_items(&e, co->def->body);
+    put_cleanups(&e, e.toks->v[co->def->body->last].line, cleanup_scope_end(co->def->body));
+    cleanup_points(co);
     drop_repl(&e, 0);  /* the table of ranges is shared: leave it empty */
     xfree(e.repl);
   }
+  decide_cleanups(cos, opt);
 }

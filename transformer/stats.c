@@ -119,8 +119,12 @@ static char *compile_to_assembly(const char *c_path, const Options *opt) {
 /* The frame fields coroc adds beyond the locals (emit.c, emit_frame), with
    what each is for: pairs of strings, then NULL. */
 static char **extra_fields(Coroutine *co) {
-  char **v = xcalloc(2 * (co->literals.n + 2 * co->awaits.n + co->nconds + 2) + 1, sizeof(char *));
+  char **v = xcalloc(2 * (co->literals.n + 2 * co->awaits.n + co->nconds + 3) + 1, sizeof(char *));
   int n = 0;
+  if (co->runs_cleanups) {
+    v[n++] = "coro_cleanup";
+    v[n++] = "the function coro_free calls to run the cleanups of a suspended instance";
+  }
   for (int i = 0; i < co->literals.n; i++) {
     v[n++] = (char *)co->literals.v[i]->field;
     v[n++] = "a compound literal that outlives a suspension";

@@ -42,7 +42,9 @@ enum coro_status {
 enum coro_kind {
   CORO_GENERATOR = 1,   /* consumed by coro_next */
   CORO_TASK = 2,        /* run by the scheduler or awaited; its header is a struct coro_task */
-  CORO_STACKFUL = 4     /* the stackful backend's (runtime/stackful.c): a struct coro_task too */
+  CORO_STACKFUL = 4,    /* the stackful backend's (runtime/stackful.c): a struct coro_task too */
+  CORO_CLEANUP = 8      /* its body has cleanups (__attribute__((cleanup))) that coro_free runs when
+                           it frees the instance suspended: coro_cleanup_suspended */
 };
 
 /* Where an instance's memory comes from (struct coro's `home`): what
@@ -523,12 +525,13 @@ static inline bool coro_next(coro_t *gen, void *out) {
 }
 
 /* coro_free of a stackless instance in storage its caller gave (made by
-   coro_in_NAME: its home is CORO_HOME_NONE, nothing is given back) is a test,
+   coro_in_NAME: its home is CORO_HOME_NONE, nothing is given back) and with
+   no cleanups to run (CORO_CLEANUP) is a test,
    not a call: with the instance in a local and its generator in the same
    file, the compiler sees the whole of its life. Every other instance goes
    to the library's coro_free, which `&coro_free` and `(coro_free)(c)` name. */
 static inline void coro_free_inline(coro_t *c) {
-  if (c && c->home == CORO_HOME_NONE && !(c->kind & CORO_STACKFUL) && c->status != CORO_RUNNING)
+  if (c && c->home == CORO_HOME_NONE && !(c->kind & (CORO_STACKFUL | CORO_CLEANUP)) && c->status != CORO_RUNNING)
     return;
   (coro_free)(c);
 }
@@ -570,6 +573,23 @@ static inline void coro_frame_again(coro_t *c, bool (*resume)(coro_t *c, void *o
   c->resume_point = 0;
   c->status = CORO_CREATED;
   c->kind = CORO_TASK;
+}
+
+/* Cleanups (docs/language.md, "Cleanup when an instance ends early"). A
+   stackless instance of a body with locals declared
+   __attribute__((cleanup(fn))), or with a child inside its frame that has
+   some (kind CORO_CLEANUP), has, right after its header, the function that
+   calls the cleanups of the locals in scope at its current resume point,
+   innermost first; coro_free calls it on a suspended instance (and marks it
+   done). A stackful one is resumed instead, told to unwind
+   (coro_stackful_unwinding): its suspension returns from the body, and the
+   compiler runs the cleanups. */
+struct coro_cleanup_slot {
+  void (*run)(coro_t *c);
+};
+static inline struct coro_cleanup_slot *coro_cleanup_slot(coro_t *c) {
+  return (struct coro_cleanup_slot *)((char *)c + ((c->kind & CORO_TASK) ? sizeof(struct coro_task)
+                                                                          : sizeof(struct coro)));
 }
 
 /* The name of a status, for messages. */
@@ -717,6 +737,35 @@ static inline void coro_stackful_yield(coro_t *c) {
   coro_stackful_suspend(c);
 }
 
+/* coro_free of a suspended stackful instance whose body has cleanups
+   (CORO_CLEANUP) resumes it with this as `out`: each suspension of such a
+   body then returns from it (CORO_STACKFUL_RESUMED), and the compiler runs
+   the cleanups of every scope it leaves, as for any return. */
+extern char coro_unwind_mark;
+#define CORO_UNWIND_OUT ((void *)&coro_unwind_mark)
+static inline bool coro_stackful_unwinding(coro_t *c) {
+  return ((struct coro_stackful_head *)c)->out == CORO_UNWIND_OUT;
+}
+
+/* What a stackful body does right after each suspension: nothing, unless
+   its coroutine runs cleanups, whose generated code defines it, around the
+   body, as `if (coro_stackful_unwinding(c)) return ...;`. */
+#define CORO_STACKFUL_RESUMED(c) ((void)0)
+
+/* `await child(...)` of a child on this stack (its body called inline), in
+   a body with cleanups: after the call, unwind too if the child did. */
+#define CORO_STACKFUL_INLINE(c, ...)                                     \
+  __extension__({                                                        \
+    __typeof__(__VA_ARGS__) coro_inline_ = (__VA_ARGS__);                \
+    CORO_STACKFUL_RESUMED(c);                                            \
+    coro_inline_;                                                        \
+  })
+#define CORO_STACKFUL_INLINE_VOID(c, ...)                                \
+  __extension__({                                                        \
+    (__VA_ARGS__);                                                       \
+    CORO_STACKFUL_RESUMED(c);                                            \
+  })
+
 /* `yield EXPR;` in a stackful generator of T: EXPR is evaluated once,
    converted to T and stored where coro_next asked; then suspend. */
 #define CORO_STACKFUL_YIELD(c, T, ...)  /* ... is EXPR, which may hold commas */ \
@@ -726,6 +775,7 @@ static inline void coro_stackful_yield(coro_t *c) {
     if (coro_out_)                                                       \
       *(T *)coro_out_ = coro_value_;                                     \
     coro_stackful_yield(c);                                              \
+    CORO_STACKFUL_RESUMED(c);                                            \
   } while (0)
 
 /* `x = yield v;` in either backend: what coro_send(gen, in, out) sends, for
@@ -827,6 +877,7 @@ static inline bool coro_start_child(coro_t *parent, coro_t *child,
   do {                                                                   \
     coro_yield_task(c);                                                  \
     coro_stackful_yield(c);                                              \
+    CORO_STACKFUL_RESUMED(c);                                            \
   } while (0)
 
 #define CORO_STACKFUL_AWAIT(c, ...)                                      \
@@ -837,6 +888,7 @@ static inline bool coro_start_child(coro_t *parent, coro_t *child,
       coro_task_suspends(c);                                             \
       ((struct coro_awaitable *)&coro_aw_)->ops->suspend((struct coro_awaitable *)&coro_aw_, c); \
       coro_stackful_yield(c);                                            \
+      CORO_STACKFUL_RESUMED(c);                                          \
     }                                                                    \
     coro_aw_.result;                                                     \
   })
@@ -846,6 +898,7 @@ static inline bool coro_start_child(coro_t *parent, coro_t *child,
     coro_t *coro_child_ = (__VA_ARGS__);                                 \
     coro_await_task(c, coro_child_);                                     \
     coro_stackful_yield(c);                                              \
+    CORO_STACKFUL_RESUMED(c);                                            \
     T coro_value_ = *(T *)coro_as_task(coro_child_)->result;             \
     coro_free(coro_child_);                                              \
     coro_value_;                                                         \
@@ -856,6 +909,7 @@ static inline bool coro_start_child(coro_t *parent, coro_t *child,
     coro_t *coro_child_ = (__VA_ARGS__);                                 \
     coro_await_task(c, coro_child_);                                     \
     coro_stackful_yield(c);                                              \
+    CORO_STACKFUL_RESUMED(c);                                            \
     coro_free(coro_child_);                                              \
   })
 

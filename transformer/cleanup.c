@@ -1,0 +1,430 @@
+/* cleanup.c: locals declared with __attribute__((cleanup(fn))) in a coroutine.
+ *
+ * GCC and clang call fn(&x) whenever a local x so declared goes out of
+ * scope: at the end of its block, and at a break, continue, goto or return
+ * that leaves the block. A coroutine keeps that meaning, and adds one exit:
+ * coro_free of an instance suspended inside x's scope calls fn(&x) too,
+ * innermost first (docs/language.md, "Cleanup when an instance ends early").
+ *
+ * Stackful: the body is a plain function, so the compiler already calls
+ * the cleanups at every exit of a scope; freeing a suspended instance
+ * resumes it told to unwind, and each suspension of a body with cleanups
+ * then returns (CORO_STACKFUL_RESUMED, emit_stackful.c), which runs them.
+ *
+ * Stackless: a local with a cleanup lives in the frame (live.c), where the
+ * attribute means nothing (a field cannot have one, and the resume function
+ * returns at every suspension, which would run it there). Its field is
+ * declared without it, and the lowering calls fn at the exits of its scope
+ * instead (cleanup_exit, cleanup_scope_end); the coroutine gets a function
+ * coro_cleanup_NAME, at a place the runtime knows (right after the header),
+ * that calls those in scope at the resume point where the instance is
+ * suspended. Every one of them is in the frame, also one with no resume
+ * point in its scope, so that the calls come in C's order: the compiler
+ * would run an ordinary local's cleanup at the function's own exits, after
+ * the calls written before them. (Only a coroutine with no suspension at
+ * all, and a statement expression's local, keep theirs as C locals.)
+ */
+#define _GNU_SOURCE
+#include "coroc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* {==================================================================
+ * Which locals have a cleanup
+ * =================================================================== */
+
+static bool is_word(const Token *t, const char *a, const char *b) {
+  return t->kind == TK_IDENT && (!strcmp(t->text, a) || !strcmp(t->text, b));
+}
+
+static bool is_punct(const Token *t, const char *p) {
+  return !strcmp(t->text, p);
+}
+
+/* The fn of a `cleanup(fn)` inside an __attribute__ in tokens [from, to], or NULL. */
+static const char *cleanup_in(const TokenList *o, int from, int to) {
+  int depth = -1;  /* inside an __attribute__'s parentheses: their depth; -1 outside */
+  for (int i = from; i <= to && i < o->n; i++) {
+    const Token *t = &o->v[i];
+    if (t->dead)
+      continue;
+    if (depth < 0) {
+      if (is_word(t, "__attribute__", "__attribute"))
+        depth = 0;
+      continue;
+    }
+    if (is_punct(t, "(")) {
+      depth++;
+    } else if (is_punct(t, ")")) {
+      if (--depth == 0)
+        depth = -1;
+    } else if (depth == 2 && is_word(t, "cleanup", "__cleanup__") && i + 3 <= to &&
+               is_punct(&o->v[i + 1], "(") && o->v[i + 2].kind == TK_IDENT && is_punct(&o->v[i + 3], ")")) {
+      return o->v[i + 2].text;
+    }
+  }
+  return NULL;
+}
+
+typedef struct {
+  Source *src;
+  Coroutine *co;
+} Note;
+
+static bool note_pre(Node *n, void *ctx) {
+  Note *k = ctx;
+  if (n->kind != ND_INIT_DECL || !n->sym || n->sym->kind != SYM_OBJECT || !n->declarator)
+    return true;
+  const TokenList *o = &k->src->original;
+  int end = n->init ? n->init->first - 2 : n->last;  /* `int x __attribute__((...)) = ...` */
+  const char *fn = cleanup_in(o, n->declarator->first, end);
+  if (!fn && n->specs)
+    fn = cleanup_in(o, n->specs->first, n->specs->last);  /* before the type: every declarator's */
+  if (fn) {
+    n->sym->cleanup = fn;
+    k->co->has_cleanup = true;
+  }
+  return true;
+}
+
+void note_cleanups(Source *src, Coroutine *co) {
+  Note k = {src, co};
+  visit(co->def->body, note_pre, NULL, &k);
+}
+
+/* The text of a field's declaration without its cleanup attribute:
+   `char *buf __attribute__((cleanup(release)))` -> `char *buf __attribute__(())`. */
+char *cleanup_strip(const char *decl) {
+  char *out = xstrndup(decl, strlen(decl));
+  for (char *p = out; (p = strstr(p, "cleanup")) != NULL;) {
+    char *start = p;
+    while (start > out && start[-1] == '_')
+      start--;
+    char *q = p + strlen("cleanup");
+    while (*q == '_')
+      q++;
+    bool word = (start == out || !is_ident_char(start[-1])) && !is_ident_char(*q);
+    char *open = q;
+    while (*open == ' ')
+      open++;
+    if (!word || *open != '(') {
+      p = q;
+      continue;
+    }
+    char *close = strchr(open, ')');
+    if (!close) {
+      break;
+    }
+    close++;
+    while (*close == ' ')
+      close++;
+    if (*close == ',')  /* `cleanup(f), aligned(8)`: its comma goes too */
+      close++;
+    memmove(start, close, strlen(close) + 1);
+    p = start;
+  }
+  for (char *p; (p = strstr(out, "__attribute__(())")) != NULL;) {  /* nothing else was in it */
+    char *end = p + strlen("__attribute__(())");
+    while (p > out && p[-1] == ' ')
+      p--;
+    memmove(p, end, strlen(end) + 1);
+  }
+  return out;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Where each framed cleanup is in scope, and where jumps go
+ * =================================================================== */
+
+typedef struct {
+  Node *decl;   /* its ND_INIT_DECL */
+  Node *scope;  /* the block or for statement that declares it */
+  int start;    /* in scope from the token after its declarator (and initializer) ... */
+  int end;      /* ... to the last token of its scope */
+} Span;
+
+typedef struct {
+  const Node *jump;  /* a break, continue, goto or return */
+  int to;            /* where it goes (a token position; INT_MAX: out of the body) */
+} Exit;
+
+static struct {
+  const Coroutine *co;
+  Span *spans;
+  int nspans;
+  Exit *exits;
+  int nexits;
+} plan;
+
+typedef struct {
+  Node **open;      /* the blocks and for statements around, innermost last */
+  int nopen;
+  Node **loops;     /* the loops and switches around, innermost last */
+  int nloops;
+  NodeList labels;  /* ND_LABEL */
+  NodeList gotos;   /* ND_GOTO */
+  Source *src;
+} PlanWalk;
+
+static bool framed_cleanup(const Coroutine *co, const Sym *s) {
+  return s && s->cleanup && s->kind == SYM_OBJECT && s->owner == co && s->field && !s->cached;
+}
+
+/* Where a break (or a continue) in loop or switch n goes: a place inside
+   the scope of what n's own first clause declares, outside its body. */
+static int jump_target(const Node *n, bool is_continue) {
+  if (n->kind == ND_DO)
+    return n->body->last + 1;  /* the `while` after the body */
+  (void)is_continue;
+  return n->body->first - 1;  /* the `)` before the body */
+}
+
+static void add_exit(const Node *jump, int to) {
+  plan.exits = xrealloc(plan.exits, sizeof(Exit) * (plan.nexits + 1));
+  plan.exits[plan.nexits++] = (Exit){jump, to};
+}
+
+static bool plan_pre(Node *n, void *ctx) {
+  PlanWalk *w = ctx;
+  switch (n->kind) {
+  case ND_INIT_DECL:
+    if (framed_cleanup(plan.co, n->sym) && w->nopen > 0) {
+      Node *scope = w->open[w->nopen - 1];
+      plan.spans = xrealloc(plan.spans, sizeof(Span) * (plan.nspans + 1));
+      plan.spans[plan.nspans++] = (Span){n, scope, n->last + 1, scope->last};
+    }
+    break;
+  case ND_BREAK:
+  case ND_CONTINUE: {
+    for (int i = w->nloops - 1; i >= 0; i--) {
+      Node *l = w->loops[i];
+      if (n->kind == ND_CONTINUE && l->kind == ND_SWITCH)
+        continue;
+      add_exit(n, jump_target(l, n->kind == ND_CONTINUE));
+      break;
+    }
+    break;
+  }
+  case ND_RETURN:
+    add_exit(n, 0x7fffffff);
+    break;
+  case ND_LABEL:
+    list_push(&w->labels, n);
+    break;
+  case ND_GOTO:
+    list_push(&w->gotos, n);
+    break;
+  default:
+    break;
+  }
+  if (n->kind == ND_BLOCK || n->kind == ND_FOR) {
+    w->open = xrealloc(w->open, sizeof(Node *) * (w->nopen + 1));
+    w->open[w->nopen++] = n;
+  }
+  if (n->kind == ND_WHILE || n->kind == ND_DO || n->kind == ND_FOR || n->kind == ND_SWITCH) {
+    w->loops = xrealloc(w->loops, sizeof(Node *) * (w->nloops + 1));
+    w->loops[w->nloops++] = n;
+  }
+  return n->kind != ND_STMT_EXPR;  /* (a statement expression's jumps stay inside it) */
+}
+
+static void plan_post(Node *n, void *ctx) {
+  PlanWalk *w = ctx;
+  if (n->kind == ND_BLOCK || n->kind == ND_FOR)
+    w->nopen--;
+  if (n->kind == ND_WHILE || n->kind == ND_DO || n->kind == ND_FOR || n->kind == ND_SWITCH)
+    w->nloops--;
+}
+
+static bool in_span(const Span *s, int at) {
+  return s->start <= at && at <= s->end;
+}
+
+void cleanup_plan(Source *src, Coroutine *co) {
+  xfree(plan.spans);
+  xfree(plan.exits);
+  plan.spans = NULL;
+  plan.exits = NULL;
+  plan.nspans = plan.nexits = 0;
+  plan.co = co;
+  if (!co->has_cleanup)
+    return;
+  PlanWalk w = {.src = src};
+  visit(co->def->body, plan_pre, plan_post, &w);
+  for (int i = 0; i < w.gotos.n; i++) {
+    Node *g = w.gotos.v[i];
+    if (g->expr) {  /* goto *p: it may go anywhere */
+      for (int k = 0; k < plan.nspans; k++)
+        if (in_span(&plan.spans[k], g->first))
+          error_tok(&src->original.v[g->first],
+                    "a computed 'goto' in the scope of '%s', which has a cleanup and is kept across "
+                    "a suspension: coroc cannot tell which cleanups it must run",
+                    plan.spans[k].decl->sym->name);
+      continue;
+    }
+    const char *name = src->original.v[g->first + 1].text;  /* goto NAME; */
+    for (int k = 0; k < w.labels.n; k++)
+      if (!strcmp(w.labels.v[k]->tok->text, name)) {
+        add_exit(g, w.labels.v[k]->first);
+        break;
+      }
+  }
+  for (int k = 0; k < plan.nspans; k++)
+    list_push(&co->cleanups, plan.spans[k].decl);
+  xfree(w.open);
+  xfree(w.loops);
+  xfree(w.labels.v);
+  xfree(w.gotos.v);
+}
+
+/* The calls of the cleanups of spans that `keep` selects, innermost (last
+   declared) first: "fn(&coro_f->x); fn2(&coro_f->y);", or NULL. */
+static char *calls(bool (*keep)(const Span *s, int a, int b, const void *n), int a, int b, const void *n) {
+  char *text = NULL;
+  for (int k = plan.nspans - 1; k >= 0; k--) {
+    const Span *s = &plan.spans[k];
+    if (!keep(s, a, b, n))
+      continue;
+    char *one = format("%s(&coro_f->%s);", s->decl->sym->cleanup, s->decl->sym->field);
+    text = text ? format("%s %s", text, one) : one;
+  }
+  return text;
+}
+
+static bool leaves(const Span *s, int from, int to, const void *n) {
+  (void)n;
+  return in_span(s, from) && !in_span(s, to);
+}
+
+static bool ends_with(const Span *s, int a, int b, const void *n) {
+  (void)a, (void)b;
+  return s->scope == n;
+}
+
+static bool in_scope_at(const Span *s, int at, int b, const void *n) {
+  (void)b, (void)n;
+  return in_span(s, at);
+}
+
+char *cleanup_exit(const Node *jump) {
+  if (plan.nspans == 0)
+    return NULL;
+  for (int i = 0; i < plan.nexits; i++)
+    if (plan.exits[i].jump == jump)
+      return calls(leaves, jump->first, plan.exits[i].to, NULL);
+  return NULL;
+}
+
+/* A block whose last statement jumps cannot reach its end: nothing is
+   written there (a call after a `break` would read to the compiler as a
+   case that falls through). */
+static bool ends_in_jump(const Node *block) {
+  if (block->kind != ND_BLOCK || block->kids.n == 0)
+    return false;
+  const Node *last = block->kids.v[block->kids.n - 1];
+  while (last->kind == ND_LABEL || last->kind == ND_CASE || last->kind == ND_DEFAULT)
+    last = last->body;
+  return last->kind == ND_BREAK || last->kind == ND_CONTINUE || last->kind == ND_GOTO ||
+         last->kind == ND_RETURN;
+}
+
+char *cleanup_scope_end(const Node *scope) {
+  if (plan.nspans == 0 || ends_in_jump(scope))
+    return NULL;
+  return calls(ends_with, 0, 0, scope);
+}
+
+char *cleanup_at(int tok) {
+  if (plan.nspans == 0)
+    return NULL;
+  return calls(in_scope_at, tok, 0, NULL);
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Which instances run cleanups when freed (CORO_CLEANUP)
+ * =================================================================== */
+
+/* Stackless: its own framed cleanups, or a child inside its frame that
+   has some (a child is defined above its parent, so decided first).
+   Stackful: any coroutine of the file with a cleanup makes every body that
+   has one, and every body that awaits a child on its stack or is awaited
+   so, unwind when freed: the child's suspension is the instance's. */
+void decide_cleanups(Coroutine *cos, const Options *opt) {
+  bool any = false;
+  for (Coroutine *co = cos; co; co = co->next)
+    any |= co->def && co->has_cleanup;
+  for (Coroutine *co = cos; co; co = co->next) {
+    if (!co->def)
+      continue;
+    if (opt->backend == BACKEND_STACKFUL) {
+      co->runs_cleanups = any && (co->has_cleanup || co->awaited_inline || has_inline_children(co));
+      continue;
+    }
+    co->runs_cleanups = false;
+    for (int k = 1; co->cleanup_calls && k <= co->nresume; k++)
+      co->runs_cleanups |= co->cleanup_calls[k] != NULL;
+    for (int i = 0; i < co->awaits.n; i++)
+      if (co->awaits.v[i]->inline_child && co->awaits.v[i]->inline_child->runs_cleanups)
+        co->runs_cleanups = true;
+  }
+}
+
+/* The resume point's awaits and yields, by number. */
+static bool points_pre(Node *n, void *ctx) {
+  if ((n->kind == ND_YIELD || n->kind == ND_AWAIT) && n->resume_point > 0)
+    ((Node **)ctx)[n->resume_point] = n;
+  return true;
+}
+
+void cleanup_points(Coroutine *co) {
+  if (plan.nspans == 0 && !has_inline_children(co))
+    return;
+  Node **point = xcalloc(co->nresume + 1, sizeof(Node *));
+  visit(co->def->body, points_pre, NULL, point);
+  co->cleanup_calls = xcalloc(co->nresume + 1, sizeof(char *));
+  co->cleanup_points = point;
+  for (int k = 1; k <= co->nresume; k++)
+    if (point[k])
+      co->cleanup_calls[k] = cleanup_at(point[k]->first);
+}
+
+/* static void coro_cleanup_NAME(coro_t *coro_c): what coro_free calls for
+   an instance suspended at a resume point: the cleanups in scope there,
+   innermost first, after the child inside its frame that it awaits there. */
+void emit_cleanup_function(Emitter *e, Coroutine *co) {
+  int at = emit_line_of(e, co->decl);
+  emit_put(e, 0, "/* coro_free of %s suspended: its cleanups in scope where it stopped, innermost first */",
+           co->name);
+  emit_put(e, at, "static void coro_cleanup_%s(coro_t *coro_c) {", co->name);
+  e->indent++;
+  emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_c;", co->name, co->name);
+  emit_put(e, 0, "(void)coro_f;");
+  emit_put(e, at, "switch (coro_c->resume_point) {");
+  for (int k = 1; co->cleanup_calls && k <= co->nresume; k++) {
+    Node *n = co->cleanup_points[k];
+    char *text = co->cleanup_calls[k];
+    char *child = NULL;
+    if (n && n->kind == ND_AWAIT && n->inline_child && n->inline_child->runs_cleanups)
+      child = format("coro_free(&coro_f->coro_children.coro_in_%d.coro_base.base);", k);
+    if (!text && !child)
+      continue;
+    emit_put(e, at, "case %d:  /* %s:%d */", k, e->src->name, co->resume_lines[k]);
+    e->indent++;
+    if (child)
+      emit_put(e, at, "%s", child);
+    if (text)
+      emit_put(e, at, "%s", text);
+    emit_put(e, 0, "break;");
+    e->indent--;
+  }
+  emit_put(e, 0, "}");
+  e->indent--;
+  emit_put(e, 0, "}");
+}
+
+/* }================================================================== */
