@@ -3,7 +3,8 @@
  *
  * One walk over each coroutine definition's body (docs/limitations.md has
  * every message):
- *  - a generator may not await or use a bare `yield;`, nor `return EXPR;`; a
+ *  - a generator may not use a bare `yield;`, nor `return EXPR;` (one that
+ *    awaits is an async generator, its children on the heap); a
  *    void coroutine yields no value; nothing may suspend where C does not
  *    evaluate (sizeof, typeof) or inside a statement expression; a local
  *    that lives in a frame has a size known at compile time and a type
@@ -180,6 +181,19 @@ static bool yields_values(Node *body) {
   return found;
 }
 
+/* Does this body await (a generator's: is it an async generator)? */
+static bool await_pre(Node *n, void *ctx) {
+  if (n->kind == ND_AWAIT)
+    *(bool *)ctx = true;
+  return !*(bool *)ctx;
+}
+
+static bool awaits_any(Node *body) {
+  bool found = false;
+  visit(body, await_pre, NULL, &found);
+  return found;
+}
+
 /* The definition of coroutine `name`, if the file has one. */
 static Coroutine *find_definition(Checker *c, const char *name) {
   for (Coroutine *co = c->all; co; co = co->next)
@@ -201,6 +215,9 @@ static Coroutine *find_definition(Checker *c, const char *name) {
 static void place_child(Checker *c, Node *n, Coroutine *callee) {
   if (!callee)
     n->heap_reason = "its definition is not in this file";
+  else if (c->co->is_async)
+    n->heap_reason = format("%s is an async generator, whose body runs only as its consumer's child",
+                            c->co->name);
   else if (callee == c->co)
     n->heap_reason = "it awaits itself (recursion)";
   else if (callee->first > c->co->first)
@@ -223,6 +240,9 @@ static void classify_await(Checker *c, Node *n) {
                : NULL;
   if (f && (f->specs & SP_COROUTINE)) {
     Coroutine *callee = find_definition(c, f->name);
+    if (callee && callee->is_async)
+      error_tok(n->tok, "'%s' is an async generator: a task takes its values with 'await "
+                "coro_next_await(gen, &value)'; only tasks are awaited", f->name);
     if (callee && callee->is_generator)
       error_tok(n->tok, "'%s' is a generator: consume it with coro_next; only tasks are "
                 "awaited", f->name);
@@ -445,9 +465,6 @@ static void check_kind(Coroutine *co) {
   if (co->has_bare_yield)
     error_tok(co->first_bare_yield, "a generator cannot use a bare 'yield;': it hands values to "
               "its consumer, and only tasks yield to the scheduler");
-  if (co->first_await)
-    error_tok(co->first_await, "a generator cannot 'await': only tasks (coroutines without "
-              "'yield EXPR') await");
   if (co->first_return_value)
     error_tok(co->first_return_value->tok, "'return' with a value in generator '%s': use "
               "'return;' to end the sequence", co->name);
@@ -507,6 +524,8 @@ static bool sole_awaits_pre(Node *n, void *ctx) {
 void check(Source *src, Coroutine *cos) {
   for (Coroutine *co = cos; co; co = co->next)  /* an await of a later one must know */
     co->is_generator = co->def && yields_values(co->def->body);
+  for (Coroutine *co = cos; co; co = co->next)
+    co->is_async = co->is_generator && awaits_any(co->def->body);
   for (Coroutine *co = cos; co; co = co->next) {
     if (!co->def)
       continue;

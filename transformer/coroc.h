@@ -600,6 +600,7 @@ struct Coroutine {
   bool is_prototype;  /* a declaration without a body */
   bool is_static;     /* declared static */
   bool is_generator;  /* it has a `yield EXPR;` */
+  bool is_async;      /* a generator that awaits too (an async generator: check.c) */
   bool returns_void;  /* its declared type is void */
   bool awaited_inline;/* some coroutine below awaits it with its frame inside its own (check.c) */
   int nresume;        /* resume points numbered 1..nresume */

@@ -478,11 +478,12 @@ static void lower_yield(Emitter *e, Node *n) {
   const SymList *kept = kept_across(e, n->resume_point);
   if (kept) {  /* the value first (`yield i++;`), then the kept locals, in one statement */
     char *stores = kept_copies(kept, false, ", ");
-    emit_put(e, line, "CORO_YIELD_KEEPING(coro_c, coro_out, %d, coro_value_%s, (%s),%s%s);",
-             n->resume_point, e->co->name, stores, at_own_column(e, n->expr), node_str(e, n->expr));
+    emit_put(e, line, "CORO_%sYIELD_KEEPING(coro_c, coro_out, %d, coro_value_%s, (%s),%s%s);",
+             e->co->is_async ? "AGEN_" : "", n->resume_point, e->co->name, stores, at_own_column(e, n->expr), node_str(e, n->expr));
     xfree(stores);
   } else {
-    emit_put(e, line, "CORO_YIELD(coro_c, coro_out, %d, coro_value_%s,%s%s);", n->resume_point,
+    emit_put(e, line, "CORO_%sYIELD(coro_c, coro_out, %d, coro_value_%s,%s%s);",
+             e->co->is_async ? "AGEN_" : "", n->resume_point,
              e->co->name, at_own_column(e, n->expr), node_str(e, n->expr));
   }
   resume_label(e, n->resume_point);
