@@ -129,6 +129,10 @@ static char **extra_fields(Coroutine *co) {
     v[n++] = "coro_result";
     v[n++] = "the value it returns";
   }
+  if (co->is_async) {
+    v[n++] = "coro_agen";
+    v[n++] = "an async generator's link to its consumer";
+  }
   for (int i = 0; i < co->awaits.n; i++) {
     Node *a = co->awaits.v[i];
     if (!a->inline_child) {
@@ -320,7 +324,7 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
     if (!stackful) {
       long off = probes[k++].value, hsize = probes[k++].value;
       fprintf(out, "  %6ld %6ld  coro_base  (the runtime's header%s)\n", off, hsize,
-              co->is_generator ? "" : " of a task");
+              co->is_generator && !co->is_async ? "" : " of a task");
     } else if (stackful_result(co)) {
       long off = probes[k++].value, rsize = probes[k++].value;
       fprintf(out, "  %6ld %6ld  coro_result  (the value it returns)\n", off, rsize);
