@@ -410,8 +410,55 @@ static void check_one_select(Checker *c, Node *n) {
  * The walk
  * =================================================================== */
 
+/* Is sym (in ctx) assigned to, or its address taken, in a subtree? */
+typedef struct {
+  const Sym *sym;
+  bool changed;
+} Changes;
+
+static bool changes_pre(Node *n, void *ctx) {
+  Changes *ch = ctx;
+  if (n->kind == ND_EXPR && (n->op == OP_ASSIGN || n->op == OP_ASSIGN_OP || n->op == OP_ADDRESS)) {
+    Node *target = n->lhs;  /* (a unary operator's operand is lhs) */
+    if (target && target->kind == ND_IDENT && target->sym == ch->sym)
+      ch->changed = true;
+  }
+  return !ch->changed;
+}
+
+/* The async generator that n makes, where coroc can tell: n is a call of
+   one defined in this file, or a local initialized with such a call and
+   never assigned again. */
+static Coroutine *async_made_by(Checker *c, Node *n) {
+  if (n->kind == ND_IDENT && n->sym && n->sym->kind == SYM_OBJECT && n->sym->decl &&
+      n->sym->decl->kind == ND_INIT_DECL && n->sym->decl->init) {
+    Changes ch = {n->sym, false};
+    visit(c->co->def->body, changes_pre, NULL, &ch);
+    if (ch.changed)
+      return NULL;
+    n = n->sym->decl->init;
+  }
+  if (n->kind != ND_EXPR || n->op != OP_CALL || n->lhs->kind != ND_IDENT || !n->lhs->sym ||
+      !(n->lhs->sym->specs & SP_COROUTINE))
+    return NULL;
+  Coroutine *co = find_definition(c, n->lhs->sym->name);
+  return co && co->is_async ? co : NULL;
+}
+
+/* coro_next or coro_send of an async generator (the runtime refuses the others). */
+static void check_next_call(Checker *c, Node *n) {
+  if (n->kind != ND_EXPR || n->op != OP_CALL || n->lhs->kind != ND_IDENT || n->kids.n < 1 ||
+      (strcmp(n->lhs->tok->text, "coro_next") != 0 && strcmp(n->lhs->tok->text, "coro_send") != 0))
+    return;
+  Coroutine *g = async_made_by(c, n->kids.v[0]);
+  if (g)
+    error_tok(n->lhs->tok, "'%s' is an async generator (it awaits): a task takes its values with "
+              "'await coro_next_await(gen, &value)', not %s", g->name, n->lhs->tok->text);
+}
+
 static bool check_pre(Node *n, void *ctx) {
   Checker *c = ctx;
+  check_next_call(c, n);
   switch (n->kind) {
   case ND_YIELD:
     walk_yield(c, n);
