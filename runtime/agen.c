@@ -43,6 +43,7 @@ static bool next_ready(struct coro_awaitable *a) {
   struct coro_next_await *nx = (struct coro_next_await *)a;
   coro_t *gen = nx->gen;
   struct coro_agen *ag = agen_state("coro_next_await", gen);
+  a->waiter = NULL;  /* the task runs (or its relay decides): nobody to wake until it suspends again */
   if (!ag) {  /* a plain generator: its value now */
     nx->result = coro_next(gen, nx->out);
     return true;
