@@ -281,6 +281,10 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
       probe(c, format("__builtin_offsetof(%s, coro_result)", type));
       probe(c, format("sizeof(((%s *)0)->coro_result)", type));
     }
+    if (stackful && co->is_async) {
+      probe(c, format("__builtin_offsetof(%s, coro_agen)", type));
+      probe(c, format("sizeof(((%s *)0)->coro_agen)", type));
+    }
     for (int i = 0; i < co->locals.n; i++) {
       Sym *s = co->locals.v[i]->sym;
       if (stackful && co->locals.v[i]->kind != ND_PARAM)
@@ -306,7 +310,7 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
     if (!co->def)
       continue;
     long size = probes[k++].value, align = probes[k++].value;
-    if (stackful && !stackful_result(co) && !has_params(co))   /* (a struct of one unused char) */
+    if (stackful && !stackful_result(co) && !has_params(co) && !co->is_async)   /* (a struct of one unused char) */
       fprintf(out, "coroutine %s (%s:%d), stackful: no arguments", co->name, src->name,
               src->original.v[co->first].line);
     else
@@ -319,7 +323,7 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
     fputc('\n', out);
     if (!stackful)
       fprintf(out, "  %s\n", instance_memory(size, align));
-    if (!stackful || stackful_result(co) || has_params(co))
+    if (!stackful || stackful_result(co) || has_params(co) || co->is_async)
       fprintf(out, "  %6s %6s  %s\n", "offset", "size", "field");
     if (!stackful) {
       long off = probes[k++].value, hsize = probes[k++].value;
@@ -328,6 +332,10 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
     } else if (stackful_result(co)) {
       long off = probes[k++].value, rsize = probes[k++].value;
       fprintf(out, "  %6ld %6ld  coro_result  (the value it returns)\n", off, rsize);
+    }
+    if (stackful && co->is_async) {
+      long off = probes[k++].value, asize = probes[k++].value;
+      fprintf(out, "  %6ld %6ld  coro_agen  (an async generator's link to its consumer)\n", off, asize);
     }
     for (int i = 0; i < co->locals.n; i++) {
       Node *n = co->locals.v[i];
