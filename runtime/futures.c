@@ -64,7 +64,7 @@ static bool group_ready(struct coro_awaitable *a) {
     return true;
   }
   for (size_t i = 0; i < w->n; i++) {
-    if (!(w->tasks[i]->kind & CORO_TASK))
+    if ((w->tasks[i]->kind & (CORO_TASK | CORO_GENERATOR)) != CORO_TASK)
       coro_fatal(w->any ? "coro_wait_any" : "coro_wait_all",
                  "instance %zu (%p) is a generator: consume it with coro_next; a set must be of "
                  "tasks", i, (void *)w->tasks[i]);

@@ -65,6 +65,9 @@ void coro_spawn(coro_t *task) {
   if (!(task->kind & CORO_TASK))
     coro_fatal("coro_spawn", "instance %p is a generator: consume it with coro_next; only tasks "
                "are spawned", (void *)task);
+  if (task->kind & CORO_GENERATOR)
+    coro_fatal("coro_spawn", "instance %p is an async generator: a task takes its values with "
+               "'await coro_next_await(gen, &value)'; only tasks are spawned", (void *)task);
   if (task->status != CORO_CREATED)
     coro_fatal("coro_spawn", "instance %p is %s: only a new task can be spawned", (void *)task,
                coro_status_name(task->status));
@@ -169,6 +172,9 @@ void coro_await_task(coro_t *parent, coro_t *child) {
   if (!(child->kind & CORO_TASK))
     coro_fatal("await", "instance %p is a generator: consume it with coro_next; only tasks are "
                "awaited", (void *)child);
+  if (child->kind & CORO_GENERATOR)
+    coro_fatal("await", "instance %p is an async generator: await coro_next_await(gen, &value) "
+               "for its values; only tasks are awaited", (void *)child);
   if (child->status != CORO_CREATED)
     coro_fatal("await", "instance %p is %s: await needs a new task (a call of a coroutine)",
                (void *)child, coro_status_name(child->status));

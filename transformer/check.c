@@ -3,7 +3,8 @@
  *
  * One walk over each coroutine definition's body (docs/limitations.md has
  * every message):
- *  - a generator may not await or use a bare `yield;`, nor `return EXPR;`; a
+ *  - a generator may not use a bare `yield;`, nor `return EXPR;` (one that
+ *    awaits is an async generator, its children on the heap); a
  *    void coroutine yields no value; nothing may suspend where C does not
  *    evaluate (sizeof, typeof) or inside a statement expression; a local
  *    that lives in a frame has a size known at compile time and a type
@@ -180,6 +181,19 @@ static bool yields_values(Node *body) {
   return found;
 }
 
+/* Does this body await (a generator's: is it an async generator)? */
+static bool await_pre(Node *n, void *ctx) {
+  if (n->kind == ND_AWAIT)
+    *(bool *)ctx = true;
+  return !*(bool *)ctx;
+}
+
+static bool awaits_any(Node *body) {
+  bool found = false;
+  visit(body, await_pre, NULL, &found);
+  return found;
+}
+
 /* The definition of coroutine `name`, if the file has one. */
 static Coroutine *find_definition(Checker *c, const char *name) {
   for (Coroutine *co = c->all; co; co = co->next)
@@ -201,6 +215,9 @@ static Coroutine *find_definition(Checker *c, const char *name) {
 static void place_child(Checker *c, Node *n, Coroutine *callee) {
   if (!callee)
     n->heap_reason = "its definition is not in this file";
+  else if (c->co->is_async)
+    n->heap_reason = format("%s is an async generator, whose body runs only as its consumer's child",
+                            c->co->name);
   else if (callee == c->co)
     n->heap_reason = "it awaits itself (recursion)";
   else if (callee->first > c->co->first)
@@ -223,6 +240,9 @@ static void classify_await(Checker *c, Node *n) {
                : NULL;
   if (f && (f->specs & SP_COROUTINE)) {
     Coroutine *callee = find_definition(c, f->name);
+    if (callee && callee->is_async)
+      error_tok(n->tok, "'%s' is an async generator: a task takes its values with 'await "
+                "coro_next_await(gen, &value)'; only tasks are awaited", f->name);
     if (callee && callee->is_generator)
       error_tok(n->tok, "'%s' is a generator: consume it with coro_next; only tasks are "
                 "awaited", f->name);
@@ -390,8 +410,55 @@ static void check_one_select(Checker *c, Node *n) {
  * The walk
  * =================================================================== */
 
+/* Is sym (in ctx) assigned to, or its address taken, in a subtree? */
+typedef struct {
+  const Sym *sym;
+  bool changed;
+} Changes;
+
+static bool changes_pre(Node *n, void *ctx) {
+  Changes *ch = ctx;
+  if (n->kind == ND_EXPR && (n->op == OP_ASSIGN || n->op == OP_ASSIGN_OP || n->op == OP_ADDRESS)) {
+    Node *target = n->lhs;  /* (a unary operator's operand is lhs) */
+    if (target && target->kind == ND_IDENT && target->sym == ch->sym)
+      ch->changed = true;
+  }
+  return !ch->changed;
+}
+
+/* The async generator that n makes, where coroc can tell: n is a call of
+   one defined in this file, or a local initialized with such a call and
+   never assigned again. */
+static Coroutine *async_made_by(Checker *c, Node *n) {
+  if (n->kind == ND_IDENT && n->sym && n->sym->kind == SYM_OBJECT && n->sym->decl &&
+      n->sym->decl->kind == ND_INIT_DECL && n->sym->decl->init) {
+    Changes ch = {n->sym, false};
+    visit(c->co->def->body, changes_pre, NULL, &ch);
+    if (ch.changed)
+      return NULL;
+    n = n->sym->decl->init;
+  }
+  if (n->kind != ND_EXPR || n->op != OP_CALL || n->lhs->kind != ND_IDENT || !n->lhs->sym ||
+      !(n->lhs->sym->specs & SP_COROUTINE))
+    return NULL;
+  Coroutine *co = find_definition(c, n->lhs->sym->name);
+  return co && co->is_async ? co : NULL;
+}
+
+/* coro_next or coro_send of an async generator (the runtime refuses the others). */
+static void check_next_call(Checker *c, Node *n) {
+  if (n->kind != ND_EXPR || n->op != OP_CALL || n->lhs->kind != ND_IDENT || n->kids.n < 1 ||
+      (strcmp(n->lhs->tok->text, "coro_next") != 0 && strcmp(n->lhs->tok->text, "coro_send") != 0))
+    return;
+  Coroutine *g = async_made_by(c, n->kids.v[0]);
+  if (g)
+    error_tok(n->lhs->tok, "'%s' is an async generator (it awaits): a task takes its values with "
+              "'await coro_next_await(gen, &value)', not %s", g->name, n->lhs->tok->text);
+}
+
 static bool check_pre(Node *n, void *ctx) {
   Checker *c = ctx;
+  check_next_call(c, n);
   switch (n->kind) {
   case ND_YIELD:
     walk_yield(c, n);
@@ -445,9 +512,6 @@ static void check_kind(Coroutine *co) {
   if (co->has_bare_yield)
     error_tok(co->first_bare_yield, "a generator cannot use a bare 'yield;': it hands values to "
               "its consumer, and only tasks yield to the scheduler");
-  if (co->first_await)
-    error_tok(co->first_await, "a generator cannot 'await': only tasks (coroutines without "
-              "'yield EXPR') await");
   if (co->first_return_value)
     error_tok(co->first_return_value->tok, "'return' with a value in generator '%s': use "
               "'return;' to end the sequence", co->name);
@@ -507,6 +571,8 @@ static bool sole_awaits_pre(Node *n, void *ctx) {
 void check(Source *src, Coroutine *cos) {
   for (Coroutine *co = cos; co; co = co->next)  /* an await of a later one must know */
     co->is_generator = co->def && yields_values(co->def->body);
+  for (Coroutine *co = cos; co; co = co->next)
+    co->is_async = co->is_generator && awaits_any(co->def->body);
   for (Coroutine *co = cos; co; co = co->next) {
     if (!co->def)
       continue;

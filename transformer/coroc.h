@@ -601,6 +601,7 @@ struct Coroutine {
   bool is_prototype;  /* a declaration without a body */
   bool is_static;     /* declared static */
   bool is_generator;  /* it has a `yield EXPR;` */
+  bool is_async;      /* a generator that awaits too (an async generator: check.c) */
   bool returns_void;  /* its declared type is void */
   bool awaited_inline;/* some coroutine below awaits it with its frame inside its own (check.c) */
   int nresume;        /* resume points numbered 1..nresume */
@@ -791,6 +792,8 @@ void emit_stackful_storage(Emitter *e, Coroutine *co);
 /* The linkage words before coro_in_NAME: static inline in the .c alone, or
    external when a header declares it (Options.header). */
 const char *emit_in_linkage(Emitter *e, Coroutine *co);
+/* The kind of its instances (enum coro_kind): "CORO_TASK | CORO_CLEANUP", say. */
+const char *emit_kind_of(const Coroutine *co);
 void emit_in_declaration(Emitter *e, Coroutine *co);  /* ... and, when external, its prototype */
 
 /* emit_header.c: --header, the frames and creation functions of the

@@ -296,6 +296,15 @@ char *emit_creation_header(Emitter *e, Coroutine *co) {
                 range_str(e, f->first, f->last, &(Style){.raw = true}));
 }
 
+/* The kind of its instances (enum coro_kind), as both backends' creation
+   functions pass it. */
+const char *emit_kind_of(const Coroutine *co) {
+  const char *kind = co->is_async       ? "CORO_GENERATOR | CORO_TASK"
+                     : co->is_generator ? "CORO_GENERATOR"
+                                        : "CORO_TASK";
+  return co->runs_cleanups ? format("%s | CORO_CLEANUP", kind) : kind;
+}
+
 /* coro_in_NAME is a static inline of the .c, seen by the compiler wherever
    the file uses it; with --header, the header declares it for other files,
    and a coroutine with external linkage gets an external one (emit_header.c

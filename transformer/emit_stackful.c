@@ -104,18 +104,19 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
     }
     if (y->kind == ND_YIELD && y->target)  /* two statements where the user wrote one */
       fputs("do { ", out);
+    const char *agen = co->is_async ? "AGEN_" : "";  /* an async generator's forms */
     if (y->kind == ND_YIELD)
-      fprintf(out, "CORO_STACKFUL_YIELD(coro_c, coro_value_%s,", co->name);
+      fprintf(out, "CORO_STACKFUL_%sYIELD(coro_c, coro_value_%s,", agen, co->name);
     if (y->kind == ND_AWAIT && y->discarded)
       fputs("(void)", out);  /* its value is dropped */
     if (y->kind == ND_YIELD)
       ;
     else if (!y->callee)
-      fputs("CORO_STACKFUL_AWAIT(coro_c,", out);
+      fprintf(out, "CORO_STACKFUL_%sAWAIT(coro_c,", agen);
     else if (task_has_value(y->sym))
-      fprintf(out, "CORO_STACKFUL_AWAIT_TASK(coro_c, coro_value_%s,", y->callee);
+      fprintf(out, "CORO_STACKFUL_%sAWAIT_TASK(coro_c, coro_value_%s,", agen, y->callee);
     else
-      fputs("CORO_STACKFUL_AWAIT_VOID_TASK(coro_c,", out);
+      fprintf(out, "CORO_STACKFUL_%sAWAIT_VOID_TASK(coro_c,", agen);
     if (!lines || !realign(out, src, first))
       fputc(' ', out);
     splice(out, src, co, sp, first->offset, token_end(last), lines);
@@ -194,7 +195,9 @@ void emit_stackful_args(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "struct coro_args_%s {  /* its arguments, kept until the body starts */", co->name);
   emit_indent(e, 1);
   bool has_result = !co->is_generator && !co->returns_void;
-  if (params.n == 0 && !has_result)
+  if (co->is_async)
+    emit_put(e, 0, "struct coro_agen coro_agen;  /* an async generator's link to its consumer */");
+  else if (params.n == 0 && !has_result)
     emit_put(e, 0, "char coro_unused;  /* (a struct may not be empty) */");
   if (has_result)
     emit_put(e, 0, "coro_value_%s coro_result;  /* what it returns, to the task awaiting it */", co->name);
@@ -278,6 +281,8 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   fclose(args);
   if (params.n || value)
     emit_put(e, at, "struct coro_args_%s *coro_a = coro_stackful_args(coro_c);", co->name);
+  if (co->is_async)
+    emit_put(e, at, "(void)coro_agen_enter(coro_c);  /* (resumed by the await of its first value) */");
   emit_put(e, at, "%s%s);", value ? "coro_a->coro_result = " : "", call);
   emit_indent(e, -1);
   emit_put(e, 0, "}");
@@ -307,14 +312,15 @@ static void emit_creation_body(Emitter *e, Coroutine *co, NodeList *params, bool
            "_Alignof(struct coro_args_%s), %s);",
            in_storage ? "coro_stackful_init(coro_f, sizeof *coro_f, " : "coro_stackful_new(",
            co->name, co->name, co->name,
-           co->runs_cleanups ? (co->is_generator ? "CORO_GENERATOR | CORO_CLEANUP" : "CORO_TASK | CORO_CLEANUP")
-                             : (co->is_generator ? "CORO_GENERATOR" : "CORO_TASK"));
-  if (params->n || value) {
+           emit_kind_of(co));
+  if (params->n || value || co->is_async) {
     emit_put(e, at, "struct coro_args_%s *coro_a = coro_stackful_args(coro_c);", co->name);
     for (int i = 0; i < params->n; i++)
       emit_put(e, at, "coro_a->%s = %s;", params->v[i]->sym->field, params->v[i]->sym->name);
     if (value)
       emit_put(e, at, "coro_as_task(coro_c)->result = &coro_a->coro_result;");
+    if (co->is_async)
+      emit_put(e, at, "coro_as_task(coro_c)->result = &coro_a->coro_agen;");
   }
   emit_put(e, at, "return coro_c;");
   emit_indent(e, -1);

@@ -153,7 +153,7 @@ static void emit_frame(Emitter *e, Coroutine *co) {
            co->name);
   emit_put(e, 0, "struct coro_frame_%s {", co->name);
   e->indent++;
-  if (co->is_generator)
+  if (co->is_generator && !co->is_async)
     emit_put(e, 0, "coro_t coro_base;  /* the runtime's header; must come first */");
   else
     emit_put(e, 0, "struct coro_task coro_base;  /* the runtime's header of a task; must come first */");
@@ -169,6 +169,8 @@ static void emit_frame(Emitter *e, Coroutine *co) {
     emit_literal_field(e, co->literals.v[i]);
   if (!co->is_generator && !co->returns_void)
     emit_put(e, 0, "coro_value_%s coro_result;  /* what it returns, to the task awaiting it */", co->name);
+  if (co->is_async)
+    emit_put(e, 0, "struct coro_agen coro_agen;  /* an async generator's link to its consumer */");
   for (int i = 0; i < co->awaits.n; i++) {
     Node *n = co->awaits.v[i];
     int k = n->resume_point;
@@ -242,6 +244,8 @@ static void emit_resume(Emitter *e, Coroutine *co) {
   emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_c;", co->name,
            co->name);
   emit_put(e, 0, "(void)coro_f, (void)coro_out;");
+  if (co->is_async)
+    emit_put(e, at, "CORO_AGEN_ENTER(coro_c);  /* resumed by the await of its next value, or woken */");
   emit_put(e, at, "switch (coro_enter(coro_c)) {  /* running now; 0: from the start */");
   for (int i = 1; i <= co->nresume; i++)
     emit_put(e, at, "case %d: goto coro_resume_%d;  /* %s:%d */", i, i, e->src->name,
@@ -261,12 +265,6 @@ static void emit_param_stores(Emitter *e, Coroutine *co, int at);
 static void emit_creation_in(Emitter *e, Coroutine *co);
 static void emit_creation_inside(Emitter *e, Coroutine *co);
 
-/* Its kind (enum coro_kind), as the creation functions pass it. */
-static const char *kind_of(const Coroutine *co) {
-  const char *kind = co->is_generator ? "CORO_GENERATOR" : "CORO_TASK";
-  return co->runs_cleanups ? format("%s | CORO_CLEANUP", kind) : kind;
-}
-
 /* Where its frame has cleanups to run when freed suspended: the function that runs them. */
 static void emit_cleanup_store(Emitter *e, Coroutine *co, int at) {
   if (co->runs_cleanups)
@@ -280,12 +278,14 @@ static void emit_creation(Emitter *e, Coroutine *co) {
   e->indent++;
   emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_frame_new("
            "sizeof *coro_f, _Alignof(struct coro_frame_%s), coro_resume_%s, %s);",
-           co->name, co->name, co->name, co->name, kind_of(co));
+           co->name, co->name, co->name, co->name, emit_kind_of(co));
   emit_cleanup_store(e, co, at);
   emit_param_stores(e, co, at);
   if (!co->is_generator && !co->returns_void)
     emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_result;");
-  emit_put(e, at, "return &coro_f->coro_base%s;", co->is_generator ? "" : ".base");
+  if (co->is_async)
+    emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_agen;");
+  emit_put(e, at, "return &coro_f->coro_base%s;", co->is_generator && !co->is_async ? "" : ".base");
   e->indent--;
   emit_put(e, 0, "}");
   emit_creation_in(e, co);
@@ -324,13 +324,17 @@ static void emit_creation_in(Emitter *e, Coroutine *co) {
   emit_put(e, at, "%scoro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {", emit_in_linkage(e, co),
            co->name, co->name, *params ? ", " : "", params);
   e->indent++;
-  const char *header = co->is_generator ? "coro_f->coro_base" : "coro_f->coro_base.base";
+  const char *header = co->is_generator && !co->is_async ? "coro_f->coro_base" : "coro_f->coro_base.base";
   /* the header only: the body sets every field before it reads it, and a
      child made at every turn of a loop costs a few stores, not a memset */
   emit_put(e, at, "coro_frame_init(&%s, sizeof coro_f->coro_base, coro_resume_%s, %s);", header, co->name,
-           kind_of(co));
+           emit_kind_of(co));
   emit_cleanup_store(e, co, at);
   emit_children_zeroed(e, co, at);
+  if (co->is_async) {
+    emit_put(e, at, "coro_f->coro_agen = (struct coro_agen){0};");
+    emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_agen;");
+  }
   emit_param_stores(e, co, at);
   /* (no coro_base.result: only an await of a task on the heap reads it;
      an await of a child in storage reads coro_result where it is) */
@@ -391,7 +395,7 @@ void emit_stackless_frame(Emitter *e, Coroutine *co) {
 enum { CORO_MAX_NEXT_BY_NAME = 8 };
 
 static void emit_next_by_name(Emitter *e, Coroutine *co) {
-  if (!co->is_generator || e->nnext_by_name >= CORO_MAX_NEXT_BY_NAME)
+  if (!co->is_generator || co->is_async || e->nnext_by_name >= CORO_MAX_NEXT_BY_NAME)
     return;
   e->nnext_by_name++;
   int at = emit_line_of(e, co->decl);

@@ -474,16 +474,20 @@ static void lower_yield(Emitter *e, Node *n) {
     resume_label(e, n->resume_point);
     return;
   }
+  /* an async generator's yield says so (CORO_AGEN_...); `yield await x;`: the awaits first */
+  const char *agen = e->co->is_async ? "AGEN_" : "";
+  char *value = has_await(n->expr) ? format(" %s", lower_await_expr(e, n->expr)) : NULL;
+  char *at = value ? "" : at_own_column(e, n->expr);
   emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
   const SymList *kept = kept_across(e, n->resume_point);
   if (kept) {  /* the value first (`yield i++;`), then the kept locals, in one statement */
     char *stores = kept_copies(kept, false, ", ");
-    emit_put(e, line, "CORO_YIELD_KEEPING(coro_c, coro_out, %d, coro_value_%s, (%s),%s%s);",
-             n->resume_point, e->co->name, stores, at_own_column(e, n->expr), node_str(e, n->expr));
+    emit_put(e, line, "CORO_%sYIELD_KEEPING(coro_c, coro_out, %d, coro_value_%s, (%s),%s%s);", agen,
+             n->resume_point, e->co->name, stores, at, value ? value : node_str(e, n->expr));
     xfree(stores);
   } else {
-    emit_put(e, line, "CORO_YIELD(coro_c, coro_out, %d, coro_value_%s,%s%s);", n->resume_point,
-             e->co->name, at_own_column(e, n->expr), node_str(e, n->expr));
+    emit_put(e, line, "CORO_%sYIELD(coro_c, coro_out, %d, coro_value_%s,%s%s);", agen, n->resume_point,
+             e->co->name, at, value ? value : node_str(e, n->expr));
   }
   resume_label(e, n->resume_point);
   if (n->target)  /* `x = yield v;`: after the kept locals are back, x gets what was sent */

@@ -133,6 +133,10 @@ static char **extra_fields(Coroutine *co) {
     v[n++] = "coro_result";
     v[n++] = "the value it returns";
   }
+  if (co->is_async) {
+    v[n++] = "coro_agen";
+    v[n++] = "an async generator's link to its consumer";
+  }
   for (int i = 0; i < co->awaits.n; i++) {
     Node *a = co->awaits.v[i];
     if (!a->inline_child) {
@@ -281,6 +285,10 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
       probe(c, format("__builtin_offsetof(%s, coro_result)", type));
       probe(c, format("sizeof(((%s *)0)->coro_result)", type));
     }
+    if (stackful && co->is_async) {
+      probe(c, format("__builtin_offsetof(%s, coro_agen)", type));
+      probe(c, format("sizeof(((%s *)0)->coro_agen)", type));
+    }
     for (int i = 0; i < co->locals.n; i++) {
       Sym *s = co->locals.v[i]->sym;
       if (stackful && co->locals.v[i]->kind != ND_PARAM)
@@ -306,7 +314,7 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
     if (!co->def)
       continue;
     long size = probes[k++].value, align = probes[k++].value;
-    if (stackful && !stackful_result(co) && !has_params(co))   /* (a struct of one unused char) */
+    if (stackful && !stackful_result(co) && !has_params(co) && !co->is_async)   /* (a struct of one unused char) */
       fprintf(out, "coroutine %s (%s:%d), stackful: no arguments", co->name, src->name,
               src->original.v[co->first].line);
     else
@@ -319,15 +327,19 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
     fputc('\n', out);
     if (!stackful)
       fprintf(out, "  %s\n", instance_memory(size, align));
-    if (!stackful || stackful_result(co) || has_params(co))
+    if (!stackful || stackful_result(co) || has_params(co) || co->is_async)
       fprintf(out, "  %6s %6s  %s\n", "offset", "size", "field");
     if (!stackful) {
       long off = probes[k++].value, hsize = probes[k++].value;
       fprintf(out, "  %6ld %6ld  coro_base  (the runtime's header%s)\n", off, hsize,
-              co->is_generator ? "" : " of a task");
+              co->is_generator && !co->is_async ? "" : " of a task");
     } else if (stackful_result(co)) {
       long off = probes[k++].value, rsize = probes[k++].value;
       fprintf(out, "  %6ld %6ld  coro_result  (the value it returns)\n", off, rsize);
+    }
+    if (stackful && co->is_async) {
+      long off = probes[k++].value, asize = probes[k++].value;
+      fprintf(out, "  %6ld %6ld  coro_agen  (an async generator's link to its consumer)\n", off, asize);
     }
     for (int i = 0; i < co->locals.n; i++) {
       Node *n = co->locals.v[i];

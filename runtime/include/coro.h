@@ -53,6 +53,7 @@ struct coro_offload;       /* coro_offload: void *, fn's value */
 struct coro_chan_op;       /* coro_chan_send, coro_chan_recv: int, 0 or -EPIPE */
 struct coro_chan_select;   /* coro_chan_select(_timeout): int, the index or -ETIMEDOUT */
 struct coro_sync_wait;     /* every wait of the toolkit: int, 0 or -ETIMEDOUT */
+struct coro_next_await;    /* coro_next_await: bool, true with a value */
 
 /* Declared by the user, zeroed (a fresh one), fields the runtime's. */
 struct coro_event;         /* an event: set wakes every waiter, and it stays set */
@@ -161,6 +162,10 @@ struct coro_wait coro_wait_any(coro_t **tasks, size_t n) CORO_NODISCARD;        
 
 /* Await aw (kept by the caller) for at most ms: 0, or -ETIMEDOUT (it was called off). */
 struct coro_timeout coro_timeout(struct coro_awaitable *aw, unsigned ms) CORO_NODISCARD;     /* int */
+
+/* A generator's next value, copied to *out (NULL: dropped): true, or false once it returned.
+   The generator may await (an async generator): it runs as the awaiting task's child. */
+struct coro_next_await coro_next_await(coro_t *gen, void *out) CORO_NODISCARD;              /* bool */
 
 /* Run fn(arg) on a worker thread; the task waits without blocking the thread. */
 struct coro_offload coro_offload(void *(*fn)(void *arg), void *arg) CORO_NODISCARD;         /* void * */

@@ -45,7 +45,8 @@ enum coro_kind {
   CORO_STACKFUL = 4,    /* the stackful backend's (runtime/stackful.c): a struct coro_task too */
   CORO_CLEANUP = 8      /* its body has cleanups (__attribute__((cleanup))) that coro_free runs when
                            it frees the instance suspended: coro_cleanup_suspended */
-};
+};                      /* GENERATOR | TASK: an async generator (it yields and awaits), whose
+                           task header's `result` points to its struct coro_agen */
 
 /* Where an instance's memory comes from (struct coro's `home`): what
    coro_free gives it back to. */
@@ -178,6 +179,13 @@ struct coro_timeout {
   struct coro_sleep timer;
   struct coro_task relay; /* woken by inner or timer, in the waiter's place */
   int result;
+};
+
+struct coro_next_await {  /* coro_next_await (runtime/agen.c) */
+  struct coro_awaitable base;
+  coro_t *gen;            /* the generator whose next value it is */
+  void *out;              /* where the value goes (NULL: dropped) */
+  bool result;            /* true: a value; false: the generator returned */
 };
 
 struct coro_offload {
@@ -912,6 +920,110 @@ static inline bool coro_start_child(coro_t *parent, coro_t *child,
     CORO_STACKFUL_RESUMED(c);                                            \
     coro_free(coro_child_);                                              \
   })
+
+/* {==================================================================
+ * Async generators (runtime/agen.c; docs/abi.md, "Async generators")
+ *
+ * A generator that awaits has a task header, and its `result` points to
+ * this record, in its frame (stackless) or its arguments (stackful). Its
+ * body runs only as the child of the task that awaits coro_next_await:
+ * that await's ready() resumes it, and it comes back at a yield (a value
+ * in the await's out) or at an await of its own. When what it awaits
+ * wakes it, the scheduler resumes it, and it goes no further: it wakes
+ * the awaiting task instead (CORO_AGEN_ENTER), which resumes it at once.
+ * =================================================================== */
+struct coro_agen {
+  struct coro_next_await *next; /* the await of its next value that it works for now, or NULL */
+  bool stepping;                /* its body runs now, resumed by that await (not by the scheduler) */
+  bool yielded;                 /* its last suspension was a yield: a value went to next->out */
+  bool woken;                   /* what it awaits woke it: the await of its next value resumes it */
+};
+
+static inline struct coro_agen *coro_agen_of(coro_t *c) {
+  return (struct coro_agen *)coro_as_task(c)->result;
+}
+
+/* Every resume of an async generator's body passes here first: true when
+   the await of its next value resumed it; false when the scheduler did
+   (what it awaits woke it): then the awaiting task is woken and the body
+   suspends again where it was. Anything else (coro_next) is refused. */
+bool coro_agen_enter(coro_t *c);
+
+/* Stackless: the first statement of the resume function. */
+#define CORO_AGEN_ENTER(c)                                               \
+  do {                                                                   \
+    if (!coro_agen_enter(c)) {                                           \
+      (c)->status = CORO_SUSPENDED;                                      \
+      return true;                                                       \
+    }                                                                    \
+  } while (0)
+
+/* `yield EXPR;` in an async generator: a yield that says so. */
+#define CORO_AGEN_YIELD(c, out, n, T, ...)                               \
+  do {                                                                   \
+    coro_agen_of(c)->yielded = true;                                     \
+    CORO_YIELD(c, out, n, T, __VA_ARGS__);                               \
+  } while (0)
+#define CORO_AGEN_YIELD_KEEPING(c, out, n, T, KEEP, ...)                 \
+  do {                                                                   \
+    coro_agen_of(c)->yielded = true;                                     \
+    CORO_YIELD_KEEPING(c, out, n, T, KEEP, __VA_ARGS__);                 \
+  } while (0)
+
+/* Stackful: suspend, and go on only once the await of the next value
+   resumes the body (after a wake by the scheduler, suspend again), or
+   coro_free resumes it to unwind (the CORO_STACKFUL_RESUMED after it). */
+static inline void coro_agen_stackful_wait(coro_t *c) {
+  do
+    coro_stackful_yield(c);
+  while (!coro_stackful_unwinding(c) && !coro_agen_enter(c));
+}
+
+#define CORO_STACKFUL_AGEN_YIELD(c, T, ...)  /* ... is EXPR */             \
+  do {                                                                   \
+    T coro_value_ = (__VA_ARGS__);                                       \
+    void *coro_out_ = ((struct coro_stackful_head *)(c))->out;           \
+    if (coro_out_)                                                       \
+      *(T *)coro_out_ = coro_value_;                                     \
+    coro_agen_of(c)->yielded = true;                                     \
+    coro_agen_stackful_wait(c);                                          \
+    CORO_STACKFUL_RESUMED(c);                                            \
+  } while (0)
+
+#define CORO_STACKFUL_AGEN_AWAIT(c, ...)                                 \
+  __extension__({                                                        \
+    __typeof__(__VA_ARGS__) coro_aw_ = (__VA_ARGS__);                    \
+    while (!CORO_READY(coro_aw_)) {                                      \
+      coro_waits_for(c, (struct coro_awaitable *)&coro_aw_);             \
+      coro_task_suspends(c);                                             \
+      ((struct coro_awaitable *)&coro_aw_)->ops->suspend((struct coro_awaitable *)&coro_aw_, c); \
+      coro_agen_stackful_wait(c);                                        \
+      CORO_STACKFUL_RESUMED(c);                                          \
+    }                                                                    \
+    coro_aw_.result;                                                     \
+  })
+
+#define CORO_STACKFUL_AGEN_AWAIT_TASK(c, T, ...)                         \
+  __extension__({                                                        \
+    coro_t *coro_child_ = (__VA_ARGS__);                                 \
+    coro_await_task(c, coro_child_);                                     \
+    coro_agen_stackful_wait(c);                                          \
+    CORO_STACKFUL_RESUMED(c);                                            \
+    T coro_value_ = *(T *)coro_as_task(coro_child_)->result;             \
+    coro_free(coro_child_);                                              \
+    coro_value_;                                                         \
+  })
+
+#define CORO_STACKFUL_AGEN_AWAIT_VOID_TASK(c, ...)                       \
+  __extension__({                                                        \
+    coro_t *coro_child_ = (__VA_ARGS__);                                 \
+    coro_await_task(c, coro_child_);                                     \
+    coro_agen_stackful_wait(c);                                          \
+    CORO_STACKFUL_RESUMED(c);                                            \
+    coro_free(coro_child_);                                              \
+  })
+
+/* }================================================================== */
 
 #ifdef __cplusplus
 }
