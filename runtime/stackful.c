@@ -92,6 +92,8 @@ struct stackful {
   bool on_stack;               /* shared: its frames are on the shared stack now (the gdb extension reads it) */
   char *copy;                  /* shared: its frames while another instance has the stack */
   size_t copy_size;            /* their bytes (the buffer is that big); 0: on the stack, or not started */
+  void *await_slot;            /* shared: where the awaitable it waits on is kept (coro_stackful_await_slot) */
+  size_t await_cap;            /* the slot's bytes */
   unsigned long maker;         /* the thread that made it (its tls_thread): only that one keeps it */
   size_t bytes;                /* the bytes of its memory (bookkeeping and arguments) and their alignment, */
   size_t align;                /*   for the next instance that takes it with its stack (Kept instances) */
@@ -914,7 +916,41 @@ bool coro_set_shared_stack(coro_t *c, bool shared) {
   if (shared)
     stackful_detach(s);   /* the stack it took at its creation goes back to the cache */
   s->shared = shared;
+  if (shared)
+    c->kind |= CORO_SHARED_STACK;   /* its awaits keep the awaitable in its slot (coro/gen.h) */
+  else
+    c->kind &= (unsigned char)~CORO_SHARED_STACK;
   return true;
+}
+
+/* The awaitable of an await of a shared-stack task, copied to the task's
+   slot (made or grown now: the task's previous await is over, so nothing
+   points into the slot). What the event sources link and write to while
+   the task is suspended is then here, not on the shared stack. */
+void *coro_stackful_await_slot(coro_t *c, const void *aw, size_t size) {
+  struct stackful *s = (struct stackful *)c;
+  if (size > s->await_cap) {
+    size_t cap = size < 64 ? 64 : size;   /* most awaitables fit in 64 bytes: one allocation */
+    void *slot = realloc(s->await_slot, cap);
+    if (!slot)
+      coro_fatal("await", "out of memory for the %zu-byte awaitable of shared-stack instance %p", size,
+                 (void *)c);
+    s->await_slot = slot;
+    s->await_cap = cap;
+  }
+  return memcpy(s->await_slot, aw, size);
+}
+
+/* Where the byte at p of a suspended shared-stack instance's stack is now:
+   in its buffer, when its frames are copied out, else at p. */
+void *coro_stackful_locate(coro_t *c, void *p) {
+  struct stackful *s = as_stackful(c);
+  if (!p || !s || !s->shared || s->on_stack || !s->copy_size)
+    return p;
+  char *top = s->map + s->map_size, *low = top - s->copy_size;
+  if ((char *)p < low || (char *)p >= top)
+    return p;   /* not on its stack */
+  return s->copy + ((char *)p - low);
 }
 
 void coro_shared_stack_stats(struct coro_stack_stats *stats) {
@@ -1257,6 +1293,7 @@ void coro_stackful_release(coro_t *c) {
     if (tls_shared_owner == s)
       tls_shared_owner = NULL;   /* its frames on the shared stack are simply dropped */
     free(s->copy);
+    free(s->await_slot);
   } else if (s->map) {
     stack_unmap(s);   /* an unfinished body's frames are simply dropped */
   }
