@@ -836,12 +836,28 @@ static void shared_evict(struct stackful *o) {
   /* What can be detected of the hazard: the frames just copied out are
      poisoned as a whole, so that a pointer into them (a local of the
      suspended instance, handed out) is reported when used, until the next
-     owner's frames cover the place (their functions' prologues set its
-     shadow again). */
+     owner's frames cover the place (shared_unpoison). */
   ASAN_POISON_MEMORY_REGION(sp, used);
 #endif
   tls_shared_owner = NULL;
 }
+
+#ifdef STACKFUL_ASAN
+/* The part of the shared stack the instance entering it now (its frames
+   `used` bytes from the top) may use: unpoisoned. A function's prologue
+   sets the shadow of its frame's redzones only, taking the rest of the
+   frame to be clean, so the poison of frames copied out must be gone
+   wherever the new owner's frames go: its own part, and the
+   SHARED_ASAN_ROOM bytes below it, where the calls it makes go deeper
+   than it was when it last switched out (a fresh instance: from the top).
+   A pointer into what a deeper instance left below that is still reported. */
+#define SHARED_ASAN_ROOM (16 * 1024)
+static void shared_unpoison(char *top, size_t used) {
+  char *low = tls_shared.map + page_size();
+  char *from = (size_t)(top - low) > used + SHARED_ASAN_ROOM ? top - used - SHARED_ASAN_ROOM : low;
+  ASAN_UNPOISON_MEMORY_REGION(from, (size_t)(top - from));
+}
+#endif
 
 /* Refuse to copy over the stack we run on. */
 static void shared_check_caller(void) {
@@ -862,7 +878,7 @@ static void shared_enter(struct stackful *s) {
     VALGRIND_MAKE_MEM_UNDEFINED(top - s->copy_size, s->copy_size);   /* below that stack's last sp: ours again */
 #endif
 #ifdef STACKFUL_ASAN
-    ASAN_UNPOISON_MEMORY_REGION(top - s->copy_size, s->copy_size);   /* its frames' redzones are not restored */
+    shared_unpoison(top, s->copy_size);   /* its frames' redzones are not restored */
 #endif
     stack_copy(top - s->copy_size, s->copy, s->copy_size);
     tls_shared.stats.copies_in++;
@@ -891,9 +907,9 @@ static bool shared_start(struct stackful *s) {
   if (tls_shared_owner)
     shared_evict(tls_shared_owner);
 #ifdef STACKFUL_ASAN
-  /* coro_ctx_init writes the first frame at the top; the functions that run
-     below it set the shadow of their own frames as they start */
-  ASAN_UNPOISON_MEMORY_REGION(tls_shared.map + map_size - 64, 64);
+  /* coro_ctx_init writes the first frame at the top; the body's frames go
+     below it */
+  shared_unpoison(tls_shared.map + map_size, 0);
 #endif
   s->map = tls_shared.map;
   s->map_size = map_size;
