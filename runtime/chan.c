@@ -65,6 +65,16 @@ static void copy(const struct coro_chan *ch, void *to, const void *from) {
     memcpy(to, from, ch->elem);
 }
 
+/* Where the value of a waiting operation is now. Its task is suspended:
+   one on the shared stack may have its frames copied out, and its value
+   with them (coro_stackful_locate). */
+static void *value_of(struct coro_chan_op *op) {
+  coro_t *w = op->base.waiter;
+  if (__builtin_expect(w && (w->kind & CORO_SHARED_STACK), 0))
+    return coro_stackful_locate(w, op->value);
+  return op->value;
+}
+
 /* The i-th value of the ring, from the oldest. */
 static void *slot(struct coro_chan *ch, size_t i) {
   return ch->ring + (ch->head + i) % ch->cap * ch->elem;
@@ -137,7 +147,7 @@ static bool attempt(struct coro_chan_op *op) {
     if (ch->closed)
       return finish(op, -EPIPE);
     if ((partner = pop(&ch->receivers))) {  /* a receiver waits: the ring is empty */
-      copy(ch, partner->value, op->value);
+      copy(ch, value_of(partner), op->value);
       complete(partner, 0);
       return finish(op, 0);
     }
@@ -151,13 +161,13 @@ static bool attempt(struct coro_chan_op *op) {
     ch->head = (ch->head + 1) % ch->cap;
     ch->len--;
     if ((partner = pop(&ch->senders))) {
-      copy(ch, slot(ch, ch->len++), partner->value);
+      copy(ch, slot(ch, ch->len++), value_of(partner));
       complete(partner, 0);
     }
     return finish(op, 0);
   }
   if ((partner = pop(&ch->senders))) {      /* a rendezvous */
-    copy(ch, op->value, partner->value);
+    copy(ch, op->value, value_of(partner));
     complete(partner, 0);
     return finish(op, 0);
   }

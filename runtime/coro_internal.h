@@ -28,6 +28,12 @@ void coro_stackful_unwind(coro_t *c);
    registry turns it off when the thread gets an allocator. And the thread's
    end: every instance and stack it keeps given back. */
 void coro_stackful_keep(bool on);
+
+/* stackful.c: where the byte at p of c's stack is while c, a task on the
+   shared stack, is suspended: in the buffer its frames are copied out to,
+   when they are; otherwise (or p not on its stack, or c another kind of
+   instance) p. For the values a channel hands to a waiting task. */
+void *coro_stackful_locate(coro_t *c, void *p);
 void coro_stackful_thread_end(void);
 
 #endif

@@ -92,6 +92,8 @@ struct stackful {
   bool on_stack;               /* shared: its frames are on the shared stack now (the gdb extension reads it) */
   char *copy;                  /* shared: its frames while another instance has the stack */
   size_t copy_size;            /* their bytes (the buffer is that big); 0: on the stack, or not started */
+  void *await_slot;            /* shared: where the awaitable it waits on is kept (coro_stackful_await_slot) */
+  size_t await_cap;            /* the slot's bytes */
   unsigned long maker;         /* the thread that made it (its tls_thread): only that one keeps it */
   size_t bytes;                /* the bytes of its memory (bookkeeping and arguments) and their alignment, */
   size_t align;                /*   for the next instance that takes it with its stack (Kept instances) */
@@ -834,12 +836,28 @@ static void shared_evict(struct stackful *o) {
   /* What can be detected of the hazard: the frames just copied out are
      poisoned as a whole, so that a pointer into them (a local of the
      suspended instance, handed out) is reported when used, until the next
-     owner's frames cover the place (their functions' prologues set its
-     shadow again). */
+     owner's frames cover the place (shared_unpoison). */
   ASAN_POISON_MEMORY_REGION(sp, used);
 #endif
   tls_shared_owner = NULL;
 }
+
+#ifdef STACKFUL_ASAN
+/* The part of the shared stack the instance entering it now (its frames
+   `used` bytes from the top) may use: unpoisoned. A function's prologue
+   sets the shadow of its frame's redzones only, taking the rest of the
+   frame to be clean, so the poison of frames copied out must be gone
+   wherever the new owner's frames go: its own part, and the
+   SHARED_ASAN_ROOM bytes below it, where the calls it makes go deeper
+   than it was when it last switched out (a fresh instance: from the top).
+   A pointer into what a deeper instance left below that is still reported. */
+#define SHARED_ASAN_ROOM (16 * 1024)
+static void shared_unpoison(char *top, size_t used) {
+  char *low = tls_shared.map + page_size();
+  char *from = (size_t)(top - low) > used + SHARED_ASAN_ROOM ? top - used - SHARED_ASAN_ROOM : low;
+  ASAN_UNPOISON_MEMORY_REGION(from, (size_t)(top - from));
+}
+#endif
 
 /* Refuse to copy over the stack we run on. */
 static void shared_check_caller(void) {
@@ -860,7 +878,7 @@ static void shared_enter(struct stackful *s) {
     VALGRIND_MAKE_MEM_UNDEFINED(top - s->copy_size, s->copy_size);   /* below that stack's last sp: ours again */
 #endif
 #ifdef STACKFUL_ASAN
-    ASAN_UNPOISON_MEMORY_REGION(top - s->copy_size, s->copy_size);   /* its frames' redzones are not restored */
+    shared_unpoison(top, s->copy_size);   /* its frames' redzones are not restored */
 #endif
     stack_copy(top - s->copy_size, s->copy, s->copy_size);
     tls_shared.stats.copies_in++;
@@ -889,9 +907,9 @@ static bool shared_start(struct stackful *s) {
   if (tls_shared_owner)
     shared_evict(tls_shared_owner);
 #ifdef STACKFUL_ASAN
-  /* coro_ctx_init writes the first frame at the top; the functions that run
-     below it set the shadow of their own frames as they start */
-  ASAN_UNPOISON_MEMORY_REGION(tls_shared.map + map_size - 64, 64);
+  /* coro_ctx_init writes the first frame at the top; the body's frames go
+     below it */
+  shared_unpoison(tls_shared.map + map_size, 0);
 #endif
   s->map = tls_shared.map;
   s->map_size = map_size;
@@ -914,7 +932,41 @@ bool coro_set_shared_stack(coro_t *c, bool shared) {
   if (shared)
     stackful_detach(s);   /* the stack it took at its creation goes back to the cache */
   s->shared = shared;
+  if (shared)
+    c->kind |= CORO_SHARED_STACK;   /* its awaits keep the awaitable in its slot (coro/gen.h) */
+  else
+    c->kind &= (unsigned char)~CORO_SHARED_STACK;
   return true;
+}
+
+/* The awaitable of an await of a shared-stack task, copied to the task's
+   slot (made or grown now: the task's previous await is over, so nothing
+   points into the slot). What the event sources link and write to while
+   the task is suspended is then here, not on the shared stack. */
+void *coro_stackful_await_slot(coro_t *c, const void *aw, size_t size) {
+  struct stackful *s = (struct stackful *)c;
+  if (size > s->await_cap) {
+    size_t cap = size < 64 ? 64 : size;   /* most awaitables fit in 64 bytes: one allocation */
+    void *slot = realloc(s->await_slot, cap);
+    if (!slot)
+      coro_fatal("await", "out of memory for the %zu-byte awaitable of shared-stack instance %p", size,
+                 (void *)c);
+    s->await_slot = slot;
+    s->await_cap = cap;
+  }
+  return memcpy(s->await_slot, aw, size);
+}
+
+/* Where the byte at p of a suspended shared-stack instance's stack is now:
+   in its buffer, when its frames are copied out, else at p. */
+void *coro_stackful_locate(coro_t *c, void *p) {
+  struct stackful *s = as_stackful(c);
+  if (!p || !s || !s->shared || s->on_stack || !s->copy_size)
+    return p;
+  char *top = s->map + s->map_size, *low = top - s->copy_size;
+  if ((char *)p < low || (char *)p >= top)
+    return p;   /* not on its stack */
+  return s->copy + ((char *)p - low);
 }
 
 void coro_shared_stack_stats(struct coro_stack_stats *stats) {
@@ -1257,6 +1309,7 @@ void coro_stackful_release(coro_t *c) {
     if (tls_shared_owner == s)
       tls_shared_owner = NULL;   /* its frames on the shared stack are simply dropped */
     free(s->copy);
+    free(s->await_slot);
   } else if (s->map) {
     stack_unmap(s);   /* an unfinished body's frames are simply dropped */
   }

@@ -591,7 +591,8 @@ static __attribute__((unused)) void case_shared_stack(int n) {   /* (not in the 
 /* coroutine long leak(void): hands out the address of one of its locals */
 typedef long *coro_value_leak;
 struct coro_args_leak { char coro_unused; };
-static void leak_deep(coro_t *coro_c, int depth) {   /* so that its local lies below what a shallow body uses */
+static void leak_deep(coro_t *coro_c, int depth) {   /* so that its local lies below what a shallow body uses,
+                                                         and below the 16 KiB under it that ASan unpoisons */
   volatile char pad[256];
   pad[0] = (char)depth;
   if (depth > 0) {
@@ -604,7 +605,7 @@ static void leak_deep(coro_t *coro_c, int depth) {   /* so that its local lies b
   CHECK(pad[0] == (char)depth);
 }
 static void coro_body_leak(coro_t *coro_c) {
-  leak_deep(coro_c, 16);
+  leak_deep(coro_c, 96);
 }
 static void coro_entry_leak(coro_t *coro_c) {
   coro_body_leak(coro_c);

@@ -43,8 +43,10 @@ enum coro_kind {
   CORO_GENERATOR = 1,   /* consumed by coro_next */
   CORO_TASK = 2,        /* run by the scheduler or awaited; its header is a struct coro_task */
   CORO_STACKFUL = 4,    /* the stackful backend's (runtime/stackful.c): a struct coro_task too */
-  CORO_CLEANUP = 8      /* its body has cleanups (__attribute__((cleanup))) that coro_free runs when
+  CORO_CLEANUP = 8,     /* its body has cleanups (__attribute__((cleanup))) that coro_free runs when
                            it frees the instance suspended: coro_cleanup_suspended */
+  CORO_SHARED_STACK = 64 /* stackful, on its thread's shared stack (coro_set_shared_stack): what it
+                            awaits is kept off that stack (CORO_STACKFUL_AWAIT) */
 };                      /* GENERATOR | TASK: an async generator (it yields and awaits), whose
                            task header's `result` points to its struct coro_agen */
 
@@ -888,17 +890,31 @@ static inline bool coro_start_child(coro_t *parent, coro_t *child,
     CORO_STACKFUL_RESUMED(c);                                            \
   } while (0)
 
+/* A task on the shared stack (CORO_SHARED_STACK) awaits its awaitable in
+   a slot of its instance instead: the event sources link the awaitable
+   into their lists and write to it while the task is suspended, when the
+   shared stack holds another instance's frames. The slot is the
+   instance's, kept for its life and grown to the largest awaitable it
+   has waited on; the awaitable is copied there as it was made, before its
+   first ready(), which may take pointers to its members. (One slot is
+   enough: a task awaits one thing at a time, and an await in the operand
+   of another is over before the outer one is made.) */
+void *coro_stackful_await_slot(coro_t *c, const void *aw, size_t size);
+
 #define CORO_STACKFUL_AWAIT(c, ...)                                      \
   __extension__({                                                        \
     __typeof__(__VA_ARGS__) coro_aw_ = (__VA_ARGS__);                    \
-    while (!CORO_READY(coro_aw_)) {                                      \
-      coro_waits_for(c, (struct coro_awaitable *)&coro_aw_);             \
+    __typeof__(coro_aw_) *coro_ap_ = &coro_aw_;                          \
+    if (__builtin_expect((c)->kind & CORO_SHARED_STACK, 0))              \
+      coro_ap_ = (__typeof__(coro_aw_) *)coro_stackful_await_slot(c, &coro_aw_, sizeof coro_aw_); \
+    while (!CORO_READY(*coro_ap_)) {                                     \
+      coro_waits_for(c, (struct coro_awaitable *)coro_ap_);              \
       coro_task_suspends(c);                                             \
-      ((struct coro_awaitable *)&coro_aw_)->ops->suspend((struct coro_awaitable *)&coro_aw_, c); \
+      ((struct coro_awaitable *)coro_ap_)->ops->suspend((struct coro_awaitable *)coro_ap_, c); \
       coro_stackful_yield(c);                                            \
       CORO_STACKFUL_RESUMED(c);                                          \
     }                                                                    \
-    coro_aw_.result;                                                     \
+    coro_ap_->result;                                                    \
   })
 
 #define CORO_STACKFUL_AWAIT_TASK(c, T, ...)                              \
