@@ -35,16 +35,28 @@
  *
  * The floating-point environment (MXCSR, x87 control word) is the thread's,
  * so coro_ctx_switch leaves it alone; coro_ctx_switch_fpenv, for instances
- * that keep their own (coro_set_fpenv), exchanges it first.
+ * that keep their own (coro_set_fpenv), exchanges the control state first
+ * (loading only what differs).
  */
         .text                                   # code section
 
 /* void coro_ctx_switch_fpenv(struct coro_ctx *from, struct coro_ctx *to);
  *
- * coro_ctx_switch, keeping each side's FP control: store ours in *from,
- * load *to's (stored by its own switch out, or by coro_ctx_init), then
- * switch. Both sides of such a switch must use this one (or coro/gen.h's
- * CORO_SWITCH_FPENV_ASM): the other never writes the two fields.
+ * coro_ctx_switch, keeping each side's FP control: store ours in *from, and
+ * make *to's (stored by its own switch out, or by coro_ctx_init) the one in
+ * force, then switch. Both sides of such a switch must use this one (or
+ * coro/gen.h's CORO_SWITCH_FPENV_ASM): the other never writes the two fields.
+ *
+ * The stores are cheap; the loads are not (ldmxcsr and fldcw are
+ * microcoded and partly serializing, on Intel and AMD alike). So ours are
+ * compared with to's first, and a load is made only when they differ: the
+ * common case, both sides computing in the same environment, costs two
+ * loads, two xors, an or and a branch that is predicted not taken. The
+ * status flags (MXCSR bits 0-5, which stmxcsr stores with the control
+ * bits) are left out of the comparison and are never loaded: like the
+ * x87 status word, which fnstcw/fldcw do not touch, and FPCR/FPSR on
+ * aarch64, they stay the thread's (ldmxcsr is given to's control bits
+ * with the flags in force now).
  */
         .globl  coro_ctx_switch_fpenv           # called from stackful.c
         .hidden coro_ctx_switch_fpenv           # internal to libcoro: no PLT/GOT detour when built into a shared object
@@ -52,11 +64,29 @@
         .p2align 4                              # start on a 16-byte line
 coro_ctx_switch_fpenv:                          # rdi = from, rsi = to
         .cfi_startproc                          # unwind info, for debuggers
-        stmxcsr 0x08(%rdi)                      # from->mxcsr: our SSE rounding, exception masks, FTZ/DAZ
+        stmxcsr 0x08(%rdi)                      # from->mxcsr: our SSE rounding, exception masks, FTZ/DAZ (and flags)
         fnstcw  0x0c(%rdi)                      # from->fpucw: our x87 precision, rounding, masks (fn: no wait)
-        ldmxcsr 0x08(%rsi)                      # to's SSE control, in force from here on
+        movl    0x08(%rdi), %eax                # read back (forwarded from the store: same address, same size)
+        xorl    0x08(%rsi), %eax                # the bits where to's MXCSR differs from ours...
+        andl    $0xffc0, %eax                   # ...among the control bits (6-15; 0-5 are flags)
+        movzwl  0x0c(%rdi), %ecx                # our x87 control word
+        movzwl  0x0c(%rsi), %edx                # to's
+        xorl    %ecx, %edx                      # where they differ
+        orl     %eax, %edx                      # any difference at all?
+        jnz     2f                              # yes (rare): load what differs, below
+        jmp     coro_ctx_switch                 # no: nothing to load; the switch proper (direct jump, always predicted)
+
+2:                                              # to computes in another environment
+        testl   %eax, %eax                      # its SSE control differs?
+        jz      3f
+        xorl    0x08(%rdi), %eax                # ours with the differing control bits flipped: to's control, our flags
+        movl    %eax, 0x08(%rsi)                # (to's field is free until to switches out again)
+        ldmxcsr 0x08(%rsi)                      # in force from here on
+3:      movzwl  0x0c(%rdi), %ecx                # its x87 control differs?
+        cmpw    0x0c(%rsi), %cx
+        je      coro_ctx_switch                 # no: the switch proper
         fldcw   0x0c(%rsi)                      # to's x87 control
-        jmp     coro_ctx_switch                 # the switch proper: a direct jump, always predicted
+        jmp     coro_ctx_switch                 # the switch proper
         .cfi_endproc                            # end of the unwind info
         .size   coro_ctx_switch_fpenv, .-coro_ctx_switch_fpenv # its size, for symbolizers
 

@@ -361,7 +361,11 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes
    goes on at label 1, which each statement puts right after it. The caller
    has stepped over the red zone (the 128 bytes below rsp where the code
    around may keep data), since the pushes write there. */
-#define CORO_SWITCH_ASM                                                                \
+#define CORO_SWITCH_ASM CORO_SWITCH_ASM_COLD("")
+
+/* The same, with COLD placed after the jump that resumes the other side,
+   where nothing falls into it: the rare path of the next form. */
+#define CORO_SWITCH_ASM_COLD(COLD)                                                     \
   CORO_SWITCH_VZEROUPPER                                                               \
   "pushq   %%rbp\n\t"              /* from's frame pointer */                          \
   "leaq    1f(%%rip), %%rax\n\t"   /* from goes on at label 1... */                    \
@@ -371,16 +375,40 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes
   "popq    %%rax\n\t"              /* where to goes on */                              \
   "popq    %%rbp\n\t"              /* to's frame pointer */                            \
   "jmpq    *%%rax\n"               /* go on in to: a jump, never a ret */              \
+  COLD                                                                                 \
   "1:\n\t"                                                                             \
   CORO_SWITCH_ENDBR
 
-/* The same, keeping each side's FP control: from's stored, to's loaded. */
+/* The same, keeping each side's FP control: from's stored; to's made the one
+   in force, loading only what differs from from's (the loads are the slow
+   part; the common case, both sides in one environment, loads nothing).
+   The MXCSR status flags (bits 0-5) stay the thread's. Line by line as
+   coro_ctx_switch_fpenv in runtime/asm/switch_x86_64.S. */
 #define CORO_SWITCH_FPENV_ASM                                                          \
   "stmxcsr 0x08(%%rdi)\n\t"        /* from->mxcsr */                                   \
   "fnstcw  0x0c(%%rdi)\n\t"        /* from->fpucw */                                   \
-  "ldmxcsr 0x08(%%rsi)\n\t"        /* to's SSE control */                              \
-  "fldcw   0x0c(%%rsi)\n\t"        /* to's x87 control */                              \
-  CORO_SWITCH_ASM
+  "movl    0x08(%%rdi), %%eax\n\t" /* SSE control bits that differ */                  \
+  "xorl    0x08(%%rsi), %%eax\n\t"                                                     \
+  "andl    $0xffc0, %%eax\n\t"                                                         \
+  "movzwl  0x0c(%%rdi), %%ecx\n\t" /* x87 control bits that differ */                  \
+  "movzwl  0x0c(%%rsi), %%edx\n\t"                                                     \
+  "xorl    %%ecx, %%edx\n\t"                                                           \
+  "orl     %%eax, %%edx\n\t"                                                           \
+  "jnz     2f\n"                   /* any: load them (below, out of the way) */        \
+  "3:\n\t"                                                                             \
+  CORO_SWITCH_ASM_COLD(                                                                \
+  "2:\n\t"                                                                             \
+  "testl   %%eax, %%eax\n\t"       /* SSE control differs: */                          \
+  "jz      4f\n\t"                                                                     \
+  "xorl    0x08(%%rdi), %%eax\n\t" /* to's control bits, our flags */                  \
+  "movl    %%eax, 0x08(%%rsi)\n\t"                                                     \
+  "ldmxcsr 0x08(%%rsi)\n"                                                              \
+  "4:\n\t"                                                                             \
+  "movzwl  0x0c(%%rdi), %%ecx\n\t" /* x87 control differs: */                          \
+  "cmpw    0x0c(%%rsi), %%cx\n\t"                                                      \
+  "je      3b\n\t"                                                                     \
+  "fldcw   0x0c(%%rsi)\n\t"                                                            \
+  "jmp     3b\n")
 
 /* Code built for AVX leaves the upper halves of the vector registers clean
    at every call (a vzeroupper), so that code using the older SSE encodings
