@@ -89,6 +89,7 @@ struct stackful {
   size_t args_offset;          /* where the arguments begin, from the start of the instance */
   bool own_fpenv;              /* keeps its own FP environment: every switch is coro_ctx_switch_fpenv */
   bool shared;                 /* runs on its thread's shared stack (coro_set_shared_stack) */
+  bool shared_default;         /* shared by the thread's default, not by coro_set_shared_stack (Shared stacks) */
   bool on_stack;               /* shared: its frames are on the shared stack now (the gdb extension reads it) */
   char *copy;                  /* shared: its frames while another instance has the stack */
   size_t copy_size;            /* their bytes (the buffer is that big); 0: on the stack, or not started */
@@ -125,6 +126,7 @@ static _Thread_local struct stackful *tls_shared_owner __attribute__((tls_model(
 
 static bool stackful_resume(coro_t *c, void *out);
 static void stackful_detach(struct stackful *s);
+static bool shared_by_default(void);
 
 /* coro/gen.h's inline switch keeps the body's context right after the header
    and the resumer's right after that. It is offered only where it is libcoro's
@@ -841,10 +843,15 @@ static void shared_evict(struct stackful *o) {
   tls_shared_owner = NULL;
 }
 
+/* Whether the code calling this runs on this thread's shared stack. */
+static bool on_shared_stack(void) {
+  char *here = __builtin_frame_address(0);
+  return tls_shared.map && here >= tls_shared.map && here < tls_shared.map + SHARED_STACK + page_size();
+}
+
 /* Refuse to copy over the stack we run on. */
 static void shared_check_caller(void) {
-  char *here = __builtin_frame_address(0);
-  if (tls_shared.map && here >= tls_shared.map && here < tls_shared.map + SHARED_STACK + page_size())
+  if (on_shared_stack())
     coro_fatal("coro_next", "a shared-stack instance cannot resume another shared-stack instance "
                "(give one of them a stack of its own: coro_set_shared_stack(c, false))");
 }
@@ -914,8 +921,46 @@ bool coro_set_shared_stack(coro_t *c, bool shared) {
   if (shared)
     stackful_detach(s);   /* the stack it took at its creation goes back to the cache */
   s->shared = shared;
+  s->shared_default = false;   /* said for this one: kept even when nested */
   return true;
 }
+
+/* The thread's default, coro_default_shared_stack: 0 not said (the
+   process's, from the environment, holds), 1 shared, -1 not. */
+#ifndef CORO_SWITCH_UCONTEXT
+static _Thread_local signed char tls_default_shared;
+
+void coro_default_shared_stack(bool shared) {
+  tls_default_shared = shared ? 1 : -1;
+}
+
+/* The process's default: CORO_SHARED_STACK in the environment, read once
+   (unset, empty or 0: not shared; anything else: shared). */
+static bool shared_by_environment(void) {
+  static int cached;   /* 0: not read yet; 1 shared; -1 not */
+  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (__builtin_expect(v == 0, 0)) {
+    const char *e = getenv("CORO_SHARED_STACK");
+    v = e && *e && strcmp(e, "0") != 0 ? 1 : -1;
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  }
+  return v > 0;
+}
+
+static bool shared_by_default(void) {
+  if (__builtin_expect(tls_default_shared != 0, 0))
+    return tls_default_shared > 0;
+  return shared_by_environment();
+}
+#else
+void coro_default_shared_stack(bool shared) {
+  (void)shared;   /* no shared stacks in this build: every instance keeps a stack of its own */
+}
+
+static bool shared_by_default(void) {
+  return false;
+}
+#endif
 
 void coro_shared_stack_stats(struct coro_stack_stats *stats) {
   *stats = tls_shared.stats;
@@ -1032,7 +1077,7 @@ static void stackful_ready(struct stackful *s) {
    it needs before its first resume gives the stack back (stackful_detach). */
 static void stackful_attach(struct stackful *s) {
   int got;
-  if (s->own_fpenv || stack_cached == 0 || !(got = stack_from_cache(s, s->stack_size + page_size(), &s->ctx)))
+  if (s->own_fpenv || s->shared || stack_cached == 0 || !(got = stack_from_cache(s, s->stack_size + page_size(), &s->ctx)))
     return;
   guard_install();   /* (a stack in this thread's cache may come from an instance of another) */
   mapped_add(s);
@@ -1061,6 +1106,8 @@ static void stackful_detach(struct stackful *s) {
    there is no stack to be had. */
 static bool stackful_start(struct stackful *s) {
   guard_install();
+  if (s->shared && s->shared_default && on_shared_stack())
+    s->shared = false;   /* nested in a shared-stack instance: a stack of its own (Shared stacks) */
   if (s->shared) {
     if (!shared_start(s))
       return false;
@@ -1289,6 +1336,7 @@ static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset, s
   s->stack_size = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
   s->args_offset = offset;
   s->own_fpenv = STACKFUL_DEFAULT_FPENV;
+  s->shared = s->shared_default = shared_by_default();
   stackful_attach(s);   /* a kept stack, if this thread has one of its size */
 }
 
@@ -1313,7 +1361,7 @@ coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t arg
   size_t offset = args_offset(args_align);
 #ifdef STACKFUL_KEEP
   size_t stack = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
-  for (int i = tls_kept_n - 1; i >= 0; i--) {
+  for (int i = shared_by_default() ? -1 : tls_kept_n - 1; i >= 0; i--) {
     struct stackful *k = tls_kept[i];
     if (k->stack_size == stack && offset + args_size <= k->bytes && align <= k->align) {
       tls_kept[i] = tls_kept[--tls_kept_n];

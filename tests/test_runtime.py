@@ -225,9 +225,10 @@ def test_stackful_cases(builds, name):
     res = b.run("stackful_cases", "all", str(INTERLEAVED))
     assert res.returncode == 0, res.stdout + res.stderr
     assert res.stdout.endswith("OK\n")
-    shared = "shared stack refused" if b.switch == "ucontext" else f"shared stack {INTERLEAVED // 10}"
+    shared = (["shared stack refused"] if b.switch == "ucontext"
+              else [f"shared stack {INTERLEAVED // 10}", "shared default"])
     for case in ["basic", f"interleaved {INTERLEAVED}", "deep recursion", "nested", "free",
-                 "stack size", "fp control", "live values", "alignment", "kept", shared]:
+                 "stack size", "fp control", "live values", "alignment", "kept", *shared]:
         assert f"ok {case}\n" in res.stdout
     asan_clean(res, b)
 
@@ -261,6 +262,27 @@ def test_shared_stack_dangling_pointer_reported_under_asan(builds, name):
     assert res.returncode != 0, res.stdout + res.stderr
     assert "read through the pointer" not in res.stdout
     assert "AddressSanitizer: use-after-poison" in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("name", [n for n in HOST_PLAIN if BUILDS[n].switch != "ucontext"])
+def test_shared_stack_for_the_whole_program_from_the_environment(builds, name):
+    """CORO_SHARED_STACK=1 puts every stackful instance of the program on its thread's shared
+    stack, with no call in the program: two generators resumed in turn copy each other's frames
+    out; unset or 0, they keep stacks of their own and nothing is copied."""
+    b = builds(name)
+    copies = {}
+    for value in ["1", "0", None]:
+        env = dict(os.environ)
+        env.pop("CORO_SHARED_STACK", None)
+        if value is not None:
+            env["CORO_SHARED_STACK"] = value
+        res = run([b.dir / "stackful_cases", "shared-env"], cwd=b.dir, timeout=60, env=env)
+        assert res.returncode == 0, res.stdout + res.stderr
+        m = re.fullmatch(r"copies (\d+)\n", res.stdout)
+        assert m, res.stdout
+        copies[value] = int(m.group(1))
+    assert copies["1"] >= 4, copies    # each resume but the first two brings the other's frames back
+    assert copies["0"] == 0 and copies[None] == 0, copies
 
 
 MANY = 100000   # more than vm.max_map_count's default (65,530) allows at two mappings per stack
