@@ -787,10 +787,32 @@ static void stack_unmap(struct stackful *s) {
 
 #define SHARED_STACK (1024 * 1024)   /* bytes of the shared stack: one per thread, so it can be roomy */
 
+/* The stale-pointer check of debug builds (libcoro compiled without NDEBUG;
+   not under AddressSanitizer, which poisons the frames itself, nor under
+   valgrind, whose memcheck sees the place as below a stack pointer): what is
+   below the suspended owner's frames and held the frames of an instance
+   copied out since is filled with SHARED_POISON whenever a shared-stack
+   instance switches back, and must still hold it when the next one is
+   resumed. Nothing may write there in between but a pointer into the
+   frames of a suspended instance. */
+#if !defined(NDEBUG) && !defined(STACKFUL_ASAN)
+#define STACKFUL_SHARED_CHECK 1
+#define SHARED_POISON 0xa5              /* the byte the vacated part holds */
+#define SHARED_VACATED 16               /* the instances copied out last that the check names */
+#endif
+
 static _Thread_local struct {
   char *map;              /* its slot (guard page, then the stack), NULL until first needed */
   struct slab *slab;      /* the slab of that slot (kept for the thread's life) */
   struct coro_stack_stats stats;   /* coro_shared_stack_stats */
+#ifdef STACKFUL_SHARED_CHECK
+  struct {
+    const struct stackful *s;     /* an instance copied out (NULL: entry free) */
+    char *sp;                     /* where its frames began on the shared stack */
+  } vacated[SHARED_VACATED];      /* the last ones copied out, still out; the newest at [last] */
+  unsigned last;
+  char *poison_lo, *poison_hi;    /* [lo, hi) holds SHARED_POISON, or lo == hi */
+#endif
 } tls_shared;
 
 /* Where the saved stack pointer of a suspended context is. */
@@ -816,6 +838,82 @@ __attribute__((no_sanitize_address)) static void stack_copy(char *dst, const cha
 #define stack_copy memcpy
 #endif
 
+#ifdef STACKFUL_SHARED_CHECK
+/* {------------------------------------------------------------------
+ * The stale-pointer check (debug builds)
+ * ------------------------------------------------------------------- */
+
+/* o's frames left the shared stack from sp up: remember where, for the
+   check and its message. */
+static void shared_vacated_add(const struct stackful *o, char *sp) {
+  unsigned i = (tls_shared.last + 1) % SHARED_VACATED;
+  tls_shared.vacated[i].s = o;
+  tls_shared.vacated[i].sp = sp;
+  tls_shared.last = i;
+}
+
+/* o is back on the shared stack, or freed: its old place is no one's hazard. */
+static void shared_vacated_forget(const struct stackful *o) {
+  for (unsigned i = 0; i < SHARED_VACATED; i++)
+    if (tls_shared.vacated[i].s == o)
+      tls_shared.vacated[i].s = NULL;
+}
+
+/* The shared-stack instance copied out last whose frames were at p. */
+static const struct stackful *shared_vacated_at(const char *p) {
+  for (unsigned k = 0; k < SHARED_VACATED; k++) {
+    unsigned i = (tls_shared.last + SHARED_VACATED - k) % SHARED_VACATED;
+    if (tls_shared.vacated[i].s && tls_shared.vacated[i].sp <= p)
+      return tls_shared.vacated[i].s;
+  }
+  return NULL;
+}
+
+/* A shared-stack instance just switched back (suspended, or ended: then
+   sp is the top): fill with SHARED_POISON what lies below sp and held the
+   frames of an instance that is copied out now. */
+static void shared_poison(char *sp) {
+#ifdef STACKFUL_VALGRIND
+  if (RUNNING_ON_VALGRIND)
+    return;   /* memcheck reports such accesses itself (the place is below a stack pointer) */
+#endif
+  char *lo = sp;
+  for (unsigned i = 0; i < SHARED_VACATED; i++)
+    if (tls_shared.vacated[i].s && tls_shared.vacated[i].sp < lo)
+      lo = tls_shared.vacated[i].sp;
+  memset(lo, SHARED_POISON, (size_t)(sp - lo));
+  tls_shared.poison_lo = lo;
+  tls_shared.poison_hi = sp;
+}
+
+/* Before a shared-stack instance is resumed: the poisoned part must be as
+   it was left. A byte that is not was written since the last switch back,
+   by code that no frame there belongs to: through a stale pointer. */
+static void shared_check_poison(void) {
+  const unsigned char *p = (const unsigned char *)tls_shared.poison_lo;
+  const unsigned char *end = (const unsigned char *)tls_shared.poison_hi;
+  uint64_t word, pattern = 0x0101010101010101u * SHARED_POISON;
+  for (; p + 8 <= end; p += 8) {
+    memcpy(&word, p, 8);
+    if (word != pattern)
+      break;
+  }
+  for (; p < end && *p == SHARED_POISON; p++) {
+  }
+  if (p == end)
+    return;
+  const struct stackful *o = shared_vacated_at((const char *)p);
+  char *top = tls_shared.map + SHARED_STACK + page_size();
+  coro_fatal("coro_next", "a write through a stale pointer into the shared stack, at %p (%zu bytes below its "
+             "top): the frames of shared-stack instance %p were there until they were copied out, and the "
+             "write came after that. A pointer into a shared-stack instance's stack is good only while that "
+             "instance is on the shared stack: yield values, not addresses of its locals", (const void *)p,
+             (size_t)(top - (const char *)p), (const void *)o);
+}
+
+/* }------------------------------------------------------------------ */
+#endif
+
 /* Copy the owner's frames out of the shared stack. */
 static void shared_evict(struct stackful *o) {
   char *top = o->map + o->map_size, *sp = ctx_sp(&o->ctx);
@@ -830,6 +928,9 @@ static void shared_evict(struct stackful *o) {
   stack_copy(o->copy, sp, used);
   o->copy_size = used;
   o->on_stack = false;
+#ifdef STACKFUL_SHARED_CHECK
+  shared_vacated_add(o, sp);
+#endif
   tls_shared.stats.copies_out++;
   tls_shared.stats.bytes_out += used;
 #ifdef STACKFUL_ASAN
@@ -875,6 +976,9 @@ static void shared_enter(struct stackful *s) {
   }
   s->on_stack = true;
   tls_shared_owner = s;
+#ifdef STACKFUL_SHARED_CHECK
+  shared_vacated_forget(s);
+#endif
 }
 
 /* The first resume of a shared-stack instance: the thread's shared stack
@@ -1148,6 +1252,10 @@ static bool stackful_resume(coro_t *c, void *out) {
   struct stackful *s = (struct stackful *)c;
   if (__builtin_expect(as_coro(s)->status == CORO_DONE || !s->map, 0))
     return stackful_resume_slow(s, out);
+#ifdef STACKFUL_SHARED_CHECK
+  if (s->shared)
+    shared_check_poison();
+#endif
   if (s->shared && tls_shared_owner != s)
     shared_enter(s);
   c->status = CORO_RUNNING;
@@ -1162,6 +1270,10 @@ static bool stackful_resume(coro_t *c, void *out) {
 #endif
   if (s->shared && as_coro(s)->status == CORO_DONE)
     tls_shared_owner = NULL;           /* nothing of it left to keep */
+#ifdef STACKFUL_SHARED_CHECK
+  if (s->shared)
+    shared_poison(as_coro(s)->status == CORO_DONE ? s->map + s->map_size : ctx_sp(&s->ctx));
+#endif
   return as_coro(s)->status != CORO_DONE;  /* suspended again (a value, or a turn), or finished */
 }
 
@@ -1303,6 +1415,9 @@ void coro_stackful_release(coro_t *c) {
   if (s->shared) {
     if (tls_shared_owner == s)
       tls_shared_owner = NULL;   /* its frames on the shared stack are simply dropped */
+#ifdef STACKFUL_SHARED_CHECK
+    shared_vacated_forget(s);
+#endif
     free(s->copy);
   } else if (s->map) {
     stack_unmap(s);   /* an unfinished body's frames are simply dropped */

@@ -285,6 +285,24 @@ def test_shared_stack_for_the_whole_program_from_the_environment(builds, name):
     assert copies["0"] == 0 and copies[None] == 0, copies
 
 
+@pytest.mark.parametrize("name", [n for n in PLAIN if BUILDS[n].switch != "ucontext"])
+def test_shared_stack_stale_write_detected(builds, name):
+    """Without ASan, a debug libcoro (no NDEBUG, as all these builds are) fills what a copied-out
+    instance's frames held on the shared stack with 0xa5 while nothing runs there: a read through
+    a pointer into them shows the poison, and a write through it is caught at the next resume,
+    named after the instance whose frames were there."""
+    b = builds(name)
+    res = b.run("stackful_cases", "stale-write", timeout=60)
+    assert res.returncode != 0, res.stdout + res.stderr
+    assert "read through the pointer: a5a5a5a5a5a5a5a5\n" in res.stdout, res.stdout
+    assert "resumed after the write" not in res.stdout
+    m = re.search(r"^instance (0x[0-9a-f]+)$", res.stdout, re.M)
+    assert m, res.stdout
+    assert re.search(r"coro: coro_next: a write through a stale pointer into the shared stack, at 0x[0-9a-f]+ "
+                     r"\(\d+ bytes below its top\): the frames of shared-stack instance " + m.group(1) +
+                     r" were there until they were copied out", res.stderr), res.stderr
+
+
 MANY = 100000   # more than vm.max_map_count's default (65,530) allows at two mappings per stack
 
 
