@@ -124,6 +124,46 @@ static _Thread_local struct stackful *tls_shared_owner __attribute__((tls_model(
 #define STACKFUL_DEFAULT_FPENV false
 #endif
 
+/* Which switch an instance that keeps its own FP environment takes on
+   x86_64 (runtime/asm/switch_x86_64.S): the one that loads the other
+   side's control state only when it differs from ours (true), or the one
+   that loads it always (false). Both are right; which is faster depends on
+   how the processor forwards stmxcsr's store to the load that reads it
+   back: at once on Intel's cores, after the store reaches the cache on
+   AMD's (Zen), where loading always is cheaper. By vendor, then, unless
+   CORO_FPENV_SWITCH says compare or load (to measure both on one machine).
+   Read once per process. Elsewhere there is one switch. */
+#if defined(__x86_64__) && !defined(CORO_SWITCH_UCONTEXT)
+#include <cpuid.h>
+#define CORO_CTX_HAVE_FPENV_LOAD 1
+static bool fpenv_compare_decide(void) {
+  const char *e = getenv("CORO_FPENV_SWITCH");
+  if (e && strcmp(e, "compare") == 0)
+    return true;
+  if (e && strcmp(e, "load") == 0)
+    return false;
+  unsigned max, b, c, d;
+  if (!__get_cpuid(0, &max, &b, &c, &d))
+    return true;
+  char vendor[13];
+  memcpy(vendor, &b, 4);
+  memcpy(vendor + 4, &d, 4);
+  memcpy(vendor + 8, &c, 4);
+  vendor[12] = 0;
+  return strcmp(vendor, "AuthenticAMD") != 0 && strcmp(vendor, "HygonGenuine") != 0;
+}
+
+static bool fpenv_compare(void) {
+  static int decided;   /* 0: not yet; 1 compare; -1 load always */
+  int v = __atomic_load_n(&decided, __ATOMIC_RELAXED);
+  if (__builtin_expect(v == 0, 0)) {
+    v = fpenv_compare_decide() ? 1 : -1;
+    __atomic_store_n(&decided, v, __ATOMIC_RELAXED);
+  }
+  return v > 0;
+}
+#endif
+
 static bool stackful_resume(coro_t *c, void *out);
 static void stackful_detach(struct stackful *s);
 static bool shared_by_default(void);
@@ -1092,10 +1132,14 @@ void coro_shared_stack_stats(struct coro_stack_stats *stats) {
 /* The switch of an instance: both sides of every switch into and out of it
    keep the FP environment the same way (runtime/ctx.h). */
 static inline void stackful_switch(struct stackful *s, struct coro_ctx *from, struct coro_ctx *to) {
-  if (s->own_fpenv)
-    coro_ctx_switch_fpenv(from, to);
-  else
+  if (!s->own_fpenv)
     coro_ctx_switch(from, to);
+#ifdef CORO_CTX_HAVE_FPENV_LOAD
+  else if (!fpenv_compare())
+    coro_ctx_switch_fpenv_load(from, to);
+#endif
+  else
+    coro_ctx_switch_fpenv(from, to);
 }
 
 /* After the body's end, it parks: resumed again, it is by the next instance
@@ -1114,10 +1158,12 @@ static void stackful_main(void *arg) {
 #if defined(STACKFUL_INLINE_SWITCH) && defined(CORO_INLINE_SWITCH)
     /* as a yield switches (coro/gen.h): what lives across it is saved by the
        compiler, not the five registers coro_ctx_switch keeps for a caller */
-    if (s->own_fpenv)
-      CORO_SWITCH_INLINE(&s->ctx, &s->caller, CORO_SWITCH_FPENV_ASM);
-    else
+    if (!s->own_fpenv)
       CORO_SWITCH_INLINE(&s->ctx, &s->caller, CORO_SWITCH_ASM);
+    else if (!fpenv_compare())
+      CORO_SWITCH_INLINE(&s->ctx, &s->caller, CORO_SWITCH_FPENV_LOAD_ASM);
+    else
+      CORO_SWITCH_INLINE(&s->ctx, &s->caller, CORO_SWITCH_FPENV_ASM);
 #else
     stackful_switch(s, &s->ctx, &s->caller);
 #endif
@@ -1166,7 +1212,9 @@ static void stackful_ready(struct stackful *s) {
   /* its stack is there: coro_next and yield may switch inline, the first
      resume too (into the trampoline); resume point and status in one store,
      as coro_next reads them */
-  coro_set_state(as_coro(s), s->own_fpenv ? CORO_INLINE_SWITCH_FPENV : CORO_INLINE_SWITCH_MARK,
+  coro_set_state(as_coro(s), !s->own_fpenv  ? CORO_INLINE_SWITCH_MARK
+                             : fpenv_compare() ? CORO_INLINE_SWITCH_FPENV
+                                               : CORO_INLINE_SWITCH_FPENV_LOAD,
                  (enum coro_status)as_coro(s)->status);
 #endif
 }

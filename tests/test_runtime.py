@@ -197,6 +197,8 @@ def test_registers_survive_switches(builds, name):
     assert res.returncode == 0 and res.stdout.endswith("OK\n"), res.stdout + res.stderr
     want = "ucontext" if b.switch == "ucontext" else f"asm-{b.arch}"
     assert f"switch: {want}\n" in res.stdout
+    if b.switch == "asm" and b.arch == "x86_64":
+        assert "coro_ctx_switch_fpenv_load: main: 1000 switches" in res.stdout, res.stdout
 
 
 @pytest.mark.parametrize("name", PLAIN)
@@ -234,6 +236,20 @@ def test_stackful_cases(builds, name):
 
 
 HOST_PLAIN = [n for n in PLAIN if BUILDS[n].arch == HOST_ARCH]
+
+
+@pytest.mark.skipif(HOST_ARCH != "x86_64", reason="the two FP-environment switches are x86_64's")
+@pytest.mark.parametrize("switch", ["compare", "load"])
+@pytest.mark.parametrize("name", ["gcc-asm", "gcc-asm-O0"])
+def test_stackful_cases_with_either_fpenv_switch(builds, name, switch):
+    """The runtime picks, by processor vendor, the switch that loads an own FP environment only
+    when it differs, or the one that loads it always; CORO_FPENV_SWITCH forces either, so that both
+    (inline and out of line) run the cases here, whatever this processor is."""
+    b = builds(name)
+    res = run([b.dir / "stackful_cases", "all", "1000"], cwd=b.dir, timeout=120,
+              env={"CORO_FPENV_SWITCH": switch})
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "ok fp control\n" in res.stdout and res.stdout.endswith("OK\n")
 
 
 @pytest.mark.parametrize("name", HOST_PLAIN)

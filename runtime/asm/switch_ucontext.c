@@ -10,9 +10,8 @@
  * coro_ctx_switch undoes what swapcontext did to it: the side that leaves
  * puts the environment in force into a thread-local, and the side that
  * goes on (after its swapcontext, or at its start) makes it current again.
- * coro_ctx_switch_fpenv, for instances that keep their own control state,
- * is swapcontext and the exception flags, which stay the thread's there too
- * (as in the assembly switches): carried across in a thread-local likewise.
+ * coro_ctx_switch_fpenv, for instances that keep their own, is swapcontext
+ * alone.
  */
 #include "ctx.h"
 
@@ -28,8 +27,6 @@
 
 static _Thread_local fenv_t tls_fenv;   /* the thread's FP environment, across a swapcontext */
 static _Thread_local int tls_fenv_set;  /* tls_fenv holds one (else: keep what is in force) */
-static _Thread_local fexcept_t tls_flags;   /* the thread's exception flags, across coro_ctx_switch_fpenv */
-static _Thread_local int tls_flags_set;
 
 /* makecontext passes only int arguments, so the context's own address goes
    in two halves; the start routine and its argument are read back from it. */
@@ -37,8 +34,6 @@ static void ucontext_entry(unsigned hi, unsigned lo) {
   struct coro_ctx *ctx = (struct coro_ctx *)(uintptr_t)(((uint64_t)hi << 32) | lo);
   if (ctx->thread_fenv && tls_fenv_set)
     fesetenv(&tls_fenv);   /* the resumer's now, not the one getcontext took at coro_ctx_init */
-  else if (!ctx->thread_fenv && tls_flags_set)
-    fesetexceptflag(&tls_flags, FE_ALL_EXCEPT);   /* its own control state, the thread's flags */
   ctx->fn(ctx->arg);
   /* Like the assembly trampoline's trap: there is nothing to return to. */
   coro_fatal("coro_ctx_init", "the start routine of context %p returned", (void *)ctx);
@@ -67,9 +62,6 @@ void coro_ctx_switch(struct coro_ctx *from, struct coro_ctx *to) {
 }
 
 void coro_ctx_switch_fpenv(struct coro_ctx *from, struct coro_ctx *to) {
-  fegetexceptflag(&tls_flags, FE_ALL_EXCEPT);
-  tls_flags_set = 1;
   if (swapcontext(&from->uc, &to->uc) != 0)
     coro_fatal("coro_ctx_switch_fpenv", "swapcontext failed");
-  fesetexceptflag(&tls_flags, FE_ALL_EXCEPT);   /* the flags the side that resumed us left */
 }

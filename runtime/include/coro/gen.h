@@ -30,11 +30,13 @@ enum coro_status {
 /* The largest resume point number of a stackless body (coroc refuses more
    yields and awaits in one coroutine), and the resume_point of a stackful
    instance whose switch may be inlined: above every stackless one. The
-   second mark: the same, for an instance that keeps its own floating-point
-   environment (coro_set_fpenv). */
+   other marks: the same, for an instance that keeps its own floating-point
+   environment (coro_set_fpenv), switched by the switch that loads it only
+   when it differs, or always (the runtime picks by processor). */
 #define CORO_MAX_RESUME_POINTS 0x7fff
 #define CORO_INLINE_SWITCH_MARK 0x8000
 #define CORO_INLINE_SWITCH_FPENV 0x8001
+#define CORO_INLINE_SWITCH_FPENV_LOAD 0x8002
 
 /* What kind of instance a header belongs to (struct coro's `kind`): made
    by a generator (`yield EXPR`: consumed by coro_next, never awaited) or a
@@ -382,26 +384,23 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes
 /* The same, keeping each side's FP control: from's stored; to's made the one
    in force, loading only what differs from from's (the loads are the slow
    part; the common case, both sides in one environment, loads nothing).
-   The MXCSR status flags (bits 0-5) stay the thread's. Line by line as
-   coro_ctx_switch_fpenv in runtime/asm/switch_x86_64.S. */
+   Line by line as coro_ctx_switch_fpenv in runtime/asm/switch_x86_64.S,
+   the loads out of the way after the jump. For an instance marked
+   CORO_INLINE_SWITCH_FPENV. */
 #define CORO_SWITCH_FPENV_ASM                                                          \
   "stmxcsr 0x08(%%rdi)\n\t"        /* from->mxcsr */                                   \
   "fnstcw  0x0c(%%rdi)\n\t"        /* from->fpucw */                                   \
-  "movl    0x08(%%rdi), %%eax\n\t" /* SSE control bits that differ */                  \
+  "movl    0x08(%%rdi), %%eax\n\t" /* MXCSR bits that differ */                        \
   "xorl    0x08(%%rsi), %%eax\n\t"                                                     \
-  "andl    $0xffc0, %%eax\n\t"                                                         \
   "movzwl  0x0c(%%rdi), %%ecx\n\t" /* x87 control bits that differ */                  \
-  "movzwl  0x0c(%%rsi), %%edx\n\t"                                                     \
-  "xorl    %%ecx, %%edx\n\t"                                                           \
-  "orl     %%eax, %%edx\n\t"                                                           \
+  "xorw    0x0c(%%rsi), %%cx\n\t"                                                      \
+  "orl     %%eax, %%ecx\n\t"                                                           \
   "jnz     2f\n"                   /* any: load them (below, out of the way) */        \
   "3:\n\t"                                                                             \
   CORO_SWITCH_ASM_COLD(                                                                \
   "2:\n\t"                                                                             \
-  "testl   %%eax, %%eax\n\t"       /* SSE control differs: */                          \
+  "testl   %%eax, %%eax\n\t"       /* MXCSR differs: */                                \
   "jz      4f\n\t"                                                                     \
-  "xorl    0x08(%%rdi), %%eax\n\t" /* to's control bits, our flags */                  \
-  "movl    %%eax, 0x08(%%rsi)\n\t"                                                     \
   "ldmxcsr 0x08(%%rsi)\n"                                                              \
   "4:\n\t"                                                                             \
   "movzwl  0x0c(%%rdi), %%ecx\n\t" /* x87 control differs: */                          \
@@ -409,6 +408,17 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes
   "je      3b\n\t"                                                                     \
   "fldcw   0x0c(%%rsi)\n\t"                                                            \
   "jmp     3b\n")
+
+/* The same, loading always, as boost.context does: faster on AMD Zen, where
+   the read-back above waits for stmxcsr's store to reach the cache. For an
+   instance marked CORO_INLINE_SWITCH_FPENV_LOAD (coro_ctx_switch_fpenv_load
+   out of line). */
+#define CORO_SWITCH_FPENV_LOAD_ASM                                                     \
+  "stmxcsr 0x08(%%rdi)\n\t"        /* from->mxcsr */                                   \
+  "fnstcw  0x0c(%%rdi)\n\t"        /* from->fpucw */                                   \
+  "ldmxcsr 0x08(%%rsi)\n\t"        /* to's SSE control */                              \
+  "fldcw   0x0c(%%rsi)\n\t"        /* to's x87 control */                              \
+  CORO_SWITCH_ASM
 
 /* Code built for AVX leaves the upper halves of the vector registers clean
    at every call (a vzeroupper), so that code using the older SSE encodings
@@ -523,9 +533,12 @@ static inline bool coro_next_gated(coro_t *gen, void *out) {
   if (__builtin_expect(gen->resume_point == CORO_INLINE_SWITCH_MARK, 1)) {
     coro_set_state(gen, CORO_INLINE_SWITCH_MARK, CORO_RUNNING);
     CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_ASM);
-  } else {                           /* CORO_INLINE_SWITCH_FPENV */
+  } else if (gen->resume_point == CORO_INLINE_SWITCH_FPENV) {
     coro_set_state(gen, CORO_INLINE_SWITCH_FPENV, CORO_RUNNING);
     CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_ASM);
+  } else {                           /* CORO_INLINE_SWITCH_FPENV_LOAD */
+    coro_set_state(gen, CORO_INLINE_SWITCH_FPENV_LOAD, CORO_RUNNING);
+    CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_LOAD_ASM);
   }
   return gen->status != CORO_DONE;   /* suspended again, or finished */
 }
@@ -759,6 +772,11 @@ static inline void coro_stackful_yield(coro_t *c) {
   if (c->resume_point == CORO_INLINE_SWITCH_FPENV && c->status == CORO_RUNNING) {
     coro_set_state(c, CORO_INLINE_SWITCH_FPENV, CORO_SUSPENDED);
     CORO_SWITCH_INLINE(body, body + 1, CORO_SWITCH_FPENV_ASM);
+    return;
+  }
+  if (c->resume_point == CORO_INLINE_SWITCH_FPENV_LOAD && c->status == CORO_RUNNING) {
+    coro_set_state(c, CORO_INLINE_SWITCH_FPENV_LOAD, CORO_SUSPENDED);
+    CORO_SWITCH_INLINE(body, body + 1, CORO_SWITCH_FPENV_LOAD_ASM);
     return;
   }
 #endif
