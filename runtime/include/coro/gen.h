@@ -69,7 +69,7 @@ struct coro {
                                    (true; a generator's value went to *out) or its end (false) */
   unsigned short resume_point;  /* stackless: the numbered point where resume continues; 0 = start
                                    (at most CORO_MAX_RESUME_POINTS). Stackful: CORO_INLINE_SWITCH_MARK
-                                   or _FPENV once coro_next and yield may switch inline (below), else 0 */
+                                   or an _FPENV mark once coro_next and yield may switch inline, else 0 */
   unsigned short status;        /* enum coro_status. Two shorts side by side: a suspension's two
                                    stores (resume point, status) merge into one, and coro_next
                                    tests both with one load */
