@@ -1229,7 +1229,8 @@ static void stackful_ready(struct stackful *s) {
    it needs before its first resume gives the stack back (stackful_detach). */
 static void stackful_attach(struct stackful *s) {
   int got;
-  if (s->own_fpenv || s->shared || stack_cached == 0 || !(got = stack_from_cache(s, s->stack_size + page_size(), &s->ctx)))
+  if (s->own_fpenv || s->shared || stack_cached == 0 ||
+      !(got = stack_from_cache(s, s->stack_size + page_size(), &s->ctx)))
     return;
   guard_install();   /* (a stack in this thread's cache may come from an instance of another) */
   mapped_add(s);
@@ -1301,7 +1302,7 @@ static bool stackful_resume(coro_t *c, void *out) {
   if (__builtin_expect(as_coro(s)->status == CORO_DONE || !s->map, 0))
     return stackful_resume_slow(s, out);
 #ifdef STACKFUL_SHARED_CHECK
-  if (s->shared)
+  if (s->shared && !on_shared_stack())   /* (from there: the nesting is refused below) */
     shared_check_poison();
 #endif
   if (s->shared && tls_shared_owner != s)
