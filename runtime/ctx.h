@@ -196,4 +196,11 @@ void coro_ctx_switch(struct coro_ctx *from, struct coro_ctx *to);
    must switch with the same one. */
 void coro_ctx_switch_fpenv(struct coro_ctx *from, struct coro_ctx *to);
 
+#if defined(__x86_64__) && !defined(CORO_SWITCH_UCONTEXT)
+/* x86_64: the same, and interchangeable with it, but loading *to's control
+   words always instead of only when they differ from ours (faster on AMD
+   Zen: runtime/asm/switch_x86_64.S). */
+void coro_ctx_switch_fpenv_load(struct coro_ctx *from, struct coro_ctx *to);
+#endif
+
 #endif /* CORO_CTX_H */

@@ -89,6 +89,7 @@ struct stackful {
   size_t args_offset;          /* where the arguments begin, from the start of the instance */
   bool own_fpenv;              /* keeps its own FP environment: every switch is coro_ctx_switch_fpenv */
   bool shared;                 /* runs on its thread's shared stack (coro_set_shared_stack) */
+  bool shared_default;         /* shared by the thread's default, not by coro_set_shared_stack (Shared stacks) */
   bool on_stack;               /* shared: its frames are on the shared stack now (the gdb extension reads it) */
   char *copy;                  /* shared: its frames while another instance has the stack */
   size_t copy_size;            /* their bytes (the buffer is that big); 0: on the stack, or not started */
@@ -125,8 +126,49 @@ static _Thread_local struct stackful *tls_shared_owner __attribute__((tls_model(
 #define STACKFUL_DEFAULT_FPENV false
 #endif
 
+/* Which switch an instance that keeps its own FP environment takes on
+   x86_64 (runtime/asm/switch_x86_64.S): the one that loads the other
+   side's control state only when it differs from ours (true), or the one
+   that loads it always (false). Both are right; which is faster depends on
+   how the processor forwards stmxcsr's store to the load that reads it
+   back: at once on Intel's cores, after the store reaches the cache on
+   AMD's (Zen), where loading always is cheaper. By vendor, then, unless
+   CORO_FPENV_SWITCH says compare or load (to measure both on one machine).
+   Read once per process. Elsewhere there is one switch. */
+#if defined(__x86_64__) && !defined(CORO_SWITCH_UCONTEXT)
+#include <cpuid.h>
+#define CORO_CTX_HAVE_FPENV_LOAD 1
+static bool fpenv_compare_decide(void) {
+  const char *e = getenv("CORO_FPENV_SWITCH");
+  if (e && strcmp(e, "compare") == 0)
+    return true;
+  if (e && strcmp(e, "load") == 0)
+    return false;
+  unsigned max, b, c, d;
+  if (!__get_cpuid(0, &max, &b, &c, &d))
+    return true;
+  char vendor[13];
+  memcpy(vendor, &b, 4);
+  memcpy(vendor + 4, &d, 4);
+  memcpy(vendor + 8, &c, 4);
+  vendor[12] = 0;
+  return strcmp(vendor, "AuthenticAMD") != 0 && strcmp(vendor, "HygonGenuine") != 0;
+}
+
+static bool fpenv_compare(void) {
+  static int decided;   /* 0: not yet; 1 compare; -1 load always */
+  int v = __atomic_load_n(&decided, __ATOMIC_RELAXED);
+  if (__builtin_expect(v == 0, 0)) {
+    v = fpenv_compare_decide() ? 1 : -1;
+    __atomic_store_n(&decided, v, __ATOMIC_RELAXED);
+  }
+  return v > 0;
+}
+#endif
+
 static bool stackful_resume(coro_t *c, void *out);
 static void stackful_detach(struct stackful *s);
+static bool shared_by_default(void);
 
 /* coro/gen.h's inline switch keeps the body's context right after the header
    and the resumer's right after that. It is offered only where it is libcoro's
@@ -787,10 +829,32 @@ static void stack_unmap(struct stackful *s) {
 
 #define SHARED_STACK (1024 * 1024)   /* bytes of the shared stack: one per thread, so it can be roomy */
 
+/* The stale-pointer check of debug builds (libcoro compiled without NDEBUG;
+   not under AddressSanitizer, which poisons the frames itself, nor under
+   valgrind, whose memcheck sees the place as below a stack pointer): what is
+   below the suspended owner's frames and held the frames of an instance
+   copied out since is filled with SHARED_POISON whenever a shared-stack
+   instance switches back, and must still hold it when the next one is
+   resumed. Nothing may write there in between but a pointer into the
+   frames of a suspended instance. */
+#if !defined(NDEBUG) && !defined(STACKFUL_ASAN)
+#define STACKFUL_SHARED_CHECK 1
+#define SHARED_POISON 0xa5              /* the byte the vacated part holds */
+#define SHARED_VACATED 16               /* the instances copied out last that the check names */
+#endif
+
 static _Thread_local struct {
   char *map;              /* its slot (guard page, then the stack), NULL until first needed */
   struct slab *slab;      /* the slab of that slot (kept for the thread's life) */
   struct coro_stack_stats stats;   /* coro_shared_stack_stats */
+#ifdef STACKFUL_SHARED_CHECK
+  struct {
+    const struct stackful *s;     /* an instance copied out (NULL: entry free) */
+    char *sp;                     /* where its frames began on the shared stack */
+  } vacated[SHARED_VACATED];      /* the last ones copied out, still out; the newest at [last] */
+  unsigned last;
+  char *poison_lo, *poison_hi;    /* [lo, hi) holds SHARED_POISON, or lo == hi */
+#endif
 } tls_shared;
 
 /* Where the saved stack pointer of a suspended context is. */
@@ -816,6 +880,82 @@ __attribute__((no_sanitize_address)) static void stack_copy(char *dst, const cha
 #define stack_copy memcpy
 #endif
 
+#ifdef STACKFUL_SHARED_CHECK
+/* {------------------------------------------------------------------
+ * The stale-pointer check (debug builds)
+ * ------------------------------------------------------------------- */
+
+/* o's frames left the shared stack from sp up: remember where, for the
+   check and its message. */
+static void shared_vacated_add(const struct stackful *o, char *sp) {
+  unsigned i = (tls_shared.last + 1) % SHARED_VACATED;
+  tls_shared.vacated[i].s = o;
+  tls_shared.vacated[i].sp = sp;
+  tls_shared.last = i;
+}
+
+/* o is back on the shared stack, or freed: its old place is no one's hazard. */
+static void shared_vacated_forget(const struct stackful *o) {
+  for (unsigned i = 0; i < SHARED_VACATED; i++)
+    if (tls_shared.vacated[i].s == o)
+      tls_shared.vacated[i].s = NULL;
+}
+
+/* The shared-stack instance copied out last whose frames were at p. */
+static const struct stackful *shared_vacated_at(const char *p) {
+  for (unsigned k = 0; k < SHARED_VACATED; k++) {
+    unsigned i = (tls_shared.last + SHARED_VACATED - k) % SHARED_VACATED;
+    if (tls_shared.vacated[i].s && tls_shared.vacated[i].sp <= p)
+      return tls_shared.vacated[i].s;
+  }
+  return NULL;
+}
+
+/* A shared-stack instance just switched back (suspended, or ended: then
+   sp is the top): fill with SHARED_POISON what lies below sp and held the
+   frames of an instance that is copied out now. */
+static void shared_poison(char *sp) {
+#ifdef STACKFUL_VALGRIND
+  if (RUNNING_ON_VALGRIND)
+    return;   /* memcheck reports such accesses itself (the place is below a stack pointer) */
+#endif
+  char *lo = sp;
+  for (unsigned i = 0; i < SHARED_VACATED; i++)
+    if (tls_shared.vacated[i].s && tls_shared.vacated[i].sp < lo)
+      lo = tls_shared.vacated[i].sp;
+  memset(lo, SHARED_POISON, (size_t)(sp - lo));
+  tls_shared.poison_lo = lo;
+  tls_shared.poison_hi = sp;
+}
+
+/* Before a shared-stack instance is resumed: the poisoned part must be as
+   it was left. A byte that is not was written since the last switch back,
+   by code that no frame there belongs to: through a stale pointer. */
+static void shared_check_poison(void) {
+  const unsigned char *p = (const unsigned char *)tls_shared.poison_lo;
+  const unsigned char *end = (const unsigned char *)tls_shared.poison_hi;
+  uint64_t word, pattern = 0x0101010101010101u * SHARED_POISON;
+  for (; p + 8 <= end; p += 8) {
+    memcpy(&word, p, 8);
+    if (word != pattern)
+      break;
+  }
+  for (; p < end && *p == SHARED_POISON; p++) {
+  }
+  if (p == end)
+    return;
+  const struct stackful *o = shared_vacated_at((const char *)p);
+  char *top = tls_shared.map + SHARED_STACK + page_size();
+  coro_fatal("coro_next", "a write through a stale pointer into the shared stack, at %p (%zu bytes below its "
+             "top): the frames of shared-stack instance %p were there until they were copied out, and the "
+             "write came after that. A pointer into a shared-stack instance's stack is good only while that "
+             "instance is on the shared stack: yield values, not addresses of its locals", (const void *)p,
+             (size_t)(top - (const char *)p), (const void *)o);
+}
+
+/* }------------------------------------------------------------------ */
+#endif
+
 /* Copy the owner's frames out of the shared stack. */
 static void shared_evict(struct stackful *o) {
   char *top = o->map + o->map_size, *sp = ctx_sp(&o->ctx);
@@ -830,6 +970,9 @@ static void shared_evict(struct stackful *o) {
   stack_copy(o->copy, sp, used);
   o->copy_size = used;
   o->on_stack = false;
+#ifdef STACKFUL_SHARED_CHECK
+  shared_vacated_add(o, sp);
+#endif
   tls_shared.stats.copies_out++;
   tls_shared.stats.bytes_out += used;
 #ifdef STACKFUL_ASAN
@@ -859,10 +1002,15 @@ static void shared_unpoison(char *top, size_t used) {
 }
 #endif
 
+/* Whether the code calling this runs on this thread's shared stack. */
+static bool on_shared_stack(void) {
+  char *here = __builtin_frame_address(0);
+  return tls_shared.map && here >= tls_shared.map && here < tls_shared.map + SHARED_STACK + page_size();
+}
+
 /* Refuse to copy over the stack we run on. */
 static void shared_check_caller(void) {
-  char *here = __builtin_frame_address(0);
-  if (tls_shared.map && here >= tls_shared.map && here < tls_shared.map + SHARED_STACK + page_size())
+  if (on_shared_stack())
     coro_fatal("coro_next", "a shared-stack instance cannot resume another shared-stack instance "
                "(give one of them a stack of its own: coro_set_shared_stack(c, false))");
 }
@@ -886,6 +1034,9 @@ static void shared_enter(struct stackful *s) {
   }
   s->on_stack = true;
   tls_shared_owner = s;
+#ifdef STACKFUL_SHARED_CHECK
+  shared_vacated_forget(s);
+#endif
 }
 
 /* The first resume of a shared-stack instance: the thread's shared stack
@@ -936,6 +1087,7 @@ bool coro_set_shared_stack(coro_t *c, bool shared) {
     c->kind |= CORO_SHARED_STACK;   /* its awaits keep the awaitable in its slot (coro/gen.h) */
   else
     c->kind &= (unsigned char)~CORO_SHARED_STACK;
+  s->shared_default = false;   /* said for this one: kept even when nested */
   return true;
 }
 
@@ -969,6 +1121,44 @@ void *coro_stackful_locate(coro_t *c, void *p) {
   return s->copy + ((char *)p - low);
 }
 
+
+/* The thread's default, coro_default_shared_stack: 0 not said (the
+   process's, from the environment, holds), 1 shared, -1 not. */
+#ifndef CORO_SWITCH_UCONTEXT
+static _Thread_local signed char tls_default_shared;
+
+void coro_default_shared_stack(bool shared) {
+  tls_default_shared = shared ? 1 : -1;
+}
+
+/* The process's default: CORO_SHARED_STACK in the environment, read once
+   (unset, empty or 0: not shared; anything else: shared). */
+static bool shared_by_environment(void) {
+  static int cached;   /* 0: not read yet; 1 shared; -1 not */
+  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (__builtin_expect(v == 0, 0)) {
+    const char *e = getenv("CORO_SHARED_STACK");
+    v = e && *e && strcmp(e, "0") != 0 ? 1 : -1;
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  }
+  return v > 0;
+}
+
+static bool shared_by_default(void) {
+  if (__builtin_expect(tls_default_shared != 0, 0))
+    return tls_default_shared > 0;
+  return shared_by_environment();
+}
+#else
+void coro_default_shared_stack(bool shared) {
+  (void)shared;   /* no shared stacks in this build: every instance keeps a stack of its own */
+}
+
+static bool shared_by_default(void) {
+  return false;
+}
+#endif
+
 void coro_shared_stack_stats(struct coro_stack_stats *stats) {
   *stats = tls_shared.stats;
 }
@@ -995,10 +1185,14 @@ void coro_shared_stack_stats(struct coro_stack_stats *stats) {
 /* The switch of an instance: both sides of every switch into and out of it
    keep the FP environment the same way (runtime/ctx.h). */
 static inline void stackful_switch(struct stackful *s, struct coro_ctx *from, struct coro_ctx *to) {
-  if (s->own_fpenv)
-    coro_ctx_switch_fpenv(from, to);
-  else
+  if (!s->own_fpenv)
     coro_ctx_switch(from, to);
+#ifdef CORO_CTX_HAVE_FPENV_LOAD
+  else if (!fpenv_compare())
+    coro_ctx_switch_fpenv_load(from, to);
+#endif
+  else
+    coro_ctx_switch_fpenv(from, to);
 }
 
 /* After the body's end, it parks: resumed again, it is by the next instance
@@ -1017,10 +1211,12 @@ static void stackful_main(void *arg) {
 #if defined(STACKFUL_INLINE_SWITCH) && defined(CORO_INLINE_SWITCH)
     /* as a yield switches (coro/gen.h): what lives across it is saved by the
        compiler, not the five registers coro_ctx_switch keeps for a caller */
-    if (s->own_fpenv)
-      CORO_SWITCH_INLINE(&s->ctx, &s->caller, CORO_SWITCH_FPENV_ASM);
-    else
+    if (!s->own_fpenv)
       CORO_SWITCH_INLINE(&s->ctx, &s->caller, CORO_SWITCH_ASM);
+    else if (!fpenv_compare())
+      CORO_SWITCH_INLINE(&s->ctx, &s->caller, CORO_SWITCH_FPENV_LOAD_ASM);
+    else
+      CORO_SWITCH_INLINE(&s->ctx, &s->caller, CORO_SWITCH_FPENV_ASM);
 #else
     stackful_switch(s, &s->ctx, &s->caller);
 #endif
@@ -1069,7 +1265,9 @@ static void stackful_ready(struct stackful *s) {
   /* its stack is there: coro_next and yield may switch inline, the first
      resume too (into the trampoline); resume point and status in one store,
      as coro_next reads them */
-  coro_set_state(as_coro(s), s->own_fpenv ? CORO_INLINE_SWITCH_FPENV : CORO_INLINE_SWITCH_MARK,
+  coro_set_state(as_coro(s), !s->own_fpenv  ? CORO_INLINE_SWITCH_MARK
+                             : fpenv_compare() ? CORO_INLINE_SWITCH_FPENV
+                                               : CORO_INLINE_SWITCH_FPENV_LOAD,
                  (enum coro_status)as_coro(s)->status);
 #endif
 }
@@ -1084,7 +1282,8 @@ static void stackful_ready(struct stackful *s) {
    it needs before its first resume gives the stack back (stackful_detach). */
 static void stackful_attach(struct stackful *s) {
   int got;
-  if (s->own_fpenv || stack_cached == 0 || !(got = stack_from_cache(s, s->stack_size + page_size(), &s->ctx)))
+  if (s->own_fpenv || s->shared || stack_cached == 0 ||
+      !(got = stack_from_cache(s, s->stack_size + page_size(), &s->ctx)))
     return;
   guard_install();   /* (a stack in this thread's cache may come from an instance of another) */
   mapped_add(s);
@@ -1113,6 +1312,10 @@ static void stackful_detach(struct stackful *s) {
    there is no stack to be had. */
 static bool stackful_start(struct stackful *s) {
   guard_install();
+  if (s->shared && s->shared_default && on_shared_stack()) {
+    s->shared = false;   /* nested in a shared-stack instance: a stack of its own (Shared stacks) */
+    as_coro(s)->kind &= (unsigned char)~CORO_SHARED_STACK;
+  }
   if (s->shared) {
     if (!shared_start(s))
       return false;
@@ -1153,6 +1356,10 @@ static bool stackful_resume(coro_t *c, void *out) {
   struct stackful *s = (struct stackful *)c;
   if (__builtin_expect(as_coro(s)->status == CORO_DONE || !s->map, 0))
     return stackful_resume_slow(s, out);
+#ifdef STACKFUL_SHARED_CHECK
+  if (s->shared && !on_shared_stack())   /* (from there: the nesting is refused below) */
+    shared_check_poison();
+#endif
   if (s->shared && tls_shared_owner != s)
     shared_enter(s);
   c->status = CORO_RUNNING;
@@ -1167,6 +1374,10 @@ static bool stackful_resume(coro_t *c, void *out) {
 #endif
   if (s->shared && as_coro(s)->status == CORO_DONE)
     tls_shared_owner = NULL;           /* nothing of it left to keep */
+#ifdef STACKFUL_SHARED_CHECK
+  if (s->shared)
+    shared_poison(as_coro(s)->status == CORO_DONE ? s->map + s->map_size : ctx_sp(&s->ctx));
+#endif
   return as_coro(s)->status != CORO_DONE;  /* suspended again (a value, or a turn), or finished */
 }
 
@@ -1308,6 +1519,9 @@ void coro_stackful_release(coro_t *c) {
   if (s->shared) {
     if (tls_shared_owner == s)
       tls_shared_owner = NULL;   /* its frames on the shared stack are simply dropped */
+#ifdef STACKFUL_SHARED_CHECK
+    shared_vacated_forget(s);
+#endif
     free(s->copy);
     free(s->await_slot);
   } else if (s->map) {
@@ -1342,6 +1556,9 @@ static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset, s
   s->stack_size = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
   s->args_offset = offset;
   s->own_fpenv = STACKFUL_DEFAULT_FPENV;
+  s->shared = s->shared_default = shared_by_default();
+  if (s->shared)
+    c->kind |= CORO_SHARED_STACK;   /* its awaits keep the awaitable in its slot, as coro_set_shared_stack's */
   stackful_attach(s);   /* a kept stack, if this thread has one of its size */
 }
 
@@ -1366,7 +1583,7 @@ coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t arg
   size_t offset = args_offset(args_align);
 #ifdef STACKFUL_KEEP
   size_t stack = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
-  for (int i = tls_kept_n - 1; i >= 0; i--) {
+  for (int i = shared_by_default() ? -1 : tls_kept_n - 1; i >= 0; i--) {
     struct stackful *k = tls_kept[i];
     if (k->stack_size == stack && offset + args_size <= k->bytes && align <= k->align) {
       tls_kept[i] = tls_kept[--tls_kept_n];

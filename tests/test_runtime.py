@@ -197,6 +197,8 @@ def test_registers_survive_switches(builds, name):
     assert res.returncode == 0 and res.stdout.endswith("OK\n"), res.stdout + res.stderr
     want = "ucontext" if b.switch == "ucontext" else f"asm-{b.arch}"
     assert f"switch: {want}\n" in res.stdout
+    if b.switch == "asm" and b.arch == "x86_64":
+        assert "coro_ctx_switch_fpenv_load: main: 1000 switches" in res.stdout, res.stdout
 
 
 @pytest.mark.parametrize("name", PLAIN)
@@ -225,14 +227,29 @@ def test_stackful_cases(builds, name):
     res = b.run("stackful_cases", "all", str(INTERLEAVED))
     assert res.returncode == 0, res.stdout + res.stderr
     assert res.stdout.endswith("OK\n")
-    shared = "shared stack refused" if b.switch == "ucontext" else f"shared stack {INTERLEAVED // 10}"
+    shared = (["shared stack refused"] if b.switch == "ucontext"
+              else [f"shared stack {INTERLEAVED // 10}", "shared default"])
     for case in ["basic", f"interleaved {INTERLEAVED}", "deep recursion", "nested", "free",
-                 "stack size", "fp control", "live values", "alignment", "kept", shared]:
+                 "stack size", "fp control", "live values", "alignment", "kept", *shared]:
         assert f"ok {case}\n" in res.stdout
     asan_clean(res, b)
 
 
 HOST_PLAIN = [n for n in PLAIN if BUILDS[n].arch == HOST_ARCH]
+
+
+@pytest.mark.skipif(HOST_ARCH != "x86_64", reason="the two FP-environment switches are x86_64's")
+@pytest.mark.parametrize("switch", ["compare", "load"])
+@pytest.mark.parametrize("name", ["gcc-asm", "gcc-asm-O0"])
+def test_stackful_cases_with_either_fpenv_switch(builds, name, switch):
+    """The runtime picks, by processor vendor, the switch that loads an own FP environment only
+    when it differs, or the one that loads it always; CORO_FPENV_SWITCH forces either, so that both
+    (inline and out of line) run the cases here, whatever this processor is."""
+    b = builds(name)
+    res = run([b.dir / "stackful_cases", "all", "1000"], cwd=b.dir, timeout=120,
+              env={"CORO_FPENV_SWITCH": switch})
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "ok fp control\n" in res.stdout and res.stdout.endswith("OK\n")
 
 
 @pytest.mark.parametrize("name", HOST_PLAIN)
@@ -261,6 +278,45 @@ def test_shared_stack_dangling_pointer_reported_under_asan(builds, name):
     assert res.returncode != 0, res.stdout + res.stderr
     assert "read through the pointer" not in res.stdout
     assert "AddressSanitizer: use-after-poison" in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("name", [n for n in HOST_PLAIN if BUILDS[n].switch != "ucontext"])
+def test_shared_stack_for_the_whole_program_from_the_environment(builds, name):
+    """CORO_SHARED_STACK=1 puts every stackful instance of the program on its thread's shared
+    stack, with no call in the program: two generators resumed in turn copy each other's frames
+    out; unset or 0, they keep stacks of their own and nothing is copied."""
+    b = builds(name)
+    copies = {}
+    for value in ["1", "0", None]:
+        env = dict(os.environ)
+        env.pop("CORO_SHARED_STACK", None)
+        if value is not None:
+            env["CORO_SHARED_STACK"] = value
+        res = run([b.dir / "stackful_cases", "shared-env"], cwd=b.dir, timeout=60, env=env)
+        assert res.returncode == 0, res.stdout + res.stderr
+        m = re.fullmatch(r"copies (\d+)\n", res.stdout)
+        assert m, res.stdout
+        copies[value] = int(m.group(1))
+    assert copies["1"] >= 4, copies    # each resume but the first two brings the other's frames back
+    assert copies["0"] == 0 and copies[None] == 0, copies
+
+
+@pytest.mark.parametrize("name", [n for n in PLAIN if BUILDS[n].switch != "ucontext"])
+def test_shared_stack_stale_write_detected(builds, name):
+    """Without ASan, a debug libcoro (no NDEBUG, as all these builds are) fills what a copied-out
+    instance's frames held on the shared stack with 0xa5 while nothing runs there: a read through
+    a pointer into them shows the poison, and a write through it is caught at the next resume,
+    named after the instance whose frames were there."""
+    b = builds(name)
+    res = b.run("stackful_cases", "stale-write", timeout=60)
+    assert res.returncode != 0, res.stdout + res.stderr
+    assert "read through the pointer: a5a5a5a5a5a5a5a5\n" in res.stdout, res.stdout
+    assert "resumed after the write" not in res.stdout
+    m = re.search(r"^instance (0x[0-9a-f]+)$", res.stdout, re.M)
+    assert m, res.stdout
+    assert re.search(r"coro: coro_next: a write through a stale pointer into the shared stack, at 0x[0-9a-f]+ "
+                     r"\(\d+ bytes below its top\): the frames of shared-stack instance " + m.group(1) +
+                     r" were there until they were copied out", res.stderr), res.stderr
 
 
 MANY = 100000   # more than vm.max_map_count's default (65,530) allows at two mappings per stack

@@ -35,16 +35,34 @@
  *
  * The floating-point environment (MXCSR, x87 control word) is the thread's,
  * so coro_ctx_switch leaves it alone; coro_ctx_switch_fpenv, for instances
- * that keep their own (coro_set_fpenv), exchanges it first.
+ * that keep their own (coro_set_fpenv), exchanges the control state first
+ * (and coro_ctx_switch_fpenv_load, which always loads, for AMD).
  */
         .text                                   # code section
 
 /* void coro_ctx_switch_fpenv(struct coro_ctx *from, struct coro_ctx *to);
+ * void coro_ctx_switch_fpenv_load(struct coro_ctx *from, struct coro_ctx *to);
  *
- * coro_ctx_switch, keeping each side's FP control: store ours in *from,
- * load *to's (stored by its own switch out, or by coro_ctx_init), then
- * switch. Both sides of such a switch must use this one (or coro/gen.h's
- * CORO_SWITCH_FPENV_ASM): the other never writes the two fields.
+ * coro_ctx_switch, keeping each side's FP control: store ours (MXCSR, x87
+ * control word) in *from, make *to's (stored by its own switch out, or by
+ * coro_ctx_init) the one in force, then switch. Both sides of such a switch
+ * must use one of these (or coro/gen.h's CORO_SWITCH_FPENV_ASM or
+ * CORO_SWITCH_FPENV_LOAD_ASM, which do the same inline): the other switch
+ * never writes the two fields. The two are interchangeable; which is faster
+ * depends on the processor, and the runtime picks one (stackful.c,
+ * fpenv_compare):
+ *
+ *   _fpenv       loads only what differs. The stores are cheap, the loads
+ *                are not (ldmxcsr and fldcw are microcoded and partly
+ *                serializing): reading back what was just stored and
+ *                comparing it with to's costs a few cycles where the
+ *                store forwards to the load (Intel), and saves both loads
+ *                in the common case, both sides in one environment.
+ *   _fpenv_load  loads both, always, as boost.context does. On AMD Zen
+ *                the read-back cannot be forwarded from stmxcsr's store
+ *                and waits for it to reach the cache (measured: 16.4 ns
+ *                a round trip against 10.4 for loading always, on a
+ *                Zen 4), while loading an unchanged value is cheap there.
  */
         .globl  coro_ctx_switch_fpenv           # called from stackful.c
         .hidden coro_ctx_switch_fpenv           # internal to libcoro: no PLT/GOT detour when built into a shared object
@@ -52,13 +70,39 @@
         .p2align 4                              # start on a 16-byte line
 coro_ctx_switch_fpenv:                          # rdi = from, rsi = to
         .cfi_startproc                          # unwind info, for debuggers
-        stmxcsr 0x08(%rdi)                      # from->mxcsr: our SSE rounding, exception masks, FTZ/DAZ
+        stmxcsr 0x08(%rdi)                      # from->mxcsr: our SSE rounding, exception masks and flags, FTZ/DAZ
         fnstcw  0x0c(%rdi)                      # from->fpucw: our x87 precision, rounding, masks (fn: no wait)
+        movl    0x08(%rdi), %eax                # read back at the size stored (so the store can forward)...
+        xorl    0x08(%rsi), %eax                # ...the bits where to's MXCSR differs
+        movzwl  0x0c(%rdi), %ecx                # our x87 control word
+        xorw    0x0c(%rsi), %cx                 # the bits where to's differs
+        orl     %eax, %ecx                      # any difference at all?
+        jnz     2f                              # yes (rare): load what differs, below
+        jmp     coro_ctx_switch                 # no: nothing to load; the switch proper (direct jump, always predicted)
+2:      testl   %eax, %eax                      # to's MXCSR differs?
+        jz      3f
+        ldmxcsr 0x08(%rsi)                      # to's SSE control, in force from here on
+3:      movzwl  0x0c(%rdi), %ecx                # to's x87 control word differs?
+        cmpw    0x0c(%rsi), %cx
+        je      coro_ctx_switch                 # no: the switch proper
+        fldcw   0x0c(%rsi)                      # to's x87 control
+        jmp     coro_ctx_switch                 # the switch proper
+        .cfi_endproc                            # end of the unwind info
+        .size   coro_ctx_switch_fpenv, .-coro_ctx_switch_fpenv # its size, for symbolizers
+
+        .globl  coro_ctx_switch_fpenv_load      # called from stackful.c
+        .hidden coro_ctx_switch_fpenv_load      # internal to libcoro
+        .type   coro_ctx_switch_fpenv_load, @function # so debuggers and profilers show its name
+        .p2align 4                              # start on a 16-byte line
+coro_ctx_switch_fpenv_load:                     # rdi = from, rsi = to
+        .cfi_startproc                          # unwind info, for debuggers
+        stmxcsr 0x08(%rdi)                      # from->mxcsr
+        fnstcw  0x0c(%rdi)                      # from->fpucw
         ldmxcsr 0x08(%rsi)                      # to's SSE control, in force from here on
         fldcw   0x0c(%rsi)                      # to's x87 control
         jmp     coro_ctx_switch                 # the switch proper: a direct jump, always predicted
         .cfi_endproc                            # end of the unwind info
-        .size   coro_ctx_switch_fpenv, .-coro_ctx_switch_fpenv # its size, for symbolizers
+        .size   coro_ctx_switch_fpenv_load, .-coro_ctx_switch_fpenv_load # its size, for symbolizers
 
 /* void coro_ctx_switch(struct coro_ctx *from, struct coro_ctx *to);
  *

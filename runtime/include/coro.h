@@ -102,6 +102,10 @@ bool coro_set_fpenv(coro_t *c, bool own);
 /* Run c on its thread's shared stack, copied out when another runs, before its first resume. */
 bool coro_set_shared_stack(coro_t *c, bool shared);
 
+/* Run this thread's next stackful instances on its shared stack, or not (the
+   default: CORO_SHARED_STACK=1 in the environment, else not). */
+void coro_default_shared_stack(bool shared);
+
 /* What this thread's shared stack has copied so far. */
 struct coro_stack_stats {
   unsigned long long copies_out;   /* suspended instances' frames copied out to their buffers */

@@ -12,7 +12,8 @@
  * take both paths of the conditional FP-control reload. The test runs twice:
  * with coro_ctx_switch, which leaves the FP control to the thread (so the
  * probe's FP bits are expected to change: the other side's pattern is in
- * force, and that is checked too), then with coro_ctx_switch_fpenv.
+ * force, and that is checked too), then with coro_ctx_switch_fpenv, and on
+ * x86_64 with coro_ctx_switch_fpenv_load, which loads always.
  *
  *   regs          run the test; prints "OK"
  *   regs return   a start routine that returns: must trap, not run on
@@ -24,6 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#if defined(__x86_64__) && !defined(CORO_SWITCH_UCONTEXT)
+#define CORO_CTX_SWITCH_FPENV_LOAD_TESTED 1
+#endif
 
 uint64_t regs_probe(uint64_t seed, struct coro_ctx *from, struct coro_ctx *to,
                     void (*sw)(struct coro_ctx *from, struct coro_ctx *to));
@@ -87,15 +92,24 @@ int main(int argc, char **argv) {
   }
   printf("switch: %s\n", CORO_CTX_SWITCH_NAME);
   int failed = 0;
-  for (int own = 0; own < 2; own++) {
-    sw = own ? coro_ctx_switch_fpenv : coro_ctx_switch;
+#ifdef CORO_CTX_SWITCH_FPENV_LOAD_TESTED
+  enum { SWITCHES = 3 };   /* x86_64: and coro_ctx_switch_fpenv_load, which always loads */
+#else
+  enum { SWITCHES = 2 };
+#endif
+  for (int own = 0; own < SWITCHES; own++) {
+    sw = own == 0 ? coro_ctx_switch : coro_ctx_switch_fpenv;
+#ifdef CORO_CTX_SWITCH_FPENV_LOAD_TESTED
+    if (own == 2)
+      sw = coro_ctx_switch_fpenv_load;
+#endif
     co_failed = 0;
     co_rounds = 0;
     coro_ctx_init(&co_ctx, map_stack(), STACK_SIZE, co_main, NULL);
     uint64_t main_failed = 0;
     for (int i = 0; i < ROUNDS; i++)
       main_failed |= regs_probe(main_seed(i), &main_ctx, &co_ctx, sw);
-    const char *name = own ? "coro_ctx_switch_fpenv" : "coro_ctx_switch";
+    const char *name = own == 0 ? "coro_ctx_switch" : own == 1 ? "coro_ctx_switch_fpenv" : "coro_ctx_switch_fpenv_load";
     printf("%s: main: %d switches, lost registers mask %#llx\n", name, ROUNDS,
            (unsigned long long)main_failed);
     printf("%s: coroutine: %d switches back, lost registers mask %#llx\n", name, co_rounds,

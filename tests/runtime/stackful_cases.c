@@ -588,6 +588,64 @@ static __attribute__((unused)) void case_shared_stack(int n) {   /* (not in the 
   printf("ok shared stack %d\n", n);
 }
 
+/* Two counters resumed in turn to their end, then freed: how many times
+   their frames were copied out of the shared stack meanwhile (0 unless
+   both run on it). */
+static unsigned long long copies_alternating(coro_t *x, coro_t *y) {
+  struct coro_stack_stats before, after;
+  coro_shared_stack_stats(&before);
+  long v = -1;
+  for (long i = 0; i < 3; i++) {
+    CHECK(coro_next(x, &v) && v == i);
+    CHECK(coro_next(y, &v) && v == 10 + i);
+  }
+  CHECK(!coro_next(x, &v) && !coro_next(y, &v));
+  coro_free(x);
+  coro_free(y);
+  coro_shared_stack_stats(&after);
+  return after.copies_out - before.copies_out;
+}
+
+/* The thread's default (coro_default_shared_stack): instances made while
+   it is on run on the shared stack with no coro_set_shared_stack, except
+   one that says otherwise and one first resumed from inside a shared-stack
+   instance, which gets a stack of its own instead of stopping the program
+   (an explicit coro_set_shared_stack(c, true) would). Instances made
+   before or after keep stacks of their own. */
+static __attribute__((unused)) void case_shared_default(void) {   /* (not in the ucontext build) */
+  coro_t *before = counter(0, 3, 1);           /* made before: a stack of its own */
+  coro_default_shared_stack(true);
+  CHECK(copies_alternating(counter(0, 3, 1), counter(10, 3, 1)) >= 4);   /* both shared */
+  coro_t *mine = counter(10, 3, 1);
+  CHECK(coro_set_shared_stack(mine, false));   /* this one not */
+  CHECK(copies_alternating(counter(0, 3, 1), mine) == 0);
+  CHECK(copies_alternating(before, counter(10, 3, 1)) == 0);
+  /* nested: a shared generator consuming another made under the default */
+  coro_t *sq = squares(counter(1, 3, 1));
+  long v = 0;
+  for (long r = 1; r <= 3; r++)
+    CHECK(coro_next(sq, &v) && v == r * r);
+  CHECK(!coro_next(sq, &v));
+  coro_free(sq);
+  /* many at once, interleaved */
+  enum { N = 200 };
+  coro_t *g[N];
+  for (int i = 0; i < N; i++)
+    g[i] = counter(i, 2, N);
+  struct coro_stack_stats st0, st1;
+  coro_shared_stack_stats(&st0);
+  for (int r = 0; r < 2; r++)
+    for (int i = 0; i < N; i++)
+      CHECK(coro_next(g[i], &v) && v == i + (long)r * N);
+  coro_shared_stack_stats(&st1);
+  CHECK(st1.copies_out - st0.copies_out >= 2 * N - 1);
+  for (int i = 0; i < N; i++)
+    coro_free(g[i]);
+  coro_default_shared_stack(false);
+  CHECK(copies_alternating(counter(0, 3, 1), counter(10, 3, 1)) == 0);   /* stacks of their own again */
+  printf("ok shared default\n");
+}
+
 /* coroutine long leak(void): hands out the address of one of its locals */
 typedef long *coro_value_leak;
 struct coro_args_leak { char coro_unused; };
@@ -626,6 +684,26 @@ static void run_shared_dangling(void) {
   CHECK(coro_next(b, &v));               /* a's frames copied out; b's in their place */
   printf("read through the pointer: %ld\n", *(volatile long *)p);
   fflush(stdout);
+  coro_free(a);
+  coro_free(b);
+}
+
+/* The same, and a write through the stale pointer: libcoro built without
+   NDEBUG (and without ASan) has filled the place with its poison byte
+   (0xa5), which the read shows, and stops at the next resume with a
+   message naming a, whose frames were there. */
+static void run_shared_stale_write(void) {
+  coro_t *a = leak(), *b = counter(0, 3, 1);
+  CHECK(coro_set_shared_stack(a, true) && coro_set_shared_stack(b, true));
+  long *p = NULL, v = 0;
+  CHECK(coro_next(a, &p) && *p == 42);   /* a is the owner: its stack is there */
+  CHECK(coro_next(b, &v) && v == 0);     /* a's frames copied out; b's in their place */
+  printf("instance %p\n", (void *)a);
+  printf("read through the pointer: %lx\n", *(volatile unsigned long *)p);
+  fflush(stdout);
+  *(volatile long *)p = 7;               /* the write the check catches */
+  CHECK(coro_next(b, &v) && v == 1);     /* (not reached with the check) */
+  printf("resumed after the write\n");
   coro_free(a);
   coro_free(b);
 }
@@ -932,6 +1010,14 @@ int main(int argc, char **argv) {
     case_many(atoi(argv[2]));
     return 0;
   }
+  if (strcmp(what, "stale-write") == 0) {
+    run_shared_stale_write();
+    return 0;
+  }
+  if (strcmp(what, "shared-env") == 0) {     /* CORO_SHARED_STACK in the environment says */
+    printf("copies %llu\n", copies_alternating(counter(0, 3, 1), counter(10, 3, 1)));
+    return 0;
+  }
   if (strcmp(what, "misuse") == 0) {
     coro_t *g = counter(0, 1, 1);
     coro_stackful_suspend(g);
@@ -939,7 +1025,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(what, "all") != 0) {
-    fprintf(stderr, "usage: stackful_cases all [N] | overflow KIND | limit | many N | lives N | threads N | elsewhere | dangling | misuse\n");
+    fprintf(stderr, "usage: stackful_cases all [N] | overflow KIND | limit | many N | lives N | threads N | elsewhere | dangling | stale-write | shared-env | misuse\n");
     return 2;
   }
   case_basic();
@@ -955,10 +1041,14 @@ int main(int argc, char **argv) {
   case_kept();
 #ifndef CORO_SWITCH_UCONTEXT
   case_shared_stack(argc > 2 ? atoi(argv[2]) / 10 : 1000);
+  case_shared_default();
 #else
   coro_t *g = counter(0, 1, 1);
   CHECK(!coro_set_shared_stack(g, true));   /* not offered with ucontext */
   coro_free(g);
+  coro_default_shared_stack(true);          /* nor by default */
+  CHECK(copies_alternating(counter(0, 3, 1), counter(10, 3, 1)) == 0);
+  coro_default_shared_stack(false);
   printf("ok shared stack refused\n");
 #endif
   printf("OK\n");

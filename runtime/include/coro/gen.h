@@ -30,11 +30,13 @@ enum coro_status {
 /* The largest resume point number of a stackless body (coroc refuses more
    yields and awaits in one coroutine), and the resume_point of a stackful
    instance whose switch may be inlined: above every stackless one. The
-   second mark: the same, for an instance that keeps its own floating-point
-   environment (coro_set_fpenv). */
+   other marks: the same, for an instance that keeps its own floating-point
+   environment (coro_set_fpenv), switched by the switch that loads it only
+   when it differs, or always (the runtime picks by processor). */
 #define CORO_MAX_RESUME_POINTS 0x7fff
 #define CORO_INLINE_SWITCH_MARK 0x8000
 #define CORO_INLINE_SWITCH_FPENV 0x8001
+#define CORO_INLINE_SWITCH_FPENV_LOAD 0x8002
 
 /* What kind of instance a header belongs to (struct coro's `kind`): made
    by a generator (`yield EXPR`: consumed by coro_next, never awaited) or a
@@ -70,7 +72,7 @@ struct coro {
                                    (true; a generator's value went to *out) or its end (false) */
   unsigned short resume_point;  /* stackless: the numbered point where resume continues; 0 = start
                                    (at most CORO_MAX_RESUME_POINTS). Stackful: CORO_INLINE_SWITCH_MARK
-                                   or _FPENV once coro_next and yield may switch inline (below), else 0 */
+                                   or an _FPENV mark once coro_next and yield may switch inline, else 0 */
   unsigned short status;        /* enum coro_status. Two shorts side by side: a suspension's two
                                    stores (resume point, status) merge into one, and coro_next
                                    tests both with one load */
@@ -371,7 +373,11 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes
    goes on at label 1, which each statement puts right after it. The caller
    has stepped over the red zone (the 128 bytes below rsp where the code
    around may keep data), since the pushes write there. */
-#define CORO_SWITCH_ASM                                                                \
+#define CORO_SWITCH_ASM CORO_SWITCH_ASM_COLD("")
+
+/* The same, with COLD placed after the jump that resumes the other side,
+   where nothing falls into it: the rare path of the next form. */
+#define CORO_SWITCH_ASM_COLD(COLD)                                                     \
   CORO_SWITCH_VZEROUPPER                                                               \
   "pushq   %%rbp\n\t"              /* from's frame pointer */                          \
   "leaq    1f(%%rip), %%rax\n\t"   /* from goes on at label 1... */                    \
@@ -381,11 +387,43 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes
   "popq    %%rax\n\t"              /* where to goes on */                              \
   "popq    %%rbp\n\t"              /* to's frame pointer */                            \
   "jmpq    *%%rax\n"               /* go on in to: a jump, never a ret */              \
+  COLD                                                                                 \
   "1:\n\t"                                                                             \
   CORO_SWITCH_ENDBR
 
-/* The same, keeping each side's FP control: from's stored, to's loaded. */
+/* The same, keeping each side's FP control: from's stored; to's made the one
+   in force, loading only what differs from from's (the loads are the slow
+   part; the common case, both sides in one environment, loads nothing).
+   Line by line as coro_ctx_switch_fpenv in runtime/asm/switch_x86_64.S,
+   the loads out of the way after the jump. For an instance marked
+   CORO_INLINE_SWITCH_FPENV. */
 #define CORO_SWITCH_FPENV_ASM                                                          \
+  "stmxcsr 0x08(%%rdi)\n\t"        /* from->mxcsr */                                   \
+  "fnstcw  0x0c(%%rdi)\n\t"        /* from->fpucw */                                   \
+  "movl    0x08(%%rdi), %%eax\n\t" /* MXCSR bits that differ */                        \
+  "xorl    0x08(%%rsi), %%eax\n\t"                                                     \
+  "movzwl  0x0c(%%rdi), %%ecx\n\t" /* x87 control bits that differ */                  \
+  "xorw    0x0c(%%rsi), %%cx\n\t"                                                      \
+  "orl     %%eax, %%ecx\n\t"                                                           \
+  "jnz     2f\n"                   /* any: load them (below, out of the way) */        \
+  "3:\n\t"                                                                             \
+  CORO_SWITCH_ASM_COLD(                                                                \
+  "2:\n\t"                                                                             \
+  "testl   %%eax, %%eax\n\t"       /* MXCSR differs: */                                \
+  "jz      4f\n\t"                                                                     \
+  "ldmxcsr 0x08(%%rsi)\n"                                                              \
+  "4:\n\t"                                                                             \
+  "movzwl  0x0c(%%rdi), %%ecx\n\t" /* x87 control differs: */                          \
+  "cmpw    0x0c(%%rsi), %%cx\n\t"                                                      \
+  "je      3b\n\t"                                                                     \
+  "fldcw   0x0c(%%rsi)\n\t"                                                            \
+  "jmp     3b\n")
+
+/* The same, loading always, as boost.context does: faster on AMD Zen, where
+   the read-back above waits for stmxcsr's store to reach the cache. For an
+   instance marked CORO_INLINE_SWITCH_FPENV_LOAD (coro_ctx_switch_fpenv_load
+   out of line). */
+#define CORO_SWITCH_FPENV_LOAD_ASM                                                     \
   "stmxcsr 0x08(%%rdi)\n\t"        /* from->mxcsr */                                   \
   "fnstcw  0x0c(%%rdi)\n\t"        /* from->fpucw */                                   \
   "ldmxcsr 0x08(%%rsi)\n\t"        /* to's SSE control */                              \
@@ -505,9 +543,12 @@ static inline bool coro_next_gated(coro_t *gen, void *out) {
   if (__builtin_expect(gen->resume_point == CORO_INLINE_SWITCH_MARK, 1)) {
     coro_set_state(gen, CORO_INLINE_SWITCH_MARK, CORO_RUNNING);
     CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_ASM);
-  } else {                           /* CORO_INLINE_SWITCH_FPENV */
+  } else if (gen->resume_point == CORO_INLINE_SWITCH_FPENV) {
     coro_set_state(gen, CORO_INLINE_SWITCH_FPENV, CORO_RUNNING);
     CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_ASM);
+  } else {                           /* CORO_INLINE_SWITCH_FPENV_LOAD */
+    coro_set_state(gen, CORO_INLINE_SWITCH_FPENV_LOAD, CORO_RUNNING);
+    CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_LOAD_ASM);
   }
   return gen->status != CORO_DONE;   /* suspended again, or finished */
 }
@@ -741,6 +782,11 @@ static inline void coro_stackful_yield(coro_t *c) {
   if (c->resume_point == CORO_INLINE_SWITCH_FPENV && c->status == CORO_RUNNING) {
     coro_set_state(c, CORO_INLINE_SWITCH_FPENV, CORO_SUSPENDED);
     CORO_SWITCH_INLINE(body, body + 1, CORO_SWITCH_FPENV_ASM);
+    return;
+  }
+  if (c->resume_point == CORO_INLINE_SWITCH_FPENV_LOAD && c->status == CORO_RUNNING) {
+    coro_set_state(c, CORO_INLINE_SWITCH_FPENV_LOAD, CORO_SUSPENDED);
+    CORO_SWITCH_INLINE(body, body + 1, CORO_SWITCH_FPENV_LOAD_ASM);
     return;
   }
 #endif
