@@ -85,14 +85,17 @@ static void next_suspend(struct coro_awaitable *a, coro_t *waiter) {
   a->waiter = waiter;  /* coro_agen_enter wakes it when the generator is woken */
 }
 
-/* Called off (coro_timeout): the generator stays where it is, its next
-   value for the next await. */
+/* Called off (coro_timeout, coro_cancel): the generator stays where it
+   is, its next value for the next await; this one is over, with false (no
+   value: coro_cancelled tells a cancellation from the generator's end). */
 static void next_cancel(struct coro_awaitable *a) {
   struct coro_next_await *nx = (struct coro_next_await *)a;
   struct coro_agen *ag = agen_state("coro_next_await", nx->gen);
   if (ag && ag->next == nx)
     ag->next = NULL;
   a->waiter = NULL;
+  nx->result = false;
+  coro_settle(a);
 }
 
 static const struct coro_awaiter next_awaiter = {next_ready, next_suspend, next_cancel};

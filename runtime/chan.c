@@ -198,6 +198,8 @@ static void op_suspend(struct coro_awaitable *a, coro_t *waiter) {
 
 static void op_cancel(struct coro_awaitable *a) {
   unhook((struct coro_chan_op *)a);
+  finish((struct coro_chan_op *)a, -ECANCELED);
+  coro_settle(a);
 }
 
 static const struct coro_awaiter chan_send_ops = {op_ready, op_suspend, op_cancel};
@@ -305,6 +307,9 @@ static void select_cancel(struct coro_awaitable *a) {
   unhook_all(sel);
   if (sel->timed)
     sel->timer.base.ops->cancel(&sel->timer.base);
+  sel->done = true;
+  sel->result = -ECANCELED;
+  coro_settle(a);
 }
 
 static const struct coro_awaiter chan_select_ops = {select_ready, select_suspend, select_cancel};

@@ -36,4 +36,10 @@ void coro_stackful_keep(bool on);
 void *coro_stackful_locate(coro_t *c, void *p);
 void coro_stackful_thread_end(void);
 
+/* cancel.c: c suspends (coro_task_suspends) while the task the scheduler
+   runs is cancelled: the wait it begins is called off at once. And
+   coro_free of a task with a deadline. */
+void coro_cancel_suspends(coro_t *c);
+void coro_cancel_release(coro_t *c);
+
 #endif

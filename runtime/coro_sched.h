@@ -61,4 +61,9 @@ uint64_t coro_sched_now_ns(void);
 /* timer.c: a timer called off (coro_timeout, a select's or a wait's deadline). */
 void coro_timer_cancel(struct coro_sleep *t);
 
+/* offload.c: coro_cancel of a task waiting on a: if a is an offloaded call
+   still in the workers' queue, take it off (true: it never runs, and a is
+   over, with CORO_CANCELED); false for any other a, or a call running. */
+bool coro_offload_call_off(struct coro_awaitable *a);
+
 #endif

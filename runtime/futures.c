@@ -33,12 +33,15 @@ static bool group_relay(coro_t *relay, void *out) {
     for (size_t i = 0; i < w->n; i++)
       if (w->tasks[i]->status == CORO_DONE && w->result < 0)
         w->result = (long)i;
-    /* the others go on without us: the scheduler owns them from now on */
+    /* the others go on without us: the scheduler owns them from now on
+       (coro_wait_any_cancel: and they are cancelled) */
     for (size_t i = 0; i < w->n; i++)
       if (w->tasks[i]->status != CORO_DONE) {
         coro_as_task(w->tasks[i])->parent = NULL;
         w->tasks[i]->spawned = 1;
         coro_sched_self.live++;
+        if (w->cancel_rest)
+          coro_cancel(w->tasks[i]);
       }
   } else if (--w->left > 0) {
     return true;
@@ -86,7 +89,31 @@ static void group_suspend(struct coro_awaitable *a, coro_t *waiter) {
   a->waiter = waiter;  /* the tasks already run; the relay does the rest */
 }
 
-static const struct coro_awaiter group_awaiter = {group_ready, group_suspend, NULL};
+/* Called off (coro_cancel of the waiter, or coro_timeout): -ECANCELED, and
+   the set is not the waiter's any more. The tasks that have finished are
+   freed now; the others are the scheduler's, cancelled, and freed when they
+   end (their cleanup runs, but nobody waits for it). */
+static void group_cancel(struct coro_awaitable *a) {
+  struct coro_wait *w = (struct coro_wait *)a;
+  if (w->started && !w->finished) {
+    w->finished = true;
+    for (size_t i = 0; i < w->n; i++) {
+      coro_t *c = w->tasks[i];
+      if (c->status == CORO_DONE) {
+        coro_free(c);
+      } else {
+        coro_as_task(c)->parent = NULL;
+        c->spawned = 1;
+        coro_sched_self.live++;
+        coro_cancel(c);
+      }
+    }
+  }
+  w->result = -ECANCELED;
+  coro_settle(a);
+}
+
+static const struct coro_awaiter group_awaiter = {group_ready, group_suspend, group_cancel};
 
 struct coro_wait coro_wait_all(coro_t **tasks, size_t n) {
   return (struct coro_wait){.base = {.ops = &group_awaiter}, .tasks = tasks, .n = n};
@@ -94,6 +121,11 @@ struct coro_wait coro_wait_all(coro_t **tasks, size_t n) {
 
 struct coro_wait coro_wait_any(coro_t **tasks, size_t n) {
   return (struct coro_wait){.base = {.ops = &group_awaiter}, .tasks = tasks, .n = n, .any = true};
+}
+
+struct coro_wait coro_wait_any_cancel(coro_t **tasks, size_t n) {
+  return (struct coro_wait){.base = {.ops = &group_awaiter}, .tasks = tasks, .n = n, .any = true,
+                            .cancel_rest = true};
 }
 
 /* }================================================================== */
@@ -153,7 +185,27 @@ static void timeout_suspend(struct coro_awaitable *a, coro_t *waiter) {
   }
 }
 
-static const struct coro_awaiter timeout_awaiter = {timeout_ready, timeout_suspend, NULL};
+/* Called off (coro_cancel of the waiter): the wrapped one too, and the
+   timer; a relay already queued finds the timeout finished, and the await
+   ends with -ECANCELED. Unless the wrapped one completed in this turn (its
+   relay is queued): then it counts, as against the timer, and the await
+   ends with 0. */
+static void timeout_cancel(struct coro_awaitable *a) {
+  struct coro_timeout *t = (struct coro_timeout *)a;
+  if (t->timer.armed && !t->timer.fired)
+    coro_timer_cancel(&t->timer);
+  t->finished = true;
+  if (!t->timed_out && (t->inner_done || t->inner->ops->ready(t->inner))) {
+    t->result = 0;  /* completed: it counts */
+  } else {
+    if (!t->timed_out)
+      t->inner->ops->cancel(t->inner);
+    t->result = -ECANCELED;
+  }
+  coro_settle(a);
+}
+
+static const struct coro_awaiter timeout_awaiter = {timeout_ready, timeout_suspend, timeout_cancel};
 
 struct coro_timeout coro_timeout(struct coro_awaitable *aw, unsigned ms) {
   if (!aw->ops->cancel)

@@ -328,12 +328,15 @@ static void wake_all(struct coro_awaitable *list) {
   }
 }
 
-/* coro_timeout called this operation off: forget its waiter. The
-   registration stays, for the next wait. */
+/* coro_timeout or coro_cancel called this operation off: forget its
+   waiter; the operation is over, and ready() says so from now on (the
+   caller set its result to -ECANCELED). The registration stays, for the
+   next wait. */
 static void io_cancel(struct coro_awaitable *a, int fd) {
   struct fd_record *r = record(fd);
   if (unlink_waiter(&r->reader, a) || unlink_waiter(&r->writer, a))
     waiting--;
+  coro_settle(a);
 }
 
 static void io_event(void *tag, uint32_t events) {
@@ -413,7 +416,9 @@ static void read_suspend(struct coro_awaitable *a, coro_t *waiter) {
 }
 
 static void read_cancel(struct coro_awaitable *a) {
-  io_cancel(a, ((struct coro_read *)a)->fd);
+  struct coro_read *op = (struct coro_read *)a;
+  op->result = -ECANCELED;
+  io_cancel(a, op->fd);
 }
 
 static const struct coro_awaiter read_awaiter = {read_ready, read_suspend, read_cancel};
@@ -446,7 +451,9 @@ static void read_buf_suspend(struct coro_awaitable *a, coro_t *waiter) {
 }
 
 static void read_buf_cancel(struct coro_awaitable *a) {
-  io_cancel(a, ((struct coro_read_buf *)a)->fd);
+  struct coro_read_buf *op = (struct coro_read_buf *)a;
+  op->result = (struct coro_buf){.len = -ECANCELED};
+  io_cancel(a, op->fd);
 }
 
 static const struct coro_awaiter read_buf_awaiter = {read_buf_ready, read_buf_suspend,
@@ -473,7 +480,9 @@ static void write_suspend(struct coro_awaitable *a, coro_t *waiter) {
 }
 
 static void write_cancel(struct coro_awaitable *a) {
-  io_cancel(a, ((struct coro_write *)a)->fd);
+  struct coro_write *op = (struct coro_write *)a;
+  op->result = -ECANCELED;
+  io_cancel(a, op->fd);
 }
 
 static const struct coro_awaiter write_awaiter = {write_ready, write_suspend, write_cancel};
@@ -513,7 +522,9 @@ static void accept_suspend(struct coro_awaitable *a, coro_t *waiter) {
 }
 
 static void accept_cancel(struct coro_awaitable *a) {
-  io_cancel(a, ((struct coro_accept *)a)->fd);
+  struct coro_accept *op = (struct coro_accept *)a;
+  op->result = -ECANCELED;
+  io_cancel(a, op->fd);
 }
 
 static const struct coro_awaiter accept_awaiter = {accept_ready, accept_suspend, accept_cancel};
@@ -562,7 +573,9 @@ static void connect_suspend(struct coro_awaitable *a, coro_t *waiter) {
 }
 
 static void connect_cancel(struct coro_awaitable *a) {
-  io_cancel(a, ((struct coro_connect *)a)->fd);
+  struct coro_connect *op = (struct coro_connect *)a;
+  op->result = -ECANCELED;
+  io_cancel(a, op->fd);
 }
 
 static const struct coro_awaiter connect_awaiter = {connect_ready, connect_suspend, connect_cancel};

@@ -203,7 +203,39 @@ static void offload_suspend(struct coro_awaitable *a, coro_t *waiter) {
   }
 }
 
+/* No cancel operation (coro_timeout refuses an offloaded call: a running
+   call cannot be stopped, nor its memory given back before it returns).
+   coro_cancel asks this instead: a call that no worker has taken yet is
+   taken off the queue and never runs. */
 static const struct coro_awaiter offload_awaiter = {offload_ready, offload_suspend, NULL};
+
+bool coro_offload_call_off(struct coro_awaitable *a) {
+  if (a->ops != &offload_awaiter)
+    return false;
+  struct coro_offload *op = (struct coro_offload *)a;
+  bool queued = false;
+  pthread_mutex_lock(&jobs_lock);
+  struct coro_offload *prev = NULL;
+  for (struct coro_offload *j = jobs_head; j; prev = j, j = j->next_job)
+    if (j == op) {
+      if (prev)
+        prev->next_job = op->next_job;
+      else
+        jobs_head = op->next_job;
+      if (jobs_tail == op)
+        jobs_tail = prev;
+      queued = true;
+      break;
+    }
+  pthread_mutex_unlock(&jobs_lock);
+  if (!queued)
+    return false;  /* a worker runs it (or ran it): the await ends with fn's value */
+  op->home->waiting--;
+  op->result = CORO_CANCELED;
+  atomic_store_explicit(&op->state, DONE, memory_order_relaxed);
+  coro_settle(a);  /* (an await about to suspend on it: its suspend() only makes the task ready) */
+  return true;
+}
 
 struct coro_offload coro_offload(void *(*fn)(void *arg), void *arg) {
   return (struct coro_offload){.base = {.ops = &offload_awaiter}, .fn = fn, .arg = arg};

@@ -398,6 +398,8 @@ void (coro_free)(coro_t *c) {  /* (in parentheses: <coro.h>'s macro of the same 
     coro_fatal("coro_free", "instance %p is running; it cannot free itself", (void *)c);
   if ((c->kind & CORO_CLEANUP) && c->status == CORO_SUSPENDED)
     coro_cleanup_suspended(c);  /* coro.c: the cleanups in scope where it stopped */
+  if (c->kind & CORO_DEADLINE)
+    coro_cancel_release(c);     /* its deadline's timer */
   if (c->kind & CORO_STACKFUL)
     coro_stackful_release(c);   /* its stack first */
   else

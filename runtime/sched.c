@@ -134,11 +134,16 @@ static void run_chain(coro_t *c, struct coro_task *stop) {
    come back at once (true, and nothing for *out) on every call, for ever.
    Refuse it where the mistake is made. */
 void coro_task_suspends(coro_t *c) {
-  for (coro_t *t = c; t != coro_current_task; t = &coro_as_task(t)->parent->base)
+  coro_t *running = coro_current_task;
+  for (coro_t *t = c; t != running; t = &coro_as_task(t)->parent->base)
     if (!(t->kind & CORO_TASK) || !coro_as_task(t)->parent)
       coro_fatal("coro_next", "instance %p is a task (it awaits or yields to the scheduler): hand "
                  "it to the scheduler with coro_spawn, or await it; coro_next is for generators",
                  (void *)c);
+  /* The task the scheduler runs (c, or the one c is a child inside) was
+     cancelled: the wait c begins now is called off (cancel.c). */
+  if (__builtin_expect(running->kind & CORO_CANCELLED, 0))
+    coro_cancel_suspends(c);
 }
 
 static void run_task(coro_t *c) {
@@ -154,6 +159,8 @@ static void run_task(coro_t *c) {
    on the heap, that one starts now, as run_chain would start it. */
 bool coro_child_waits(coro_t *parent, coro_t *child) {
   struct coro_task *t = coro_as_task(child);
+  if (!parent->ready)
+    coro_as_task(parent)->next_ready = t;  /* while it waits: coro_cancel of the parent reaches it */
   if (t->awaiting) {  /* it awaits a child on the heap: that one starts now */
     coro_t *grandchild = &t->awaiting->base;
     t->awaiting = NULL;
@@ -180,6 +187,9 @@ void coro_await_task(coro_t *parent, coro_t *child) {
                (void *)child, coro_status_name(child->status));
   coro_as_task(child)->parent = coro_as_task(parent);
   coro_as_task(parent)->awaiting = coro_as_task(child);
+  if (!parent->ready)
+    coro_as_task(parent)->next_ready = coro_as_task(child);  /* (coro_cancel follows it) */
+  child->kind |= parent->kind & CORO_CANCELLED;  /* a cancelled task's child starts cancelled */
 }
 
 /* }================================================================== */

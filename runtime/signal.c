@@ -55,6 +55,7 @@ static void signal_cancel(struct coro_awaitable *a) {
   struct coro_signal *op = (struct coro_signal *)a;
   op->read.base.ops->cancel(&op->read.base);
   finish(op, -ECANCELED);
+  coro_settle(a);
 }
 
 static const struct coro_awaiter signal_awaiter = {signal_ready, signal_suspend, signal_cancel};

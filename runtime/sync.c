@@ -118,6 +118,8 @@ static void sync_cancel(struct coro_awaitable *a) {
   unhook(w);
   if (w->timed)
     w->timer.base.ops->cancel(&w->timer.base);
+  finish(w, -ECANCELED);
+  coro_settle(a);
 }
 
 #define SYNC_OPS {sync_ready, sync_suspend, sync_cancel}

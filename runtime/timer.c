@@ -12,6 +12,7 @@
  */
 #include "coro_sched.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 /* A min-heap of sleeping awaitables by deadline. */
@@ -117,6 +118,8 @@ void coro_timer_cancel(struct coro_sleep *t) {
 
 static void sleep_cancel(struct coro_awaitable *a) {
   coro_timer_cancel((struct coro_sleep *)a);
+  ((struct coro_sleep *)a)->result = -ECANCELED;
+  coro_settle(a);
 }
 
 static const struct coro_awaiter sleep_awaiter = {sleep_ready, sleep_suspend, sleep_cancel};

@@ -38,3 +38,30 @@ def test_offload_stress_under_tsan(toolchain, tmp_path):
     assert "ThreadSanitizer" not in res.stderr, res.stderr
     assert res.returncode == 0, res.stderr
     assert res.stdout == EXPECTED
+
+
+# coro_cancel of tasks that await offloaded calls: a call still queued is
+# taken off and never runs, any other runs once and its value stands; each
+# task is resumed once, and its next wait is called off (offload/cancel.coc).
+CANCEL = TESTS_DIR / "offload" / "cancel.coc"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_offload_cancel(toolchain, backend):
+    res = toolchain.build_and_run(CANCEL, backend, "gcc", extra_cc=("-O2", "-pthread"), timeout=120)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert res.stdout == "run 0, bad 0\n"
+
+
+@pytest.mark.skipif(shutil.which("clang") is None, reason="clang is not installed")
+def test_offload_cancel_under_tsan(toolchain, tmp_path):
+    c_file = toolchain.transform(CANCEL, "stackless")
+    exe = tmp_path / "cancel.tsan"
+    res = run(["clang", "-std=gnu11", "-O1", "-g", "-fsanitize=thread", "-pthread",
+               f"-I{RUNTIME / 'include'}", f"-I{RUNTIME}", "-o", exe, c_file,
+               *runtime_sources()], timeout=300)
+    assert res.returncode == 0, res.stderr
+    res = run([exe], timeout=300)
+    assert "ThreadSanitizer" not in res.stderr, res.stderr
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == "run 0, bad 0\n"

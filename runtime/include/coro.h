@@ -9,6 +9,7 @@
 #ifndef CORO_H
 #define CORO_H
 
+#include <errno.h>         /* ECANCELED: CORO_CANCELED */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -174,6 +175,27 @@ struct coro_next_await coro_next_await(coro_t *gen, void *out) CORO_NODISCARD;  
 /* Run fn(arg) on a worker thread; the task waits without blocking the thread. */
 struct coro_offload coro_offload(void *(*fn)(void *arg), void *arg) CORO_NODISCARD;         /* void * */
 
+/* coro_offload's value when a cancellation took the call off the queue before it ran. */
+#define CORO_CANCELED ((void *)(intptr_t)-ECANCELED)
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Cancellation: a task asked to stop (docs/runtime.md, "Cancellation")
+ * =================================================================== */
+
+/* Ask task to stop: its wait, or its next, ends with -ECANCELED (a child it awaits first); false: ended. */
+bool coro_cancel(coro_t *task);
+
+/* Cancel task when ms have passed from now, unless it ends first; again: the new deadline replaces it. */
+void coro_deadline(coro_t *task, unsigned ms);
+
+/* Has task been asked to stop? (NULL: the running task.) */
+bool coro_cancelled(const coro_t *task);
+
+/* coro_wait_any whose other tasks are cancelled once the first has finished. */
+struct coro_wait coro_wait_any_cancel(coro_t **tasks, size_t n) CORO_NODISCARD;             /* long: index */
+
 /* }================================================================== */
 
 /* {==================================================================
@@ -239,7 +261,8 @@ struct coro_sync_wait coro_sync_timeout(struct coro_sync_wait wait, unsigned ms)
 struct coro_awaiter {
   bool (*ready)(struct coro_awaitable *a);
   void (*suspend)(struct coro_awaitable *a, coro_t *waiter);
-  void (*cancel)(struct coro_awaitable *a);  /* optional: forget the waiter (coro_timeout needs it) */
+  void (*cancel)(struct coro_awaitable *a);  /* optional: forget the waiter, set result, coro_settle
+                                                (coro_timeout and coro_cancel need it) */
 };
 struct coro_awaitable {
   const struct coro_awaiter *ops;  /* what it does */
@@ -249,6 +272,9 @@ struct coro_awaitable {
 
 /* Make the suspended task c ready: the scheduler runs it after those already ready. */
 void coro_ready(coro_t *c);
+
+/* For a cancel operation, once it set `result`: ready(a) answers true from now on. */
+void coro_settle(struct coro_awaitable *a);
 
 /* }================================================================== */
 

@@ -47,8 +47,12 @@ enum coro_kind {
   CORO_STACKFUL = 4,    /* the stackful backend's (runtime/stackful.c): a struct coro_task too */
   CORO_CLEANUP = 8,     /* its body has cleanups (__attribute__((cleanup))) that coro_free runs when
                            it frees the instance suspended: coro_cleanup_suspended */
-  CORO_SHARED_STACK = 64 /* stackful, on its thread's shared stack (coro_set_shared_stack): what it
-                            awaits is kept off that stack (CORO_STACKFUL_AWAIT) */
+  /* Not kinds: how a task stands with cancellation (runtime/cancel.c), kept
+     in this byte so that the task header does not grow for it. */
+  CORO_CANCELLED = 16,  /* coro_cancel asked it to stop: its waits end with -ECANCELED */
+  CORO_DEADLINE = 32,   /* it has a deadline (coro_deadline), which coro_free drops */
+  CORO_SHARED_STACK = 64 /* stackful, on its thread's shared stack (coro_set_shared_stack, or by
+                            default): what it awaits is kept off that stack (CORO_STACKFUL_AWAIT) */
 };                      /* GENERATOR | TASK: an async generator (it yields and awaits), whose
                            task header's `result` points to its struct coro_agen */
 
@@ -89,8 +93,10 @@ struct coro_task {
   struct coro_task *parent;     /* a task being awaited: the task awaiting it, resumed directly when it ends */
   struct coro_task *awaiting;   /* set as a task suspends to await a child: the child to start now */
   void *result;                 /* where its return value is kept; NULL for void */
-  struct coro_task *next_ready; /* the scheduler's ready queue (intrusive, FIFO) */
-  struct coro_awaitable *waiting_on; /* what it waits for, from its suspension until woken (debuggers) */
+  struct coro_task *next_ready; /* the scheduler's ready queue (intrusive, FIFO); while it is
+                                   suspended to await a child, that child (coro_cancel follows it) */
+  struct coro_awaitable *waiting_on; /* what it waits for, from its suspension until woken (debuggers,
+                                   and coro_cancel, which calls it off) */
 };
 
 /* The start of every stackful instance (runtime/stackful.c's struct
@@ -171,6 +177,7 @@ struct coro_wait {        /* coro_wait_all, coro_wait_any */
   coro_t **tasks;
   size_t n, left;
   bool any, started, finished;
+  bool cancel_rest;       /* coro_wait_any_cancel: the tasks that did not finish first are cancelled */
   struct coro_task relay; /* the parent of the tasks, in the waiter's place (runtime/futures.c) */
   long result;
 };
@@ -613,7 +620,10 @@ static inline void coro_frame_init(coro_t *c, size_t size, bool (*resume)(coro_t
    it when it ended, and an ended child leaves its header as a new one needs
    it but for these four fields. The runtime keeps that true: the
    scheduler clears `awaiting` when it starts the awaited child,
-   `next_ready` and `ready` when it takes a task off the ready queue, and
+   `next_ready` and `ready` when it takes a task off the ready queue (a
+   task that awaited a child may have left that child's address in
+   `next_ready`, which is read only while a task is suspended for a
+   child, and set at that suspension: coro_cancel), and
    `waiting_on` when a task is woken; `result` is never set for a child
    inside its parent (the parent reads coro_result), `home` and `spawned`
    stay 0, and `parent` is set by coro_start_child. A child that has
