@@ -1195,6 +1195,29 @@ static inline void stackful_switch(struct stackful *s, struct coro_ctx *from, st
     coro_ctx_switch_fpenv(from, to);
 }
 
+#ifdef CORO_INLINE_SWITCH
+/* coro_next's switch into an instance marked CORO_INLINE_SWITCH_FPENV or
+   _FPENV_LOAD (coro/gen.h, coro_next_gated, which has stored out). */
+bool coro_next_fpenv(coro_t *gen) {
+  struct coro_ctx *body = (struct coro_ctx *)((struct coro_stackful_head *)gen + 1);
+  if (gen->resume_point == CORO_INLINE_SWITCH_FPENV) {
+    coro_set_state(gen, CORO_INLINE_SWITCH_FPENV, CORO_RUNNING);
+    CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_ASM);
+  } else {
+    coro_set_state(gen, CORO_INLINE_SWITCH_FPENV_LOAD, CORO_RUNNING);
+    CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_LOAD_ASM);
+  }
+  return gen->status != CORO_DONE;   /* suspended again, or finished */
+}
+#else
+/* This libcoro marks no instance for the inline switch (ucontext): a
+   program compiled for it calls this only with a header of another build. */
+bool coro_next_fpenv(coro_t *gen) {
+  coro_fatal("coro_next", "instance %p is marked for an inline switch that this libcoro (built "
+             "with CORO_SWITCH_UCONTEXT) does not make", (void *)gen);
+}
+#endif
+
 /* After the body's end, it parks: resumed again, it is by the next instance
    that took the stack (stackful_attach), named in the stack's mailbox, and
    it runs that one's body, with no new context: the first resume of an

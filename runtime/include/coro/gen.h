@@ -539,6 +539,13 @@ static inline void coro_set_state(coro_t *c, unsigned resume_point, enum coro_st
 
 #ifdef CORO_INLINE_SWITCH
 
+/* coro_next of an instance that keeps its own FP environment (marked
+   CORO_INLINE_SWITCH_FPENV or _FPENV_LOAD): the switch, out of line
+   (runtime/stackful.c). Its copies of the inline switch, longer than the
+   plain one, made coro_next_gated too large for GCC to inline into every
+   coro_next, which then cost every stackful instance a call. */
+bool coro_next_fpenv(coro_t *gen);
+
 /* coro_next of an instance that did not pass the gate (below): a refusal,
    or a stackful instance to switch to, right here. */
 static inline bool coro_next_gated(coro_t *gen, void *out) {
@@ -550,12 +557,8 @@ static inline bool coro_next_gated(coro_t *gen, void *out) {
   if (__builtin_expect(gen->resume_point == CORO_INLINE_SWITCH_MARK, 1)) {
     coro_set_state(gen, CORO_INLINE_SWITCH_MARK, CORO_RUNNING);
     CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_ASM);
-  } else if (gen->resume_point == CORO_INLINE_SWITCH_FPENV) {
-    coro_set_state(gen, CORO_INLINE_SWITCH_FPENV, CORO_RUNNING);
-    CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_ASM);
-  } else {                           /* CORO_INLINE_SWITCH_FPENV_LOAD */
-    coro_set_state(gen, CORO_INLINE_SWITCH_FPENV_LOAD, CORO_RUNNING);
-    CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_LOAD_ASM);
+  } else {                           /* CORO_INLINE_SWITCH_FPENV or _FPENV_LOAD */
+    return coro_next_fpenv(gen);
   }
   return gen->status != CORO_DONE;   /* suspended again, or finished */
 }
