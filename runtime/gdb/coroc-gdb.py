@@ -382,43 +382,10 @@ def _reachable(found, coro_p):
     return sorted(out, key=lambda i: i.addr)
 
 
-def _running_instances():
-    """(address, LWP) of each instance a thread is running now: the coro_c of
-    the resume functions and bodies on the threads' stacks."""
-    found = []
-    selected = gdb.selected_thread()
-    try:
-        frame_then = gdb.selected_frame()
-    except gdb.error:
-        frame_then = None
-    try:
-        for thread in gdb.selected_inferior().threads():
-            try:
-                thread.switch()
-                frame = gdb.newest_frame()
-            except gdb.error:
-                continue
-            while frame is not None:
-                if (frame.name() or "").startswith(("coro_resume_", "coro_body_", "coro_entry_")):
-                    try:
-                        found.append((_ptr(frame.read_var("coro_c")), thread.ptid[1]))
-                    except (ValueError, gdb.error):
-                        pass
-                try:
-                    frame = frame.older()
-                except gdb.error:
-                    break
-    finally:
-        if selected is not None and selected.is_valid():
-            selected.switch()
-            if frame_then is not None and frame_then.is_valid():
-                frame_then.select()
-    return found
-
-
-def _running_locations():
-    """addr -> file:line of the instances running now, from the threads' stacks."""
-    found = {}
+def _running_frames():
+    """(thread, frame, instance address) of each resume function or body on
+    the threads' stacks, newest first. It selects each thread in turn: run it
+    inside _keeping_selection."""
     for thread in gdb.selected_inferior().threads():
         try:
             thread.switch()
@@ -426,37 +393,54 @@ def _running_locations():
         except gdb.error:
             continue
         while frame is not None:
-            name = frame.name() or ""
-            if name.startswith(("coro_resume_", "coro_body_")):
+            if (frame.name() or "").startswith(("coro_resume_", "coro_body_")):
                 try:
                     addr = _ptr(frame.read_var("coro_c"))
                 except (ValueError, gdb.error):
                     addr = None
-                sal = frame.find_sal()
-                if addr and sal.symtab is not None and addr not in found:
-                    found[addr] = "%s:%d" % (_file(sal.symtab), sal.line)
+                if addr:
+                    yield thread, frame, addr
             try:
                 frame = frame.older()
             except gdb.error:
                 break
+
+
+def _running_instances():
+    """(address, LWP) of each instance a thread is running now."""
+    return _keeping_selection(lambda: [(addr, thread.ptid[1]) for thread, _, addr in _running_frames()])
+
+
+def _running_locations():
+    """addr -> file:line of the instances running now, from the threads' stacks."""
+    found = {}
+    for _, frame, addr in _running_frames():
+        sal = frame.find_sal()
+        if sal.symtab is not None and addr not in found:
+            found[addr] = "%s:%d" % (_file(sal.symtab), sal.line)
     return found
 
 
-def _with_running(fn):
-    """fn(where the running instances are): looking takes a walk through every
-    thread's stack, after which the user's thread and frame are selected again."""
+def _keeping_selection(fn):
+    """fn(), after which the user's thread and frame are selected again."""
     thread = gdb.selected_thread()
     try:
         frame = gdb.selected_frame()
     except gdb.error:
         frame = None
     try:
-        return fn(_running_locations())
+        return fn()
     finally:
         if thread is not None and thread.is_valid():
             thread.switch()
             if frame is not None and frame.is_valid():
                 frame.select()
+
+
+def _with_running(fn):
+    """fn(where the running instances are): looking takes a walk through every
+    thread's stack."""
+    return _keeping_selection(lambda: fn(_running_locations()))
 
 
 # -- what a task waits for ----------------------------------------------------
