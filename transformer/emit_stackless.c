@@ -356,9 +356,8 @@ static void emit_creation_inside(Emitter *e, Coroutine *co) {
   emit_put(e, at, "static inline coro_t *coro_inside_%s(struct coro_frame_%s *coro_f%s%s) {", co->name,
            co->name, *params ? ", " : "", params);
   e->indent++;
-  emit_put(e, at, "coro_frame_again(&coro_f->coro_base.base, coro_resume_%s);", co->name);
-  if (co->runs_cleanups)
-    emit_put(e, at, "coro_f->coro_base.base.kind |= CORO_CLEANUP;");
+  emit_put(e, at, "coro_frame_again(&coro_f->coro_base.base, coro_resume_%s, %s);", co->name,
+           emit_kind_of(co));
   emit_cleanup_store(e, co, at);
   emit_children_zeroed(e, co, at);
   emit_param_stores(e, co, at);

@@ -74,7 +74,7 @@ static inline __attribute__((unused)) coro_t *coro_in_leaf(struct coro_frame_lea
 #line 6
 static inline coro_t *coro_inside_leaf(struct coro_frame_leaf *coro_f, int x) {
 #line 6
-  coro_frame_again(&coro_f->coro_base.base, coro_resume_leaf);
+  coro_frame_again(&coro_f->coro_base.base, coro_resume_leaf, CORO_TASK);
 #line 6
   coro_f->x = x;
 #line 6
@@ -205,7 +205,7 @@ static inline __attribute__((unused)) coro_t *coro_in_child(struct coro_frame_ch
 #line 11
 static inline coro_t *coro_inside_child(struct coro_frame_child *coro_f, int x) {
 #line 11
-  coro_frame_again(&coro_f->coro_base.base, coro_resume_child);
+  coro_frame_again(&coro_f->coro_base.base, coro_resume_child, CORO_TASK);
 #line 11
   memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  /* its children start from a zeroed header */
 #line 11

@@ -632,11 +632,12 @@ static inline void coro_frame_init(coro_t *c, size_t size, bool (*resume)(coro_t
    stay 0, and `parent` is set by coro_start_child. A child that has
    children of its own zeroes their header (the storage may have held
    another child's locals). */
-static inline void coro_frame_again(coro_t *c, bool (*resume)(coro_t *c, void *out)) {
+static inline void coro_frame_again(coro_t *c, bool (*resume)(coro_t *c, void *out),
+                                    enum coro_kind kind) {
   c->resume = resume;
   c->resume_point = 0;
   c->status = CORO_CREATED;
-  c->kind = CORO_TASK;
+  c->kind = (unsigned char)kind;   /* (what the child before left there, CORO_CANCELLED say, goes) */
 }
 
 /* Cleanups (docs/language.md, "Cleanup when an instance ends early"). A
