@@ -26,10 +26,11 @@ def runtime_sources():
     return [p for p in RUNTIME.glob("*.c")] + [RUNTIME / "asm" / "switch_x86_64.S"]
 
 
-@pytest.mark.skipif(shutil.which("clang") is None, reason="clang is not installed")
-def test_offload_stress_under_tsan(toolchain, tmp_path):
-    c_file = toolchain.transform(STRESS, "stackless")
-    exe = tmp_path / "stress.tsan"
+def run_under_tsan(toolchain, tmp_path, program, expected):
+    """program, stackless, built with libcoro's sources under ThreadSanitizer:
+    it prints `expected`, and TSan reports nothing."""
+    c_file = toolchain.transform(program, "stackless")
+    exe = tmp_path / (program.stem + ".tsan")
     res = run(["clang", "-std=gnu11", "-O1", "-g", "-fsanitize=thread", "-pthread",
                f"-I{RUNTIME / 'include'}", f"-I{RUNTIME}", "-o", exe, c_file,
                *runtime_sources()], timeout=300)
@@ -37,7 +38,12 @@ def test_offload_stress_under_tsan(toolchain, tmp_path):
     res = run([exe], timeout=300)
     assert "ThreadSanitizer" not in res.stderr, res.stderr
     assert res.returncode == 0, res.stderr
-    assert res.stdout == EXPECTED
+    assert res.stdout == expected
+
+
+@pytest.mark.skipif(shutil.which("clang") is None, reason="clang is not installed")
+def test_offload_stress_under_tsan(toolchain, tmp_path):
+    run_under_tsan(toolchain, tmp_path, STRESS, EXPECTED)
 
 
 # coro_cancel of tasks that await offloaded calls: a call still queued is
@@ -55,13 +61,4 @@ def test_offload_cancel(toolchain, backend):
 
 @pytest.mark.skipif(shutil.which("clang") is None, reason="clang is not installed")
 def test_offload_cancel_under_tsan(toolchain, tmp_path):
-    c_file = toolchain.transform(CANCEL, "stackless")
-    exe = tmp_path / "cancel.tsan"
-    res = run(["clang", "-std=gnu11", "-O1", "-g", "-fsanitize=thread", "-pthread",
-               f"-I{RUNTIME / 'include'}", f"-I{RUNTIME}", "-o", exe, c_file,
-               *runtime_sources()], timeout=300)
-    assert res.returncode == 0, res.stderr
-    res = run([exe], timeout=300)
-    assert "ThreadSanitizer" not in res.stderr, res.stderr
-    assert res.returncode == 0, res.stderr
-    assert res.stdout == "run 0, bad 0\n"
+    run_under_tsan(toolchain, tmp_path, CANCEL, "run 0, bad 0\n")
