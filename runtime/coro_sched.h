@@ -25,7 +25,8 @@ struct coro_source {
   bool (*waiting)(void);                       /* a task waits on it: coro_run's -EDEADLK when none does */
   bool (*polled)(void);                        /* it has descriptors in epoll: a poll that does not wait
                                                   is worth a call (coro_sched_poll_every) */
-  int64_t (*timeout)(uint64_t now);            /* how long epoll may wait for its sake: ns, or -1 */
+  int64_t (*timeout)(uint64_t now);            /* how long epoll may wait for its sake: ns, or -1
+                                                  (the timers set a timerfd of theirs instead) */
   void (*event)(void *tag, uint32_t events);   /* one of its epoll events (tag: its data.ptr) */
   void (*fire)(uint64_t now);                  /* after every poll: make ready what is due at now (ns) */
 };

@@ -16,12 +16,13 @@ compiler:
 
 A case whose first line is `// coroc-args: ARGS` gets ARGS (shell words) on
 both the coroc and the compiler command lines, as in test_cases.py."""
+import re
 import subprocess
 
 import pytest
 
-from conftest import (BACKENDS, COMPILERS, COROC_INCLUDE, MODES, TESTS_DIR, WARNINGS, CheckedRuns,
-                      build_runtime_archive, run)
+from conftest import (BACKENDS, COMPILERS, COROC_INCLUDE, COROC_LIB, MODES, TESTS_DIR, WARNINGS,
+                      CheckedRuns, build_runtime_archive, run)
 
 TASKS_DIR = TESTS_DIR / "tasks"
 CASES = sorted(TASKS_DIR.glob("*.coc"))
@@ -51,26 +52,85 @@ def test_tasks_exist():
     assert CASES, f"no .coc cases in {TASKS_DIR}"
 
 
-# Where epoll_pwait2 is missing (Linux before 5.11, glibc before 2.35, or a
-# seccomp filter that refuses it), the scheduler waits in epoll_wait, in whole
-# milliseconds rounded up: built that way, sleeps and deadlines still never end
-# early, and timers keep their order.
-@pytest.fixture(scope="module")
-def libcoro_without_pwait2(tmp_path_factory):
-    lib = build_runtime_archive(tmp_path_factory.mktemp("no_pwait2"), "gcc", "ar",
-                                ["-O2", "-DCORO_NO_EPOLL_PWAIT2"], "switch_x86_64.S")
+# The scheduler sleeps with no timeout: a timerfd in its epoll wakes it at the
+# earliest deadline. Where no timerfd can be made (no descriptor left), epoll
+# itself times out at the deadline: to the nanosecond with epoll_pwait2, and
+# where that is missing too (Linux before 5.11, glibc before 2.35, or a
+# seccomp filter that refuses it), in whole milliseconds rounded up. Built
+# each of these ways, sleeps and deadlines still never end early, and timers
+# keep their order.
+WITHOUT = {
+    "timerfd": ["-DCORO_NO_TIMERFD"],
+    "timerfd_and_epoll_pwait2": ["-DCORO_NO_TIMERFD", "-DCORO_NO_EPOLL_PWAIT2"],
+}
+
+
+@pytest.fixture(scope="module", params=sorted(WITHOUT))
+def libcoro_without(request, tmp_path_factory):
+    lib = build_runtime_archive(tmp_path_factory.mktemp("no_" + request.param), "gcc", "ar",
+                                ["-O2", *WITHOUT[request.param]], "switch_x86_64.S")
     calls = subprocess.run(["nm", "-u", lib], capture_output=True, text=True, check=True).stdout
-    assert "epoll_wait" in calls and "epoll_pwait2" not in calls, calls
+    assert "timerfd_settime" not in calls, calls
+    if "-DCORO_NO_EPOLL_PWAIT2" in WITHOUT[request.param]:
+        assert "epoll_wait" in calls and "epoll_pwait2" not in calls, calls
+    else:
+        assert "epoll_pwait2" in calls, calls
     return lib
 
 
 @pytest.mark.parametrize("name", ["sleep_never_early", "timers", "chan_select"])
-def test_deadlines_without_epoll_pwait2(toolchain, libcoro_without_pwait2, name):
+def test_deadlines_without(toolchain, libcoro_without, name):
     case = TASKS_DIR / f"{name}.coc"
     c_file = toolchain.transform(case, "stackless", extra=(f"-I{TESTS_DIR}",))
     exe = toolchain.tmp / name
     res = run(["gcc", "-std=gnu11", *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{TESTS_DIR}", "-o", exe,
-               c_file, libcoro_without_pwait2, "-lm"], timeout=120)
+               c_file, libcoro_without, "-lm"], timeout=120)
     assert res.returncode == 0, res.stderr
     res = run([exe], timeout=RUN_TIMEOUT)
     assert res.returncode == 0 and res.stdout.splitlines()[-1] == "OK", res.stdout + res.stderr
+
+
+# With a timer pending, the loop still waits with no timeout: the clock (a
+# timerfd in epoll) wakes it at the deadline. Counted by wrapping the calls
+# that wait (the linker's --wrap): clock.coc's 200 round trips, with a
+# minute's timer pending throughout, make many waits, and none has a timeout
+# but the 0 of a poll that must not wait. (Before the clock, every one of
+# them timed out at the far deadline: an armed kernel timer per wait.)
+COUNT_WAITS = r"""
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <time.h>
+int __real_epoll_pwait2(int, struct epoll_event *, int, const struct timespec *, const sigset_t *);
+int __real_epoll_wait(int, struct epoll_event *, int, int);
+static long timed, untimed;
+int __wrap_epoll_pwait2(int fd, struct epoll_event *ev, int n, const struct timespec *t,
+                        const sigset_t *s) {
+  if (!t) untimed++; else if (t->tv_sec || t->tv_nsec) timed++;
+  return __real_epoll_pwait2(fd, ev, n, t, s);
+}
+int __wrap_epoll_wait(int fd, struct epoll_event *ev, int n, int ms) {
+  if (ms < 0) untimed++; else if (ms > 0) timed++;
+  return __real_epoll_wait(fd, ev, n, ms);
+}
+__attribute__((destructor)) static void count_waits_report(void) {
+  fprintf(stderr, "waits: %ld with a timeout, %ld without\n", timed, untimed);
+}
+"""
+
+
+@pytest.mark.parametrize("backend", MODES)
+def test_waits_have_no_timeout(toolchain, backend):
+    case = TASKS_DIR / "clock.coc"
+    c_file = toolchain.transform(case, backend, extra=(f"-I{TESTS_DIR}",))
+    wrap = toolchain.tmp / "count_waits.c"
+    wrap.write_text(COUNT_WAITS)
+    exe = toolchain.tmp / f"clock_{backend}"
+    res = run(["gcc", "-std=gnu11", *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{TESTS_DIR}", "-o", exe,
+               c_file, wrap, COROC_LIB, "-lm",
+               "-Wl,--wrap=epoll_pwait2", "-Wl,--wrap=epoll_wait"], timeout=120)
+    assert res.returncode == 0, res.stderr
+    res = run([exe], timeout=RUN_TIMEOUT)
+    assert res.returncode == 0 and res.stdout.splitlines()[-1] == "OK", res.stdout + res.stderr
+    timed, untimed = map(int, re.search(r"waits: (\d+) with a timeout, (\d+) without",
+                                        res.stderr).groups())
+    assert timed == 0 and untimed >= 200, res.stderr
