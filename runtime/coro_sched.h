@@ -29,6 +29,8 @@ struct coro_source {
                                                   (the timers set a timerfd of theirs instead) */
   void (*event)(void *tag, uint32_t events);   /* one of its epoll events (tag: its data.ptr) */
   void (*fire)(uint64_t now);                  /* after every poll: make ready what is due at now (ns) */
+  void (*end)(void);                           /* the thread ends: give back what it holds for it
+                                                  (its descriptors, its memory) */
 };
 
 /* What a source puts in epoll's data.ptr: a record whose first member is
@@ -52,7 +54,9 @@ struct sched {
 
 extern _Thread_local struct sched coro_sched_self;
 
-/* Register src with this thread's scheduler (once: again is nothing). */
+/* Register src with this thread's scheduler (once: again is nothing). When
+   the thread ends, each registered source's end() runs, then the epoll
+   instance is closed. */
 void coro_sched_add_source(const struct coro_source *src);
 
 /* This thread's epoll instance (made on first use), and the clock, read now. */

@@ -108,6 +108,8 @@ static void fresh(struct fd_record *r, enum fd_kind kind) {
 
 static struct fd_record *record(int fd) {
   if (fd >= nfds) {
+    if (nfds == 0)
+      coro_sched_add_source(&io_source);  /* the thread's first record: its end frees them */
     int n = nfds ? nfds : 64;
     while (n <= fd)
       n *= 2;
@@ -365,11 +367,25 @@ static bool io_waiting(void) {
   return waiting != 0;
 }
 
+/* The thread ends: its records go, unless a task still waits on one (a
+   task that will never run again, but whose frame points at it). The
+   epoll instance, closed next, takes the registrations with it. */
+static void io_end(void) {
+  if (waiting)
+    return;
+  for (int i = 0; i < nfds; i++)
+    free(fds[i]);
+  free(fds);
+  fds = NULL;
+  nfds = 0;
+}
+
 static const struct coro_source io_source = {
   .name = "I/O",
   .waiting = io_waiting,
   .polled = io_waiting,
   .event = io_event,
+  .end = io_end,
 };
 
 /* }================================================================== */

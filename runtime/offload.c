@@ -170,11 +170,22 @@ static bool remote_polled(void) {
   return remote.fd > 0;
 }
 
+/* The thread ends: its eventfd goes, unless a call is still out (its
+   worker will write to it: better a descriptor kept than one closed and
+   perhaps given to another file by then). */
+static void remote_end(void) {
+  if (remote.fd > 0 && remote.waiting == 0) {
+    close(remote.fd);
+    remote.fd = 0;
+  }
+}
+
 static const struct coro_source remote_source = {
   .name = "offload",
   .waiting = remote_waiting,
   .polled = remote_polled,
   .event = drain,
+  .end = remote_end,
 };
 
 /* }================================================================== */

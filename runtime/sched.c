@@ -20,6 +20,7 @@
 #include "coro_sched.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -238,6 +239,29 @@ static int wait_events(int epfd, struct epoll_event *events, int n, int64_t time
   return epoll_wait(epfd, events, n, timeout_ns < 0 ? -1 : (int)((timeout_ns + 999999) / 1000000));
 }
 
+/* The thread ends: each source gives back what it holds for the thread
+   (the timers' timerfd, offload's eventfd, I/O's records), then the epoll
+   instance goes. Without this, every thread that ran a scheduler and
+   ended left two or three descriptors open. (The main thread's end is the
+   process's: nothing to give back.) */
+static pthread_key_t sched_key;
+static pthread_once_t sched_key_once = PTHREAD_ONCE_INIT;
+
+static void sched_end(void *arg) {
+  struct sched *s = arg;
+  for (unsigned i = 0; i < s->nsources; i++)
+    if (s->sources[i]->end)
+      s->sources[i]->end();
+  s->nsources = 0;
+  if (s->epfd > 0)
+    close(s->epfd);
+  s->epfd = 0;
+}
+
+static void sched_key_make(void) {
+  pthread_key_create(&sched_key, sched_end);
+}
+
 void coro_sched_add_source(const struct coro_source *src) {
   struct sched *s = &coro_sched_self;
   for (unsigned i = 0; i < s->nsources; i++)
@@ -245,6 +269,10 @@ void coro_sched_add_source(const struct coro_source *src) {
       return;
   if (s->nsources == CORO_MAX_SOURCES)
     coro_fatal("coro_sched_add_source", "more than %d event sources", CORO_MAX_SOURCES);
+  if (s->nsources == 0) {  /* the thread's first source: its end will give back */
+    pthread_once(&sched_key_once, sched_key_make);
+    pthread_setspecific(sched_key, s);
+  }
   s->sources[s->nsources++] = src;
 }
 

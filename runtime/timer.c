@@ -251,12 +251,27 @@ static int64_t timers_timeout(uint64_t now) {
   return (int64_t)(d - now > day ? day : d - now);
 }
 
+/* The thread ends: its clock goes, and the heap's memory if no timer is
+   left in it (one that is belongs to a task that will never run again). */
+static void timers_end(void) {
+  if (clock_fd.made)
+    close(clock_fd.fd);
+  clock_fd.made = false;
+  clock_fd.set_ns = 0;
+  if (timers.n == 0) {
+    free(timers.v);
+    timers.v = NULL;
+    timers.cap = 0;
+  }
+}
+
 static const struct coro_source timer_source = {
   .name = "timers",
   .waiting = timers_waiting,
   .timeout = timers_timeout,
   .event = clock_fired,
   .fire = timers_fire,
+  .end = timers_end,
 };
 
 /* }================================================================== */
