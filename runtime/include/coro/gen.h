@@ -977,25 +977,33 @@ void *coro_stackful_await_slot(coro_t *c, const void *aw, size_t size);
     coro_ap_->result;                                                    \
   })
 
-#define CORO_STACKFUL_AWAIT_TASK(c, T, ...)                              \
+/* The await of a child task, which gives up the thread with `wait` until
+   the child has ended: coro_stackful_yield here, coro_agen_stackful_wait
+   in an async generator (below). */
+#define CORO_STACKFUL_AWAIT_TASK_WITH_(c, wait, T, ...)                  \
   __extension__({                                                        \
     coro_t *coro_child_ = (__VA_ARGS__);                                 \
     coro_await_task(c, coro_child_);                                     \
-    coro_stackful_yield(c);                                              \
+    wait(c);                                                             \
     CORO_STACKFUL_RESUMED(c);                                            \
     T coro_value_ = *(T *)coro_as_task(coro_child_)->result;             \
     coro_free(coro_child_);                                              \
     coro_value_;                                                         \
   })
 
-#define CORO_STACKFUL_AWAIT_VOID_TASK(c, ...)                            \
+#define CORO_STACKFUL_AWAIT_VOID_TASK_WITH_(c, wait, ...)                \
   __extension__({                                                        \
     coro_t *coro_child_ = (__VA_ARGS__);                                 \
     coro_await_task(c, coro_child_);                                     \
-    coro_stackful_yield(c);                                              \
+    wait(c);                                                             \
     CORO_STACKFUL_RESUMED(c);                                            \
     coro_free(coro_child_);                                              \
   })
+
+#define CORO_STACKFUL_AWAIT_TASK(c, T, ...) \
+  CORO_STACKFUL_AWAIT_TASK_WITH_(c, coro_stackful_yield, T, __VA_ARGS__)
+#define CORO_STACKFUL_AWAIT_VOID_TASK(c, ...) \
+  CORO_STACKFUL_AWAIT_VOID_TASK_WITH_(c, coro_stackful_yield, __VA_ARGS__)
 
 /* {==================================================================
  * Async generators (runtime/agen.c; docs/abi.md, "Async generators")
@@ -1079,25 +1087,10 @@ static inline void coro_agen_stackful_wait(coro_t *c) {
     coro_aw_.result;                                                     \
   })
 
-#define CORO_STACKFUL_AGEN_AWAIT_TASK(c, T, ...)                         \
-  __extension__({                                                        \
-    coro_t *coro_child_ = (__VA_ARGS__);                                 \
-    coro_await_task(c, coro_child_);                                     \
-    coro_agen_stackful_wait(c);                                          \
-    CORO_STACKFUL_RESUMED(c);                                            \
-    T coro_value_ = *(T *)coro_as_task(coro_child_)->result;             \
-    coro_free(coro_child_);                                              \
-    coro_value_;                                                         \
-  })
-
-#define CORO_STACKFUL_AGEN_AWAIT_VOID_TASK(c, ...)                       \
-  __extension__({                                                        \
-    coro_t *coro_child_ = (__VA_ARGS__);                                 \
-    coro_await_task(c, coro_child_);                                     \
-    coro_agen_stackful_wait(c);                                          \
-    CORO_STACKFUL_RESUMED(c);                                            \
-    coro_free(coro_child_);                                              \
-  })
+#define CORO_STACKFUL_AGEN_AWAIT_TASK(c, T, ...) \
+  CORO_STACKFUL_AWAIT_TASK_WITH_(c, coro_agen_stackful_wait, T, __VA_ARGS__)
+#define CORO_STACKFUL_AGEN_AWAIT_VOID_TASK(c, ...) \
+  CORO_STACKFUL_AWAIT_VOID_TASK_WITH_(c, coro_agen_stackful_wait, __VA_ARGS__)
 
 /* }================================================================== */
 
