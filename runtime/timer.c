@@ -11,12 +11,11 @@
  * metal, but under a hypervisor programming the timer device is an exit to
  * it, a few tenths of a microsecond per sleep (tests/bench/epoll_timeout.c),
  * and a busy server with one timer pending (an idle sweep every 100 ms)
- * sleeps once every few requests. The
- * timerfd is set only when a deadline comes that is earlier than the one
- * it holds, and left alone when timers go: if it fires with nothing due,
- * the loop looks once and sets it to the next deadline. Where no timerfd
- * can be made (no descriptor left), epoll_wait times out at the earliest
- * deadline, as before.
+ * sleeps once every few requests. The timerfd is set only when a deadline
+ * comes that is earlier than the one it holds, and left alone when timers
+ * go: if it fires with nothing due, the loop looks once and sets it to the
+ * next deadline. Where no timerfd can be made (no descriptor left),
+ * epoll_wait times out at the earliest deadline, as before.
  *
  * A deadline is in nanoseconds of CLOCK_MONOTONIC, read when the sleep
  * starts, plus its length: a timer fires once the clock has passed it, so

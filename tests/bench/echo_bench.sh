@@ -251,12 +251,13 @@ config() {
     # whatever the server, is the yardstick of the machine's speed in each
     # run; S/C, the server's cost in client round trips, does not move with
     # it, and (1 + S_epoll/C_epoll) / (1 + S/C) is the ratio of the rates
-    # had both runs found the machine as fast (docs/benchmarks.md).
+    # had both runs found the machine as fast (docs/benchmarks.md); and
+    # (S/C) / (S_epoll/C_epoll) the ratio of the servers' CPU per round trip.
     paste "$tmp/$key.cpu" "$tmp/$key.ccpu" "$tmp/epoll.cpu" "$tmp/epoll.ccpu" |
-      awk '{ print ($2 > 0 && $4 > 0) ? (1 + $3 / $4) / (1 + $1 / $2) : 0 }' >"$tmp/$key.equals"
-    # and the server's CPU per round trip over epoll's, at equal speed
-    paste "$tmp/$key.cpu" "$tmp/$key.ccpu" "$tmp/epoll.cpu" "$tmp/epoll.ccpu" |
-      awk '{ print ($2 > 0 && $3 > 0) ? ($1 / $2) / ($3 / $4) : 0 }' >"$tmp/$key.cpuequals"
+      awk -v equals="$tmp/$key.equals" -v cpus="$tmp/$key.cpuequals" '
+        { ok = $1 > 0 && $2 > 0 && $3 > 0 && $4 > 0
+          print (ok ? (1 + $3 / $4) / (1 + $1 / $2) : 0) >equals
+          print (ok ? ($1 / $2) / ($3 / $4) : 0) >cpus }'
     rate=$(median "$tmp/$key.rates")
     ratio=$(median "$tmp/$key.ratios" | awk '{ printf "%.2f", $1 }')
     equal=$(median "$tmp/$key.equals" | awk '{ printf "%.3f", $1 }')
