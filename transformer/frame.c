@@ -174,6 +174,18 @@ static void keep_literal(Layout *l, Node *lit) {
   token_set_literal(&l->src->original.v[lit->first], lit);
 }
 
+/* `(struct pt){1, 2}.y`: a member of a compound literal, whose address
+   may be taken (`&` around it) or which may itself be an array that
+   decays (coroc does not know the members' types): the literal, or NULL. */
+static Node *literal_under_member(Layout *l, Node *n) {
+  if (n->kind != ND_EXPR || n->op != OP_MEMBER || l->src->original.v[n->lhs->last + 1].code != '.')
+    return NULL;
+  Node *lhs = n->lhs;
+  while (lhs && lhs->kind == ND_EXPR && lhs->op == OP_PAREN)
+    lhs = lhs->operand;
+  return is_compound_literal(lhs) ? lhs : NULL;
+}
+
 /* The parameters come first in the frame, under their own names. */
 static void layout_params(Layout *l) {
   Node *f = l->co->declarator->kids.v[0];
@@ -205,6 +217,9 @@ static bool layout_pre(Node *n, void *ctx) {
     keep_literal(l, n);  /* (int[]){...}, or (three){...} of `typedef int three[3]` */
   if (n->kind == ND_EXPR && n->op == OP_ADDRESS && is_compound_literal(n->operand))
     keep_literal(l, n->operand);
+  Node *lit = literal_under_member(l, n);
+  if (lit)
+    keep_literal(l, lit);  /* &(struct pt){1, 2}.y, or a member that may be an array */
   return true;
 }
 

@@ -116,47 +116,117 @@ static Node *strip_parens(Node *n) {
   return n;
 }
 
+static bool is_dot(const Live *l, const Node *n) {
+  return n->kind == ND_EXPR && n->op == OP_MEMBER && l->src->original.v[n->lhs->last + 1].code == '.';
+}
+
+/* A path into an object: `s.x`, `a[i]`, `s.t[2].u`, through parentheses. */
+static bool is_path(const Live *l, const Node *n) {
+  return n && n->kind == ND_EXPR && (n->op == OP_INDEX || is_dot(l, n));
+}
+
 /* The local whose storage an lvalue names, through `.` and the `[]` of an
    array (`&p.x`, `&a[2]`), or -1. (`&p[2]` of a pointer p names p too:
    that only keeps p in the frame when it need not be.) */
 static int lvalue_var(const Live *l, Node *n) {
-  for (n = strip_parens(n); n && n->kind == ND_EXPR; n = strip_parens(n->lhs)) {
-    bool dot = n->op == OP_MEMBER && l->src->original.v[n->lhs->last + 1].code == '.';
-    if (n->op != OP_INDEX && !dot)
-      break;
-  }
+  for (n = strip_parens(n); is_path(l, n); n = strip_parens(n->lhs))
+    ;
   return var_of(n);
 }
 
+/* How many of a local's outer derivations are arrays (`int g[2][3]`: 2); a
+   type that is an array all the way down to a typedef name counts as many
+   as it could need. */
+static int array_dims(const Node *decl) {
+  const Node *d = decl->declarator;
+  int dims = 0;
+  while (d && dims < d->kids.n && d->kids.v[dims]->kind == ND_ARRAY)
+    dims++;
+  if ((!d || dims == d->kids.n) && is_array_type(decl->specs, NULL, 0))
+    return INT32_MAX;
+  return dims;
+}
+
+/* May the value of a path into local v be an array, which decays to a
+   pointer into v's storage? `s.t` may (coroc does not know the members'
+   types); `a[i]` of a one-dimensional array of scalars may not, `g[1]` of
+   `int g[2][3]` may. A path through a pointer (`p[1]` of a pointer p)
+   points into what p points at, not into p. */
+static bool path_may_decay(const Live *l, Node *path, int v) {
+  int indexes = 0;
+  for (Node *n = strip_parens(path); is_path(l, n); n = strip_parens(n->lhs)) {
+    if (n->op != OP_INDEX)
+      return true;
+    indexes++;
+  }
+  return l->vars[v]->is_array && indexes < array_dims(l->decls[v]);
+}
+
 /* The locals whose address is taken (they need the frame if a resume
-   point stands in their scope: scope_pre). */
+   point lies in their lifetime: scope_pre). C takes an address without `&`
+   wherever an array decays: a local array named as a value, and a path
+   into a local whose value may be an array (`yield s.t;`, `int *row =
+   g[1];`). */
 typedef struct {
   Live *l;
   const char **why;  /* [var]: where its address is taken, or NULL */
 } AddrWalk;
+
+static bool address_pre(Node *n, void *ctx);
+
+static void address_taken(AddrWalk *a, int v, const char *what, const Node *at) {
+  if (v >= 0 && !a->why[v])
+    a->why[v] = format("%s at %s", what, where(a->l, at));
+}
+
+/* A path's index expressions, without the path itself. */
+static void walk_indexes(AddrWalk *a, Node *path) {
+  for (Node *n = strip_parens(path); is_path(a->l, n); n = strip_parens(n->lhs))
+    if (n->op == OP_INDEX)
+      visit(n->rhs, address_pre, NULL, a);
+}
+
+/* An operand that C writes but never decays: the left of `=` and `op=`,
+   the operand of `++` and `--` (an array is none of these). */
+static Node *written_operand(const Live *l, Node *n) {
+  if (n->kind != ND_EXPR)
+    return NULL;
+  if (n->op == OP_ASSIGN || n->op == OP_ASSIGN_OP || n->op == OP_POSTFIX)
+    return n->lhs;
+  const char *op = l->src->original.v[n->first].text;
+  if (n->op == OP_UNARY && (!strcmp(op, "++") || !strcmp(op, "--")))
+    return n->operand;
+  return NULL;
+}
 
 static bool address_pre(Node *n, void *ctx) {
   AddrWalk *a = ctx;
   Live *l = a->l;
   if (n->kind == ND_SIZEOF)
     return false;  /* not evaluated */
-  if (n->kind == ND_EXPR && n->op == OP_ADDRESS) {
-    int v = lvalue_var(l, n->operand);
-    if (v >= 0 && !a->why[v])
-      a->why[v] = format("address taken at %s", where(l, n));
-  }
-  if (n->kind == ND_EXPR && n->op == OP_INDEX && var_of(strip_parens(n->lhs)) >= 0) {
-    Node *kid;  /* the array itself is not decayed: its index is walked */
+  if (n->kind == ND_EXPR && n->op == OP_ADDRESS)
+    address_taken(a, lvalue_var(l, n->operand), "address taken", n);
+  Node *written = written_operand(l, n);
+  if (written && is_path(l, strip_parens(written))) {
+    walk_indexes(a, written);
+    Node *kid;
     for (int i = 0; (kid = node_child(n, &i));)
-      if (kid != n->lhs)
+      if (kid != written)
         visit(kid, address_pre, NULL, ctx);
     return false;
   }
-  if (n->kind == ND_EXPR && n->op == OP_MEMBER && var_of(strip_parens(n->lhs)) >= 0)
-    return false;  /* `s.x`: a part of it, read or written in place */
+  if (is_path(l, strip_parens(n))) {
+    int v = lvalue_var(l, n);
+    if (v >= 0) {
+      if (path_may_decay(l, n, v))
+        address_taken(a, v, "a part of it that may be an array used as a pointer", n);
+      walk_indexes(a, n);
+      return false;
+    }
+  }
   int v = var_of(n);
-  if (v >= 0 && l->vars[v]->is_array && !a->why[v])
-    a->why[v] = format("an array used as a pointer at %s", where(l, n));
+  if (v >= 0 && l->vars[v]->is_array)
+    address_taken(a, v, "an array used as a pointer", n);
   return true;
 }
 
@@ -169,6 +239,8 @@ static bool address_pre(Node *n, void *ctx) {
 typedef struct {
   int *resumes;     /* the first tokens of the resume points, in order */
   int nresumes;
+  int *labels;      /* the tokens of the labels, in order */
+  int nlabels;
   int *open;        /* the scopes around, innermost last */
   int nopen, capopen;
   Node **scope;     /* [scope]: its node */
@@ -187,6 +259,10 @@ static bool scope_pre(Node *n, void *ctx) {
   if (n->kind == ND_YIELD || n->kind == ND_AWAIT) {
     w->resumes = xrealloc(w->resumes, sizeof(int) * (w->nresumes + 1));
     w->resumes[w->nresumes++] = n->first;
+  }
+  if (n->kind == ND_LABEL) {
+    w->labels = xrealloc(w->labels, sizeof(int) * (w->nlabels + 1));
+    w->labels[w->nlabels++] = n->first;
   }
   if (n->kind == ND_INIT_DECL && n->sym && n->sym->live_var && w->nopen > 0) {
     int v = n->sym->live_var - 1, in = w->open[w->nopen - 1];
@@ -214,16 +290,29 @@ static void scope_post(Node *n, void *ctx) {
     w->nopen--;
 }
 
-static bool any_resume_in(const ScopeWalk *w, Range r) {
-  int lo = 0, hi = w->nresumes;  /* the first resume point at or after r.first */
+/* Does a token of the sorted list v lie in r? */
+static bool any_in(const int *v, int n, Range r) {
+  int lo = 0, hi = n;  /* the first at or after r.first */
   while (lo < hi) {
     int mid = (lo + hi) / 2;
-    if (w->resumes[mid] < r.first)
+    if (v[mid] < r.first)
       lo = mid + 1;
     else
       hi = mid;
   }
-  return lo < w->nresumes && w->resumes[lo] <= r.last;
+  return lo < n && v[lo] <= r.last;
+}
+
+/* A local lives from the entry to its block to the block's end, also
+   before its declaration (C11 6.2.4p6). Once its address is taken, the
+   only way back to a resume point of its block that stands before its
+   declaration, without leaving the block, is a jump to a label there:
+   with one, the whole block counts; without, from the declaration on. */
+static Range lifetime(const ScopeWalk *w, int v) {
+  Range name = w->range[v], block = {w->scope[w->home[v]]->first, name.first - 1};
+  if (any_in(w->labels, w->nlabels, block))
+    name.first = block.first;
+  return name;
 }
 
 static void walk_scopes(Live *l, ScopeWalk *w) {
@@ -234,6 +323,7 @@ static void walk_scopes(Live *l, ScopeWalk *w) {
 
 static void release_scopes(ScopeWalk *w) {
   xfree(w->resumes);
+  xfree(w->labels);
   xfree(w->open);
   xfree(w->scope);
   xfree(w->parent);
@@ -247,7 +337,7 @@ static void frame_address_taken(Live *l, const ScopeWalk *w) {
   for (int v = 0; v < l->nvars; v++) {
     if (a.why[v])
       l->pinned[v] = true;
-    if (a.why[v] && any_resume_in(w, w->range[v]))
+    if (a.why[v] && any_in(w->resumes, w->nresumes, lifetime(w, v)))
       must_frame(l, v, a.why[v]);
   }
   xfree(a.why);
@@ -400,23 +490,39 @@ static int resume_chain(Live *l, Node *e, int head);
 /* `(n = await coro_read(...)) > 0`: a local set by an await's value and
    named nowhere else in the expression is not read by it; it is set, after
    the resume points. (Read whole, as the rest is, it would seem live
-   across the await before it was ever set.) The list ends with -1. */
+   across the await before it was ever set.) Only where that is sure: the
+   expression's one await (with two, `(a = await f()) && (b = await g())`,
+   a is set between them and must live across the second), and an
+   assignment that C always evaluates (not on the right of `&&` or `||`,
+   nor in an arm of `?:`, where the old value stays when it is skipped).
+   The list ends with -1. */
 typedef struct {
   int *v;     /* the locals set by `= EXPR` where EXPR awaits */
   int *count; /* [i]: how often the expression names v[i] */
   int n;
+  int awaits; /* the awaits of the expression */
 } SetWalk;
 
-static bool set_pre(Node *n, void *ctx) {
-  SetWalk *w = ctx;
-  if (n->kind == ND_EXPR && n->op == OP_ASSIGN && has_await(n->rhs)) {
-    int t = var_of(strip_parens(n->lhs));
+static bool count_awaits_pre(Node *n, void *ctx) {
+  ((SetWalk *)ctx)->awaits += n->kind == ND_AWAIT;
+  return true;
+}
+
+/* The assignments of e that C always evaluates (`always`: e itself is). */
+static void find_sets(SetWalk *w, Node *e, bool always) {
+  if (!e || e->kind != ND_EXPR)
+    return;
+  if (always && e->op == OP_ASSIGN && has_await(e->rhs)) {
+    int t = var_of(strip_parens(e->lhs));
     if (t >= 0) {
       w->v = xrealloc(w->v, sizeof(int) * (w->n + 2));
       w->v[w->n++] = t;
     }
   }
-  return true;
+  bool first_only = e->op == OP_AND || e->op == OP_OR || e->op == OP_COND;
+  Node *kid;
+  for (int i = 0; (kid = node_child(e, &i));)
+    find_sets(w, kid, always && (!first_only || kid == e->lhs));
 }
 
 static bool count_pre(Node *n, void *ctx) {
@@ -429,7 +535,10 @@ static bool count_pre(Node *n, void *ctx) {
 
 static int *awaited_into(Node *e) {
   SetWalk w = {0};
-  visit(e, set_pre, NULL, &w);
+  visit(e, count_awaits_pre, NULL, &w);
+  if (w.awaits != 1)
+    return NULL;
+  find_sets(&w, e, true);
   if (!w.n)
     return NULL;
   w.count = xcalloc(w.n, sizeof(int));
@@ -443,6 +552,61 @@ static int *awaited_into(Node *e) {
   return w.v;
 }
 
+/* A statement expression may leave the expression it stands in: `({ if
+   (done) goto out; 0; })`, a `break` or `continue` of the loop around, a
+   `return`. Each such jump is an edge from the expression's node to where
+   it goes; and the expression may then not set what it assigns. */
+typedef struct {
+  Live *l;
+  int from;       /* the expression's node */
+  int inside;     /* statement expressions around */
+  int loops;      /* loops around, inside them */
+  int switches;   /* switches around, inside them */
+  bool jumps;     /* found one */
+} JumpWalk;
+
+static void jump_to(JumpWalk *j, int target) {
+  add_succ(j->l, j->from, target);
+  j->jumps = true;
+}
+
+static bool jump_pre(Node *n, void *ctx) {
+  JumpWalk *j = ctx;
+  j->inside += n->kind == ND_STMT_EXPR;
+  if (!j->inside)
+    return true;
+  j->loops += n->kind == ND_WHILE || n->kind == ND_DO || n->kind == ND_FOR;
+  j->switches += n->kind == ND_SWITCH;
+  if (n->kind == ND_GOTO && n->expr) {
+    j->l->nodes[j->from].computed_goto = j->jumps = true;
+  } else if (n->kind == ND_GOTO) {
+    jump_to(j, label_node(j->l, n->tok[1].text));
+  } else if (n->kind == ND_RETURN) {
+    jump_to(j, j->l->exit);
+  } else if (n->kind == ND_BREAK && !j->loops && !j->switches) {
+    jump_to(j, j->l->brk >= 0 ? j->l->brk : j->l->exit);
+  } else if (n->kind == ND_CONTINUE && !j->loops) {
+    jump_to(j, j->l->cont >= 0 ? j->l->cont : j->l->exit);
+  }
+  return true;
+}
+
+static void jump_post(Node *n, void *ctx) {
+  JumpWalk *j = ctx;
+  if (j->inside) {
+    j->loops -= n->kind == ND_WHILE || n->kind == ND_DO || n->kind == ND_FOR;
+    j->switches -= n->kind == ND_SWITCH;
+  }
+  j->inside -= n->kind == ND_STMT_EXPR;
+}
+
+/* The jumps out of e's statement expressions, from node `from`: are there any? */
+static bool jumps_out(Live *l, Node *e, int from) {
+  JumpWalk j = {l, from, 0, 0, 0, false};
+  visit(e, jump_pre, jump_post, &j);
+  return j.jumps;
+}
+
 /* An evaluation of `e` (which may be NULL) that sets `def` (a node naming
    the local, or NULL) after it, `set_by` being the node of e that names it
    as the left of `=` (not a read): its first graph node, and in *tail its
@@ -454,8 +618,9 @@ static int eval(Live *l, Node *e, const Node *def, const Node *set_by, int *tail
   UseWalk w = {l, n, set_by, set_only};  /* `x = ...`: x is not read */
   if (e)
     visit(e, use_pre, NULL, &w);
+  bool jumps = e && jumps_out(l, e, n);
   if (!awaits) {
-    l->nodes[n].def = def ? var_of(def) : -1;
+    l->nodes[n].def = def && !jumps ? var_of(def) : -1;
     *tail = n;
     return n;
   }
@@ -464,7 +629,7 @@ static int eval(Live *l, Node *e, const Node *def, const Node *set_by, int *tail
   int after = new_cfg_node(l);
   UseWalk w2 = {l, after, w.skip, set_only};
   visit(e, use_pre, NULL, &w2);
-  l->nodes[after].def = def ? var_of(def) : -1;
+  l->nodes[after].def = def && !jumps_out(l, e, after) ? var_of(def) : -1;
   add_succ(l, last, after);
   for (int i = 0; set_only && set_only[i] >= 0; i++) {  /* then set, whole */
     int set = new_cfg_node(l);
