@@ -43,8 +43,8 @@ PLAIN = {
 }
 
 
-def stats(*args):
-    res = run([COROC, "--stats", f"-I{TESTS_DIR}", *args, CASE])
+def stats(*args, case=CASE):
+    res = run([COROC, "--stats", f"-I{TESTS_DIR}", *args, case])
     assert res.returncode == 0, res.stderr
     frames = {}
     for block in res.stdout.split("coroutine ")[1:]:
@@ -170,3 +170,32 @@ def test_a_const_local_is_not_loaded_back(coroc):
     assert "coro_f->n = coro_f->m * 2;" in body         # const: read and written in the frame
     assert "coro_f->none = 0;" in body
     assert "(coro_f->text = text, coro_f->k = k)" in body  # a pointer to const is kept
+
+
+ESCAPES = TESTS_DIR / "cases" / "liveness_escapes.coc"
+
+
+def test_parts_that_may_be_arrays_keep_their_local(coroc):
+    """C takes an address without `&` where an array decays: a row of a 2-D array, a
+    struct's array member (tests/cases/liveness_escapes.coc, which also runs in every
+    mode). Such a local stays in the frame; one whose parts are only values does not."""
+    frames = stats(case=ESCAPES)
+    kept = {name: f[1] for name, f in frames.items()}
+    plain = {name: f[2] for name, f in frames.items()}
+    assert kept["row_kept"] == ["grid", "row"]           # grid[1] is a pointer into grid
+    assert kept["member_array"] == ["x"]                 # x.t decays: yielded, read later
+    assert kept["member_pointer"] == ["s", "p"]          # p = s.v points into s
+    assert kept["deep_paths"] == ["list", "name", "corner"] and plain["deep_paths"] == ["m"]
+    assert kept["scalar_parts"] == ["total"] and plain["scalar_parts"] == ["x"]  # x.n, x.t[1]
+    assert kept["whole_block"] == ["p", "x"]             # a goto comes back above x
+    assert "coro_lit_1" in kept["literal_member"] and "coro_lit_2" in kept["literal_member"]
+    why = next(l for l in frames["row_kept"][3] if " grid " in l)
+    assert "a part of it that may be an array used as a pointer at" in why, why
+
+
+def test_skipped_and_repeated_awaits_keep_the_old_value(coroc):
+    """`flag && (n = await f())` may leave n as it was; `(a = await f()) && (b = await
+    g())` sets a before the second suspension: both stay live across the first yield."""
+    frames = stats(case=ESCAPES)
+    assert frames["skipped_assignment"][1][:4] == ["flag", "n", "m", "k"]
+    assert frames["two_awaits"][1][:3] == ["a", "b", "c"]

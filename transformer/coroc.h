@@ -501,6 +501,19 @@ typedef enum {
 } Op;
 
 /* {=====================================================================
+ * members.c: is a struct's member an array?
+ * ====================================================================== */
+
+enum {
+  MEMBER_UNKNOWN = -1, /* the definition could not be read plainly: take it as an array */
+  MEMBER_NONE = -2,    /* (members.c, while it looks) no member of that name here */
+};
+/* Member `name` of the struct or union that a body local's `specs` name:
+   0 if it is not an array, N if it is an array of N dimensions, or
+   MEMBER_UNKNOWN. */
+int member_dims(const Source *src, const Node *specs, const char *name);
+
+/* {=====================================================================
  * scope.c: symbols and scopes (the typedef-name feedback, and name resolution)
  * ====================================================================== */
 

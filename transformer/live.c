@@ -88,6 +88,7 @@ typedef struct {
   bool *pinned;        /* [var]: it may not leave memory (its address, a macro, a moved declaration) */
   const Range *range;  /* [var]: its scope (walk_scopes) */
   Node **decls;        /* [var]: its ND_INIT_DECL */
+  const char **late_why; /* [var]: a reason to keep it, given after liveness's (frame_address_taken) */
 } Live;
 
 /* {==================================================================
@@ -148,18 +149,41 @@ static int array_dims(const Node *decl) {
 }
 
 /* May the value of a path into local v be an array, which decays to a
-   pointer into v's storage? `s.t` may (coroc does not know the members'
-   types); `a[i]` of a one-dimensional array of scalars may not, `g[1]` of
-   `int g[2][3]` may. A path through a pointer (`p[1]` of a pointer p)
-   points into what p points at, not into p. */
+   pointer into v's storage? It is followed from v outwards, counting the
+   array dimensions left: `g[1]` of `int g[2][3]` may, `g[1][2]` may not;
+   `s.t` may when member t is an array (or members.c cannot say), `s.t[1]`
+   of `char t[8]` may not; a member of a member is not looked up. A path
+   through a pointer (`p[1]` of a pointer p, `s.p[1]`) points into what
+   the pointer points at, not into v. */
 static bool path_may_decay(const Live *l, Node *path, int v) {
-  int indexes = 0;
-  for (Node *n = strip_parens(path); is_path(l, n); n = strip_parens(n->lhs)) {
-    if (n->op != OP_INDEX)
+  Node *ops[64];
+  int nops = 0;
+  for (Node *n = strip_parens(path); is_path(l, n); n = strip_parens(n->lhs))
+    if (nops == 64)
       return true;
-    indexes++;
+    else
+      ops[nops++] = n;
+  const Node *decl = l->decls[v];
+  int left = array_dims(decl);  /* the array dimensions not yet indexed */
+  const Node *specs = decl->specs;  /* the struct whose member `.` names, if known */
+  if (decl->declarator && decl->declarator->kids.n > left)
+    specs = NULL;  /* elements are pointers (or functions) */
+  while (nops > 0) {  /* from the local outwards */
+    Node *op = ops[--nops];
+    if (op->op == OP_INDEX && left == 0)
+      return false;  /* through a pointer: into what it points at */
+    if (op->op == OP_INDEX) {
+      left--;
+      continue;
+    }
+    if (left > 0 || !specs)
+      return true;
+    left = member_dims(l->src, specs, l->src->original.v[op->last].text);
+    if (left < 0)
+      return true;
+    specs = NULL;  /* (a member's own members: not looked up) */
   }
-  return l->vars[v]->is_array && indexes < array_dims(l->decls[v]);
+  return left > 0;
 }
 
 /* The locals whose address is taken (they need the frame if a resume
@@ -170,13 +194,16 @@ static bool path_may_decay(const Live *l, Node *path, int v) {
 typedef struct {
   Live *l;
   const char **why;  /* [var]: where its address is taken, or NULL */
+  bool *decay;       /* [var]: only by a part that may be an array (a weaker reason, said last) */
 } AddrWalk;
 
 static bool address_pre(Node *n, void *ctx);
 
 static void address_taken(AddrWalk *a, int v, const char *what, const Node *at) {
-  if (v >= 0 && !a->why[v])
+  if (v >= 0 && (!a->why[v] || a->decay[v])) {
     a->why[v] = format("%s at %s", what, where(a->l, at));
+    a->decay[v] = false;
+  }
 }
 
 /* A path's index expressions, without the path itself. */
@@ -218,8 +245,10 @@ static bool address_pre(Node *n, void *ctx) {
   if (is_path(l, strip_parens(n))) {
     int v = lvalue_var(l, n);
     if (v >= 0) {
-      if (path_may_decay(l, n, v))
-        address_taken(a, v, "a part of it that may be an array used as a pointer", n);
+      if (path_may_decay(l, n, v) && !a->why[v]) {
+        a->why[v] = format("a part of it that may be an array used as a pointer at %s", where(l, n));
+        a->decay[v] = true;
+      }
       walk_indexes(a, n);
       return false;
     }
@@ -331,16 +360,26 @@ static void release_scopes(ScopeWalk *w) {
   xfree(w->home);
 }
 
+/* The locals whose address is taken: pinned, and in the frame when a
+   resume point lies in their lifetime; one reached only through a part
+   that may be an array gets that reason after liveness has given its own
+   (l->late_why), since it is the less telling of the two. */
 static void frame_address_taken(Live *l, const ScopeWalk *w) {
-  AddrWalk a = {l, xcalloc(l->nvars, sizeof(char *))};
+  AddrWalk a = {l, xcalloc(l->nvars, sizeof(char *)), xcalloc(l->nvars, sizeof(bool))};
   visit(l->co->def->body, address_pre, NULL, &a);
+  l->late_why = xcalloc(l->nvars + 1, sizeof(char *));
   for (int v = 0; v < l->nvars; v++) {
     if (a.why[v])
       l->pinned[v] = true;
-    if (a.why[v] && any_in(w->resumes, w->nresumes, lifetime(w, v)))
+    if (!a.why[v] || !any_in(w->resumes, w->nresumes, lifetime(w, v)))
+      continue;
+    if (a.decay[v])
+      l->late_why[v] = a.why[v];
+    else
       must_frame(l, v, a.why[v]);
   }
   xfree(a.why);
+  xfree(a.decay);
 }
 
 /* {==================================================================
@@ -1065,6 +1104,7 @@ static void release(Live *l) {
   xfree(l->group);
   xfree(l->pinned);
   xfree(l->decls);
+  xfree(l->late_why);
 }
 
 void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
@@ -1121,6 +1161,9 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
     } else {
       solve(&l);
     }
+    for (int v = 0; v < l.nvars; v++)
+      if (l.late_why[v])
+        must_frame(&l, v, l.late_why[v]);
     bool analysed = co->live_at != NULL;
     for (int v = 0; v < l.nvars; v++)  /* one declaration's locals go together */
       if (l.vars[v]->frame_reason)
