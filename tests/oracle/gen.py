@@ -416,6 +416,11 @@ class Gen:
             if self.cont:
                 js.append("continue")
             js = [j for j in js if "stmt_expr_" + j not in self.without]
+            if "stmt_expr_continue_await" in self.without and self.loop_aw:
+                js = [j for j in js if j != "continue"]
+            if "stmt_expr_jump_cleanup" in self.without and any(
+                    v.cleanup for sc in self.scopes for v in sc.values()):
+                js = []
             if js:
                 j = r.choice(js)
                 c = self.val(inner, 1)
@@ -865,10 +870,11 @@ class Gen:
             extra = self.val(self.ec(), r_depth(r))
         if kind == "for" and self.p(0.25):
             step = self.val(self.ec(), 1)
-        saved = self.brk, self.cont
+        saved = self.brk, self.cont, self.loop_aw
         self.brk, self.cont = True, True
+        self.loop_aw = bool((extra is not None and extra.naw) or (step is not None and step.naw))
         body = self.sub_block(r.randrange(1, 5))
-        self.brk, self.cont = saved
+        self.brk, self.cont, self.loop_aw = saved
         self.scopes.pop()
         tags = {"loop", "loop_" + kind}
         if extra is not None and extra.naw:
@@ -1028,7 +1034,7 @@ class Gen:
         self.fwd, self.back = [], []
         self.in_se = False
         self.blocked = set()
-        self.in_lit = self.in_aw = False
+        self.in_lit = self.in_aw = self.loop_aw = False
         stmts = []
         while self.budget > 0:
             stmts.extend(self.stmt())
@@ -1089,9 +1095,13 @@ def r_depth(r):
 
 
 def generate(seed, without=()):
-    """Program `seed`. without: statement kinds (s_NAME) or statement-
-    expression jumps (stmt_expr_break, ...) never to make -- a way around a
-    known bug; the same seed makes another program then."""
+    """Program `seed`. without: what never to make, a way around a known
+    bug (the same seed makes another program then): a statement kind
+    (yrecv, sejump, decl_cleanup, ... the s_NAME methods), a jump out of a
+    statement expression (stmt_expr_break, _continue, _fwd, _back),
+    stmt_expr_jump_cleanup (no such jump while a cleanup local is in
+    scope), stmt_expr_continue_await (no `continue` out of one in a loop
+    whose condition or step awaits)."""
     return Gen(seed, without).program()
 
 

@@ -237,8 +237,10 @@ class Failure:
 
 
 class Oracle:
-    def __init__(self, work, configs, jobs=2, san_every=10, stats_every=4, log=print, without=()):
+    def __init__(self, work, configs, jobs=2, san_every=10, stats_every=4, log=print, without=(),
+                 ref2=("clang", "-O2")):
         self.without = list(without)
+        self.ref2 = Config("ref", *ref2)   # a second build of the reference: the two must agree
         self.work = pathlib.Path(work)
         self.work.mkdir(parents=True, exist_ok=True)
         self.configs = configs
@@ -256,33 +258,35 @@ class Oracle:
         self.early = set()
 
     # one bundle ------------------------------------------------------------
-    def check_bundle(self, index, seeds, san=False, stats=False, tags_only_ok=True):
+    def check_bundle(self, index, seeds, san=False, stats=False, extra_configs=()):
+        """Generate programs `seeds`, build them in every config, compare."""
         d = self.work / f"b{index}"
         d.mkdir(parents=True, exist_ok=True)
         progs = [gen.generate(s, self.without) for s in seeds]
         for p in progs:
             self.tags[p.seed] = p.tags()
-        progs = self._drop_refused(d, progs)
-        seeds = [p.seed for p in progs]
-        (d / "b.coc").write_text(tree.render_bundle(progs, "coc"))
-        (d / "ref.c").write_text(tree.render_bundle(progs, "ref"))
-        # the C of each mode
-        for m in {c.mode for c in self.configs}:
-            rc, _, err = coroc(m, d / "b.coc", d / f"{m}.c")
-            if rc:
-                raise RuntimeError(f"coroc {m} failed on bundle {index} after culprits were dropped: {err}")
-        builds = [Config("ref", "gcc", "-O0"), Config("ref", "clang", "-O2")] + list(self.configs)
+        configs = list(self.configs) + list(extra_configs)
+        modes = sorted({c.mode for c in configs})
+        builds = [Config("ref", "gcc", "-O0"), self.ref2] + configs
         if san:
-            builds += [Config("ref", "gcc", "-O1", san=True)] + [Config(m, "gcc", "-O1", san=True)
-                                                               for m in sorted({c.mode for c in self.configs})]
-        futs = {}
-        for cfg in builds:
-            futs[cfg.name] = (cfg, self.pool.submit(self._build_run, d, cfg, seeds))
-        if stats:
-            futs["stats"] = (None, self.pool.submit(coroc, "stackless", d / "b.coc", d / "stats.txt", ["--stats"]))
-        results = {}
-        for name, (cfg, f) in futs.items():
-            results[name] = f.result()
+            builds += [Config("ref", "gcc", "-O1", san=True)] + [Config(m, "gcc", "-O1", san=True) for m in modes]
+        for attempt in range(3):
+            progs = self._drop_refused_by_coroc(d, progs, modes)
+            seeds = [p.seed for p in progs]
+            (d / "ref.c").write_text(tree.render_bundle(progs, "ref"))
+            futs = {cfg.name: (cfg, self.pool.submit(self._build_run, d, cfg, seeds)) for cfg in builds}
+            if stats:
+                futs["stats"] = (None, self.pool.submit(coroc, "stackless", d / "b.coc", d / "stats.txt",
+                                                        ["--stats"]))
+            results = {name: f.result() for name, (cfg, f) in futs.items()}
+            refused = [cfg for cfg in builds if results[cfg.name][0] == "cc"]
+            if not refused:
+                break
+            # a compiler refused some program's C: find which, drop it, again
+            progs = self._drop_refused_by_cc(d, progs, refused)
+        else:
+            raise RuntimeError(f"bundle {index}: the compilers keep refusing: "
+                               + "; ".join(results[c.name][1] for c in refused))
         if stats:
             rc, _, err = results.pop("stats")
             if rc == 0:
@@ -305,14 +309,17 @@ class Oracle:
         exe.unlink()
         return ("ran", vals, notes, stopped)
 
-    def _drop_refused(self, d, progs):
-        """Programs coroc refuses, or whose C a compiler refuses: each is a
-        failure of its own, and the bundle goes on without them."""
-        (d / "b.coc").write_text(tree.render_bundle(progs, "coc"))
-        bad = set()
-        for m in {c.mode for c in self.configs}:
-            rc, _, err = coroc(m, d / "b.coc", d / f"{m}.c")
-            if rc:
+    def _drop_refused_by_coroc(self, d, progs, modes):
+        """Programs coroc refuses in some mode: each is a failure of its own,
+        and the bundle goes on without them. Leaves MODE.c for each mode."""
+        for _ in range(len(progs) + 1):
+            (d / "b.coc").write_text(tree.render_bundle(progs, "coc"))
+            futs = [(m, self.pool.submit(coroc, m, d / "b.coc", d / f"{m}.c")) for m in modes]
+            failed = [m for m, f in futs if f.result()[0]]
+            if not failed:
+                return progs
+            bad = set()
+            for m in failed:
                 for p in progs:
                     if p.seed in bad:
                         continue
@@ -322,42 +329,41 @@ class Oracle:
                     if rc1:
                         bad.add(p.seed)
                         self.failures.append(Failure(p.seed, "coroc", [m], None, {}, err_summary(err1)))
-        progs = [p for p in progs if p.seed not in bad]
-        # the generated C must compile (at -O0: cheap); the reference too
-        (d / "b.coc").write_text(tree.render_bundle(progs, "coc"))
-        (d / "ref.c").write_text(tree.render_bundle(progs, "ref"))
-        checks = [("ref", "gcc")] + [(m, cc) for m in sorted({c.mode for c in self.configs})
-                                     for cc in sorted({c.cc for c in self.configs})]
+            if not bad:
+                raise RuntimeError(f"coroc {failed} refuses the bundle but no program alone")
+            progs = [p for p in progs if p.seed not in bad]
+        return progs
 
-        def syntax(m, cc, src):
-            if m != "ref":
-                rc, _, err = coroc(m, src, src.with_suffix(f".{m}.c"))
-                if rc:
-                    return rc, err
-                src = src.with_suffix(f".{m}.c")
-            rc, _, err = sh([cc, *CFLAGS, "-fsyntax-only", f"-I{INCLUDE}", src])
-            return rc, err
-        futs = [(m, cc, self.pool.submit(syntax, m, cc, d / ("ref.c" if m == "ref" else "b.coc")))
-                for m, cc in checks]
-        failed = [(m, cc) for m, cc, f in futs if f.result()[0]]
-        for m, cc in failed:
+    def _drop_refused_by_cc(self, d, progs, refused):
+        """A compiler refused a build: find the programs it refuses alone."""
+        bad = set()
+        for cfg in refused:
             for p in progs:
                 if p.seed in bad:
                     continue
-                one = d / f"one_{m}_{cc}.coc"
-                one.write_text(tree.render_bundle([p], "ref" if m == "ref" else "coc"))
-                if m == "ref":
-                    one = one.rename(one.with_suffix(".c"))
-                rc, err = syntax(m, cc, one)
+                if cfg.mode == "ref":
+                    src = d / "one.c"
+                    src.write_text(tree.render_bundle([p], "ref"))
+                else:
+                    one = d / "one.coc"
+                    one.write_text(tree.render_bundle([p], "coc"))
+                    src = d / "one.c"
+                    rc, _, err = coroc(cfg.mode, one, src)
+                    if rc:
+                        continue
+                rc, _, err = sh([cfg.cc, *cfg.flags(), "-c", f"-I{INCLUDE}", "-o", d / "one.o", src])
                 if rc:
                     bad.add(p.seed)
-                    kind = "generator" if m == "ref" else "cc"
-                    self.failures.append(Failure(p.seed, kind, [f"{m}/{cc}"], None, {}, err_summary(err)))
+                    kind = "generator" if cfg.mode == "ref" else "cc"
+                    self.failures.append(Failure(p.seed, kind, [cfg.name], None, {}, err_summary(err)))
+        if not bad:
+            raise RuntimeError("a compiler refuses a bundle but no program alone: "
+                               + ", ".join(c.name for c in refused))
         return [p for p in progs if p.seed not in bad]
 
     def _compare(self, seeds, builds, results):
         ref = results["ref/gcc-O0"]
-        ref2 = results["ref/clang-O2"]
+        ref2 = results[self.ref2.name]
         if ref[0] != "ran" or ref2[0] != "ran":
             raise RuntimeError(f"the reference did not build: {ref[1] if ref[0] != 'ran' else ref2[1]}")
         refv, refnotes, stopped = ref[1], ref[2], ref[3]
@@ -368,8 +374,8 @@ class Oracle:
             r = refv.get(s, "missing")
             r2 = ref2[1].get(s, "missing")
             if not re.fullmatch(r"[0-9a-f]{16}", r) or r != r2:
-                self.failures.append(Failure(s, "generator", ["ref/gcc-O0", "ref/clang-O2"], r,
-                                             {"ref/gcc-O0": r, "ref/clang-O2": r2},
+                self.failures.append(Failure(s, "generator", ["ref/gcc-O0", self.ref2.name], r,
+                                             {"ref/gcc-O0": r, self.ref2.name: r2},
                                              refnotes.get(s, "") or ref2[2].get(s, "") or "the references differ"))
                 continue
             bad = {}
