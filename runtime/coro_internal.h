@@ -4,6 +4,9 @@
 
 #include "coro.h"
 
+#include <stddef.h>  /* (coro.h names size_t and the like without including it) */
+#include <stdint.h>
+
 /* Print "coro: FUNCTION: MESSAGE" and abort. For broken invariants and misuse
    that cannot be reported as a result (resuming a running instance). */
 _Noreturn void coro_fatal(const char *func, const char *fmt, ...)

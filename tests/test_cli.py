@@ -1085,3 +1085,49 @@ def test_header_refuses_what_it_cannot_show(coroc, tmp_path, name):
     # without --header, the same file is fine: the rule is the header's
     res = coroc_in(coroc, tmp_path, "-o", "bad.c", "bad.coc")
     assert res.returncode == 0, res.stderr
+
+
+# --------------------------------------------------------------------------
+# an input read as the compiler reads it
+# --------------------------------------------------------------------------
+
+PREPROCESSED_SRC = """\
+#include <stdio.h>
+#include <stdint.h>
+#include <stddef.h>
+struct my_info { int si_pid; };
+static const char *words = "a coroutine, yield, await: only words here";
+int coroutines_seen = 1;  /* coroutine in a comment */
+coroutine int gen(int n) {
+  for (int i = 0; i < n; i++)
+    yield i * 10;
+}
+int main(void) {
+  struct my_info m = {3};
+  uint64_t total = 0;
+  int v;
+  coro_t *g = gen(m.si_pid);
+  while (coro_next(g, &v))
+    total += (uint64_t)v;
+  coro_free(g);
+  printf("%d %d %s\\n", (int)total, coroutines_seen, words);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("how", [["-E"], ["-E", "-P"]], ids=["linemarkers", "plain"])
+def test_preprocessed_input(coroc, tmp_path, backend, how):
+    """A file that `cc -E` already preprocessed (glibc's declarations in it, without their
+    include guards) goes through coroc, which includes <coro.h> into it: the header must
+    not declare them again. The words in strings and comments are only words."""
+    (tmp_path / "src.c").write_text(PREPROCESSED_SRC)
+    pre = run(["gcc", *how, "-D_GNU_SOURCE", "-o", tmp_path / "pre.coc", tmp_path / "src.c"], cwd=tmp_path)
+    assert pre.returncode == 0, pre.stderr
+    res = coroc_in(coroc, tmp_path, f"--backend={backend}", "-o", "pre.c", "pre.coc")
+    assert res.returncode == 0, res.stderr
+    cc = run(["gcc", "-std=gnu11", *WARNINGS, "-Wno-unused-function", f"-I{COROC_INCLUDE}", "-o", tmp_path / "pre",
+              tmp_path / "pre.c", COROC_LIB], timeout=120, cwd=tmp_path)
+    assert cc.returncode == 0, cc.stderr
+    assert run([tmp_path / "pre"]).stdout == "30 1 a coroutine, yield, await: only words here\n"

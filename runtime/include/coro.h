@@ -9,15 +9,22 @@
 #ifndef CORO_H
 #define CORO_H
 
-/* Only these standard headers, whose names C reserves for them: coro.h
-   takes no other name from the user (docs/runtime.md, "What coro.h
-   declares"). Sockets' types are not named (coro_accept takes void *),
-   coro_signal has a header of its own (<coro/signal.h>), and generated
-   code copies with __builtin_memcpy, not <string.h>'s memcpy. */
+/* coro.h takes no name from the user (docs/runtime.md, "What coro.h
+   declares"): it includes only <errno.h> and <stdbool.h>, and names the
+   standard types it needs itself, as <stddef.h> and <stdint.h> do (C11
+   lets a typedef be repeated with the same type), without including them:
+   coroc includes coro.h into every file it reads, also one that is already
+   preprocessed, where those headers' contents stand without their include
+   guards and a second copy would clash (their anonymous structs). Sockets'
+   types are not named (coro_accept takes void *), coro_signal has a header
+   of its own (<coro/signal.h>), and the code copies with __builtin_memcpy. */
 #include <errno.h>         /* ECANCELED: CORO_CANCELED */
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
+typedef __SIZE_TYPE__ size_t;
+typedef __INTPTR_TYPE__ intptr_t;
+typedef __UINT16_TYPE__ uint16_t;
+typedef __UINT32_TYPE__ uint32_t;
+typedef __UINT64_TYPE__ uint64_t;
 
 #ifdef __cplusplus
 extern "C" {

@@ -353,9 +353,9 @@ struct coro_ctx {
   uint16_t fpucw;      /* x87 control word (precision, rounding, masks): likewise */
   uint16_t unused;
 };
-CORO_STATIC_ASSERT(offsetof(struct coro_ctx, rsp) == 0x00, "switch_x86_64.S: rsp at 0x00");
-CORO_STATIC_ASSERT(offsetof(struct coro_ctx, mxcsr) == 0x08, "switch_x86_64.S: mxcsr at 0x08");
-CORO_STATIC_ASSERT(offsetof(struct coro_ctx, fpucw) == 0x0c, "switch_x86_64.S: fpucw at 0x0c");
+CORO_STATIC_ASSERT(__builtin_offsetof(struct coro_ctx, rsp) == 0x00, "switch_x86_64.S: rsp at 0x00");
+CORO_STATIC_ASSERT(__builtin_offsetof(struct coro_ctx, mxcsr) == 0x08, "switch_x86_64.S: mxcsr at 0x08");
+CORO_STATIC_ASSERT(__builtin_offsetof(struct coro_ctx, fpucw) == 0x0c, "switch_x86_64.S: fpucw at 0x0c");
 CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes in all");
 
 /* Inline only where it can be: GCC or clang (the asm statement), and not
@@ -530,7 +530,7 @@ bool coro_next_refused(coro_t *gen);
 static inline void coro_set_state(coro_t *c, unsigned resume_point, enum coro_status status) {
 #ifdef CORO_INLINE_SWITCH
   uint32_t gate = resume_point | (uint32_t)status << 16;   /* x86_64 is little-endian */
-  __builtin_memcpy((char *)c + offsetof(struct coro, resume_point), &gate, sizeof gate);
+  __builtin_memcpy((char *)c + __builtin_offsetof(struct coro, resume_point), &gate, sizeof gate);
 #else
   c->resume_point = (unsigned short)resume_point;
   c->status = (unsigned short)status;
@@ -563,7 +563,7 @@ static inline bool coro_next_gated(coro_t *gen, void *out) {
   return gen->status != CORO_DONE;   /* suspended again, or finished */
 }
 
-CORO_STATIC_ASSERT(offsetof(struct coro, status) == offsetof(struct coro, resume_point) + 2,
+CORO_STATIC_ASSERT(__builtin_offsetof(struct coro, status) == __builtin_offsetof(struct coro, resume_point) + 2,
                "coro_next reads resume_point and status as one 32-bit gate");
 #endif
 
@@ -575,7 +575,7 @@ static inline bool coro_next(coro_t *gen, void *out) {
      CORO_RUNNING and which has no CORO_INLINE_SWITCH_MARK: one load and one
      test, what stackless instances pay without the inline switch too. */
   uint32_t gate;
-  __builtin_memcpy(&gate, (const char *)gen + offsetof(struct coro, resume_point), sizeof gate);
+  __builtin_memcpy(&gate, (const char *)gen + __builtin_offsetof(struct coro, resume_point), sizeof gate);
   if (__builtin_expect(gate & (~(uint32_t)CORO_SUSPENDED << 16 | CORO_INLINE_SWITCH_MARK), 0))
     return coro_next_gated(gen, out);
 #else
@@ -865,7 +865,7 @@ extern _Thread_local struct coro_sent coro_sent;
 #define CORO_RECEIVE(c, LVALUE)                                          \
   do {                                                                   \
     if (coro_sent.to == (c)) {                                           \
-      coro_sent.to = NULL;                                               \
+      coro_sent.to = (void *)0;                                              \
       __builtin_memcpy(&(LVALUE), coro_sent.in, sizeof(LVALUE));                   \
     } else {                                                             \
       __builtin_memset(&(LVALUE), 0, sizeof(LVALUE));                              \
@@ -926,7 +926,7 @@ bool coro_child_waits(coro_t *parent, coro_t *child);
 static inline bool coro_start_child(coro_t *parent, coro_t *child,
                                     bool (*resume)(coro_t *c, void *out)) {
   coro_as_task(child)->parent = coro_as_task(parent);  /* (the scheduler still runs parent) */
-  return resume(child, NULL) && coro_child_waits(parent, child);
+  return resume(child, (void *)0) && coro_child_waits(parent, child);
 }
 
 /* `await op(...)`: while the awaitable aw is not ready, arrange to be woken
