@@ -500,9 +500,10 @@ void token_set_literal(const Token *t, Node *node) {
    return: that ends the line. */
 static const char directive_blanks[] = " \t\v\f";
 
-/* The number a #line of the input gives the next line (0 when it is a
-   macro's, which is not known here), the physical line the directive ends
-   on, and in *rest what follows the number (a file name, perhaps). */
+/* The number a #line of the input gives the next line (-1 when it is a
+   macro's, which is not known here; `# 0 "file"`, as `cc -E` writes, is 0),
+   the physical line the directive ends on, and in *rest what follows the
+   number (a file name, perhaps). */
 static int line_directive_number(const Token *t, int *last_line, const char **rest) {
   const char *p = strchr(t->text, '#') + 1;
   p += strspn(p, directive_blanks);
@@ -514,7 +515,9 @@ static int line_directive_number(const Token *t, int *last_line, const char **re
   for (const char *q = t->text; *q; q++)
     *last_line += *q == '\n';
   *rest = end;
-  return p[0] >= '0' && p[0] <= '9' && n > 0 && n <= INT_MAX ? (int)n : 0;
+  if (p[0] < '0' || p[0] > '9')
+    return -1;
+  return n >= 0 && n <= INT_MAX ? (int)n : 0;
 }
 
 /* What the preprocessor reads: the .coc, each of its own #line directives
@@ -548,7 +551,7 @@ static char *for_preprocessor(Source *src, size_t *len) {
     int last_line;
     const char *rest;
     int n = line_directive_number(t, &last_line, &rest);
-    if (n > 0) {
+    if (n >= 0) {
       fprintf(out, "#line %d \"<coroc-line %d %d>\"", n, last_line, n);
     } else {  /* a macro's number: the preprocessor's first marker will say it */
       fputs("#line ", out);
@@ -583,12 +586,12 @@ static void find_line_directives(Source *src) {
     int last_line;
     const char *end;
     int n = line_directive_number(t, &last_line, &end);
-    if (n == 0) {  /* a macro's number: what the preprocessor said it is */
+    if (n < 0) {  /* a macro's number: what the preprocessor said it is */
       n = source_macro_line_number(last_line, 0);
-      if (n == 0)
-        continue;
       end = strchr(end, '"') ? strchr(end, '"') : end;
     }
+    if (n <= 0)
+      continue;
     end += strspn(end, directive_blanks);
     if (*end == '"') {
       const char *q = end + 1;
