@@ -12,6 +12,17 @@
 _Noreturn void coro_fatal(const char *func, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* sched.c: wake the suspended task c, settling the wait it is suspended
+   on: true if this is the first wake since it suspended; false if
+   something settled the wait first in this turn (c is queued already), and
+   the caller must undo its own part (hand what it would have handed to
+   the next waiter). coro_ready is this, the answer dropped. A wait is
+   settled from its waiter's wake until the waiter runs again. */
+bool coro_wake(coro_t *c);
+static inline bool coro_wait_settled(const coro_t *waiter) {
+  return waiter->ready;
+}
+
 /* registry.c: the memory of an instance made by coro_frame_new, zeroed,
    among this thread's live instances, its `home` set (NULL when memory runs
    out); and giving it back. */
