@@ -70,9 +70,10 @@ static void copy(const struct coro_chan *ch, void *to, const void *from) {
 
 /* Where the value of a waiting operation is now. Its task is suspended:
    one on the shared stack may have its frames copied out, and its value
-   with them (coro_stackful_locate). */
+   with them (coro_stackful_locate). The operation's waiter may be the
+   relay of a coro_timeout around it: the task is the one behind it. */
 static void *value_of(struct coro_chan_op *op) {
-  coro_t *w = op->base.waiter;
+  coro_t *w = coro_waiting_task(op->base.waiter);
   if (__builtin_expect(w && (w->kind & CORO_SHARED_STACK), 0))
     return coro_stackful_locate(w, op->value);
   return op->value;

@@ -48,6 +48,11 @@ void coro_stackful_keep(bool on);
    when they are; otherwise (or p not on its stack, or c another kind of
    instance) p. For the values a channel hands to a waiting task. */
 void *coro_stackful_locate(coro_t *c, void *p);
+
+/* futures.c: the task that waits behind waiter w: w itself, or, for the relay
+   that waits on an awaitable wrapped by coro_timeout in its task's place, that
+   task (through nested timeouts). */
+coro_t *coro_waiting_task(coro_t *w);
 void coro_stackful_thread_end(void);
 
 /* cancel.c: c suspends (coro_task_suspends) while the task the scheduler

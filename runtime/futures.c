@@ -157,6 +157,12 @@ static bool timeout_relay(coro_t *relay, void *out) {
   return true;
 }
 
+coro_t *coro_waiting_task(coro_t *w) {
+  while (w && w->resume == timeout_relay)
+    w = CONTAINER(w, struct coro_timeout, relay.base)->base.waiter;
+  return w;
+}
+
 static bool timeout_ready(struct coro_awaitable *a) {
   struct coro_timeout *t = (struct coro_timeout *)a;
   if (t->timed_out) {
