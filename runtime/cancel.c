@@ -66,11 +66,13 @@ void coro_settle(struct coro_awaitable *a) {
  * Calling a wait off
  * =================================================================== */
 
-/* t waits on an awaitable: call it off and wake t, if it can be. */
+/* t waits on an awaitable: call it off and wake t, if it can be. A wait
+   is settled once (coro_wake): one woken already in this turn completes
+   as what woke it says, and the mark waits for the next wait. */
 static void call_off(struct coro_task *t) {
   struct coro_awaitable *aw = t->waiting_on;
-  if (!aw || t->base.status != CORO_SUSPENDED || t->base.ready)
-    return;  /* woken meanwhile: that await completes, the mark waits for the next */
+  if (!aw || t->base.status != CORO_SUSPENDED || coro_wait_settled(&t->base))
+    return;
   if (aw->ops->cancel)
     aw->ops->cancel(aw);
   else if (!coro_offload_call_off(aw))
@@ -89,7 +91,7 @@ bool coro_cancel(coro_t *c) {
   struct coro_task *t = coro_as_task(c);
   for (;;) {
     t->base.kind |= CORO_CANCELLED;
-    if (t->base.status != CORO_SUSPENDED || t->base.ready)
+    if (t->base.status != CORO_SUSPENDED || coro_wait_settled(&t->base))
       return true;  /* running, ready or new: at its next wait */
     if (!t->waiting_on && t->next_ready) {
       /* Suspended, not woken, and waiting on no awaitable: it awaits the

@@ -24,12 +24,15 @@
  * Calling off (coro_timeout, a select's other branches) takes an operation
  * out of its queue; one that has been performed already stays performed.
  *
- * A select's own deadline (coro_chan_select_timeout) is settled without a
- * race: its timer wakes the task itself, and sets `fired` as it does; a
- * partner that finds a branch of a select whose timer has fired drops the
- * select and takes the next waiting operation instead, and a select that
- * is performed calls its timer off at once. So a deadline and a value in
- * the same loop turn never both happen, and the task is woken once.
+ * A wait is settled once (coro_wake, sched.c): a partner wakes the
+ * waiting operation's waiter first, and performs the operation only if
+ * that wake was the first. One whose waiter was woken already in this turn
+ * (a select's own deadline fired, coro_timeout's timer woke its relay) is
+ * passed by, and the partner takes the next waiting operation instead; it
+ * stays in its queue until its task, or the relay, runs and takes it out.
+ * A select that is performed calls its timer off at once. So a deadline
+ * and a value in the same turn never both happen, and the task is woken
+ * once.
  */
 #include "coro_waitq.h"
 
@@ -67,9 +70,10 @@ static void copy(const struct coro_chan *ch, void *to, const void *from) {
 
 /* Where the value of a waiting operation is now. Its task is suspended:
    one on the shared stack may have its frames copied out, and its value
-   with them (coro_stackful_locate). */
+   with them (coro_stackful_locate). The operation's waiter may be the
+   relay of a coro_timeout around it: the task is the one behind it. */
 static void *value_of(struct coro_chan_op *op) {
-  coro_t *w = op->base.waiter;
+  coro_t *w = coro_waiting_task(op->base.waiter);
   if (__builtin_expect(w && (w->kind & CORO_SHARED_STACK), 0))
     return coro_stackful_locate(w, op->value);
   return op->value;
@@ -93,22 +97,23 @@ static void unhook_all(struct coro_chan_select *sel) {
     unhook(&sel->ops[i]);
 }
 
-/* A select whose deadline has passed: its timer has queued its task
-   already, which will find -ETIMEDOUT. Its branches are waiting no more. */
+/* A select whose deadline has passed: its timer woke its task, which
+   finds -ETIMEDOUT; partners have passed its branches by meanwhile. */
 static bool expired(const struct coro_chan_select *sel) {
-  return sel && sel->timed && sel->timer.fired;
+  return sel->timed && sel->timer.fired;
 }
 
 /* The operation that has waited longest in q and is still waiting, out of
-   it; or NULL. The branches of an expired select are dropped on the way. */
+   it, its waiter woken: the caller performs it (complete); or NULL. Those
+   settled already in this turn are passed by. */
 static struct coro_chan_op *pop(struct coro_waitq *q) {
-  struct coro_waitlink *l;
-  while ((l = waitq_pop(q))) {
+  for (struct coro_waitlink *l = q->head; l; l = l->next) {
     struct coro_chan_op *op = op_of(l);
-    op->queued = false;
-    if (!expired(op->select))
+    if (coro_wake(op->base.waiter)) {
+      waitq_remove(q, l);
+      op->queued = false;
       return op;
-    unhook_all(op->select);
+    }
   }
   return NULL;
 }
@@ -119,23 +124,20 @@ static bool finish(struct coro_chan_op *op, int result) {
   return true;
 }
 
-/* A waiting operation (out of its queue now) was performed by a partner
-   or by close: its task is woken, once. A select's branch ends the
-   select: its other branches leave their queues before anyone else can
-   take them, so exactly one branch of a select is ever performed. */
+/* A waiting operation (out of its queue now, its task woken by pop) was
+   performed by a partner or by close. A select's branch ends the select:
+   its other branches leave their queues before anyone else can take them,
+   so exactly one branch of a select is ever performed. */
 static void complete(struct coro_chan_op *op, int result) {
   finish(op, result);
   struct coro_chan_select *sel = op->select;
-  if (!sel) {
-    coro_ready(op->base.waiter);
+  if (!sel)
     return;
-  }
   unhook_all(sel);
-  if (sel->timed)   /* armed, not fired (pop saw to that): it never will now */
+  if (sel->timed)   /* armed, not fired (it would have woken the task): it never will now */
     sel->timer.base.ops->cancel(&sel->timer.base);
   sel->done = true;
   sel->result = (int)(op - sel->ops);
-  coro_ready(sel->base.waiter);
 }
 
 /* Perform op now if it can be: true, with op->result set; false if it

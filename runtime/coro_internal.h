@@ -4,10 +4,24 @@
 
 #include "coro.h"
 
+#include <stddef.h>  /* (coro.h names size_t and the like without including it) */
+#include <stdint.h>
+
 /* Print "coro: FUNCTION: MESSAGE" and abort. For broken invariants and misuse
    that cannot be reported as a result (resuming a running instance). */
 _Noreturn void coro_fatal(const char *func, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* sched.c: wake the suspended task c, settling the wait it is suspended
+   on: true if this is the first wake since it suspended; false if
+   something settled the wait first in this turn (c is queued already), and
+   the caller must undo its own part (hand what it would have handed to
+   the next waiter). coro_ready is this, the answer dropped. A wait is
+   settled from its waiter's wake until the waiter runs again. */
+bool coro_wake(coro_t *c);
+static inline bool coro_wait_settled(const coro_t *waiter) {
+  return waiter->ready;
+}
 
 /* registry.c: the memory of an instance made by coro_frame_new, zeroed,
    among this thread's live instances, its `home` set (NULL when memory runs
@@ -34,6 +48,11 @@ void coro_stackful_keep(bool on);
    when they are; otherwise (or p not on its stack, or c another kind of
    instance) p. For the values a channel hands to a waiting task. */
 void *coro_stackful_locate(coro_t *c, void *p);
+
+/* futures.c: the task that waits behind waiter w: w itself, or, for the relay
+   that waits on an awaitable wrapped by coro_timeout in its task's place, that
+   task (through nested timeouts). */
+coro_t *coro_waiting_task(coro_t *w);
 void coro_stackful_thread_end(void);
 
 /* cancel.c: c suspends (coro_task_suspends) while the task the scheduler

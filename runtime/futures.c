@@ -157,6 +157,12 @@ static bool timeout_relay(coro_t *relay, void *out) {
   return true;
 }
 
+coro_t *coro_waiting_task(coro_t *w) {
+  while (w && w->resume == timeout_relay)
+    w = CONTAINER(w, struct coro_timeout, relay.base)->base.waiter;
+  return w;
+}
+
 static bool timeout_ready(struct coro_awaitable *a) {
   struct coro_timeout *t = (struct coro_timeout *)a;
   if (t->timed_out) {
@@ -186,10 +192,11 @@ static void timeout_suspend(struct coro_awaitable *a, coro_t *waiter) {
 }
 
 /* Called off (coro_cancel of the waiter): the wrapped one too, and the
-   timer; a relay already queued finds the timeout finished, and the await
-   ends with -ECANCELED. Unless the wrapped one completed in this turn (its
-   relay is queued): then it counts, as against the timer, and the await
-   ends with 0. */
+   timer; a relay already queued finds the timeout finished. What woke the
+   relay in this turn came first, and decides: the wrapped one completed
+   (it counts, as against the timer: 0), or the timer fired (-ETIMEDOUT;
+   the wrapped one, passed by since, is called off). Else -ECANCELED. The
+   task's next wait sees the cancellation. */
 static void timeout_cancel(struct coro_awaitable *a) {
   struct coro_timeout *t = (struct coro_timeout *)a;
   if (t->timer.armed && !t->timer.fired)
@@ -200,7 +207,7 @@ static void timeout_cancel(struct coro_awaitable *a) {
   } else {
     if (!t->timed_out)
       t->inner->ops->cancel(t->inner);
-    t->result = -ECANCELED;
+    t->result = t->timed_out || t->timer.fired ? -ETIMEDOUT : -ECANCELED;
   }
   coro_settle(a);
 }

@@ -545,7 +545,12 @@ static void accept_cancel(struct coro_awaitable *a) {
 
 static const struct coro_awaiter accept_awaiter = {accept_ready, accept_suspend, accept_cancel};
 
-struct coro_accept coro_accept(int listen_fd, struct sockaddr *addr, socklen_t *len) {
+/* <coro.h> names no socket type (it declares nothing outside coro_): it
+   says unsigned int for socklen_t and long for ssize_t, which these pin. */
+_Static_assert(_Generic((socklen_t)0, unsigned int: 1, default: 0), "socklen_t is unsigned int");
+_Static_assert(_Generic((ssize_t)0, long: 1, default: 0), "ssize_t is long");
+
+struct coro_accept coro_accept(int listen_fd, void *addr, unsigned int *len) {
   return (struct coro_accept){.base = {.ops = &accept_awaiter}, .fd = listen_fd, .addr = addr,
                               .addrlen = len};
 }
@@ -596,7 +601,7 @@ static void connect_cancel(struct coro_awaitable *a) {
 
 static const struct coro_awaiter connect_awaiter = {connect_ready, connect_suspend, connect_cancel};
 
-struct coro_connect coro_connect(int fd, const struct sockaddr *addr, socklen_t len) {
+struct coro_connect coro_connect(int fd, const void *addr, unsigned int len) {
   return (struct coro_connect){.base = {.ops = &connect_awaiter}, .fd = fd, .addr = addr,
                                .addrlen = len};
 }

@@ -157,7 +157,7 @@ static void drain(void *tag, uint32_t events) {
   while (op) {
     struct coro_offload *next = op->next_done;
     r->waiting--;
-    coro_ready(op->base.waiter);
+    (void)coro_wake(op->base.waiter);  /* always first: a call out is never called off */
     op = next;
   }
 }

@@ -34,13 +34,22 @@ _Thread_local coro_t *coro_current_task;
  * The ready queue
  * =================================================================== */
 
-void coro_ready(coro_t *c) {
+/* The one place where a wait is settled. What a task waits on may be
+   settled by several things in one turn: a hand-over (a unit, a lock, a
+   value, a set event), its deadline's timer, a cancellation. The first to
+   wake the waiter (the task, or a relay in its place) settles it, and its
+   `ready` says so until the waiter runs: a later wake finds it set, does
+   nothing, and says so (false), and its caller undoes its own part: a
+   hand-over passes the wait by and serves the next waiter (sync.c,
+   chan.c), a timer or a cancellation that comes second changes nothing
+   (the waiter's own code sees what came first). */
+bool coro_wake(coro_t *c) {
   struct sched *s = &coro_sched_self;
   if (__builtin_expect(!(c->kind & CORO_TASK), 0))
     coro_fatal("coro_ready", "instance %p is a generator: only tasks wait and are woken",
                (void *)c);
-  if (c->ready)
-    return;  /* already queued: woken twice in one turn (a timeout's timer and what it wraps), it runs once */
+  if (coro_wait_settled(c))
+    return false;  /* woken already in this turn: it runs once, for what came first */
   c->ready = 1;
   struct coro_task *t = coro_as_task(c);
   t->waiting_on = NULL;  /* woken: it waits for nothing now */
@@ -50,6 +59,11 @@ void coro_ready(coro_t *c) {
   else
     s->head = t;
   s->tail = t;
+  return true;
+}
+
+void coro_ready(coro_t *c) {
+  (void)coro_wake(c);
 }
 
 static coro_t *dequeue(struct sched *s) {

@@ -1055,6 +1055,15 @@ static bool shared_start(struct stackful *s) {
 #endif
   }
   shared_check_caller();
+#ifdef STACKFUL_SHARED_CHECK
+  /* Checked here, before stackful_start writes the entry frame 32 bytes
+     below the top (coro_ctx_init): that write is the new owner's own, yet
+     the place may be poisoned, when the last instance to switch back ended
+     (its frames gone, the poison reaches the top) while another was copied
+     out. So nothing is left to check at this resume (stackful_resume). */
+  shared_check_poison();
+  tls_shared.poison_lo = tls_shared.poison_hi;
+#endif
   if (tls_shared_owner)
     shared_evict(tls_shared_owner);
 #ifdef STACKFUL_ASAN

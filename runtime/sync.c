@@ -17,10 +17,13 @@
  * memory.
  *
  * One wait, four kinds: a kind says where the object keeps its queue and
- * how to take it now. A deadline (coro_sync_timeout) is settled without a
- * race, as a channel select's is (chan.c): its timer wakes the task
- * itself, setting `fired`; whoever hands the object over skips a wait whose
- * timer fired, and calls off the timer of the wait it hands it to.
+ * how to take it now. A wait is settled once (coro_wake, sched.c): a
+ * hand-over wakes the waiter first and hands over only if that wake was
+ * the first; a wait whose waiter was woken already in this turn (its
+ * deadline's timer fired, coro_sync_timeout's own or coro_timeout's, whose
+ * relay is the waiter) is passed by, and stays in the queue until its
+ * task, or the relay, runs and takes it out (-ETIMEDOUT, nothing taken).
+ * A wait handed over calls its own timer off.
  */
 #include "coro_waitq.h"
 
@@ -58,23 +61,37 @@ static void unhook(struct coro_sync_wait *w) {
   }
 }
 
-/* The wait that has waited longest in q is over: out, done, woken. Waits
-   whose deadline passed are dropped on the way (their timers have woken
-   their tasks). False if none waits. */
+/* Hand the object over to the wait w at l in q, if w is still waiting:
+   out, done, its waiter woken (true). A wait settled already in this turn
+   is passed by (false): it leaves the queue itself, when its waiter runs. */
+static bool hand_to(struct coro_waitq *q, struct coro_waitlink *l) {
+  struct coro_sync_wait *w = wait_of(l);
+  if (!coro_wake(w->base.waiter))
+    return false;
+  waitq_remove(q, l);
+  w->queued = false;
+  if (w->timed)   /* armed, not fired (it would have woken the waiter): it never will now */
+    w->timer.base.ops->cancel(&w->timer.base);
+  finish(w, 0);
+  return true;
+}
+
+/* The wait that has waited longest in q and is still waiting is over.
+   False if none is. */
 static bool wake_first(struct coro_waitq *q) {
-  struct coro_waitlink *l;
-  while ((l = waitq_pop(q))) {
-    struct coro_sync_wait *w = wait_of(l);
-    w->queued = false;
-    if (expired(w))
-      continue;
-    if (w->timed)   /* armed, not fired: it never will now */
-      w->timer.base.ops->cancel(&w->timer.base);
-    finish(w, 0);
-    coro_ready(w->base.waiter);
-    return true;
-  }
+  for (struct coro_waitlink *l = q->head; l; l = l->next)
+    if (hand_to(q, l))
+      return true;
   return false;
+}
+
+/* Every wait in q that is still waiting is over, in the order they came. */
+static void wake_all(struct coro_waitq *q) {
+  struct coro_waitlink *l = q->head, *next;
+  for (; l; l = next) {
+    next = l->next;
+    hand_to(q, l);
+  }
 }
 
 /* {==================================================================
@@ -82,7 +99,8 @@ static bool wake_first(struct coro_waitq *q) {
  * =================================================================== */
 
 /* The first call: take the object now if it can be. Woken later: the
-   wait is over, or its deadline passed. */
+   wait is over, or its deadline passed (it is still queued, passed by),
+   or, under coro_timeout, its relay asks and calls it off. */
 static bool sync_ready(struct coro_awaitable *a) {
   struct coro_sync_wait *w = (struct coro_sync_wait *)a;
   if (w->done)
@@ -155,8 +173,7 @@ struct coro_sync_wait coro_event_wait(struct coro_event *ev) {
    does not make it wait again. */
 void coro_event_set(struct coro_event *ev) {
   ev->set = true;
-  while (wake_first(&ev->waiters))
-    ;
+  wake_all(&ev->waiters);
 }
 
 void coro_event_reset(struct coro_event *ev) {
@@ -264,8 +281,7 @@ void coro_group_done(struct coro_group *g) {
     coro_fatal("coro_group_done", "group %p: done more often than tasks were counted in",
                (void *)g);
   if (--g->pending == 0)
-    while (wake_first(&g->waiters))
-      ;
+    wake_all(&g->waiters);
 }
 
 /* }================================================================== */

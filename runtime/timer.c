@@ -231,7 +231,7 @@ static void timers_fire(uint64_t now) {
     struct coro_sleep *t = heap_pop(&timers);
     t->fired = true;
     t->result = 0;
-    coro_ready(t->base.waiter);
+    (void)coro_wake(t->base.waiter);  /* second in this turn: its wait was settled first */
   }
 }
 

@@ -35,6 +35,17 @@ MODES = BACKENDS + ["hoist-all"]
 MODE_ARGS = {"hoist-all": ["--backend=stackless", "--hoist-all"]}
 
 
+# tests/run --quick: a first check in a couple of minutes (COROC_QUICK=1): these files only.
+QUICK = {"test_cases.py", "test_errors.py", "test_cli.py", "test_golden.py", "test_headers.py"}
+
+
+def pytest_ignore_collect(collection_path, config):
+    name = collection_path.name
+    if os.environ.get("COROC_QUICK") == "1" and name.startswith("test_") and name.endswith(".py"):
+        return name not in QUICK
+    return None
+
+
 class Result:
     def __init__(self, proc):
         self.returncode = proc.returncode

@@ -137,9 +137,11 @@ def test_misuse_is_refused_with_a_message(toolchain, case, backend, tmp_path):
 def test_exported_names_carry_the_prefix():
     """Every symbol libcoro.a defines for the programs linked with it starts
     with coro_ (a static library's globals share the program's namespace)."""
-    res = run(["nm", "-A", "-g", "--defined-only", COROC_LIB])
+    # (no -A: nm would put the archive's path, which may hold spaces, before each name)
+    res = run(["nm", "-g", "--defined-only", COROC_LIB])
     assert res.returncode == 0, res.stderr
-    names = [line.split()[-1] for line in res.stdout.splitlines() if len(line.split()) == 3]
+    rows = [line.split() for line in res.stdout.splitlines()]
+    names = [row[-1] for row in rows if len(row) == 3]  # "ADDRESS TYPE NAME"
     assert "coro_chan_select" in names and "coro_group_wait" in names, res.stdout
     assert "coro_frame_new" in names and "coro_sched_self" in names, res.stdout
     assert [n for n in names if not n.startswith("coro_")] == [], res.stdout

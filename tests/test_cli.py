@@ -533,6 +533,35 @@ def test_compiler_errors_after_a_users_line_directive(coroc, tmp_path, backend):
     assert re.search(r"^gen\.y:502:\d+: error: .*nosuchfield", cc.stderr, re.M), cc.stderr
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_line_directive_with_a_macro_number(coroc, tmp_path, backend):
+    """`#line LINE` whose number is a macro numbers the lines as the compiler does: a
+    body's error is reported at the number the macro gives, and __LINE__ agrees."""
+    src = ("#include <coro.h>\n"
+           "#define line 1000\n"
+           "struct s { int a; };\n"
+           '#line line "gen.y"\n'
+           "coroutine int f(void) {\n"   # gen.y:1000
+           "  struct s x = { 1 };\n"
+           "  yield __LINE__;\n"           # gen.y:1002
+           "  yield x.nosuchfield;\n"      # gen.y:1003
+           "}\n")
+    (tmp_path / "lm.coc").write_text(src)
+    res = coroc_in(coroc, tmp_path, f"--backend={backend}", "-o", "lm.c", "lm.coc")
+    assert res.returncode == 0, res.stderr
+    cc = run(["gcc", "-std=gnu11", f"-I{COROC_INCLUDE}", "-c", "-o", tmp_path / "lm.o", tmp_path / "lm.c"],
+             timeout=120, cwd=tmp_path)
+    assert re.search(r"^gen\.y:1003:\d+: error: .*nosuchfield", cc.stderr, re.M), cc.stderr
+    main = "int main(void) { coro_t *g = f(); int v = 0; coro_next(g, &v); printf(\"%d\\n\", v); coro_free(g); }\n"
+    (tmp_path / "lm.coc").write_text("#include <stdio.h>\n" + src.replace("  yield x.nosuchfield;\n", "") + main)
+    res = coroc_in(coroc, tmp_path, f"--backend={backend}", "-o", "lm.c", "lm.coc")
+    assert res.returncode == 0, res.stderr
+    cc = run(["gcc", "-std=gnu11", f"-I{COROC_INCLUDE}", "-o", tmp_path / "lm", tmp_path / "lm.c", COROC_LIB],
+             timeout=120, cwd=tmp_path)
+    assert cc.returncode == 0, cc.stderr
+    assert run([tmp_path / "lm"]).stdout == "1002\n"
+
+
 @pytest.mark.parametrize("text,line", [
     ('#line 500\n#error stop\n', 2),                     # the preprocessor's error
     ('#line 500 "gen.y"\nint x;\n#if\n#endif\n', 3),
@@ -1056,3 +1085,49 @@ def test_header_refuses_what_it_cannot_show(coroc, tmp_path, name):
     # without --header, the same file is fine: the rule is the header's
     res = coroc_in(coroc, tmp_path, "-o", "bad.c", "bad.coc")
     assert res.returncode == 0, res.stderr
+
+
+# --------------------------------------------------------------------------
+# an input read as the compiler reads it
+# --------------------------------------------------------------------------
+
+PREPROCESSED_SRC = """\
+#include <stdio.h>
+#include <stdint.h>
+#include <stddef.h>
+struct my_info { int si_pid; };
+static const char *words = "a coroutine, yield, await: only words here";
+int coroutines_seen = 1;  /* coroutine in a comment */
+coroutine int gen(int n) {
+  for (int i = 0; i < n; i++)
+    yield i * 10;
+}
+int main(void) {
+  struct my_info m = {3};
+  uint64_t total = 0;
+  int v;
+  coro_t *g = gen(m.si_pid);
+  while (coro_next(g, &v))
+    total += (uint64_t)v;
+  coro_free(g);
+  printf("%d %d %s\\n", (int)total, coroutines_seen, words);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("how", [["-E"], ["-E", "-P"]], ids=["linemarkers", "plain"])
+def test_preprocessed_input(coroc, tmp_path, backend, how):
+    """A file that `cc -E` already preprocessed (glibc's declarations in it, without their
+    include guards) goes through coroc, which includes <coro.h> into it: the header must
+    not declare them again. The words in strings and comments are only words."""
+    (tmp_path / "src.c").write_text(PREPROCESSED_SRC)
+    pre = run(["gcc", *how, "-D_GNU_SOURCE", "-o", tmp_path / "pre.coc", tmp_path / "src.c"], cwd=tmp_path)
+    assert pre.returncode == 0, pre.stderr
+    res = coroc_in(coroc, tmp_path, f"--backend={backend}", "-o", "pre.c", "pre.coc")
+    assert res.returncode == 0, res.stderr
+    cc = run(["gcc", "-std=gnu11", *WARNINGS, "-Wno-unused-function", f"-I{COROC_INCLUDE}", "-o", tmp_path / "pre",
+              tmp_path / "pre.c", COROC_LIB], timeout=120, cwd=tmp_path)
+    assert cc.returncode == 0, cc.stderr
+    assert run([tmp_path / "pre"]).stdout == "30 1 a coroutine, yield, await: only words here\n"

@@ -249,6 +249,10 @@ bool is_ident_char(char c);
    source.c gives a #line directive of the input? Then line `number` of it
    is the line after the directive's last, `physical`, in the file. */
 bool coroc_line_name(const char *name, int *physical, int *number);
+/* `#line MACRO` ending on line `physical`: the number it gives (its name has
+   number 0). The scanner tells it from the first linemarker after it (`seen`);
+   seen 0 only asks. 0: not known. */
+int source_macro_line_number(int physical, int seen);
 /* The number the compiler gives line `physical` of the input, after the
    input's own #line directives; *quoted is set to the file name the last of
    them gave, as written in quotes, or NULL while the name is the input's. */

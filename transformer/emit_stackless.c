@@ -307,7 +307,7 @@ static void emit_param_stores(Emitter *e, Coroutine *co, int at) {
    (coro_frame_again in <coro/gen.h>). */
 static void emit_children_zeroed(Emitter *e, Coroutine *co, int at) {
   if (has_inline_children(co))
-    emit_put(e, at, "memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  "
+    emit_put(e, at, "__builtin_memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  "
              "/* its children start from a zeroed header */");
 }
 

@@ -388,7 +388,7 @@ static char *init_str(Emitter *e, Node *init_decl) {
     char *type = field_decl(e, specs, d, init, "", false);
     const char *lit = init->kind == ND_INIT_LIST ? node_str(e, init)
                                                  : format("{%s}", node_str(e, init));
-    return format("memcpy(%s, (%s)%s, sizeof %s)", lhs, type, lit, lhs);
+    return format("__builtin_memcpy(%s, (%s)%s, sizeof %s)", lhs, type, lit, lhs);
   }
   if (init->kind == ND_INIT_LIST)
     return format("%s = (%s)%s", lhs, field_decl(e, specs, d, NULL, "", false), node_str(e, init));

@@ -111,6 +111,7 @@ static void declare_params(Parser *p, Node *declarator);
 static void begin_decl(Parser *p, Node *specs);
 static void end_decl(Parser *p);
 static void declare_tag(Parser *p, Node *tagged, bool defines);
+static void refuse_implicit_int(Parser *p, int specs, int after);
 static void coroutine_found(Parser *p, Node *specs, Node *decl_or_def, bool is_def, Loc loc);
 /* yield and await belong to coroutine bodies (the file parse sees them all). */
 static void outside_check(Parser *p, const char *word, Loc loc) {
@@ -238,7 +239,7 @@ declaration
    first declarator begins with a name or a '*'. A coroutine needs its
    types: its locals become typed fields. */
 implicit_specs
-  : nts                                        { if (p->original || ($1->flags & SP_COROUTINE)) error_at(token_pos(p, @1.first), "implicit int in a coroutine: write the type out");
+  : nts                                        { if (p->original || ($1->flags & SP_COROUTINE)) refuse_implicit_int(p, @1.first, @1.last + 1);
                                                  begin_decl(p, $1); }
   ;
 
@@ -1048,6 +1049,17 @@ static bool expects(yysymbol_kind_t *expected, int n, const char *name) {
   return false;
 }
 
+/* A coroutine's declaration without a type: `coroutine i64 f(void)`, where
+   nothing declared i64, names an unknown type (as gcc says); with no name
+   after it, the type is missing. */
+static void refuse_implicit_int(Parser *p, int specs, int after) {
+  Token *t = &p->toks->v[after], *next = t->kind == TK_EOF ? t : t + 1;
+  if (t->kind == TK_IDENT && !name_keyword(t->text) &&
+      (next->kind == TK_IDENT || (next->kind == TK_PUNCT && next->code == '*')))
+    error_at(token_pos(p, after), "unknown type name '%s'", t->text);
+  error_at(token_pos(p, specs), "implicit int in a coroutine: write the type out");
+}
+
 /* `count_t i`, where nothing declared count_t: two names in a row at the
    start of a declaration, the first of which the parser took for a variable.
    Like gcc, say what is wrong with the first rather than before the second.
@@ -1070,6 +1082,40 @@ static bool unknown_type_name(Parser *p, int at) {
          strcmp(p->toks->v[at - 3].text, "for") == 0;
 }
 
+/* Could tok end a type, so that a name after it is declared (`int`, `*`, a
+   typedef name or a tag)? Not `return`, `=`, ...: the name would be called. */
+static bool ends_type(const Token *tok) {
+  static const char *const words[] = {"void", "char", "short", "int", "long", "float", "double",
+                                      "signed", "unsigned", "_Bool", "const", "volatile", "coroutine",
+                                      NULL};
+  if (tok->kind == TK_PUNCT)
+    return tok->code == '*';
+  if (tok->kind != TK_IDENT)
+    return false;
+  for (int i = 0; words[i]; i++)
+    if (strcmp(tok->text, words[i]) == 0)
+      return true;
+  return !name_keyword(tok->text);
+}
+
+/* `int f(i64 n)`, `int f(int a, i64 n)`, where nothing declared i64: in a
+   function declarator's parameter list, two names in a row after its '('
+   or a parameter's ','. (Not `g(a b)` in an expression: what stands before
+   the list is not a declaration.) The index of the unknown name, or -1. */
+static int unknown_param_type(Parser *p, int at) {
+  const Token *v = p->toks->v;
+  for (int type = at - 1; type <= at; type++) {  /* the parser stops at the second name, or the first */
+    if (type < 4 || v[type].kind != TK_IDENT || v[type + 1].kind != TK_IDENT || name_keyword(v[type].text) ||
+        name_keyword(v[type + 1].text) || v[type - 1].kind != TK_PUNCT)
+      continue;
+    if (v[type - 1].code == '(' && v[type - 2].kind == TK_IDENT && ends_type(&v[type - 3]))
+      return type;  /* the first parameter, of a declarator `T f(` */
+    if (v[type - 1].code == ',' && v[type - 2].kind == TK_IDENT && ends_type(&v[type - 3]))
+      return type;  /* a later one, after `T a,` */
+  }
+  return -1;
+}
+
 /* The message says what was wanted where that is clear: a missing ';' or
    an expression; otherwise what was found. */
 static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
@@ -1083,6 +1129,9 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
     error_at(pos, "stray '%s' in program", t->text);
   if (expects(expected, n, "';'") && unknown_type_name(p, loc->first))
     error_at(token_pos(p, loc->first - 1), "unknown type name '%s'", p->toks->v[loc->first - 1].text);
+  int unknown = unknown_param_type(p, loc->first);
+  if (unknown >= 0 && t->kind != TK_EOF)
+    error_at(token_pos(p, unknown), "unknown type name '%s'", p->toks->v[unknown].text);
   if (n == 1)
     error_at(pos, "expected %s before %s", symbol_text(expected[0]), found);
   if (t->kind == TK_EOF && expects(expected, n, "'}'"))

@@ -154,8 +154,10 @@ static _Noreturn void report_cpp_failure(FILE *errs, const char *path) {
     int physical, number;
     bool moved = coroc_line_name(file, &physical, &number);  /* after a #line of the input */
     const char *name = moved || strcmp(file, "<stdin>") == 0 ? display_name(path) : file;
+    if (moved && number == 0)
+      number = source_macro_line_number(physical, 0);
     if (moved && ln > 0)
-      ln = physical + 1 + (ln - number);
+      ln = number ? physical + 1 + (ln - number) : physical + 1;
     if (ln > 0)
       error_at((Pos){xstrndup(name, strlen(name)), ln, col}, "%s", kind + skip);
     fatal("%s: %s", name, kind + skip);
@@ -498,9 +500,10 @@ void token_set_literal(const Token *t, Node *node) {
    return: that ends the line. */
 static const char directive_blanks[] = " \t\v\f";
 
-/* The number a #line of the input gives the next line (0 when it is a
-   macro's, which is not known here), the physical line the directive ends
-   on, and in *rest what follows the number (a file name, perhaps). */
+/* The number a #line of the input gives the next line (-1 when it is a
+   macro's, which is not known here; `# 0 "file"`, as `cc -E` writes, is 0),
+   the physical line the directive ends on, and in *rest what follows the
+   number (a file name, perhaps). */
 static int line_directive_number(const Token *t, int *last_line, const char **rest) {
   const char *p = strchr(t->text, '#') + 1;
   p += strspn(p, directive_blanks);
@@ -512,7 +515,9 @@ static int line_directive_number(const Token *t, int *last_line, const char **re
   for (const char *q = t->text; *q; q++)
     *last_line += *q == '\n';
   *rest = end;
-  return p[0] >= '0' && p[0] <= '9' && n > 0 && n <= INT_MAX ? (int)n : 0;
+  if (p[0] < '0' || p[0] > '9')
+    return -1;
+  return n >= 0 && n <= INT_MAX ? (int)n : 0;
 }
 
 /* What the preprocessor reads: the .coc, each of its own #line directives
@@ -523,8 +528,10 @@ static int line_directive_number(const Token *t, int *last_line, const char **re
    directive, so that the scanner maps the numbers back to lines of the file
    as it stands (coroc_line_name): the line numbers coroc works with and
    reports are physical, and the directives reach the compiler unchanged in
-   the output. A directive whose number is a macro is blanked instead (the
-   lines after it keep their physical numbers for the preprocessor too). */
+   the output. A directive whose number is a macro (`#line LINE`) is given
+   as `#line LINE "<coroc-line P 0>"`: the preprocessor prints the number
+   the macro makes in the linemarker it writes at once after it, which the
+   scanner notes (source_macro_line_number). */
 static char *for_preprocessor(Source *src, size_t *len) {
   *len = src->len;
   if (!src->original_ready)
@@ -544,11 +551,13 @@ static char *for_preprocessor(Source *src, size_t *len) {
     int last_line;
     const char *rest;
     int n = line_directive_number(t, &last_line, &rest);
-    if (n > 0) {
+    if (n >= 0) {
       fprintf(out, "#line %d \"<coroc-line %d %d>\"", n, last_line, n);
-    } else {  /* blanked, its lines kept */
-      for (const char *q = t->text; *q; q++)
-        fputc(*q == '\n' ? '\n' : ' ', out);
+    } else {  /* a macro's number: the preprocessor's first marker will say it */
+      fputs("#line ", out);
+      for (; *rest && *rest != '"'; rest++)
+        fputc(*rest == '\n' || *rest == '\\' ? ' ' : *rest, out);
+      fprintf(out, " \"<coroc-line %d 0>\"", last_line);
     }
   }
   if (!out)
@@ -577,8 +586,12 @@ static void find_line_directives(Source *src) {
     int last_line;
     const char *end;
     int n = line_directive_number(t, &last_line, &end);
-    if (n == 0)
-      continue;  /* a macro's number: not known here */
+    if (n < 0) {  /* a macro's number: what the preprocessor said it is */
+      n = source_macro_line_number(last_line, 0);
+      end = strchr(end, '"') ? strchr(end, '"') : end;
+    }
+    if (n <= 0)
+      continue;
     end += strspn(end, directive_blanks);
     if (*end == '"') {
       const char *q = end + 1;
@@ -615,6 +628,25 @@ int source_logical_line(Source *src, int physical, const char **quoted) {
 
 bool coroc_line_name(const char *name, int *physical, int *number) {
   return sscanf(name, "<coroc-line %d %d>", physical, number) == 2;
+}
+
+/* The numbers that #line directives written with a macro give, by the
+   directive's last line: the first marker the preprocessor prints after
+   one (number `seen`) says it; later ones only ask (seen 0). 0: unknown. */
+static struct MacroLine {
+  int physical, number;
+} *macro_lines;
+static int nmacro_lines;
+
+int source_macro_line_number(int physical, int seen) {
+  for (int i = 0; i < nmacro_lines; i++)
+    if (macro_lines[i].physical == physical)
+      return macro_lines[i].number;
+  if (seen <= 0)
+    return 0;
+  macro_lines = xrealloc(macro_lines, sizeof *macro_lines * (nmacro_lines + 1));
+  macro_lines[nmacro_lines++] = (struct MacroLine){physical, seen};
+  return seen;
 }
 
 /* Could the text hold a `#line N` or `# N` directive? A `#` followed by
@@ -680,6 +712,9 @@ static void normalize_line_ends(Source *src) {
 /* The text is what diagnostics quote, and it must be text. */
 static void take_text(Source *src) {
   src->nline_dirs = -1;
+  xfree(macro_lines);  /* (one input's, as its #line directives) */
+  macro_lines = NULL;
+  nmacro_lines = 0;
   normalize_line_ends(src);
   diag_add_file(src->name, src->text, src->len);
   const char *nul = memchr(src->text, '\0', src->len);

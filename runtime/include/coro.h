@@ -9,15 +9,22 @@
 #ifndef CORO_H
 #define CORO_H
 
+/* coro.h takes no name from the user (docs/runtime.md, "What coro.h
+   declares"): it includes only <errno.h> and <stdbool.h>, and names the
+   standard types it needs itself, as <stddef.h> and <stdint.h> do (C11
+   lets a typedef be repeated with the same type), without including them:
+   coroc includes coro.h into every file it reads, also one that is already
+   preprocessed, where those headers' contents stand without their include
+   guards and a second copy would clash (their anonymous structs). Sockets'
+   types are not named (coro_accept takes void *), coro_signal has a header
+   of its own (<coro/signal.h>), and the code copies with __builtin_memcpy. */
 #include <errno.h>         /* ECANCELED: CORO_CANCELED */
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <signal.h>        /* sigset_t: coro_signal */
-#include <sys/signalfd.h>  /* struct signalfd_siginfo: coro_signal */
-#include <sys/socket.h>    /* struct sockaddr, socklen_t: coro_accept, coro_connect */
-#include <sys/types.h>     /* ssize_t */
-#include <string.h>        /* memcpy: generated code initializes arrays in frames with it */
+typedef __SIZE_TYPE__ size_t;
+typedef __INTPTR_TYPE__ intptr_t;
+typedef __UINT16_TYPE__ uint16_t;
+typedef __UINT32_TYPE__ uint32_t;
+typedef __UINT64_TYPE__ uint64_t;
 
 #ifdef __cplusplus
 extern "C" {
@@ -138,22 +145,23 @@ void coro_sched_poll_every(unsigned n);
  * =================================================================== */
 
 /* I/O on any fd, never -EAGAIN (the task waits); -errno for an error. */
+/* (ssize_t is long, and socklen_t unsigned int, on every Linux target: runtime/io.c checks it.
+   addr is a struct sockaddr * of any family, as for accept(2) and connect(2).) */
 struct coro_read coro_read(int fd, void *buf, size_t len) CORO_NODISCARD;                    /* ssize_t */
 struct coro_write coro_write(int fd, const void *buf, size_t len) CORO_NODISCARD;            /* ssize_t */
-struct coro_accept coro_accept(int listen_fd, struct sockaddr *addr, socklen_t *len) CORO_NODISCARD; /* the new fd */
-struct coro_connect coro_connect(int fd, const struct sockaddr *addr, socklen_t len) CORO_NODISCARD; /* 0 once connected */
+struct coro_accept coro_accept(int listen_fd, void *addr, unsigned int *len) CORO_NODISCARD; /* the new fd */
+struct coro_connect coro_connect(int fd, const void *addr, unsigned int len) CORO_NODISCARD; /* 0 once connected */
 
 /* A read into a buffer lent from a pool only once fd has data; give it back with coro_buf_release. */
 enum { CORO_BUF_SIZE = 65536 };
 struct coro_buf {
-  ssize_t len;            /* bytes read, 0 at the end, or -errno */
+  long len;               /* bytes read, 0 at the end, or -errno (an ssize_t) */
   char *data;             /* the lent buffer (len > 0), else NULL */
 };
 struct coro_read_buf coro_read_buf(int fd);                                  /* struct coro_buf */
 void coro_buf_release(void *data);   /* give a lent buffer back (NULL: nothing) */
 
-/* Wait for one of the signals in set, blocked in this thread from the first await. */
-struct coro_signal coro_signal(const sigset_t *set);                       /* int: the signal */
+/* coro_signal(const sigset_t *set), a signal as an awaitable: in <coro/signal.h>. */
 
 /* Close fd, forgetting what the runtime knew of it: 0 or -errno. */
 int coro_close(int fd);

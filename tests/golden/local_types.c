@@ -41,8 +41,8 @@ static bool coro_resume_walk(coro_t *coro_c, void *coro_out) {
   coro_f->p = (struct coro_walk_point){1, 2};
   enum coro_walk_dir d = coro_walk_RIGHT;
 #line 11
-  memcpy(coro_f->path, (coro_walk_point_t [2]){{0, 0}, {3, 4}}, sizeof coro_f->path);
-  memcpy(coro_f->name, (char [8]){"walk"}, sizeof coro_f->name);
+  __builtin_memcpy(coro_f->path, (coro_walk_point_t [2]){{0, 0}, {3, 4}}, sizeof coro_f->path);
+  __builtin_memcpy(coro_f->name, (char [8]){"walk"}, sizeof coro_f->name);
   for (int i = 0; i < 2; i++) {
     coro_f->p.x += coro_f->path[i].x * d;
     /* resume point 1: local_types.coc:15 */

@@ -195,7 +195,7 @@ static inline __attribute__((unused)) coro_t *coro_in_child(struct coro_frame_ch
 #line 11
   coro_frame_init(&coro_f->coro_base.base, sizeof coro_f->coro_base, coro_resume_child, CORO_TASK);
 #line 11
-  memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  /* its children start from a zeroed header */
+  __builtin_memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  /* its children start from a zeroed header */
 #line 11
   coro_f->x = x;
 #line 11
@@ -207,7 +207,7 @@ static inline coro_t *coro_inside_child(struct coro_frame_child *coro_f, int x) 
 #line 11
   coro_frame_again(&coro_f->coro_base.base, coro_resume_child, CORO_TASK);
 #line 11
-  memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  /* its children start from a zeroed header */
+  __builtin_memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  /* its children start from a zeroed header */
 #line 11
   coro_f->x = x;
 #line 11
@@ -289,7 +289,7 @@ static inline __attribute__((unused)) coro_t *coro_in_top(struct coro_frame_top 
 #line 20
   coro_frame_init(&coro_f->coro_base.base, sizeof coro_f->coro_base, coro_resume_top, CORO_TASK);
 #line 20
-  memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  /* its children start from a zeroed header */
+  __builtin_memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  /* its children start from a zeroed header */
 #line 20
   return &coro_f->coro_base.base;
 }

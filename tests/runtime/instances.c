@@ -18,6 +18,7 @@
  */
 #include <coro.h>
 
+#include <stddef.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -126,7 +126,7 @@ struct coro_read {
   int fd;
   void *buf;
   size_t len;
-  ssize_t result;
+  long result;                 /* an ssize_t */
 };
 struct coro_read_buf {
   struct coro_awaitable base;
@@ -135,10 +135,10 @@ struct coro_read_buf {
 };
 struct coro_signal {
   struct coro_awaitable base;
-  sigset_t set;
+  unsigned char set[128] __attribute__((aligned(8)));  /* a sigset_t (runtime/signal.c checks the size) */
   int fd;                      /* the signalfd while waiting; -1 before and after */
   struct coro_read read;       /* of info from fd */
-  struct signalfd_siginfo info;
+  unsigned char info[128] __attribute__((aligned(8)));  /* a struct signalfd_siginfo */
   int result;
 };
 struct coro_write {
@@ -146,20 +146,20 @@ struct coro_write {
   int fd;
   const void *buf;
   size_t len;
-  ssize_t result;
+  long result;                 /* an ssize_t */
 };
 struct coro_accept {
   struct coro_awaitable base;
   int fd;
-  struct sockaddr *addr;
-  socklen_t *addrlen;
+  void *addr;                  /* a struct sockaddr */
+  unsigned int *addrlen;       /* a socklen_t */
   int result;
 };
 struct coro_connect {
   struct coro_awaitable base;
   int fd;
-  const struct sockaddr *addr;
-  socklen_t addrlen;
+  const void *addr;            /* a struct sockaddr */
+  unsigned int addrlen;        /* a socklen_t */
   bool started;
   int result;
 };
@@ -353,9 +353,9 @@ struct coro_ctx {
   uint16_t fpucw;      /* x87 control word (precision, rounding, masks): likewise */
   uint16_t unused;
 };
-CORO_STATIC_ASSERT(offsetof(struct coro_ctx, rsp) == 0x00, "switch_x86_64.S: rsp at 0x00");
-CORO_STATIC_ASSERT(offsetof(struct coro_ctx, mxcsr) == 0x08, "switch_x86_64.S: mxcsr at 0x08");
-CORO_STATIC_ASSERT(offsetof(struct coro_ctx, fpucw) == 0x0c, "switch_x86_64.S: fpucw at 0x0c");
+CORO_STATIC_ASSERT(__builtin_offsetof(struct coro_ctx, rsp) == 0x00, "switch_x86_64.S: rsp at 0x00");
+CORO_STATIC_ASSERT(__builtin_offsetof(struct coro_ctx, mxcsr) == 0x08, "switch_x86_64.S: mxcsr at 0x08");
+CORO_STATIC_ASSERT(__builtin_offsetof(struct coro_ctx, fpucw) == 0x0c, "switch_x86_64.S: fpucw at 0x0c");
 CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes in all");
 
 /* Inline only where it can be: GCC or clang (the asm statement), and not
@@ -530,7 +530,7 @@ bool coro_next_refused(coro_t *gen);
 static inline void coro_set_state(coro_t *c, unsigned resume_point, enum coro_status status) {
 #ifdef CORO_INLINE_SWITCH
   uint32_t gate = resume_point | (uint32_t)status << 16;   /* x86_64 is little-endian */
-  memcpy((char *)c + offsetof(struct coro, resume_point), &gate, sizeof gate);
+  __builtin_memcpy((char *)c + __builtin_offsetof(struct coro, resume_point), &gate, sizeof gate);
 #else
   c->resume_point = (unsigned short)resume_point;
   c->status = (unsigned short)status;
@@ -563,7 +563,7 @@ static inline bool coro_next_gated(coro_t *gen, void *out) {
   return gen->status != CORO_DONE;   /* suspended again, or finished */
 }
 
-CORO_STATIC_ASSERT(offsetof(struct coro, status) == offsetof(struct coro, resume_point) + 2,
+CORO_STATIC_ASSERT(__builtin_offsetof(struct coro, status) == __builtin_offsetof(struct coro, resume_point) + 2,
                "coro_next reads resume_point and status as one 32-bit gate");
 #endif
 
@@ -575,7 +575,7 @@ static inline bool coro_next(coro_t *gen, void *out) {
      CORO_RUNNING and which has no CORO_INLINE_SWITCH_MARK: one load and one
      test, what stackless instances pay without the inline switch too. */
   uint32_t gate;
-  memcpy(&gate, (const char *)gen + offsetof(struct coro, resume_point), sizeof gate);
+  __builtin_memcpy(&gate, (const char *)gen + __builtin_offsetof(struct coro, resume_point), sizeof gate);
   if (__builtin_expect(gate & (~(uint32_t)CORO_SUSPENDED << 16 | CORO_INLINE_SWITCH_MARK), 0))
     return coro_next_gated(gen, out);
 #else
@@ -611,7 +611,7 @@ coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void
    coro_free of it gives nothing back (home CORO_HOME_NONE). */
 static inline void coro_frame_init(coro_t *c, size_t size, bool (*resume)(coro_t *c, void *out),
                                    enum coro_kind kind) {
-  memset(c, 0, size);
+  __builtin_memset(c, 0, size);
   c->resume = resume;
   c->kind = (unsigned char)kind;
   c->status = CORO_CREATED;
@@ -729,7 +729,7 @@ static inline unsigned coro_enter(coro_t *c) {
    one whose address is taken): it lives in the frame field `field`, filled
    from the literal each time the expression is evaluated, as C says. */
 #define CORO_LITERAL(field, ...) \
-  (*(__typeof__(field) *)memcpy(&(field), &(__VA_ARGS__), sizeof(field)))
+  (*(__typeof__(field) *)__builtin_memcpy(&(field), &(__VA_ARGS__), sizeof(field)))
 
 /* The body returned: the instance is done for good. */
 #define CORO_FINISH(c)                                                   \
@@ -865,10 +865,10 @@ extern _Thread_local struct coro_sent coro_sent;
 #define CORO_RECEIVE(c, LVALUE)                                          \
   do {                                                                   \
     if (coro_sent.to == (c)) {                                           \
-      coro_sent.to = NULL;                                               \
-      memcpy(&(LVALUE), coro_sent.in, sizeof(LVALUE));                   \
+      coro_sent.to = (void *)0;                                              \
+      __builtin_memcpy(&(LVALUE), coro_sent.in, sizeof(LVALUE));                   \
     } else {                                                             \
-      memset(&(LVALUE), 0, sizeof(LVALUE));                              \
+      __builtin_memset(&(LVALUE), 0, sizeof(LVALUE));                              \
     }                                                                    \
   } while (0)
 
@@ -926,7 +926,7 @@ bool coro_child_waits(coro_t *parent, coro_t *child);
 static inline bool coro_start_child(coro_t *parent, coro_t *child,
                                     bool (*resume)(coro_t *c, void *out)) {
   coro_as_task(child)->parent = coro_as_task(parent);  /* (the scheduler still runs parent) */
-  return resume(child, NULL) && coro_child_waits(parent, child);
+  return resume(child, (void *)0) && coro_child_waits(parent, child);
 }
 
 /* `await op(...)`: while the awaitable aw is not ready, arrange to be woken
