@@ -457,7 +457,7 @@ class Gen:
                 continue
             K = v.kind
             if K == "u" and v.addressable and not v.const:
-                opts.append(("&@v0", v, 1, ["address_escape"], []))
+                opts.append(("&@v0", v, 1, ["address_escape"] + (["param_address"] if v is self.param else []), []))
             elif K == "arr":
                 opts.append(("@v0", v, v.n, ["array_decay"], []))
                 opts.append((f"&@v0[@e0 & {v.n // 2 - 1}u]", v, v.n // 2, ["address_escape"], [1]))
@@ -768,6 +768,11 @@ class Gen:
 
     def _decl_cleanup(self, name):
         ec = self.ec()
+        if self.p(0.2):
+            v = Var(name, "pt", self.depth, cleanup="cl_pt")
+            init = mk("{@e0, @e1}", subs=self._vals(ec, 2))
+            self.declare(v)
+            return Decl(v, init, tags={"cleanup", "cleanup_struct"})
         if self.p(0.25):
             p = self.ptr_u(ec)
             if p is not None:
@@ -783,8 +788,11 @@ class Gen:
         r = self.r
         jumps = self.p(0.15)
         ec = self.ec(jumps=jumps, asg=not jumps)
-        if self.p(0.08):
+        if self.p(0.12):
             # a whole struct
+            sas = self.vis("sa")
+            if sas and self.p(0.5):
+                return Simple("@v0 = @v1;", [r.choice(sas), r.choice(sas)], tags={"struct_copy"})
             ps = self.vis("pt")
             if ps:
                 v = r.choice(ps)
@@ -862,6 +870,11 @@ class Gen:
         kind = r.choice(["for", "for", "while", "do"])
         name = "i" if self.p(0.4) else r.choice(["j", "k", "i"]) if self.p(0.3) else self.fresh("i")
         n = r.choice([1, 2, 3, 3, 4, 5, 6, 10])
+        init = None
+        if self.p(0.15 + 0.2 * (self.fn_task and bool(self.callable))):
+            self.blocked.add(name)   # the counter's own name is in scope in its initializer
+            init = self.val(self.ec(), r_depth(r))
+            self.blocked.discard(name)
         self.scopes.append({})
         v = Var(name, "u", self.depth, readonly=True, addressable=False)
         self.declare(v)
@@ -877,11 +890,13 @@ class Gen:
         self.brk, self.cont, self.loop_aw = saved
         self.scopes.pop()
         tags = {"loop", "loop_" + kind}
+        if init is not None and init.naw:
+            tags.add("await_loop_init")
         if extra is not None and extra.naw:
             tags.add("await_loop_cond")
         if step is not None and step.naw:
             tags.add("await_loop_step")
-        return Loop(kind, v, n, body, extra, step, tags=tags)
+        return Loop(kind, v, n, body, extra, step, tags=tags, init=init)
 
     def s_switch(self):
         r = self.r
@@ -901,13 +916,31 @@ class Gen:
                 ls.append("default")
             if not ls:
                 break
-            body = self.sub_block(r.randrange(1, 4))
+            if labels and "case_in_block" not in self.without and self.p(0.25 * self.w_case):
+                body = self.case_in_block(labels.pop())
+            else:
+                body = self.sub_block(r.randrange(1, 4))
             brk = self.p(0.6)
             if not brk and i < ncases - 1:
                 tags.add("fallthrough")
             cases.append(Case(ls, body, brk))
         self.brk = saved
         return Switch(expr, cases, tags=tags)
+
+    def case_in_block(self, k):
+        """A case body whose first statement is a block (or an if) that
+        begins with another case label: the switch jumps into it. Nothing
+        is declared before the label, so the jump skips no initialisation."""
+        r = self.r
+        self.nest += 1
+        self.scopes.append({})
+        then = self.sub_block(r.randrange(1, 4))
+        then.stmts.insert(0, Simple(f"case {k}: ;", tags={"case_in_block"}))
+        first = If(self.val(self.ec(), r_depth(r)), then) if self.p(0.7) else then
+        rest = self.stmts(r.randrange(0, 3))
+        self.scopes.pop()
+        self.nest -= 1
+        return Block([first] + rest)
 
     def s_block(self):
         """A nested block that declares a name an outer block has."""
@@ -1064,7 +1097,8 @@ class Gen:
         self.w_sc = r.choice([0.5, 1, 2])
         self.w_se = r.choice([0.5, 1, 2])
         self.shadow_p = r.choice([0.05, 0.15, 0.3])
-        self.param = Var("a0", "u", 0, addressable=False)
+        self.w_case = r.choice([0.5, 1, 2])
+        self.param = Var("a0", "u", 0, addressable=self.p(0.3))
         children = []
         if kind == "task":
             nch = self.choose({0: 1, 1: 3, 2: 3, 3: 2})

@@ -39,6 +39,7 @@ SHAPES = [
     ("break/continue", {"break", "continue", "stmt_expr_break", "stmt_expr_continue"}),
     ("switch", {"switch"}),
     ("switch fallthrough", {"fallthrough"}),
+    ("case label inside a block", {"case_in_block"}),
     ("goto forward", {"goto_fwd", "stmt_expr_fwd"}),
     ("goto back", {"goto_back"}),
     ("goto back above a declaration", {"goto_back_above_decl"}),
@@ -48,15 +49,19 @@ SHAPES = [
     ("assignment in && || ?:", {"sc_assign"}),
     ("multiple awaits", {"multi_await"}),
     ("await in loop condition/step", {"await_loop_cond", "await_loop_step"}),
+    ("await in a loop's declaration", {"await_loop_init"}),
     ("compound literal", {"compound_literal"}),
     ("compound literal address", {"compound_literal_addr"}),
     ("2-D rows", {"row_2d"}),
     ("struct array members", {"struct_array_member"}),
     ("address escapes", {"address_escape", "array_decay", "escape_call"}),
+    ("the parameter's address", {"param_address"}),
     ("pointers in locals", {"ptr_local", "ptr_copy", "ptr_reassign"}),
     ("pointers in structs", {"ptr_in_struct"}),
     ("shadowing", {"shadowing"}),
     ("cleanups", {"cleanup"}),
+    ("cleanup of a struct", {"cleanup_struct"}),
+    ("struct copy", {"struct_copy"}),
     ("send", {"send"}),
     ("early coro_free", {"early_free"}),
     ("generator of unsigned", {"kind_gen"}),
@@ -580,7 +585,7 @@ def _slots(prog):
             out.append((s, "init"))
             expr_slots(s.init)
         else:
-            for attr in ("cond", "extra", "step", "expr"):
+            for attr in ("cond", "extra", "step", "expr", "init"):
                 e = getattr(s, attr, None)
                 if isinstance(e, tree.Tmpl):
                     out.append((s, attr))
@@ -610,11 +615,11 @@ def _stmt_edits(s):
     elif isinstance(s, tree.Loop):
         edits.append(list(s.body.stmts))
         if s.n > 1:
-            edits.append([tree.Loop(s.kind, s.var, 1, s.body, s.extra, s.step, s.tags)])
-        if s.extra is not None or s.step is not None:
+            edits.append([tree.Loop(s.kind, s.var, 1, s.body, s.extra, s.step, s.tags, s.init)])
+        if s.extra is not None or s.step is not None or s.init is not None:
             edits.append([tree.Loop(s.kind, s.var, s.n, s.body, None, None, s.tags)])
         if s.kind != "for":
-            edits.append([tree.Loop("for", s.var, s.n, s.body, s.extra, None, s.tags)])
+            edits.append([tree.Loop("for", s.var, s.n, s.body, s.extra, None, s.tags, s.init)])
     elif isinstance(s, tree.Switch):
         for c in s.cases:
             edits.append(list(c.body.stmts))

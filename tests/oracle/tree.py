@@ -218,30 +218,32 @@ class Loop(Stmt):
     while: { unsigned V = 0u; while (V < N [&& extra]) { V++; body } }
     do: { unsigned V = 0u; do { V++; body } while (V < N [&& extra]); }"""
 
-    def __init__(self, kind, var, n, body, extra=None, step=None, tags=()):
+    def __init__(self, kind, var, n, body, extra=None, step=None, tags=(), init=None):
         self.kind, self.var, self.n, self.body = kind, var, n, body
         self.extra, self.step = extra, step
+        self.init = init          # the counter starts at (init & 1u), or 0u
         self.tags = set(tags)
 
     def render(self, mode, S, d):
         v = self.var.name
+        start = "0u" if self.init is None else f"({self.init.render(mode, S)} & 1u)"
         cond = f"{v} < {self.n}u"
         if self.extra is not None:
             cond += f" && {self.extra.render(mode, S)}"
         body = self.body.render(mode, S, d + (0 if self.kind == "for" else 1))
         if self.kind == "for":
             step = f"{v}++" if self.step is None else f"{v} += 1u + ({self.step.render(mode, S)} & 1u)"
-            return [f"{ind(d)}for (unsigned {v} = 0u; {cond}; {step})"] + body
+            return [f"{ind(d)}for (unsigned {v} = {start}; {cond}; {step})"] + body
         inc = f"{ind(d + 2)}{v}++;"
         body = [body[0], inc] + body[1:]
         if self.kind == "while":
-            return ([f"{ind(d)}{{", f"{ind(d + 1)}unsigned {v} = 0u;", f"{ind(d + 1)}while ({cond})"]
+            return ([f"{ind(d)}{{", f"{ind(d + 1)}unsigned {v} = {start};", f"{ind(d + 1)}while ({cond})"]
                     + body + [f"{ind(d)}}}"])
-        return ([f"{ind(d)}{{", f"{ind(d + 1)}unsigned {v} = 0u;", f"{ind(d + 1)}do"] + body[:-1]
+        return ([f"{ind(d)}{{", f"{ind(d + 1)}unsigned {v} = {start};", f"{ind(d + 1)}do"] + body[:-1]
                 + [body[-1] + f" while ({cond});", f"{ind(d)}}}"])
 
     def exprs(self):
-        return [e for e in (self.extra, self.step) if e is not None]
+        return [e for e in (self.extra, self.step, self.init) if e is not None]
 
     def blocks(self):
         return [self.body]
@@ -489,6 +491,7 @@ static void put(unsigned *p, unsigned v) { *p = v; }
 static void cl_u(unsigned *p) { fold(*p ^ 0xc1c1u); }
 static void cl_p(unsigned **p) { fold(**p ^ 0xc2c2u); }
 struct pt { unsigned x, y; };
+static void cl_pt(struct pt *p) { fold(p->x * 3u + p->y); }
 struct sa { unsigned n; unsigned v[4]; char t[8]; };
 struct hp { unsigned *p; unsigned k; };
 """
