@@ -1,0 +1,146 @@
+"""The random-program oracle (tests/oracle/README.md), in two parts:
+
+- a fixed-seed sample of generated programs, built in every mode (stackless,
+  stackless --hoist-all, stackful) with gcc and clang, must print for each
+  program the checksum of its plain-C reference; some bundles are also built
+  at -O2, and some with -fsanitize=undefined,address, which must run clean;
+  every shape the generator makes must have been made, and coroc --stats
+  must have shown locals both in the frame and left as C locals;
+- every reduced program in tests/oracle/regress/ (NAME.coc beside its
+  reference NAME.ref.c) must print, in every mode with both compilers at
+  -O0 and -O2, what its reference prints. One whose first line holds
+  `oracle-xfail: WHY` is a bug not fixed yet: it must still fail (strict),
+  so that its fix is noticed and the mark taken off.
+
+The sample takes about two minutes on two cores (ORACLE_PROGRAMS overrides
+its size; tests/oracle/run is the long form, the `oracle` CMake target).
+"""
+import os
+import pathlib
+import re
+import sys
+
+import pytest
+
+from conftest import COROC, COROC_INCLUDE, COROC_LIB, TESTS_DIR, run
+
+sys.path.insert(0, str(TESTS_DIR / "oracle"))
+import oracle  # noqa: E402
+
+SEED = 20261129
+PROGRAMS = int(os.environ.get("ORACLE_PROGRAMS", "1000"))
+PER_FILE = 100
+# On two cores a bundle of 100 takes ~5 s at -O0 (3 modes x 2 compilers and
+# the two references), ~11 s more at -O2, ~30 s more under the sanitizers.
+O2_EVERY = 5        # these bundles are built at -O2 too
+SAN_BUNDLE = 3      # this one with -fsanitize=undefined,address too
+STATS_EVERY = 4     # coroc --stats on these
+MIN_SHAPE = 10      # programs that must hold each shape (of 1000: the rarest has ~80)
+
+# Shapes of the generator that hit a bug of coroc not fixed yet: the sample
+# does not make them, so that it guards everything else; each has a reduced
+# program in tests/oracle/regress/ marked oracle-xfail.
+# ORACLE_KNOWN_BUGS= (empty) makes them all again, to check a fix.
+KNOWN_BUGS = [b for b in os.environ.get(
+    "ORACLE_KNOWN_BUGS",
+    "stmt_expr_continue_await,"     # regress/stmt_expr_continue_do_await.coc
+    "stmt_expr_jump_cleanup"        # regress/stmt_expr_goto_back_cleanup.coc, stmt_expr_continue_cleanup.coc
+).split(",") if b]
+
+REGRESS = sorted((TESTS_DIR / "oracle" / "regress").glob("*.coc"))
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    assert COROC.exists(), f"coroc not built at {COROC}"
+    work = tmp_path_factory.mktemp("oracle")
+    configs = oracle.all_configs(opts=["-O0"])
+    o2 = [oracle.Config(m, cc, "-O2") for m in oracle.MODES for cc in oracle.COMPILERS]
+    orc = oracle.Oracle(work, configs, jobs=2, log=lambda m: None, without=KNOWN_BUGS, ref2=("clang", "-O0"))
+    try:
+        nb = (PROGRAMS + PER_FILE - 1) // PER_FILE
+        for b in range(nb):
+            seeds = list(range(SEED + b * PER_FILE, min(SEED + (b + 1) * PER_FILE, SEED + PROGRAMS)))
+            orc.check_bundle(b, seeds, san=b == SAN_BUNDLE % nb, stats=b % STATS_EVERY == 0,
+                             extra_configs=o2 if b % O2_EVERY == 0 else ())
+    finally:
+        orc.pool.shutdown()
+    cov = orc.coverage()
+    print(f"\noracle sample: {orc.programs} programs in {orc.bundles} bundles (seeds {SEED}..{SEED + PROGRAMS - 1}), "
+          f"{orc.san_programs} under the sanitizers, {len(orc.failures)} failures")
+    for k, v in cov.items():
+        print(f"  {k:32s} {v}")
+    st = orc.stats
+    print(f"  --stats: {st['frame']} locals in the frame, {st['c_local']} C locals: {st['reasons']}")
+    return orc
+
+
+def test_sample_agrees_with_the_reference(sample):
+    assert sample.programs >= PROGRAMS * 0.99, "programs went missing from the sample"
+    assert not sample.failures, "\n".join(f.describe() for f in sample.failures[:20])
+
+
+def test_sample_ran_under_the_sanitizers(sample):
+    # the subset built with -fsanitize=undefined,address: a report in the
+    # reference is a generator bug, in a mode a coroc bug; both are failures
+    assert sample.san_programs >= PER_FILE
+
+
+def test_sample_made_every_shape(sample):
+    cov = sample.coverage()
+    few = {k: v for k, v in cov.items() if v < MIN_SHAPE}
+    assert not few, f"shapes made too rarely: {few}"
+
+
+def test_sample_kept_locals_both_ways(sample):
+    st = sample.stats
+    assert st["bundles"] >= 2
+    assert st["frame"] > 0 and st["c_local"] > 0, st
+    reasons = " | ".join(st["reasons"])
+    for why in ("live across the yield", "live across the await", "address taken",
+                "array used as a pointer", "cleanup"):
+        assert why in reasons, f"no local kept in the frame because of '{why}': {st['reasons']}"
+
+
+def test_regress_has_programs():
+    assert REGRESS, "tests/oracle/regress/ is empty"
+    for coc in REGRESS:
+        assert coc.with_name(coc.stem + ".ref.c").exists(), f"{coc.name} has no reference {coc.stem}.ref.c"
+
+
+def _build_and_run(tmp_path, src, cfg):
+    exe = tmp_path / (src.stem + "." + cfg.name.replace("/", "_"))
+    cmd = [cfg.cc, "-std=gnu11", "-w", cfg.opt, f"-I{COROC_INCLUDE}", "-o", exe, src]
+    if cfg.mode != "ref":
+        cmd.append(COROC_LIB)
+    res = run(cmd + ["-lm", "-pthread"], timeout=120)
+    assert res.returncode == 0, f"{cfg.name}: {res.stderr}"
+    res = run([exe], timeout=60)
+    return res.stdout, res.returncode
+
+
+@pytest.mark.parametrize("coc", REGRESS, ids=[c.name for c in REGRESS])
+def test_regress(coc, tmp_path):
+    first = coc.read_text().split("\n", 1)[0]
+    xfail = re.search(r"oracle-xfail: (.*?)(\*/)?$", first)
+    ref_src = coc.with_name(coc.stem + ".ref.c")
+    want, rc = _build_and_run(tmp_path, ref_src, oracle.Config("ref", "gcc", "-O0"))
+    assert rc == 0 and re.fullmatch(r"(seed \d+: [0-9a-f]{16}\n)+", want), want
+    wrong = []
+    for mode in oracle.MODES:
+        c_file = tmp_path / f"{coc.stem}.{mode}.c"
+        res = run([COROC, *oracle.MODES[mode], "-o", c_file, coc], timeout=60)
+        if res.returncode:
+            wrong.append(f"{mode}: coroc: {res.stderr.strip()}")
+            continue
+        for cc in oracle.COMPILERS:
+            for opt in oracle.OPTS:
+                cfg = oracle.Config(mode, cc, opt)
+                got, rc = _build_and_run(tmp_path, c_file, cfg)
+                if got != want:
+                    wrong.append(f"{cfg.name}: {got.strip()!r} (exit {rc}), the reference {want.strip()!r}")
+    if xfail:
+        if wrong:
+            pytest.xfail(f"{xfail.group(1).strip()}: {wrong[0]}")
+        pytest.fail(f"{coc.name} is marked oracle-xfail but now agrees in every mode: take the mark off")
+    assert not wrong, "\n".join(wrong)
