@@ -18,6 +18,7 @@ header of the frames (HEADER), which a program of plain C in another target
 includes to make instances in its own storage.
 """
 import os
+import shlex
 import pathlib
 import re
 import shutil
@@ -73,10 +74,10 @@ CPPFLAGS = -DLIMIT={limit}
 CFLAGS = -std=gnu11 -Wall -Wextra -Werror
 
 app: gen.stackless.c
-\t$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ gen.stackless.c $$($(PKG_CONFIG) --cflags --libs coro)
+\teval "$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ gen.stackless.c $$($(PKG_CONFIG) --cflags --libs coro)"
 
 gen.stackless.c: gen.coc
-\t$(COROC) --backend=stackless $(CPPFLAGS) -o $@ gen.coc
+\t"$(COROC)" --backend=stackless $(CPPFLAGS) -o $@ gen.coc
 """
 
 
@@ -161,7 +162,8 @@ def test_installed_headers_one_include(installed, tmp_path):
 def test_pkg_config_points_into_prefix(installed):
     env = dict(os.environ, PKG_CONFIG_PATH=str(installed.pkgconfigdir))
     assert sh(["pkg-config", "--modversion", "coro"], env=env).stdout.strip() == project_version()
-    flags = sh(["pkg-config", "--cflags", "--libs", "coro"], env=env).stdout.split()
+    # shlex: pkg-config writes a space in a path as "\ " (a prefix under "my projects")
+    flags = shlex.split(sh(["pkg-config", "--cflags", "--libs", "coro"], env=env).stdout)
     incs = [pathlib.Path(f[2:]).resolve() for f in flags if f.startswith("-I")]
     libs = [pathlib.Path(f[2:]).resolve() for f in flags if f.startswith("-L")]
     assert installed.includedir.resolve() in incs, flags
@@ -464,6 +466,7 @@ def test_gdb_extension_installed_and_loaded(installed, tmp_path):
     if "ptrace" in res.stdout + res.stderr and "not permitted" in res.stdout + res.stderr:
         warnings.warn("SKIP: gdb may not trace processes here: the installed extension was not run")
         pytest.skip("gdb may not trace processes here (ptrace: Operation not permitted)")
+    # ADDRESS NAME KIND BACKEND STATE WHERE WAITS: WHERE is a path, which may hold spaces
     rows = [l.split() for l in res.stdout.splitlines() if l.startswith("0x")]
-    assert [r[1:5] + [os.path.basename(r[5])] + r[6:] for r in rows] == \
+    assert [r[1:5] + [os.path.basename(" ".join(r[5:-1]))] + r[-1:] for r in rows] == \
         [["upto", "generator", "stackless", "suspended", "gen.coc:7", "-"]], res.stdout + res.stderr

@@ -456,9 +456,50 @@ static void check_next_call(Checker *c, Node *n) {
               "'await coro_next_await(gen, &value)', not %s", g->name, n->lhs->tok->text);
 }
 
+/* `while (({ if (done) break; 1; }))`: a break or continue inside a
+   statement expression in a loop's own condition or step. gcc takes it for
+   the loop around this one, clang for this one: no lowering could give
+   the program one meaning, so it is refused, in both backends. */
+typedef struct {
+  int inside, loops, switches;
+} HeaderJumps;
+
+static bool header_jump_pre(Node *n, void *ctx) {
+  HeaderJumps *h = ctx;
+  h->inside += n->kind == ND_STMT_EXPR;
+  if (!h->inside)
+    return true;
+  h->loops += n->kind == ND_WHILE || n->kind == ND_DO || n->kind == ND_FOR;
+  h->switches += n->kind == ND_SWITCH;
+  if ((n->kind == ND_BREAK && !h->loops && !h->switches) || (n->kind == ND_CONTINUE && !h->loops))
+    error_tok(n->tok, "'%s' inside a statement expression in a loop's condition or step: gcc and "
+              "clang do not agree on which loop it leaves; test the condition in the loop's body instead",
+              n->kind == ND_BREAK ? "break" : "continue");
+  return true;
+}
+
+static void header_jump_post(Node *n, void *ctx) {
+  HeaderJumps *h = ctx;
+  if (h->inside) {
+    h->loops -= n->kind == ND_WHILE || n->kind == ND_DO || n->kind == ND_FOR;
+    h->switches -= n->kind == ND_SWITCH;
+  }
+  h->inside -= n->kind == ND_STMT_EXPR;
+}
+
+static void check_loop_header(Node *n) {
+  if (n->kind != ND_WHILE && n->kind != ND_DO && n->kind != ND_FOR)
+    return;
+  HeaderJumps h = {0};
+  visit(n->cond, header_jump_pre, header_jump_post, &h);
+  if (n->kind == ND_FOR)
+    visit(n->step, header_jump_pre, header_jump_post, &h);
+}
+
 static bool check_pre(Node *n, void *ctx) {
   Checker *c = ctx;
   check_next_call(c, n);
+  check_loop_header(n);
   switch (n->kind) {
   case ND_YIELD:
     walk_yield(c, n);

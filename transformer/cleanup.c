@@ -228,7 +228,7 @@ static bool plan_pre(Node *n, void *ctx) {
     w->loops = xrealloc(w->loops, sizeof(Node *) * (w->nloops + 1));
     w->loops[w->nloops++] = n;
   }
-  return n->kind != ND_STMT_EXPR;  /* (a statement expression's jumps stay inside it) */
+  return true;  /* (a statement expression's jumps may leave it too: lower.c, replace_expr_jumps) */
 }
 
 static void plan_post(Node *n, void *ctx) {

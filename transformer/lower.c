@@ -34,6 +34,7 @@
  * =================================================================== */
 
 static char *lower_await_expr(Emitter *e, Node *n);
+static void replace_expr_jumps(Emitter *e, Node *n);
 
 static char *lower_select(Emitter *e, Node *n);
 
@@ -618,6 +619,8 @@ static void lower_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, boo
     e->indent++;
   }
   if (cond && cond_last) {
+    drop_repl(e, 0);  /* (the body's statements replaced their own) */
+    replace_expr_jumps(e, n);
     emit_put(e, line, "if (!(%s)) break;", lower_await_expr(e, cond));
     close_blocks(e, open);
   }
@@ -644,6 +647,102 @@ static void lower_return(Emitter *e, Node *n) {
   emit_put(e, line, "CORO_FINISH(coro_c);");
 }
 
+/* {==================================================================
+ * Jumps out of statement expressions
+ * =================================================================== */
+
+/* `x = ({ if (done) goto out; v; });`: a statement expression is printed
+   as its text, but a jump in it that leaves it is a jump of the body, and
+   gets what the same jump as a statement gets: the calls of the cleanups
+   whose scope it leaves, a `continue` that the loop's lowering moved to a
+   label, a `return` that stores the result and finishes the instance. Its
+   text is replaced so (push_repl) while the statement around is printed.
+
+     ({ if (x) return 5; 2; })  ->  ({ if (x) { coro_f->coro_result = 5; CORO_FINISH(coro_c); } 2; })
+*/
+typedef struct {
+  Emitter *e;
+  Node *root;    /* the statement whose own expressions are walked */
+  int inside;    /* statement expressions around */
+  int loops;     /* loops around, inside them */
+  int switches;  /* switches around, inside them */
+} ExprJumps;
+
+static bool is_loop(const Node *n) {
+  return n->kind == ND_WHILE || n->kind == ND_DO || n->kind == ND_FOR;
+}
+
+/* A statement of the root's own (its body, its branches): lowered by itself. */
+static bool is_substatement(const Node *root, const Node *n) {
+  switch (root->kind) {
+  case ND_IF:
+    return n == root->then || n == root->otherwise;
+  case ND_WHILE: case ND_DO: case ND_FOR: case ND_SWITCH: case ND_LABEL: case ND_CASE: case ND_DEFAULT:
+    return n == root->body;
+  case ND_BLOCK:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* `return EXPR;` in a statement expression, as lower_return prints it. */
+static char *return_text(Emitter *e, Node *n, const char *calls) {
+  char *value = "";
+  if (n->expr)
+    value = e->co->returns_void ? format("(void)(%s); ", node_str(e, n->expr))
+                                : format("coro_f->coro_result = %s; ", node_str(e, n->expr));
+  return format("{ %s%s%sCORO_FINISH(coro_c); }", value, calls ? calls : "", calls ? " " : "");
+}
+
+static void replace_jump(ExprJumps *j, Node *n) {
+  Emitter *e = j->e;
+  char *calls = cleanup_exit(n), *jump = NULL;
+  if (n->kind == ND_RETURN) {
+    push_repl(e, n, return_text(e, n, calls));
+    return;
+  }
+  if (n->kind == ND_CONTINUE && e->continue_label) {
+    jump = format("goto %s;", e->continue_label);
+    e->continue_used = true;
+  }
+  if (calls || jump)
+    push_repl(e, n, format("{ %s%s%s }", calls ? calls : "", calls ? " " : "", jump ? jump : node_str(e, n)));
+}
+
+static bool expr_jumps_pre(Node *n, void *ctx) {
+  ExprJumps *j = ctx;
+  if (!j->inside && n != j->root && is_substatement(j->root, n))
+    return false;
+  j->inside += n->kind == ND_STMT_EXPR;
+  if (!j->inside)
+    return true;
+  j->loops += is_loop(n);
+  j->switches += n->kind == ND_SWITCH;
+  if ((n->kind == ND_GOTO && !n->expr) || n->kind == ND_RETURN ||
+      (n->kind == ND_BREAK && !j->loops && !j->switches) || (n->kind == ND_CONTINUE && !j->loops))
+    replace_jump(j, n);
+  return true;
+}
+
+static void expr_jumps_post(Node *n, void *ctx) {
+  ExprJumps *j = ctx;
+  if (j->inside) {
+    j->loops -= is_loop(n);
+    j->switches -= n->kind == ND_SWITCH;
+  }
+  j->inside -= n->kind == ND_STMT_EXPR;
+}
+
+/* The replacements for the jumps out of the statement expressions in n's
+   own expressions (not in its substatements, which are lowered by themselves). */
+static void replace_expr_jumps(Emitter *e, Node *n) {
+  ExprJumps j = {e, n, 0, 0, 0};
+  visit(n, expr_jumps_pre, expr_jumps_post, &j);
+}
+
+/* }================================================================== */
+
 static void lower_stmt_kind(Emitter *e, Node *n);
 
 /* A "fallthrough" comment before a case label tells the compiler that the
@@ -669,6 +768,7 @@ static void lower_stmt(Emitter *e, Node *n) {
 static void lower_stmt_kind(Emitter *e, Node *n) {
   int line = emit_line_of(e, n);
   drop_repl(e, 0);
+  replace_expr_jumps(e, n);
   switch (n->kind) {
   case ND_BLOCK:
     lower_substmt(e, line, "", n);
@@ -731,6 +831,8 @@ static void lower_stmt_kind(Emitter *e, Node *n) {
       return;
     }
     lower_loop_body(e, line, "do", n->body);
+    drop_repl(e, 0);  /* (the body's statements replaced their own) */
+    replace_expr_jumps(e, n);
     emit_put(e, e->toks->v[n->last].line, "while (%s);", node_str(e, n->cond));
     return;
   case ND_FOR:

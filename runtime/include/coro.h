@@ -138,6 +138,13 @@ int coro_run(void);
 /* Look for events after every n turns (0, the default: only when none is ready). */
 void coro_sched_poll_every(unsigned n);
 
+/* Decide from seed every order the runtime leaves open on this thread: which of the
+   descriptors ready in one wait wakes its task first, and whether the timers due in a
+   turn fire before or after them. The ready queue stays FIFO. The same seed and inputs
+   give the same run; CORO_SCHED_SEED=N in the environment does the same for every
+   thread, and a fatal error names the seed. */
+void coro_sched_seed(uint64_t seed);
+
 /* }================================================================== */
 
 /* {==================================================================
