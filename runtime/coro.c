@@ -7,6 +7,7 @@
  * cleanly, leaving the instance intact, when it cannot be resumed.
  */
 #include "coro_internal.h"
+#include "coro_seed.h"
 
 #include <stdarg.h>
 #include <stdint.h>

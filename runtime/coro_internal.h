@@ -49,10 +49,6 @@ void coro_stackful_keep(bool on);
    instance) p. For the values a channel hands to a waiting task. */
 void *coro_stackful_locate(coro_t *c, void *p);
 
-/* sched.c: " (schedule: CORO_SCHED_SEED=N)" when this thread's schedule is
-   seeded (coro_sched_seed), else "": coro_fatal's last words. */
-const char *coro_sched_seed_note(void);
-
 /* futures.c: the task that waits behind waiter w: w itself, or, for the relay
    that waits on an awaitable wrapped by coro_timeout in its task's place, that
    task (through nested timeouts). */

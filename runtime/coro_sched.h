@@ -50,9 +50,6 @@ struct sched {
   uint64_t now_ns;          /* the clock (CLOCK_MONOTONIC, ns) when the scheduler last read it */
   const struct coro_source *sources[CORO_MAX_SOURCES]; /* registered, in the order they came */
   unsigned nsources;
-  int seeded;               /* 0: not asked yet; 1: orders as they come; 2: orders from `seed` */
-  uint64_t seed;            /* the schedule's seed (coro_sched_seed, CORO_SCHED_SEED) */
-  uint64_t rng;             /* its generator's state, from the seed */
 };
 
 extern _Thread_local struct sched coro_sched_self;

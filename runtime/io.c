@@ -52,6 +52,7 @@
 #define _GNU_SOURCE
 #include "coro_pool.h"
 #include "coro_sched.h"
+#include "coro_seed.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,7 +61,9 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <limits.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -89,6 +92,7 @@ struct fd_record {
   bool hup;                     /* an event said the peer closed or an error is pending: a state,
                                    not data, which no read takes away, so "emptied" proves nothing */
   bool nonblock;                /* O_NONBLOCK set on it (a listener, a connecting socket) in this life */
+  bool fault_again;             /* a fault said "would block" (seed.c): the waiter tries again next turn */
   struct coro_awaitable *reader;/* waiting to read: a list, first come first */
   struct coro_awaitable *writer;/* waiting to write: likewise */
 };
@@ -182,15 +186,97 @@ static void not_a_socket(struct fd_record *r) {
   r->kind = FD_NOWAIT;
 }
 
+/* {------------------------------------------------------------------
+ * Faults on demand (CORO_SCHED_FAULTS, seed.c): what the kernel may
+ * legally answer and one machine rarely does. Each is a test of a word
+ * when faults are off.
+ * ------------------------------------------------------------------ */
+
+/* EINTR: the first call of an operation is not made, as if a signal came
+   first (*pending: drawn once per operation, so that the draws do not
+   depend on what the runtime has learnt of the descriptor). The runtime
+   tries again: a task never sees EINTR. */
+static bool interrupted(bool *pending) {
+  if (!*pending)
+    return false;
+  *pending = false;
+  errno = EINTR;
+  return true;
+}
+
+/* "Would block" before data (room, a connection) that is there a moment
+   later: the task waits, and the wait ends in the next turn (wait_for),
+   since no edge may come for what was there all along. */
+static bool fault_would_block(struct fd_record *r) {
+  if (!coro_fault(CORO_FAULT_EAGAIN))
+    return false;
+  r->fault_again = true;
+  return true;
+}
+
+/* Is r a stream socket? Asked where a fault needs to know before the
+   first call that would learn it. */
+static bool is_stream_now(struct fd_record *r) {
+  int type = 0;
+  socklen_t len = sizeof type;
+  if (r->kind == FD_UNKNOWN && getsockopt(r->fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0)
+    r->kind = type == SOCK_STREAM ? FD_STREAM : FD_SOCKET;
+  return r->kind == FD_STREAM;
+}
+
+/* A short transfer: fewer bytes asked of the kernel, down to one, where
+   the kernel may give fewer and nothing is lost by it: a stream socket,
+   either way; a pipe's writer of more than PIPE_BUF bytes (up to PIPE_BUF a
+   write is all or nothing), not in packet mode. Not a pipe's reader (its
+   packet mode, O_DIRECT, does not show at the read end, and a short read of
+   a packet loses the rest of it), a datagram, a signalfd or a timerfd (each
+   read is one whole record), nor a regular file. */
+static bool may_be_short(struct fd_record *r, size_t len, bool write) {
+  if (is_stream_now(r))
+    return true;
+  if (!write || len <= PIPE_BUF || (r->kind != FD_NOWAIT && r->kind != FD_FCNTL))
+    return false;
+  struct stat st;
+  if (fstat(r->fd, &st) < 0 || !S_ISFIFO(st.st_mode))
+    return false;
+  int flags = fcntl(r->fd, F_GETFL);
+  return flags >= 0 && !(flags & O_DIRECT);
+}
+
+/* (Drawn before asking whether it may be: the draws of a run must not
+   depend on what the runtime has learnt of a descriptor, or a second run
+   with the same seed would draw differently.) */
+static size_t fault_length(struct fd_record *r, size_t len, bool write) {
+  if (len <= 1 || !coro_fault(CORO_FAULT_SHORT))
+    return len;
+  size_t shorter = coro_fault_length(len);
+  return may_be_short(r, len, write) ? shorter : len;
+}
+
+/* The peer reset the connection: the operation fails with ECONNRESET, and
+   the socket is shut down both ways, so that what follows (and the peer)
+   sees the connection over, as after a real reset. */
+static bool fault_reset(struct fd_record *r) {
+  if (!coro_fault(CORO_FAULT_RESET) || !is_stream_now(r))
+    return false;
+  shutdown(r->fd, SHUT_RDWR);
+  return true;
+}
+
+/* }------------------------------------------------------------------ */
+
 /* One read without blocking: n, or -errno (-EAGAIN: it would block). */
 static ssize_t do_read(struct fd_record *r, void *buf, size_t len) {
+  bool eintr = coro_fault(CORO_FAULT_EINTR);
   for (;;) {
     ssize_t n;
     switch (r->kind) {
     case FD_UNKNOWN:
     case FD_STREAM:
     case FD_SOCKET:
-      n = recv(r->fd, buf, len, MSG_DONTWAIT);
+      n = interrupted(&eintr) ? -1 : recv(r->fd, buf, len, MSG_DONTWAIT);
+      if (n < 0 && errno == EINTR)
+        continue;
       if (n < 0 && errno == ENOTSOCK) {
         not_a_socket(r);
         continue;
@@ -202,7 +288,9 @@ static ssize_t do_read(struct fd_record *r, void *buf, size_t len) {
       return n;
     case FD_NOWAIT: {
       struct iovec v = {buf, len};
-      n = preadv2(r->fd, &v, 1, -1, RWF_NOWAIT);
+      n = interrupted(&eintr) ? -1 : preadv2(r->fd, &v, 1, -1, RWF_NOWAIT);
+      if (n < 0 && errno == EINTR)
+        continue;
       if (n < 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
         r->kind = FD_FCNTL;
         continue;
@@ -213,7 +301,9 @@ static ssize_t do_read(struct fd_record *r, void *buf, size_t len) {
       make_nonblocking(r->fd);
       /* fall through */
     default:
-      n = read(r->fd, buf, len);
+      n = interrupted(&eintr) ? -1 : read(r->fd, buf, len);
+      if (n < 0 && errno == EINTR)
+        continue;
       return n < 0 ? -errno : n;
     }
   }
@@ -221,13 +311,16 @@ static ssize_t do_read(struct fd_record *r, void *buf, size_t len) {
 
 /* One write without blocking: n, or -errno (-EAGAIN: it would block). */
 static ssize_t do_write(struct fd_record *r, const void *buf, size_t len) {
+  bool eintr = coro_fault(CORO_FAULT_EINTR);
   for (;;) {
     ssize_t n;
     switch (r->kind) {
     case FD_UNKNOWN:
     case FD_STREAM:
     case FD_SOCKET:
-      n = send(r->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+      n = interrupted(&eintr) ? -1 : send(r->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR)
+        continue;
       if (n < 0 && errno == ENOTSOCK) {
         not_a_socket(r);
         continue;
@@ -236,7 +329,9 @@ static ssize_t do_write(struct fd_record *r, const void *buf, size_t len) {
     case FD_NOWAIT: {
       no_sigpipe();
       struct iovec v = {(void *)buf, len};
-      n = pwritev2(r->fd, &v, 1, -1, RWF_NOWAIT);
+      n = interrupted(&eintr) ? -1 : pwritev2(r->fd, &v, 1, -1, RWF_NOWAIT);
+      if (n < 0 && errno == EINTR)
+        continue;
       if (n < 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
         r->kind = FD_FCNTL;
         continue;
@@ -248,7 +343,9 @@ static ssize_t do_write(struct fd_record *r, const void *buf, size_t len) {
       make_nonblocking(r->fd);
       /* fall through */
     default:
-      n = write(r->fd, buf, len);
+      n = interrupted(&eintr) ? -1 : write(r->fd, buf, len);
+      if (n < 0 && errno == EINTR)
+        continue;
       return n < 0 ? -errno : n;
     }
   }
@@ -295,6 +392,11 @@ static void wait_for(struct coro_awaitable *a, coro_t *waiter, int fd, bool out)
   struct fd_record *r = record(fd);
   a->waiter = waiter;
   a->next_waiter = NULL;
+  if (__builtin_expect(r->fault_again, 0)) {  /* a fault said "would block": try again next turn */
+    r->fault_again = false;
+    coro_ready(waiter);
+    return;
+  }
   if (r->kind == FD_BLOCKING || ((!r->registered || !r->confirmed) && !watch(r))) {
     r->emptied = r->filled = false;  /* not pollable: the next try simply blocks */
     coro_ready(waiter);
@@ -336,6 +438,7 @@ static void wake_all(struct coro_awaitable *list) {
    next wait. */
 static void io_cancel(struct coro_awaitable *a, int fd) {
   struct fd_record *r = record(fd);
+  r->fault_again = false;
   if (unlink_waiter(&r->reader, a) || unlink_waiter(&r->writer, a))
     waiting--;
   coro_settle(a);
@@ -418,10 +521,11 @@ static bool known_short(const struct fd_record *r, bool short_flag) {
 static bool read_ready(struct coro_awaitable *a) {
   struct coro_read *op = (struct coro_read *)a;
   struct fd_record *r = record(op->fd);
-  if (known_short(r, r->emptied))
+  if (known_short(r, r->emptied) || fault_would_block(r))
     return false;
-  ssize_t n = do_read(r, op->buf, op->len);
-  if (!settle(r, &r->emptied, n, op->len))
+  size_t len = fault_length(r, op->len, false);
+  ssize_t n = fault_reset(r) ? -ECONNRESET : do_read(r, op->buf, len);
+  if (!settle(r, &r->emptied, n, len))
     return false;
   op->result = n;
   return true;
@@ -449,13 +553,14 @@ struct coro_read coro_read(int fd, void *buf, size_t len) {
 static bool read_buf_ready(struct coro_awaitable *a) {
   struct coro_read_buf *op = (struct coro_read_buf *)a;
   struct fd_record *r = record(op->fd);
-  if (known_short(r, r->emptied))
+  if (known_short(r, r->emptied) || fault_would_block(r))
     return false;
   char *buf = coro_bufpool_take();
-  ssize_t n = do_read(r, buf, CORO_BUF_SIZE);
+  size_t len = fault_length(r, CORO_BUF_SIZE, false);
+  ssize_t n = fault_reset(r) ? -ECONNRESET : do_read(r, buf, len);
   if (n <= 0)
     coro_buf_release(buf);
-  if (!settle(r, &r->emptied, n, CORO_BUF_SIZE))
+  if (!settle(r, &r->emptied, n, len))
     return false;
   op->result.len = n;
   op->result.data = n > 0 ? buf : NULL;
@@ -482,10 +587,11 @@ struct coro_read_buf coro_read_buf(int fd) {
 static bool write_ready(struct coro_awaitable *a) {
   struct coro_write *op = (struct coro_write *)a;
   struct fd_record *r = record(op->fd);
-  if (known_short(r, r->filled))
+  if (known_short(r, r->filled) || fault_would_block(r))
     return false;
-  ssize_t n = do_write(r, op->buf, op->len);
-  if (!settle(r, &r->filled, n, op->len))
+  size_t len = fault_length(r, op->len, true);
+  ssize_t n = fault_reset(r) ? -ECONNRESET : do_write(r, op->buf, len);
+  if (!settle(r, &r->filled, n, len))
     return false;
   op->result = n;
   return true;
@@ -520,13 +626,17 @@ static bool accept_ready(struct coro_awaitable *a) {
     learn_socket(r);
     r->nonblock = true;
   }
-  int fd = accept4(op->fd, op->addr, op->addrlen, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (fault_would_block(r))
+    return false;
+  int fd;
+  bool eintr = coro_fault(CORO_FAULT_EINTR);
+  do  /* interrupted: at once again (a wait would need an edge that may have come already) */
+    fd = interrupted(&eintr) ? -1 : accept4(op->fd, op->addr, op->addrlen, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  while (fd < 0 && errno == EINTR);
   if (fd < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
     r->confirmed = false;
     return false;
   }
-  if (fd < 0 && errno == EINTR)
-    return false;
   op->result = fd < 0 ? -errno : fd;
   if (fd >= 0)
     fresh(record(fd), r->kind == FD_STREAM ? FD_STREAM : FD_SOCKET);

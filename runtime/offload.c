@@ -30,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include "coro_sched.h"
+#include "coro_seed.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -38,6 +39,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { STARTED = 1, WAITING = 2, DONE = 3 };
@@ -55,6 +57,17 @@ static pthread_once_t workers_once = PTHREAD_ONCE_INIT;
 
 static void finish(struct coro_offload *op);
 
+/* A fault (CORO_FAULT_SLOW, seed.c): the call starts late, as on a busy
+   machine, so that it finishes after what would otherwise come later. */
+static void hold_back(void) {
+  uint64_t ns = coro_fault_slow_ns();
+  if (!ns)
+    return;
+  struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000)};
+  while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+    ;
+}
+
 static void *worker(void *unused) {
   (void)unused;
   for (;;) {
@@ -66,6 +79,7 @@ static void *worker(void *unused) {
     if (!jobs_head)
       jobs_tail = NULL;
     pthread_mutex_unlock(&jobs_lock);
+    hold_back();
     op->result = op->fn(op->arg);
     finish(op);
   }
@@ -146,6 +160,25 @@ static void finish(struct coro_offload *op) {
     ;
 }
 
+/* The calls finished since the last drain, in an order the seed picks
+   (they finished at once, as far as the scheduler can tell): each is put
+   at a place drawn among those before it, in a list rebuilt in place. */
+static struct coro_offload *shuffle(struct coro_offload *list) {
+  struct coro_offload *out = NULL;
+  unsigned n = 0;
+  while (list) {
+    struct coro_offload *op = list;
+    list = list->next_done;
+    struct coro_offload **at = &out;
+    for (unsigned i = (unsigned)(coro_seed_random() % (n + 1)); i > 0; i--)
+      at = &(*at)->next_done;
+    op->next_done = *at;
+    *at = op;
+    n++;
+  }
+  return out;
+}
+
 /* On the scheduler: its eventfd fired; every queued task is ready. */
 static void drain(void *tag, uint32_t events) {
   struct coro_remote *r = tag;
@@ -154,6 +187,8 @@ static void drain(void *tag, uint32_t events) {
   while (read(r->fd, &count, sizeof count) < 0 && errno == EINTR)
     ;
   struct coro_offload *op = atomic_exchange_explicit(&r->head, NULL, memory_order_acquire);
+  if (__builtin_expect(coro_seeded(), 0))
+    op = shuffle(op);
   while (op) {
     struct coro_offload *next = op->next_done;
     r->waiting--;

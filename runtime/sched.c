@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include "coro_internal.h"
 #include "coro_sched.h"
+#include "coro_seed.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -106,56 +107,19 @@ void coro_sched_poll_every(unsigned n) {
  * =================================================================== */
 
 /* Which of the orders the contract leaves open a turn takes comes, with a
-   seed, from a generator of its own (splitmix64: small, and the same on
-   every machine), so that a run can be replayed from its seed. Without
-   one, nothing here runs but a test per wait for events. */
-void coro_sched_seed(uint64_t seed) {
-  struct sched *s = &coro_sched_self;
-  s->seeded = 2;
-  s->seed = seed;
-  s->rng = seed;
-}
-
-static uint64_t sched_random(struct sched *s) {
-  uint64_t z = (s->rng += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-
-/* Is this thread's schedule seeded? Asked once: CORO_SCHED_SEED. */
-static bool sched_seeded(struct sched *s) {
-  if (__builtin_expect(s->seeded == 0, 0)) {
-    const char *env = getenv("CORO_SCHED_SEED");
-    char *end;
-    unsigned long long v = env && *env ? strtoull(env, &end, 0) : 0;
-    if (env && *env && *end == '\0')
-      coro_sched_seed(v);
-    else
-      s->seeded = 1;
-  }
-  return s->seeded == 2;
-}
+   seed, from the thread's generator (seed.c), so that a run can be
+   replayed from its seed. Without one, nothing here runs but a test per
+   wait for events. */
 
 /* The events of one wait in an order the seed picks (all of them came
    before the wait returned: any order is one the kernel could give). */
-static void shuffle_events(struct sched *s, struct epoll_event *events, int n) {
+static void shuffle_events(struct epoll_event *events, int n) {
   for (int i = n - 1; i > 0; i--) {
-    int j = (int)(sched_random(s) % (uint64_t)(i + 1));
+    int j = (int)(coro_seed_random() % (uint64_t)(i + 1));
     struct epoll_event t = events[i];
     events[i] = events[j];
     events[j] = t;
   }
-}
-
-/* For coro_fatal: " (schedule: CORO_SCHED_SEED=N)" when this thread's is seeded. */
-const char *coro_sched_seed_note(void) {
-  static _Thread_local char note[64];
-  struct sched *s = &coro_sched_self;
-  if (s->seeded != 2)
-    return "";
-  snprintf(note, sizeof note, " (schedule: CORO_SCHED_SEED=%llu)", (unsigned long long)s->seed);
-  return note;
 }
 
 /* }================================================================== */
@@ -391,10 +355,10 @@ static void poll_events(struct sched *s, int64_t timeout_ns) {
     if (n < 0 && errno != EINTR)
       coro_fatal("coro_run", "epoll_wait: %s", strerror(errno));
   }
-  bool seeded = sched_seeded(s), fire_first = false;
-  if (__builtin_expect(seeded, 0)) {
-    shuffle_events(s, events, n);
-    fire_first = sched_random(s) & 1;  /* the timers due now, before the I/O of this turn */
+  bool fire_first = false;
+  if (__builtin_expect(coro_seeded(), 0)) {
+    shuffle_events(events, n);
+    fire_first = coro_seed_random() & 1;  /* the timers due now, before the I/O of this turn */
   }
   if (fire_first)
     fire_due(s);

@@ -23,6 +23,7 @@
  * in (whole milliseconds, rounded down, ended sleeps up to 0.9 ms early).
  */
 #include "coro_sched.h"
+#include "coro_seed.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -226,7 +227,23 @@ static bool timers_waiting(void) {
   return timers.n != 0;
 }
 
+/* A fault (CORO_FAULT_LATE, seed.c) holds the timers due back until
+   this moment (ns), all of them, so that they still fire in their order. */
+static _Thread_local uint64_t late_until_ns;
+
+/* Are the timers due at now late this time? */
+static bool timers_late(uint64_t now) {
+  if (now < late_until_ns)
+    return true;
+  if (!coro_fault(CORO_FAULT_LATE))
+    return false;
+  late_until_ns = now + coro_fault_late_ns();
+  return true;
+}
+
 static void timers_fire(uint64_t now) {
+  if (timers.n && timers.v[0]->deadline_ns <= now && timers_late(now))
+    return;
   while (timers.n && timers.v[0]->deadline_ns <= now) {
     struct coro_sleep *t = heap_pop(&timers);
     t->fired = true;
@@ -244,7 +261,7 @@ static int64_t timers_timeout(uint64_t now) {
     return -1;
   uint64_t d = timers.v[0]->deadline_ns, day = 86400 * UINT64_C(1000000000);
   if (d <= now)
-    return 0;
+    return now < late_until_ns ? (int64_t)(late_until_ns - now) : 0;  /* (late: a fault) */
   if (clock_set(d))
     return -1;
   return (int64_t)(d - now > day ? day : d - now);

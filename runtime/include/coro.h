@@ -139,11 +139,19 @@ int coro_run(void);
 void coro_sched_poll_every(unsigned n);
 
 /* Decide from seed every order the runtime leaves open on this thread: which of the
-   descriptors ready in one wait wakes its task first, and whether the timers due in a
-   turn fire before or after them. The ready queue stays FIFO. The same seed and inputs
-   give the same run; CORO_SCHED_SEED=N in the environment does the same for every
-   thread, and a fatal error names the seed. */
+   descriptors ready in one wait wakes its task first, whether the timers due in a turn
+   fire before or after them, in which order offloaded calls finished meanwhile wake
+   their tasks. The ready queue stays FIFO. The same seed and inputs give the same run;
+   CORO_SCHED_SEED=N in the environment does the same for every thread, and a fatal
+   error names the seed. */
 void coro_sched_seed(uint64_t seed);
+
+/* Show tasks, at random from the seed, what the kernel may legally answer: spec is a
+   list such as "eagain,short=50,late" of the kinds eagain, short, eintr, late, slow,
+   reset, each with a rate in percent (or its default), or "all" (every kind but
+   reset), or "none". Before the first task runs; CORO_SCHED_FAULTS=spec in the
+   environment does the same. 0, or -EINVAL for a spec it cannot read. */
+int coro_sched_faults(const char *spec);
 
 /* }================================================================== */
 
