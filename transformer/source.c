@@ -649,12 +649,27 @@ int source_macro_line_number(int physical, int seen) {
   return seen;
 }
 
-/* Could the text hold a `#line N` or `# N` directive? A `#` followed by
-   blanks and a digit or the word line, anywhere (even in a comment): if
-   none is there, none can be a directive. */
+/* Can the `#` at p begin a directive? Only blanks and comments may stand
+   before it on its line, so the byte before it, blanks passed over, is the
+   line's start or the `/` that ends a comment. A `#` in the middle of a
+   line (`** Ticket #2739` in a comment, a string's "#1") cannot: telling so
+   spares a large file a scan of its own tokens (scan_original) that it
+   would not otherwise need. */
+static bool may_start_directive(const char *text, const char *p) {
+  while (p > text && p[-1] && strchr(" \t\v\f\r", p[-1]))
+    p--;
+  return p == text || p[-1] == '\n' || p[-1] == '/';
+}
+
+/* Could the text hold a `#line N` or `# N` directive? A `#` that may start
+   a directive, followed by blanks and a digit or the word line, anywhere
+   (even in a comment): if none is there, none can be a directive. */
 static bool may_have_line_directives(const char *text, size_t len) {
   for (const char *p = memchr(text, '#', len); p; p = memchr(p, '#', text + len - p)) {
+    bool first = may_start_directive(text, p);
     p++;
+    if (!first)
+      continue;
     while (p < text + len && *p && strchr(directive_blanks, *p))
       p++;
     if (p < text + len && ((*p >= '0' && *p <= '9') || (text + len - p >= 4 && !memcmp(p, "line", 4))))
