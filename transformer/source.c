@@ -362,11 +362,18 @@ static void mark_dead(Source *src) {
   }
 }
 
+/* The lines of the text, counted by memchr: a byte at a time, the count
+   went to memory at every byte (a char may alias it), 5% of the time on a
+   large file. */
+static int count_lines(const char *text, size_t len) {
+  int n = 0;
+  for (const char *p = text, *end = text + len; (p = memchr(p, '\n', end - p)); p++)
+    n++;
+  return n;
+}
+
 static void mark_live_lines(Source *src) {
-  src->nlines = 2;
-  for (size_t i = 0; i < src->len; i++)
-    if (src->text[i] == '\n')
-      src->nlines++;
+  src->nlines = 2 + count_lines(src->text, src->len);
   src->line_live = xcalloc(src->nlines + 1, sizeof(bool));
   src->directive_live = xcalloc(src->nlines + 1, sizeof(bool));
   for (int i = 0; i < src->expanded.n; i++) {
@@ -714,11 +721,12 @@ bool is_line_directive(const char *directive) {
    hold in both, and the output copies the user's bytes (Source.raw). */
 static void normalize_line_ends(Source *src) {
   char *copy = NULL;
-  for (size_t i = 0; i < src->len; i++)
-    if (src->raw[i] == '\r' && (i + 1 == src->len || src->raw[i + 1] != '\n')) {
+  const char *end = src->raw + src->len;
+  for (const char *p = src->raw; (p = memchr(p, '\r', end - p)); p++)  /* (most files have none) */
+    if (p + 1 == end || p[1] != '\n') {
       if (!copy)
         copy = xstrndup(src->raw, src->len);
-      copy[i] = '\n';
+      copy[p - src->raw] = '\n';
     }
   if (copy)
     src->text = copy;
