@@ -34,13 +34,16 @@ extern char **environ;
  * Reading
  * =================================================================== */
 
-static char *read_fd(int fd, size_t *len) {
-  size_t cap = 65536, n = 0;
-  char *buf = xcalloc(1, cap + 1);
+/* All of fd; `size`, its size if known, sizes the buffer at once. */
+static char *read_fd(int fd, size_t size, size_t *len) {
+  size_t cap = size + 1 > 65536 ? size + 1 : 65536, n = 0;
+  char *buf = xrealloc(NULL, cap + 1);
+  advise_huge_pages(buf, cap + 1);
   for (;;) {
     if (n == cap) {
       cap *= 2;
       buf = xrealloc(buf, cap + 1);
+      advise_huge_pages(buf, cap + 1);
     }
     ssize_t r = read(fd, buf + n, cap - n);
     if (r < 0 && errno == EINTR)
@@ -58,7 +61,7 @@ static char *read_fd(int fd, size_t *len) {
 
 static char *read_input(const char *path, size_t *len) {
   if (strcmp(path, "-") == 0) {
-    char *text = read_fd(0, len);
+    char *text = read_fd(0, 0, len);
     if (!text)
       fatal("cannot read standard input: %s", strerror(errno));
     return text;
@@ -69,7 +72,7 @@ static char *read_input(const char *path, size_t *len) {
   int fd = open(path, O_RDONLY);
   if (fd < 0)
     fatal("cannot open %s: %s", path, strerror(errno));
-  char *text = read_fd(fd, len);
+  char *text = read_fd(fd, fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, len);
   close(fd);
   if (!text)
     fatal("cannot read %s: %s", path, strerror(errno));
