@@ -566,6 +566,8 @@ def test_line_directive_with_a_macro_number(coroc, tmp_path, backend):
     ('#line 500\n#error stop\n', 2),                     # the preprocessor's error
     ('#line 500 "gen.y"\nint x;\n#if\n#endif\n', 3),
     ('# 20 "gen.y" 2\nint x = ;\n', 2),                  # coroc's own
+    (' \t #line 500 "gen.y"\nint x;\n#if\n#endif\n', 3),   # blanks before the '#'
+    ('int y; /* issue #1 */\nint x = ;\n', 2),            # a '#' that starts no directive
 ])
 def test_errors_after_a_line_directive_point_at_the_file_as_it_stands(coroc, tmp_path, text, line):
     """coroc reports where the line stands in the file (with the line and a caret), whatever

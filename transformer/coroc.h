@@ -63,6 +63,8 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 void xfree(void *p);
 char *xstrndup(const char *s, size_t n);
+/* Ask for huge pages under a large block that is about to be written (diag.c). */
+void advise_huge_pages(void *p, size_t size);
 char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *vformat(const char *fmt, va_list ap);
 /* open_memstream: *buf and *len are set by fclose; *buf is freed with xfree. */

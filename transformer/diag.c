@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* The texts diagnostics can quote lines from. */
@@ -249,6 +250,7 @@ static ssize_t stream_write(void *cookie, const char *data, size_t n) {
   if (m->len + n + 1 > m->cap) {
     m->cap = 2 * (m->len + n + 1);
     m->buf = xrealloc(m->buf, m->cap);
+    advise_huge_pages(m->buf, m->cap);  /* (the output of a large file) */
   }
   memcpy(m->buf + m->len, data, n);
   m->len += n;
@@ -439,6 +441,22 @@ void coroc_reset(void) {
 #endif /* COROC_FUZZING */
 
 
+
+/* Large blocks written once, in order (the token arrays, the input, the
+   output), take a page fault for each 4 KiB they touch: 7% of the time on a
+   large file for the tokens alone. In huge pages (2 MiB), where the kernel
+   has them, it is one fault per 2 MiB. Only whole pages inside the block
+   are advised, and only in a block that can hold a huge page (a small one
+   is in the heap, where the advice would only split its mapping); the
+   advice is no more than that (an error leaves the small pages). */
+void advise_huge_pages(void *p, size_t size) {
+  if (size < (4u << 20))
+    return;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t start = ((uintptr_t)p + page - 1) & ~(page - 1), end = ((uintptr_t)p + size) & ~(page - 1);
+  if (end > start)
+    madvise((void *)start, end - start, MADV_HUGEPAGE);
+}
 
 char *xstrndup(const char *s, size_t n) {
   char *p = xcalloc(1, n + 1);
