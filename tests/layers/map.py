@@ -1,0 +1,204 @@
+#!/usr/bin/python3
+"""The map of coroc's files, read from the objects' symbols.
+
+For each object file of the transformer (coroc) and the runtime (libcoro),
+`nm` says which symbols it defines and which it uses; a use of a symbol that
+another file of the same program defines is an edge between the two files
+(a call, or a variable read or written). From those edges:
+
+  * the circles: groups of files that reach each other (strongly connected
+    components of more than one file);
+  * the edges against the layer order that tests/layers/layers.txt gives
+    (a file may use its own layer and the layers below it);
+  * the "calls into" table of each program, as markdown.
+
+    tests/layers/map.py [--build DIR] [--program transformer|runtime]
+                        [--circles] [--table] [--check]
+
+--check exits 1 on any circle or edge against the order that layers.txt
+does not list as known (with its reason).
+"""
+import argparse
+import collections
+import pathlib
+import subprocess
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+SOURCE_DIR = HERE.parent.parent
+PROGRAMS = {
+    "transformer": "transformer/CMakeFiles/coroc.dir",
+    "runtime": "runtime/CMakeFiles/coro.dir",
+}
+DEFINED = set("TDBRCVWGSi")  # nm's kinds of a symbol an object defines (global or weak)
+
+
+def file_name(obj):
+    """runtime/CMakeFiles/coro.dir/sched.c.o -> sched.c (lexer.c, parser.c: lexer.l, parser.y)."""
+    name = obj.name[:-2] if obj.name.endswith(".o") else obj.name
+    return {"lexer.c": "lexer.l", "parser.c": "parser.y"}.get(name, name)
+
+
+def read_symbols(objects):
+    """{file: (defined names, used names)} from nm."""
+    out = {}
+    for obj in objects:
+        res = subprocess.run(["nm", "--defined-only", "-g", obj], capture_output=True, text=True, check=True)
+        defined = {line.split()[-1] for line in res.stdout.splitlines()
+                   if len(line.split()) >= 3 and line.split()[1] in DEFINED}
+        res = subprocess.run(["nm", "-u", obj], capture_output=True, text=True, check=True)
+        used = {line.split()[-1] for line in res.stdout.splitlines() if line.strip()}
+        out[file_name(obj)] = (defined, used)
+    return out
+
+
+def edges(symbols):
+    """{file: {file it uses: [symbols]}}."""
+    owner = {}
+    for f, (defined, _) in symbols.items():
+        for s in defined:
+            owner.setdefault(s, f)
+    graph = collections.defaultdict(lambda: collections.defaultdict(list))
+    for f, (_, used) in symbols.items():
+        for s in sorted(used):
+            g = owner.get(s)
+            if g and g != f:
+                graph[f][g].append(s)
+        graph[f]  # every file is a node
+    return graph
+
+
+def circles(graph):
+    """The strongly connected components of more than one file (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def read_layers(program):
+    """layers.txt: '[program]' sections of 'LAYER: file file ...' lines, lowest
+    first; 'known-circle: f g ... -- why' and 'known-edge: f -> g -- why'."""
+    layers, known_circles, known_edges, section = [], [], [], None
+    for raw in (HERE / "layers.txt").read_text(encoding="utf-8").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+            continue
+        if section != program:
+            continue
+        key, _, rest = line.partition(":")
+        if key == "known-circle":
+            files, _, why = rest.partition("--")
+            known_circles.append((sorted(files.split()), why.strip()))
+        elif key == "known-edge":
+            pair, _, why = rest.partition("--")
+            a, _, b = pair.partition("->")
+            known_edges.append(((a.strip(), b.strip()), why.strip()))
+        else:
+            layers.append((key.strip(), rest.split()))
+    return layers, known_circles, known_edges
+
+
+def against_order(graph, layers):
+    """Edges from a file to a file of a higher layer: [(from, to, symbols)]."""
+    level = {f: i for i, (_, files) in enumerate(layers) for f in files}
+    bad = []
+    for f in sorted(graph):
+        for g, syms in sorted(graph[f].items()):
+            if f in level and g in level and level[g] > level[f]:
+                bad.append((f, g, syms))
+    return bad
+
+
+def table(graph, layers):
+    level = {f: name for name, files in layers for f in files}
+    lines = ["| file | layer | calls into |", "|---|---|---|"]
+    for f in sorted(graph, key=lambda f: ([n for n, _ in layers].index(level[f]) if f in level else 99, f)):
+        into = ", ".join(f"`{g}`" for g in sorted(graph[f])) or "nothing"
+        lines.append(f"| `{f}` | {level.get(f, '?')} | {into} |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", type=pathlib.Path, default=SOURCE_DIR / "build")
+    ap.add_argument("--program", choices=sorted(PROGRAMS), action="append")
+    ap.add_argument("--circles", action="store_true")
+    ap.add_argument("--table", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    opts = ap.parse_args()
+    failed = False
+    for program in opts.program or sorted(PROGRAMS):
+        objects = sorted((opts.build / PROGRAMS[program]).glob("*.o"))
+        if not objects:
+            sys.exit(f"map.py: no objects in {opts.build / PROGRAMS[program]}: build first")
+        graph = edges(read_symbols(objects))
+        layers, known_circles, known_edges = read_layers(program)
+        found = circles(graph)
+        bad = against_order(graph, layers)
+        if opts.circles or not (opts.table or opts.check):
+            print(f"{program}: circles")
+            for c in found:
+                print("  " + " <-> ".join(c))
+            print(f"{program}: edges against the layer order")
+            for f, g, syms in bad:
+                print(f"  {f} -> {g}: {', '.join(syms)}")
+        if opts.table:
+            print(table(graph, layers))
+        if opts.check:
+            known_c = [c for c, _ in known_circles]
+            known_e = [e for e, _ in known_edges]
+            unlayered = sorted(f for f in graph if f not in {x for _, fs in layers for x in fs})
+            for f in unlayered:
+                print(f"{program}: {f} has no layer in tests/layers/layers.txt")
+                failed = True
+            for c in found:
+                if c not in known_c:
+                    print(f"{program}: a circle of files: {' <-> '.join(c)}")
+                    failed = True
+            for f, g, syms in bad:
+                if (f, g) not in known_e:
+                    print(f"{program}: {f} (a lower layer) uses {g}: {', '.join(syms)}")
+                    failed = True
+            for c in known_c:
+                if c not in found:
+                    print(f"{program}: layers.txt lists a circle that is gone: {' '.join(c)} (take it off)")
+                    failed = True
+            for e in known_e:
+                if e not in [(f, g) for f, g, _ in bad]:
+                    print(f"{program}: layers.txt lists an edge that is gone: {e[0]} -> {e[1]} (take it off)")
+                    failed = True
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
