@@ -144,6 +144,9 @@ def test_installed_files(installed):
         assert (inst.cmakedir / name).is_file(), f"{name} not installed in {inst.cmakedir}"
     res = subprocess.run([inst.coroc, "--version"], capture_output=True, text=True, timeout=30)
     assert res.returncode == 0, res.stderr
+    seeds = inst.bindir / "coro-seeds"  # docs/testing.md: installed beside coroc
+    res = subprocess.run([seeds, "-n", "2", "true"], capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0 and "2 seeds (1..2) passed" in res.stderr, res.stderr
 
 
 def test_installed_headers_one_include(installed, tmp_path):
