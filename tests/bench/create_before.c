@@ -3,6 +3,7 @@
  * calloc and free, the baseline of part 5 (create.c). */
 #include <coro.h>
 
+#include <stddef.h>  /* max_align_t (<coro.h> includes no POSIX or C library header) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
