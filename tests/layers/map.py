@@ -33,13 +33,24 @@ PROGRAMS = {
 DEFINED = set("TDBRCVWGSi")  # nm's kinds of a symbol an object defines (global or weak)
 
 
-def file_name(obj):
-    """runtime/CMakeFiles/coro.dir/sched.c.o -> sched.c (lexer.c, parser.c: lexer.l, parser.y)."""
-    name = obj.name[:-2] if obj.name.endswith(".o") else obj.name
-    return {"lexer.c": "lexer.l", "parser.c": "parser.y"}.get(name, name)
+def file_name(obj, base):
+    """The source an object was built from, as its path under the program's
+    folder: runtime/CMakeFiles/coro.dir/sched.c.o -> sched.c,
+    transformer/CMakeFiles/coroc.dir/front/lexer.c.o -> front/lexer.l (the
+    scanner and the parser are generated from lexer.l and parser.y)."""
+    rel = obj.relative_to(base).as_posix() if base else obj.name
+    name = rel[:-2] if rel.endswith(".o") else rel
+    folder, _, leaf = name.rpartition("/")
+    leaf = {"lexer.c": "lexer.l", "parser.c": "parser.y"}.get(leaf, leaf)
+    return f"{folder}/{leaf}" if folder else leaf
 
 
-def read_symbols(objects):
+def objects_of(build, program):
+    """The object files of a program, in every folder of its sources."""
+    return sorted((build / PROGRAMS[program]).rglob("*.o"))
+
+
+def read_symbols(objects, base=None):
     """{file: (defined names, used names)} from nm."""
     out = {}
     for obj in objects:
@@ -48,7 +59,7 @@ def read_symbols(objects):
                    if len(line.split()) >= 3 and line.split()[1] in DEFINED}
         res = subprocess.run(["nm", "-u", obj], capture_output=True, text=True, check=True)
         used = {line.split()[-1] for line in res.stdout.splitlines() if line.strip()}
-        out[file_name(obj)] = (defined, used)
+        out[file_name(obj, base)] = (defined, used)
     return out
 
 
@@ -158,10 +169,10 @@ def main():
     opts = ap.parse_args()
     failed = False
     for program in opts.program or sorted(PROGRAMS):
-        objects = sorted((opts.build / PROGRAMS[program]).glob("*.o"))
+        objects = objects_of(opts.build, program)
         if not objects:
             sys.exit(f"map.py: no objects in {opts.build / PROGRAMS[program]}: build first")
-        graph = edges(read_symbols(objects))
+        graph = edges(read_symbols(objects, opts.build / PROGRAMS[program]))
         layers, known_circles, known_edges = read_layers(program)
         found = circles(graph)
         bad = against_order(graph, layers)
