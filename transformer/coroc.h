@@ -30,7 +30,7 @@ typedef struct Coroutine Coroutine;
 typedef struct Preprocessor Preprocessor;
 
 /* {=====================================================================
- * diag.c: the one diagnostic format
+ * support/diag.c: the one diagnostic format
  * ====================================================================== */
 
 /* A source position as the user sees it. */
@@ -43,7 +43,8 @@ typedef struct {
 /* Print "FILE:LINE:COL: error: MSG", the source line and a caret, remove any
    partial output, and exit with status 1. */
 _Noreturn void error_at(Pos pos, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-_Noreturn void error_tok(const Token *tok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same at a token (tok_pos, below: diag.c knows positions, not tokens). */
+#define error_tok(tok, ...) error_at(tok_pos(tok), __VA_ARGS__)
 /* The same for failures that have no source position (a preprocessor that would not run). */
 _Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A bug in coroc itself: "internal error at FILE:LINE". */
@@ -57,20 +58,21 @@ void diag_add_file(const char *name, const char *text, size_t len);
 void diag_before_error(void (*fn)(void));
 /* A file to delete if coroc stops with an error (a temporary output or depfile). */
 void diag_remove_on_error(const char *path);
-/* Allocation that cannot fail quietly. What these give is freed with xfree
-   (the fuzz build keeps its own list of blocks: see COROC_FUZZING below). */
+
+/* {=====================================================================
+ * support/memory.c: allocation that cannot fail quietly, and arenas
+ * ====================================================================== */
+
+/* What these give is freed with xfree (the fuzz build keeps its own list of
+   blocks: see COROC_FUZZING below). */
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 void xfree(void *p);
 char *xstrndup(const char *s, size_t n);
-/* Ask for huge pages under a large block that is about to be written (diag.c). */
+/* Ask for huge pages under a large block that is about to be written. */
 void advise_huge_pages(void *p, size_t size);
-char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-char *vformat(const char *fmt, va_list ap);
-/* open_memstream: *buf and *len are set by fclose; *buf is freed with xfree. */
-FILE *xmemstream(char **buf, size_t *len);
 
-/* Arenas (diag.c): zeroed memory handed out in order, given back in one piece. */
+/* Arenas: zeroed memory handed out in order, given back in one piece. */
 typedef struct ArenaBlock ArenaBlock;
 typedef struct {
   ArenaBlock *top;  /* the block being filled */
@@ -86,17 +88,28 @@ void *arena_alloc(Arena *a, size_t size);
 ArenaMark arena_mark(Arena *a);
 void arena_release(Arena *a, ArenaMark m);
 
+/* {=====================================================================
+ * support/memstream.c: text built in memory
+ * ====================================================================== */
+
+char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *vformat(const char *fmt, va_list ap);
+/* open_memstream: *buf and *len are set by fclose; *buf is freed with xfree. */
+FILE *xmemstream(char **buf, size_t *len);
+
 #ifdef COROC_FUZZING
 /* The fuzz build (tests/fuzz, cmake -DCOROC_FUZZ=ON) runs the pipeline on
    input after input in one process. An error in the input longjmps to
    *diag_escape when it is set, instead of exiting (an internal error still
-   aborts); coroc_reset() then gives back all that a run left (memory, symbol
-   tables, macros, token notes), so that the next run starts as a new
-   process would. Each module's part of it: */
+   aborts); coroc_reset() (reset.c) then gives back all that a run left
+   (memory, symbol tables, macros, token notes), so that the next run starts
+   as a new process would. Each module's part of it: */
 #include <setjmp.h>
 extern jmp_buf *diag_escape;
 void coroc_reset(void);
-void diag_release(void);    /* diag.c: every block and arena, the files known to diagnostics */
+void diag_release(void);    /* diag.c: the files known to diagnostics */
+void memory_release(void);  /* memory.c: every block and arena */
+void memstream_release(void); /* memstream.c: the streams an error left open */
 void scope_release(void);   /* scope.c */
 void macros_release(void);  /* macros.c */
 void source_release(void);  /* source.c: the token notes */

@@ -76,7 +76,7 @@ int keyword_code(const Token *t);
    exhausted". Left-leaning chains (`x + x + ... + x`) keep the stack low. */
 #define YYMAXDEPTH COROC_MAX_NESTING
 /* The stack is coroc's memory, so that the fuzz build gets it back when an
-   error leaves the parse halfway (diag.c). */
+   error leaves the parse halfway (memory.c). */
 #define YYMALLOC(size) xrealloc(NULL, size)
 #define YYFREE xfree
 
