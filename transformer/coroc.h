@@ -116,6 +116,7 @@ void source_release(void);  /* source.c: the token notes */
 void tokens_release(void);  /* tokens.c: the interned spellings (they live in arena_perm) */
 void stats_release(void);   /* stats.c */
 void lexer_release(void);   /* lexer.l: where the input's unterminated literals are */
+void lines_release(void);   /* lines.c: the numbers of `#line MACRO` directives */
 #endif
 
 /* {=====================================================================
@@ -194,10 +195,14 @@ void tokenize(const char *file, const char *text, size_t len, bool preprocessed,
 /* lexer.l: the scan of a stream (the preprocessor's output, read from fd
    as it comes), in batches: stream_more scans until toks->n > want, or to
    the end of the text (then it adds the TK_EOF and answers false). The
-   tokens never move. Linemarker lines are copied to markers if not NULL. */
+   tokens never move. Linemarker lines are copied to markers if not NULL.
+   scan_original, if not NULL, is called before an error in the text is
+   reported: it has the user's own text scanned, whose columns the error
+   points at (the scanner is below its reader, source.c, and does not call
+   it by name). */
 typedef struct TokenStream TokenStream;
 TokenStream *stream_open(int fd, const char *file, const char *main_file, TokenList *toks,
-                         FILE *markers);
+                         FILE *markers, void (*scan_original)(void));
 bool stream_more(TokenStream *ts, int want);
 
 /* The input, read and prepared by source.c. */
@@ -213,7 +218,7 @@ typedef struct {
   bool *directive_live; /* [line] the preprocessor kept the directive on this line (-dD) */
   int nlines;           /* lines in the original */
   bool has_line_directives; /* the .coc has #line directives of its own */
-  struct LineDirective *line_dirs; /* its live ones, in order (source_logical_line) */
+  struct LineDirective *line_dirs; /* its live ones, in order (lines.c, logical_line) */
   int nline_dirs;       /* how many; -1 until they are looked for */
   struct Preprocessor *cpp; /* the preprocessor while it runs (source.c) */
   int *repl_at;         /* text.c: [original token] where lowered ranges start; shared by every writer */
@@ -229,8 +234,6 @@ typedef struct {
 } CppArgs;
 
 void source_load(Source *src, const char *path, const CppArgs *cpp);
-/* Scan the user's own tokens of the input being loaded now, if not yet. */
-void source_scan_original(void);
 /* The preprocessed tokens come as the preprocessor writes them: is token
    `index` there (scanning more if needed)? source_finish: all of them. */
 bool source_more(Source *src, int index);
@@ -256,27 +259,40 @@ void token_set_literal(const Token *t, Node *n);
 const char *source_runtime_include(void);
 /* The directory of a path ("." for a bare name or standard input). */
 char *source_dir_of(const char *path);
-/* Is this directive `#line N` or `# N`? */
-bool is_line_directive(const char *directive);
 /* Can c be part of an identifier (GNU C allows `$`)? (tokens.c) */
 bool is_ident_char(char c);
-/* Is `name`, from a linemarker or a message of the preprocessor, the one
-   source.c gives a #line directive of the input? Then line `number` of it
-   is the line after the directive's last, `physical`, in the file. */
-bool coroc_line_name(const char *name, int *physical, int *number);
-/* `#line MACRO` ending on line `physical`: the number it gives (its name has
-   number 0). The scanner tells it from the first linemarker after it (`seen`);
-   seen 0 only asks. 0: not known. */
-int source_macro_line_number(int physical, int seen);
-/* The number the compiler gives line `physical` of the input, after the
-   input's own #line directives; *quoted is set to the file name the last of
-   them gave, as written in quotes, or NULL while the name is the input's. */
-int source_logical_line(Source *src, int physical, const char **quoted);
 /* Where the preprocessed token `index` stands in the user's text. */
 Pos source_original_pos(Source *src, int index);
 /* The index of the original token that the preprocessed token `index` comes
    from, or -1 when a macro made it. */
 int source_find_original(Source *src, int index);
+
+/* {=====================================================================
+ * front/lines.c: the input's own #line directives
+ * ====================================================================== */
+
+/* Is this directive `#line N` or `# N`? */
+bool is_line_directive(const char *directive);
+/* Could the text hold a `#line N` or `# N` directive? (false: none can be there) */
+bool may_have_line_directives(const char *text, size_t len);
+/* What the preprocessor reads of src (*len bytes): its text, each of its own
+   #line directives given a name that coroc_line_name reads back. */
+char *text_for_preprocessor(Source *src, size_t *len);
+/* Is `name`, from a linemarker or a message of the preprocessor, the one
+   text_for_preprocessor gives a #line directive of the input? Then line
+   `number` of it is the line after the directive's last, `physical`, in the
+   file. */
+bool coroc_line_name(const char *name, int *physical, int *number);
+/* `#line MACRO` ending on line `physical`: the number it gives (its name has
+   number 0). The scanner tells it from the first linemarker after it (`seen`);
+   seen 0 only asks. 0: not known. */
+int line_macro_number(int physical, int seen);
+/* Forget the numbers of the last input's `#line MACRO` directives. */
+void line_macros_forget(void);
+/* The number the compiler gives line `physical` of the input, after the
+   input's own #line directives; *quoted is set to the file name the last of
+   them gave, as written in quotes, or NULL while the name is the input's. */
+int logical_line(Source *src, int physical, const char **quoted);
 
 /* {=====================================================================
  * depfile.c: the dependency file of -MD/-MMD

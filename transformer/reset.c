@@ -21,6 +21,7 @@ void coroc_reset(void) {
   tokens_release();
   stats_release();
   lexer_release();
+  lines_release();
   memstream_release();
   memory_release();
   diag_release();

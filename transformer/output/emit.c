@@ -37,7 +37,7 @@ void lines_push(Lines *l, Line line) {
    (the compiler, gdb and __LINE__ see what they would see in the .coc). */
 static void line_directive(Emitter *e, int line) {
   const char *quoted;
-  line = source_logical_line(e->src, line, &quoted);
+  line = logical_line(e->src, line, &quoted);
   if (quoted) {
     fprintf(e->out, "#line %d %s\n", line, quoted);
     e->named = false;  /* the next plain one names the .coc again */
@@ -279,7 +279,7 @@ void emit_directive(Emitter *e, int i) {
 
 char *emit_line_text(Source *src, int physical) {
   const char *quoted;
-  int line = source_logical_line(src, physical, &quoted);
+  int line = logical_line(src, physical, &quoted);
   if (quoted)
     return format("#line %d %s", line, quoted);
   if (src->has_line_directives)  /* the name may have changed before: give it again */
