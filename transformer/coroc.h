@@ -745,14 +745,13 @@ void lower(Source *src, Coroutine *cos, const Options *opt);
 
 /* cleanup.c: locals declared __attribute__((cleanup(fn))) (Sym.cleanup). */
 void note_cleanups(Source *src, Coroutine *co);       /* before the frame is decided */
-char *cleanup_strip(const char *decl);                /* a field's declaration without it */
 void cleanup_plan(Source *src, Coroutine *co);        /* lowering: where its framed ones are in scope */
 char *cleanup_exit(const Node *jump);                 /* the calls a break, continue, goto, return makes */
 char *cleanup_scope_end(const Node *scope);           /* the calls at the end of a block or for */
 void cleanup_points(Coroutine *co);                   /* Coroutine.cleanup_calls, after lowering */
 void decide_cleanups(Coroutine *cos, const Options *opt); /* Coroutine.runs_cleanups */
 
-/* The writer that lowering and printing share (emit.c). */
+/* output/writer.c: the line writer that lowering and printing share. */
 typedef struct {
   FILE *out;          /* where the output goes */
   Lines *sink;        /* lowering: lines go here instead (lower.c) */
@@ -773,29 +772,39 @@ typedef struct {
   int nnext_by_name;  /* printing: the generators whose coro_next_of_NAME wraps coro_next so far */
 } Emitter;
 
-/* emit.c: the writer, and the pieces both backends print */
-void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
-char *emit_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len);
+/* One line of output that stands for .coc line `line` (0: none in particular). */
 void emit_put(Emitter *e, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int emit_line_of(Emitter *e, const Node *n);
 void emit_indent(Emitter *e, int delta);
+/* The next output line is .coc line `line`: a #line if the compiler would not know. */
 void emit_sync(Emitter *e, int line);
-void emit_resync(Emitter *e, int line);
+void emit_resync(Emitter *e, int line);  /* ... the compiler knows already */
+void emit_line_directive(Emitter *e, int line);  /* a #line for .coc line `line`, now */
+/* The text of a #line directive for physical line `physical` of the input,
+   as emit_line_directive writes it, but on its own: for an operand put back
+   at its column in the middle of a statement (lower.c, emit_stackful.c). */
+char *emit_line_text(Source *src, int physical);
+void lines_push(Lines *l, Line line);
+
+/* output/directives.c: the preprocessor lines kept inside a body */
 void emit_directives(Emitter *e, int from, int to);  /* the kept directives among tokens [from, to) */
 void emit_directive(Emitter *e, int index);          /* the one that is token index */
-/* emit.c: the macro a #define or #undef line names (*len bytes at the result), or NULL */
+/* The macro a #define or #undef line names (*len bytes at the result), or NULL. */
 const char *directive_macro_name(const char *text, size_t *len, bool *define);
 bool is_first_define(Emitter *e, Coroutine *co, int index);
 void redefine_macros(Emitter *e, Coroutine *co, bool restore);
+
+/* output/creation.c: the pieces of a coroutine's creation both backends print */
 char *emit_creation_header(Emitter *e, Coroutine *co);
 /* "int n, char *s" of the coroutine's `(int n, char *s)`; "" of `(void)` and `()`. */
 char *emit_param_list(Emitter *e, Coroutine *co);
-/* The text of a #line directive for physical line `physical` of the input,
-   as line_directive writes it, but on its own: for an operand put back at
-   its column in the middle of a statement (lower.c, emit_stackful.c). */
-char *emit_line_text(Source *src, int physical);
 void emit_value_type(Emitter *e, Coroutine *co);
-void lines_push(Lines *l, Line line);
+/* The linkage words before coro_in_NAME: static inline in the .c alone, or
+   external when a header declares it (Options.header). */
+const char *emit_in_linkage(Emitter *e, Coroutine *co);
+/* The kind of its instances (enum coro_kind): "CORO_TASK | CORO_CLEANUP", say. */
+const char *emit_kind_of(const Coroutine *co);
+void emit_in_declaration(Emitter *e, Coroutine *co);  /* ... and, when external, its prototype */
 
 /* text.c: how a range of tokens is printed */
 typedef struct {
@@ -826,10 +835,13 @@ char *shape_decl(Emitter *e, const Node *specs, const Node *d, const Node *init,
 void push_repl(Emitter *e, const Node *n, const char *text);  /* lowering: print n as text */
 void drop_repl(Emitter *e, int keep);                         /* ... forget those from keep on */
 
+/* output/emit_cleanup.c: the stackless printer's part of cleanups */
+char *cleanup_strip(const char *decl);  /* a field's declaration without its cleanup attribute */
+/* coro_cleanup_NAME, what coro_free runs for a suspended stackless instance */
+void emit_cleanup_function(Emitter *e, Coroutine *co);
+
 /* emit_stackless.c, emit_stackful.c: a coroutine definition, by backend */
 void emit_stackless(Emitter *e, Coroutine *co);
-/* cleanup.c: coro_cleanup_NAME, what coro_free runs for a suspended stackless instance */
-void emit_cleanup_function(Emitter *e, Coroutine *co);
 void emit_stackful(Emitter *e, Coroutine *co);
 /* ... and the types of its instance, as the header prints them too: the
    value type, the frame and what it needs (stackless: macros defined in the
@@ -837,12 +849,12 @@ void emit_stackful(Emitter *e, Coroutine *co);
 void emit_stackless_frame(Emitter *e, Coroutine *co);
 void emit_stackful_args(Emitter *e, Coroutine *co);
 void emit_stackful_storage(Emitter *e, Coroutine *co);
-/* The linkage words before coro_in_NAME: static inline in the .c alone, or
-   external when a header declares it (Options.header). */
-const char *emit_in_linkage(Emitter *e, Coroutine *co);
-/* The kind of its instances (enum coro_kind): "CORO_TASK | CORO_CLEANUP", say. */
-const char *emit_kind_of(const Coroutine *co);
-void emit_in_declaration(Emitter *e, Coroutine *co);  /* ... and, when external, its prototype */
+
+/* output/emit.c: the driver of printing: the user's text between
+   coroutines, each coroutine by its backend */
+void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
+/* The output (or --dot's graphs, with `dot`) as a string of *len bytes. */
+char *emit_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len);
 
 /* emit_header.c: --header, the frames and creation functions of the
    coroutines with external linkage, for other files (docs/cli.md) */
