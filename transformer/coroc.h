@@ -549,6 +549,18 @@ enum {
 int member_dims(const Source *src, const Node *specs, const char *name);
 
 /* {=====================================================================
+ * front/types.c: what a declaration says of a type
+ * ====================================================================== */
+
+/* Is the declared type an array, looking through typedef names? */
+bool is_array_type(const Node *specs, const Node *declarator, int depth);
+/* Is it a plain scalar (arithmetic, an enum, a pointer; not volatile
+   or _Atomic; no attribute or alignment): a value a C local can hold? */
+bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList *toks, int depth);
+/* Does the coroutine f (a symbol) give a value to its awaiter? */
+bool task_has_value(const Sym *f);
+
+/* {=====================================================================
  * scope.c: symbols and scopes (the typedef-name feedback, and name resolution)
  * ====================================================================== */
 
@@ -731,8 +743,6 @@ void mark_discarded(Node *n);
    descending into them, and only where an await is. Plain operators around
    them (C leaves their operands unsequenced) are looked through. */
 void collect_sequenced(Node *n, NodeList *out);
-/* check.c: does the coroutine f (a symbol) give a value to its awaiter? */
-bool task_has_value(const Sym *f);
 
 /* frame.c: the fields of each frame, and the names of types moved out of bodies. */
 void layout_frames(Source *src, Coroutine *cos, const Options *opt);
@@ -825,10 +835,6 @@ char *specs_str(Emitter *e, const Node *specs, bool drop_const);
 char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
                  const char *name, bool is_param);
 char *emit_field_decl(Emitter *e, const Node *specs, const Node *declarator, const char *name);
-bool is_array_type(const Node *specs, const Node *declarator, int depth);
-/* text.c: is it a plain scalar (arithmetic, an enum, a pointer; not volatile
-   or _Atomic; no attribute or alignment): a value a C local can hold? */
-bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList *toks, int depth);
 char *literal_type(Emitter *e, const Node *lit, const char *key);  /* a kept compound literal's field type */
 char *shape_decl(Emitter *e, const Node *specs, const Node *d, const Node *init, const char *key,
                  const Sym *self);  /* the shape sizing an array declared [], or NULL */

@@ -1032,7 +1032,7 @@ static bool moved_decls_pre(Node *n, void *ctx) {
    there (lower.c, save_kept). A loop that awaits a child that returns at
    once, or a generator's loop between two yields, then runs in registers,
    as an optimising compiler's own coroutines do. Such a local is a plain
-   scalar (text.c, is_plain_scalar: nothing can point into it), is never
+   scalar (types.c, is_plain_scalar: nothing can point into it), is never
    pinned (its address taken, named by a macro, declared by a declaration
    that awaits), has a name no other local or parameter of the coroutine
    has (the store and the load name it where they stand), and is in scope
