@@ -564,7 +564,7 @@ bool task_has_value(const Sym *f);
  * scope.c: symbols and scopes (the typedef-name feedback, and name resolution)
  * ====================================================================== */
 
-/* parser.y: an external declaration of the .coc that declares a type, a tag
+/* external.c: an external declaration of the .coc that declares a type, a tag
    or an enumeration constant (what a header of its frames may copy:
    emit_header.c). */
 typedef struct {
@@ -598,7 +598,7 @@ struct Sym {
   const char *frame_reason; /* live.c: why the local or parameter is in the frame (--stats) */
   const char *cleanup; /* cleanup.c: fn of a local declared __attribute__((cleanup(fn))), or NULL */
   TokenList *toks; /* the tokens its declaration was parsed from */
-  const External *ext; /* parser.y: a file-scope typedef name, enumeration constant or tag (for a
+  const External *ext; /* external.c: a file-scope typedef name, enumeration constant or tag (for a
                           tag: defined with its members) of the file parse: its declaration */
   Sym *chain;      /* scope.c: the next older symbol in the same hash chain */
 };
