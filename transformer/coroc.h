@@ -1,19 +1,24 @@
 /* coroc.h: the one internal header of the transformer.
  *
- * The pipeline (docs/design.md), one pass a file:
- *   source.c  read the .coc, run the system preprocessor on it, tokenize the
- *             preprocessed text (what the compiler sees) and, when needed,
- *             the original text (what the user wrote, macros unexpanded)
- *   parser.y  parse the preprocessed text whole (headers included), so that
- *             every typedef name is known and every syntax error reported;
- *             then parse each coroutine definition again from the original
- *             tokens, which is what the output is made of
- *   check.c   the coroutine rules, for both backends; resume points numbered
- *   frame.c   what lives in each frame, under which names
- *   lower.c   each stackless body as lines of C
- *   emit.c    print the output: the user's text verbatim outside coroutines,
- *             each coroutine by its backend (emit_stackless.c,
- *             emit_stackful.c), made of the user's tokens by text.c
+ * The pipeline (docs/design.md), a folder a stage, one pass a file:
+ *   front/source.c  read the .coc, run the system preprocessor on it, tokenize
+ *                   the preprocessed text (what the compiler sees) and, when
+ *                   needed, the original text (what the user wrote, macros
+ *                   unexpanded)
+ *   front/parser.y  parse the preprocessed text whole (headers included), so
+ *                   that every typedef name is known and every syntax error
+ *                   reported; then parse each coroutine definition again from
+ *                   the original tokens, which is what the output is made of
+ *   passes/check.c  the coroutine rules, for both backends; resume points numbered
+ *   passes/frame.c  what lives in each frame, under which names
+ *   passes/lower.c  each stackless body as lines of C
+ *   output/emit.c   print the output: the user's text verbatim outside
+ *                   coroutines, each coroutine by its backend (emit_stackless.c,
+ *                   emit_stackful.c), made of the user's tokens by text.c
+ * all on support/ (diagnostics, memory), and driven by main.c. A file calls
+ * only files of its own stage or an earlier one (tests/layers/layers.txt);
+ * the writer and text.c, in output/, stand below the passes: the lowering
+ * writes through them. The blocks below go in that order.
  */
 #ifndef COROC_H
 #define COROC_H
@@ -120,7 +125,7 @@ void lines_release(void);   /* lines.c: the numbers of `#line MACRO` directives 
 #endif
 
 /* {=====================================================================
- * source.c + lexer.l: tokens
+ * front/source.c, lexer.l, tokens.c: the input and its tokens
  * ====================================================================== */
 
 /* What the scanner saw. Punctuators and keywords carry the parser's token
@@ -295,27 +300,7 @@ void line_macros_forget(void);
 int logical_line(Source *src, int physical, const char **quoted);
 
 /* {=====================================================================
- * depfile.c: the dependency file of -MD/-MMD
- * ====================================================================== */
-
-typedef struct {
-  bool wanted;          /* -MD or -MMD was given */
-  bool system_headers;  /* -MD: system headers too; -MMD: user headers only */
-  bool phony;           /* -MP: a rule with no prerequisites for each header */
-  const char *path;     /* where the rule goes (-MF, or OUT.c with the suffix .d) */
-  const char **targets; /* -MT, verbatim; or the -o output, quoted by depfile_quote */
-  int ntargets;
-} DepOptions;
-
-/* The rule `TARGETS: INPUT FILES...`, where FILES are the files the
-   preprocessor read for src, first one first; `input` is the input's path
-   (NULL for standard input). */
-char *depfile_rule(const DepOptions *dep, const Source *src, const char *input, size_t *len);
-/* A file name quoted for make as gcc quotes it. */
-char *depfile_quote(const char *name);
-
-/* {=====================================================================
- * ast.c: the syntax tree
+ * front/ast.c: the syntax tree
  * ====================================================================== */
 
 typedef enum {
@@ -536,7 +521,7 @@ typedef enum {
 } Op;
 
 /* {=====================================================================
- * members.c: is a struct's member an array?
+ * front/members.c: is a struct's member an array?
  * ====================================================================== */
 
 enum {
@@ -561,7 +546,7 @@ bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList 
 bool task_has_value(const Sym *f);
 
 /* {=====================================================================
- * scope.c: symbols and scopes (the typedef-name feedback, and name resolution)
+ * front/scope.c: symbols and scopes (the typedef-name feedback, and name resolution)
  * ====================================================================== */
 
 /* external.c: an external declaration of the .coc that declares a type, a tag
@@ -614,7 +599,7 @@ Sym *scope_declared(int i);               /* ... the i-th of them */
 Sym *scope_lookup_tag(const char *name);  /* struct/union/enum tags */
 
 /* {=====================================================================
- * parser.y: the two parses
+ * front/parser.y: the two parses (its C: build.c, external.c, syntax_error.c)
  * ====================================================================== */
 
 /* lower.c's result: a stackless body as lines of C, in order. */
@@ -695,7 +680,7 @@ struct Coroutine {
 Coroutine *parse_source(Source *src);
 
 /* {=====================================================================
- * macros.c: object-like macros in effect (from the preprocessor's -dD)
+ * front/macros.c: object-like macros in effect (from the preprocessor's -dD)
  * ====================================================================== */
 
 /* A #define or #undef line met by the file parse. */
@@ -707,8 +692,8 @@ const TokenList *macro_body(const char *name);
 const char *macro_definition(const char *name);
 
 /* {=====================================================================
- * The passes after the parse: check.c, frame.c, lower.c; text.c and the
- * printers emit.c, emit_stackless.c, emit_stackful.c (docs/design.md)
+ * passes/: check.c, frame.c (live.c, cfg.c), cleanup.c, lower.c; and the
+ * command line's options, which they and the printers read
  * ====================================================================== */
 
 typedef enum { BACKEND_STACKLESS, BACKEND_STACKFUL } Backend;
@@ -760,6 +745,11 @@ char *cleanup_exit(const Node *jump);                 /* the calls a break, cont
 char *cleanup_scope_end(const Node *scope);           /* the calls at the end of a block or for */
 void cleanup_points(Coroutine *co);                   /* Coroutine.cleanup_calls, after lowering */
 void decide_cleanups(Coroutine *cos, const Options *opt); /* Coroutine.runs_cleanups */
+
+/* {=====================================================================
+ * output/: writing C. writer.c, directives.c and text.c serve the lowering
+ * too; the printers come after them.
+ * ====================================================================== */
 
 /* output/writer.c: the line writer that lowering and printing share. */
 typedef struct {
@@ -816,7 +806,7 @@ const char *emit_in_linkage(Emitter *e, Coroutine *co);
 const char *emit_kind_of(const Coroutine *co);
 void emit_in_declaration(Emitter *e, Coroutine *co);  /* ... and, when external, its prototype */
 
-/* text.c: how a range of tokens is printed */
+/* output/text.c: how a range of tokens is printed */
 typedef struct {
   const Token *name;       /* a declarator's name token ... */
   const char *name_text;   /* ... is printed as this ("" for nothing) */
@@ -846,7 +836,7 @@ char *cleanup_strip(const char *decl);  /* a field's declaration without its cle
 /* coro_cleanup_NAME, what coro_free runs for a suspended stackless instance */
 void emit_cleanup_function(Emitter *e, Coroutine *co);
 
-/* emit_stackless.c, emit_stackful.c: a coroutine definition, by backend */
+/* output/emit_stackless.c, emit_stackful.c: a coroutine definition, by backend */
 void emit_stackless(Emitter *e, Coroutine *co);
 void emit_stackful(Emitter *e, Coroutine *co);
 /* ... and the types of its instance, as the header prints them too: the
@@ -862,14 +852,33 @@ void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
 /* The output (or --dot's graphs, with `dot`) as a string of *len bytes. */
 char *emit_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len);
 
-/* emit_header.c: --header, the frames and creation functions of the
+/* output/emit_header.c: --header, the frames and creation functions of the
    coroutines with external linkage, for other files (docs/cli.md) */
 char *emit_header(Source *src, Coroutine *cos, const Options *opt, size_t *len);
 
-/* dot.c: --dot, each coroutine's state machine as a Graphviz graph */
+/* output/dot.c: --dot, each coroutine's state machine as a Graphviz graph */
 void emit_dot(FILE *out, Source *src, Coroutine *cos);
-/* stats.c: --stats, each coroutine's frame as the compiler lays it out */
+/* output/stats.c: --stats, each coroutine's frame as the compiler lays it out */
 void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, const char *c_text);
 
+/* {=====================================================================
+ * output/depfile.c: the dependency file of -MD/-MMD
+ * ====================================================================== */
+
+typedef struct {
+  bool wanted;          /* -MD or -MMD was given */
+  bool system_headers;  /* -MD: system headers too; -MMD: user headers only */
+  bool phony;           /* -MP: a rule with no prerequisites for each header */
+  const char *path;     /* where the rule goes (-MF, or OUT.c with the suffix .d) */
+  const char **targets; /* -MT, verbatim; or the -o output, quoted by depfile_quote */
+  int ntargets;
+} DepOptions;
+
+/* The rule `TARGETS: INPUT FILES...`, where FILES are the files the
+   preprocessor read for src, first one first; `input` is the input's path
+   (NULL for standard input). */
+char *depfile_rule(const DepOptions *dep, const Source *src, const char *input, size_t *len);
+/* A file name quoted for make as gcc quotes it. */
+char *depfile_quote(const char *name);
 
 #endif
