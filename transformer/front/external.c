@@ -154,7 +154,7 @@ Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, Loc loc)
   return n;
 }
 
-/* The macros (in effect here) that the coroutine's tokens use: emit.c
+/* The macros (in effect here) that the coroutine's tokens use: directives.c
    redefines those that name its locals for the length of its body. */
 static void record_macros(Parser *p, Coroutine *co, int first, int end) {
   TokenList *o = &p->src->original;

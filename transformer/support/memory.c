@@ -7,7 +7,8 @@
  * block, so that a run that ends halfway (an error in its input) gives all
  * of them back (memory_release).
  *
- * The lowest layer of coroc with diag.c: it calls nothing of coroc but fatal.
+ * Just above diag.c, the lowest file of coroc: it calls nothing of coroc but
+ * fatal.
  */
 #define _GNU_SOURCE
 #include "coroc.h"
