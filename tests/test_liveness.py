@@ -1,4 +1,4 @@
-"""Liveness: which locals of a stackless coroutine live in its frame (transformer/live.c).
+"""Liveness: which locals of a stackless coroutine live in its frame (transformer/passes/live.c).
 
 tests/cases/liveness.coc runs (test_cases.py) in every mode, the default, --hoist-all
 and the stackful backend, and must print the same in each. Here, its frames: for each

@@ -99,7 +99,7 @@ def test_every_option_of_help_is_described(help_text):
 
 
 def test_environment_names_every_variable_coroc_reads():
-    sources = sorted((SOURCE_DIR / "transformer").glob("*.[cyl]"))
+    sources = sorted((SOURCE_DIR / "transformer").rglob("*.[cyl]"))
     read = set()
     for src in sources:
         read |= set(re.findall(r'getenv\("(\w+)"\)', src.read_text()))

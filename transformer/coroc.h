@@ -1,19 +1,24 @@
 /* coroc.h: the one internal header of the transformer.
  *
- * The pipeline (docs/design.md), one pass a file:
- *   source.c  read the .coc, run the system preprocessor on it, tokenize the
- *             preprocessed text (what the compiler sees) and, when needed,
- *             the original text (what the user wrote, macros unexpanded)
- *   parser.y  parse the preprocessed text whole (headers included), so that
- *             every typedef name is known and every syntax error reported;
- *             then parse each coroutine definition again from the original
- *             tokens, which is what the output is made of
- *   check.c   the coroutine rules, for both backends; resume points numbered
- *   frame.c   what lives in each frame, under which names
- *   lower.c   each stackless body as lines of C
- *   emit.c    print the output: the user's text verbatim outside coroutines,
- *             each coroutine by its backend (emit_stackless.c,
- *             emit_stackful.c), made of the user's tokens by text.c
+ * The pipeline (docs/design.md), a folder a stage, one pass a file:
+ *   front/source.c  read the .coc, run the system preprocessor on it, tokenize
+ *                   the preprocessed text (what the compiler sees) and, when
+ *                   needed, the original text (what the user wrote, macros
+ *                   unexpanded)
+ *   front/parser.y  parse the preprocessed text whole (headers included), so
+ *                   that every typedef name is known and every syntax error
+ *                   reported; then parse each coroutine definition again from
+ *                   the original tokens, which is what the output is made of
+ *   passes/check.c  the coroutine rules, for both backends; resume points numbered
+ *   passes/frame.c  what lives in each frame, under which names
+ *   passes/lower.c  each stackless body as lines of C
+ *   output/emit.c   print the output: the user's text verbatim outside
+ *                   coroutines, each coroutine by its backend (emit_stackless.c,
+ *                   emit_stackful.c), made of the user's tokens by text.c
+ * all on support/ (diagnostics, memory), and driven by main.c. A file calls
+ * only files of its own stage or an earlier one (tests/layers/layers.txt);
+ * the writer and text.c, in output/, stand below the passes: the lowering
+ * writes through them. The blocks below go in that order.
  */
 #ifndef COROC_H
 #define COROC_H
@@ -30,7 +35,7 @@ typedef struct Coroutine Coroutine;
 typedef struct Preprocessor Preprocessor;
 
 /* {=====================================================================
- * diag.c: the one diagnostic format
+ * support/diag.c: the one diagnostic format
  * ====================================================================== */
 
 /* A source position as the user sees it. */
@@ -43,7 +48,8 @@ typedef struct {
 /* Print "FILE:LINE:COL: error: MSG", the source line and a caret, remove any
    partial output, and exit with status 1. */
 _Noreturn void error_at(Pos pos, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-_Noreturn void error_tok(const Token *tok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same at a token (tok_pos, below: diag.c knows positions, not tokens). */
+#define error_tok(tok, ...) error_at(tok_pos(tok), __VA_ARGS__)
 /* The same for failures that have no source position (a preprocessor that would not run). */
 _Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A bug in coroc itself: "internal error at FILE:LINE". */
@@ -57,20 +63,21 @@ void diag_add_file(const char *name, const char *text, size_t len);
 void diag_before_error(void (*fn)(void));
 /* A file to delete if coroc stops with an error (a temporary output or depfile). */
 void diag_remove_on_error(const char *path);
-/* Allocation that cannot fail quietly. What these give is freed with xfree
-   (the fuzz build keeps its own list of blocks: see COROC_FUZZING below). */
+
+/* {=====================================================================
+ * support/memory.c: allocation that cannot fail quietly, and arenas
+ * ====================================================================== */
+
+/* What these give is freed with xfree (the fuzz build keeps its own list of
+   blocks: see COROC_FUZZING below). */
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 void xfree(void *p);
 char *xstrndup(const char *s, size_t n);
-/* Ask for huge pages under a large block that is about to be written (diag.c). */
+/* Ask for huge pages under a large block that is about to be written. */
 void advise_huge_pages(void *p, size_t size);
-char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-char *vformat(const char *fmt, va_list ap);
-/* open_memstream: *buf and *len are set by fclose; *buf is freed with xfree. */
-FILE *xmemstream(char **buf, size_t *len);
 
-/* Arenas (diag.c): zeroed memory handed out in order, given back in one piece. */
+/* Arenas: zeroed memory handed out in order, given back in one piece. */
 typedef struct ArenaBlock ArenaBlock;
 typedef struct {
   ArenaBlock *top;  /* the block being filled */
@@ -86,27 +93,39 @@ void *arena_alloc(Arena *a, size_t size);
 ArenaMark arena_mark(Arena *a);
 void arena_release(Arena *a, ArenaMark m);
 
+/* {=====================================================================
+ * support/memstream.c: text built in memory
+ * ====================================================================== */
+
+char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *vformat(const char *fmt, va_list ap);
+/* open_memstream: *buf and *len are set by fclose; *buf is freed with xfree. */
+FILE *xmemstream(char **buf, size_t *len);
+
 #ifdef COROC_FUZZING
 /* The fuzz build (tests/fuzz, cmake -DCOROC_FUZZ=ON) runs the pipeline on
    input after input in one process. An error in the input longjmps to
    *diag_escape when it is set, instead of exiting (an internal error still
-   aborts); coroc_reset() then gives back all that a run left (memory, symbol
-   tables, macros, token notes), so that the next run starts as a new
-   process would. Each module's part of it: */
+   aborts); coroc_reset() (reset.c) then gives back all that a run left
+   (memory, symbol tables, macros, token notes), so that the next run starts
+   as a new process would. Each module's part of it: */
 #include <setjmp.h>
 extern jmp_buf *diag_escape;
 void coroc_reset(void);
-void diag_release(void);    /* diag.c: every block and arena, the files known to diagnostics */
+void diag_release(void);    /* diag.c: the files known to diagnostics */
+void memory_release(void);  /* memory.c: every block and arena */
+void memstream_release(void); /* memstream.c: the streams an error left open */
 void scope_release(void);   /* scope.c */
 void macros_release(void);  /* macros.c */
 void source_release(void);  /* source.c: the token notes */
 void tokens_release(void);  /* tokens.c: the interned spellings (they live in arena_perm) */
 void stats_release(void);   /* stats.c */
 void lexer_release(void);   /* lexer.l: where the input's unterminated literals are */
+void lines_release(void);   /* lines.c: the numbers of `#line MACRO` directives */
 #endif
 
 /* {=====================================================================
- * source.c + lexer.l: tokens
+ * front/source.c, lexer.l, tokens.c: the input and its tokens
  * ====================================================================== */
 
 /* What the scanner saw. Punctuators and keywords carry the parser's token
@@ -181,10 +200,14 @@ void tokenize(const char *file, const char *text, size_t len, bool preprocessed,
 /* lexer.l: the scan of a stream (the preprocessor's output, read from fd
    as it comes), in batches: stream_more scans until toks->n > want, or to
    the end of the text (then it adds the TK_EOF and answers false). The
-   tokens never move. Linemarker lines are copied to markers if not NULL. */
+   tokens never move. Linemarker lines are copied to markers if not NULL.
+   scan_original, if not NULL, is called before an error in the text is
+   reported: it has the user's own text scanned, whose columns the error
+   points at (the scanner is below its reader, source.c, and does not call
+   it by name). */
 typedef struct TokenStream TokenStream;
 TokenStream *stream_open(int fd, const char *file, const char *main_file, TokenList *toks,
-                         FILE *markers);
+                         FILE *markers, void (*scan_original)(void));
 bool stream_more(TokenStream *ts, int want);
 
 /* The input, read and prepared by source.c. */
@@ -200,7 +223,7 @@ typedef struct {
   bool *directive_live; /* [line] the preprocessor kept the directive on this line (-dD) */
   int nlines;           /* lines in the original */
   bool has_line_directives; /* the .coc has #line directives of its own */
-  struct LineDirective *line_dirs; /* its live ones, in order (source_logical_line) */
+  struct LineDirective *line_dirs; /* its live ones, in order (lines.c, logical_line) */
   int nline_dirs;       /* how many; -1 until they are looked for */
   struct Preprocessor *cpp; /* the preprocessor while it runs (source.c) */
   int *repl_at;         /* text.c: [original token] where lowered ranges start; shared by every writer */
@@ -216,8 +239,6 @@ typedef struct {
 } CppArgs;
 
 void source_load(Source *src, const char *path, const CppArgs *cpp);
-/* Scan the user's own tokens of the input being loaded now, if not yet. */
-void source_scan_original(void);
 /* The preprocessed tokens come as the preprocessor writes them: is token
    `index` there (scanning more if needed)? source_finish: all of them. */
 bool source_more(Source *src, int index);
@@ -243,22 +264,8 @@ void token_set_literal(const Token *t, Node *n);
 const char *source_runtime_include(void);
 /* The directory of a path ("." for a bare name or standard input). */
 char *source_dir_of(const char *path);
-/* Is this directive `#line N` or `# N`? */
-bool is_line_directive(const char *directive);
 /* Can c be part of an identifier (GNU C allows `$`)? (tokens.c) */
 bool is_ident_char(char c);
-/* Is `name`, from a linemarker or a message of the preprocessor, the one
-   source.c gives a #line directive of the input? Then line `number` of it
-   is the line after the directive's last, `physical`, in the file. */
-bool coroc_line_name(const char *name, int *physical, int *number);
-/* `#line MACRO` ending on line `physical`: the number it gives (its name has
-   number 0). The scanner tells it from the first linemarker after it (`seen`);
-   seen 0 only asks. 0: not known. */
-int source_macro_line_number(int physical, int seen);
-/* The number the compiler gives line `physical` of the input, after the
-   input's own #line directives; *quoted is set to the file name the last of
-   them gave, as written in quotes, or NULL while the name is the input's. */
-int source_logical_line(Source *src, int physical, const char **quoted);
 /* Where the preprocessed token `index` stands in the user's text. */
 Pos source_original_pos(Source *src, int index);
 /* The index of the original token that the preprocessed token `index` comes
@@ -266,27 +273,34 @@ Pos source_original_pos(Source *src, int index);
 int source_find_original(Source *src, int index);
 
 /* {=====================================================================
- * depfile.c: the dependency file of -MD/-MMD
+ * front/lines.c: the input's own #line directives
  * ====================================================================== */
 
-typedef struct {
-  bool wanted;          /* -MD or -MMD was given */
-  bool system_headers;  /* -MD: system headers too; -MMD: user headers only */
-  bool phony;           /* -MP: a rule with no prerequisites for each header */
-  const char *path;     /* where the rule goes (-MF, or OUT.c with the suffix .d) */
-  const char **targets; /* -MT, verbatim; or the -o output, quoted by depfile_quote */
-  int ntargets;
-} DepOptions;
-
-/* The rule `TARGETS: INPUT FILES...`, where FILES are the files the
-   preprocessor read for src, first one first; `input` is the input's path
-   (NULL for standard input). */
-char *depfile_rule(const DepOptions *dep, const Source *src, const char *input, size_t *len);
-/* A file name quoted for make as gcc quotes it. */
-char *depfile_quote(const char *name);
+/* Is this directive `#line N` or `# N`? */
+bool is_line_directive(const char *directive);
+/* Could the text hold a `#line N` or `# N` directive? (false: none can be there) */
+bool may_have_line_directives(const char *text, size_t len);
+/* What the preprocessor reads of src (*len bytes): its text, each of its own
+   #line directives given a name that coroc_line_name reads back. */
+char *text_for_preprocessor(Source *src, size_t *len);
+/* Is `name`, from a linemarker or a message of the preprocessor, the one
+   text_for_preprocessor gives a #line directive of the input? Then line
+   `number` of it is the line after the directive's last, `physical`, in the
+   file. */
+bool coroc_line_name(const char *name, int *physical, int *number);
+/* `#line MACRO` ending on line `physical`: the number it gives (its name has
+   number 0). The scanner tells it from the first linemarker after it (`seen`);
+   seen 0 only asks. 0: not known. */
+int line_macro_number(int physical, int seen);
+/* Forget the numbers of the last input's `#line MACRO` directives. */
+void line_macros_forget(void);
+/* The number the compiler gives line `physical` of the input, after the
+   input's own #line directives; *quoted is set to the file name the last of
+   them gave, as written in quotes, or NULL while the name is the input's. */
+int logical_line(Source *src, int physical, const char **quoted);
 
 /* {=====================================================================
- * ast.c: the syntax tree
+ * front/ast.c: the syntax tree
  * ====================================================================== */
 
 typedef enum {
@@ -507,7 +521,7 @@ typedef enum {
 } Op;
 
 /* {=====================================================================
- * members.c: is a struct's member an array?
+ * front/members.c: is a struct's member an array?
  * ====================================================================== */
 
 enum {
@@ -520,10 +534,22 @@ enum {
 int member_dims(const Source *src, const Node *specs, const char *name);
 
 /* {=====================================================================
- * scope.c: symbols and scopes (the typedef-name feedback, and name resolution)
+ * front/types.c: what a declaration says of a type
  * ====================================================================== */
 
-/* parser.y: an external declaration of the .coc that declares a type, a tag
+/* Is the declared type an array, looking through typedef names? */
+bool is_array_type(const Node *specs, const Node *declarator, int depth);
+/* Is it a plain scalar (arithmetic, an enum, a pointer; not volatile
+   or _Atomic; no attribute or alignment): a value a C local can hold? */
+bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList *toks, int depth);
+/* Does the coroutine f (a symbol) give a value to its awaiter? */
+bool task_has_value(const Sym *f);
+
+/* {=====================================================================
+ * front/scope.c: symbols and scopes (the typedef-name feedback, and name resolution)
+ * ====================================================================== */
+
+/* external.c: an external declaration of the .coc that declares a type, a tag
    or an enumeration constant (what a header of its frames may copy:
    emit_header.c). */
 typedef struct {
@@ -557,7 +583,7 @@ struct Sym {
   const char *frame_reason; /* live.c: why the local or parameter is in the frame (--stats) */
   const char *cleanup; /* cleanup.c: fn of a local declared __attribute__((cleanup(fn))), or NULL */
   TokenList *toks; /* the tokens its declaration was parsed from */
-  const External *ext; /* parser.y: a file-scope typedef name, enumeration constant or tag (for a
+  const External *ext; /* external.c: a file-scope typedef name, enumeration constant or tag (for a
                           tag: defined with its members) of the file parse: its declaration */
   Sym *chain;      /* scope.c: the next older symbol in the same hash chain */
 };
@@ -573,7 +599,7 @@ Sym *scope_declared(int i);               /* ... the i-th of them */
 Sym *scope_lookup_tag(const char *name);  /* struct/union/enum tags */
 
 /* {=====================================================================
- * parser.y: the two parses
+ * front/parser.y: the two parses (its C: build.c, external.c, syntax_error.c)
  * ====================================================================== */
 
 /* lower.c's result: a stackless body as lines of C, in order. */
@@ -654,7 +680,7 @@ struct Coroutine {
 Coroutine *parse_source(Source *src);
 
 /* {=====================================================================
- * macros.c: object-like macros in effect (from the preprocessor's -dD)
+ * front/macros.c: object-like macros in effect (from the preprocessor's -dD)
  * ====================================================================== */
 
 /* A #define or #undef line met by the file parse. */
@@ -666,8 +692,8 @@ const TokenList *macro_body(const char *name);
 const char *macro_definition(const char *name);
 
 /* {=====================================================================
- * The passes after the parse: check.c, frame.c, lower.c; text.c and the
- * printers emit.c, emit_stackless.c, emit_stackful.c (docs/design.md)
+ * passes/: check.c, frame.c (live.c, cfg.c), cleanup.c, lower.c; and the
+ * command line's options, which they and the printers read
  * ====================================================================== */
 
 typedef enum { BACKEND_STACKLESS, BACKEND_STACKFUL } Backend;
@@ -702,8 +728,6 @@ void mark_discarded(Node *n);
    descending into them, and only where an await is. Plain operators around
    them (C leaves their operands unsequenced) are looked through. */
 void collect_sequenced(Node *n, NodeList *out);
-/* check.c: does the coroutine f (a symbol) give a value to its awaiter? */
-bool task_has_value(const Sym *f);
 
 /* frame.c: the fields of each frame, and the names of types moved out of bodies. */
 void layout_frames(Source *src, Coroutine *cos, const Options *opt);
@@ -716,14 +740,18 @@ void lower(Source *src, Coroutine *cos, const Options *opt);
 
 /* cleanup.c: locals declared __attribute__((cleanup(fn))) (Sym.cleanup). */
 void note_cleanups(Source *src, Coroutine *co);       /* before the frame is decided */
-char *cleanup_strip(const char *decl);                /* a field's declaration without it */
 void cleanup_plan(Source *src, Coroutine *co);        /* lowering: where its framed ones are in scope */
 char *cleanup_exit(const Node *jump);                 /* the calls a break, continue, goto, return makes */
 char *cleanup_scope_end(const Node *scope);           /* the calls at the end of a block or for */
 void cleanup_points(Coroutine *co);                   /* Coroutine.cleanup_calls, after lowering */
 void decide_cleanups(Coroutine *cos, const Options *opt); /* Coroutine.runs_cleanups */
 
-/* The writer that lowering and printing share (emit.c). */
+/* {=====================================================================
+ * output/: writing C. writer.c, directives.c and text.c serve the lowering
+ * too; the printers come after them.
+ * ====================================================================== */
+
+/* output/writer.c: the line writer that lowering and printing share. */
 typedef struct {
   FILE *out;          /* where the output goes */
   Lines *sink;        /* lowering: lines go here instead (lower.c) */
@@ -744,31 +772,41 @@ typedef struct {
   int nnext_by_name;  /* printing: the generators whose coro_next_of_NAME wraps coro_next so far */
 } Emitter;
 
-/* emit.c: the writer, and the pieces both backends print */
-void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
-char *emit_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len);
+/* One line of output that stands for .coc line `line` (0: none in particular). */
 void emit_put(Emitter *e, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int emit_line_of(Emitter *e, const Node *n);
 void emit_indent(Emitter *e, int delta);
+/* The next output line is .coc line `line`: a #line if the compiler would not know. */
 void emit_sync(Emitter *e, int line);
-void emit_resync(Emitter *e, int line);
+void emit_resync(Emitter *e, int line);  /* ... the compiler knows already */
+void emit_line_directive(Emitter *e, int line);  /* a #line for .coc line `line`, now */
+/* The text of a #line directive for physical line `physical` of the input,
+   as emit_line_directive writes it, but on its own: for an operand put back
+   at its column in the middle of a statement (lower.c, emit_stackful.c). */
+char *emit_line_text(Source *src, int physical);
+void lines_push(Lines *l, Line line);
+
+/* output/directives.c: the preprocessor lines kept inside a body */
 void emit_directives(Emitter *e, int from, int to);  /* the kept directives among tokens [from, to) */
 void emit_directive(Emitter *e, int index);          /* the one that is token index */
-/* emit.c: the macro a #define or #undef line names (*len bytes at the result), or NULL */
+/* The macro a #define or #undef line names (*len bytes at the result), or NULL. */
 const char *directive_macro_name(const char *text, size_t *len, bool *define);
 bool is_first_define(Emitter *e, Coroutine *co, int index);
 void redefine_macros(Emitter *e, Coroutine *co, bool restore);
+
+/* output/creation.c: the pieces of a coroutine's creation both backends print */
 char *emit_creation_header(Emitter *e, Coroutine *co);
 /* "int n, char *s" of the coroutine's `(int n, char *s)`; "" of `(void)` and `()`. */
 char *emit_param_list(Emitter *e, Coroutine *co);
-/* The text of a #line directive for physical line `physical` of the input,
-   as line_directive writes it, but on its own: for an operand put back at
-   its column in the middle of a statement (lower.c, emit_stackful.c). */
-char *emit_line_text(Source *src, int physical);
 void emit_value_type(Emitter *e, Coroutine *co);
-void lines_push(Lines *l, Line line);
+/* The linkage words before coro_in_NAME: static inline in the .c alone, or
+   external when a header declares it (Options.header). */
+const char *emit_in_linkage(Emitter *e, Coroutine *co);
+/* The kind of its instances (enum coro_kind): "CORO_TASK | CORO_CLEANUP", say. */
+const char *emit_kind_of(const Coroutine *co);
+void emit_in_declaration(Emitter *e, Coroutine *co);  /* ... and, when external, its prototype */
 
-/* text.c: how a range of tokens is printed */
+/* output/text.c: how a range of tokens is printed */
 typedef struct {
   const Token *name;       /* a declarator's name token ... */
   const char *name_text;   /* ... is printed as this ("" for nothing) */
@@ -787,20 +825,19 @@ char *specs_str(Emitter *e, const Node *specs, bool drop_const);
 char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
                  const char *name, bool is_param);
 char *emit_field_decl(Emitter *e, const Node *specs, const Node *declarator, const char *name);
-bool is_array_type(const Node *specs, const Node *declarator, int depth);
-/* text.c: is it a plain scalar (arithmetic, an enum, a pointer; not volatile
-   or _Atomic; no attribute or alignment): a value a C local can hold? */
-bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList *toks, int depth);
 char *literal_type(Emitter *e, const Node *lit, const char *key);  /* a kept compound literal's field type */
 char *shape_decl(Emitter *e, const Node *specs, const Node *d, const Node *init, const char *key,
                  const Sym *self);  /* the shape sizing an array declared [], or NULL */
 void push_repl(Emitter *e, const Node *n, const char *text);  /* lowering: print n as text */
 void drop_repl(Emitter *e, int keep);                         /* ... forget those from keep on */
 
-/* emit_stackless.c, emit_stackful.c: a coroutine definition, by backend */
-void emit_stackless(Emitter *e, Coroutine *co);
-/* cleanup.c: coro_cleanup_NAME, what coro_free runs for a suspended stackless instance */
+/* output/emit_cleanup.c: the stackless printer's part of cleanups */
+char *cleanup_strip(const char *decl);  /* a field's declaration without its cleanup attribute */
+/* coro_cleanup_NAME, what coro_free runs for a suspended stackless instance */
 void emit_cleanup_function(Emitter *e, Coroutine *co);
+
+/* output/emit_stackless.c, emit_stackful.c: a coroutine definition, by backend */
+void emit_stackless(Emitter *e, Coroutine *co);
 void emit_stackful(Emitter *e, Coroutine *co);
 /* ... and the types of its instance, as the header prints them too: the
    value type, the frame and what it needs (stackless: macros defined in the
@@ -808,21 +845,40 @@ void emit_stackful(Emitter *e, Coroutine *co);
 void emit_stackless_frame(Emitter *e, Coroutine *co);
 void emit_stackful_args(Emitter *e, Coroutine *co);
 void emit_stackful_storage(Emitter *e, Coroutine *co);
-/* The linkage words before coro_in_NAME: static inline in the .c alone, or
-   external when a header declares it (Options.header). */
-const char *emit_in_linkage(Emitter *e, Coroutine *co);
-/* The kind of its instances (enum coro_kind): "CORO_TASK | CORO_CLEANUP", say. */
-const char *emit_kind_of(const Coroutine *co);
-void emit_in_declaration(Emitter *e, Coroutine *co);  /* ... and, when external, its prototype */
 
-/* emit_header.c: --header, the frames and creation functions of the
+/* output/emit.c: the driver of printing: the user's text between
+   coroutines, each coroutine by its backend */
+void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
+/* The output (or --dot's graphs, with `dot`) as a string of *len bytes. */
+char *emit_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len);
+
+/* output/emit_header.c: --header, the frames and creation functions of the
    coroutines with external linkage, for other files (docs/cli.md) */
 char *emit_header(Source *src, Coroutine *cos, const Options *opt, size_t *len);
 
-/* dot.c: --dot, each coroutine's state machine as a Graphviz graph */
+/* output/dot.c: --dot, each coroutine's state machine as a Graphviz graph */
 void emit_dot(FILE *out, Source *src, Coroutine *cos);
-/* stats.c: --stats, each coroutine's frame as the compiler lays it out */
+/* output/stats.c: --stats, each coroutine's frame as the compiler lays it out */
 void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, const char *c_text);
 
+/* {=====================================================================
+ * output/depfile.c: the dependency file of -MD/-MMD
+ * ====================================================================== */
+
+typedef struct {
+  bool wanted;          /* -MD or -MMD was given */
+  bool system_headers;  /* -MD: system headers too; -MMD: user headers only */
+  bool phony;           /* -MP: a rule with no prerequisites for each header */
+  const char *path;     /* where the rule goes (-MF, or OUT.c with the suffix .d) */
+  const char **targets; /* -MT, verbatim; or the -o output, quoted by depfile_quote */
+  int ntargets;
+} DepOptions;
+
+/* The rule `TARGETS: INPUT FILES...`, where FILES are the files the
+   preprocessor read for src, first one first; `input` is the input's path
+   (NULL for standard input). */
+char *depfile_rule(const DepOptions *dep, const Source *src, const char *input, size_t *len);
+/* A file name quoted for make as gcc quotes it. */
+char *depfile_quote(const char *name);
 
 #endif

@@ -2,7 +2,7 @@
 """tests/bench/frames.py: the benchmark's part on frames: what a suspended generator costs.
 
 A stackless instance is its frame: the runtime's header and the fields that
-coroc keeps (transformer/live.c keeps a local only when a suspension needs
+coroc keeps (transformer/passes/live.c keeps a local only when a suspension needs
 it). This part measures, in one run:
 
   1. the memory of a live instance: 10,000,000 suspended instances of a

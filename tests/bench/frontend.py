@@ -960,7 +960,7 @@ def record_cpp(coroc, src, extra, workdir):
     coroc runs once with $COROC_CPP set to a script that runs `cc -E` with
     the arguments coroc gives it and keeps both the arguments and what it
     prints; whatever coroc asks of its preprocessor (the options for a file
-    with or without coroutines, transformer/source.c), the recording has it.
+    with or without coroutines, transformer/front/source.c), the recording has it.
     coroc's output must be the same with no $COROC_CPP, with the recording
     script and with the replaying one."""
     if any(c.isspace() for c in str(workdir)):

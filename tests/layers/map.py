@@ -13,14 +13,25 @@ another file of the same program defines is an edge between the two files
   * the "calls into" table of each program, as markdown.
 
     tests/layers/map.py [--build DIR] [--program transformer|runtime]
-                        [--circles] [--table] [--check]
+                        [--circles] [--table] [--check] [--write-docs]
 
 --check exits 1 on any circle or edge against the order that layers.txt
-does not list as known (with its reason).
+does not list as known (with its reason), on a known one that is gone, and
+on a "calls into" table of the docs that is not what the map says.
+--write-docs writes those tables: each stands in a doc between the lines
+
+    <!-- calls-into:PROGRAM [hide=PREFIX] -->
+    <!-- /calls-into -->
+
+(hide=PREFIX leaves out the calls into the files whose path starts so, the
+ones every file makes), so that what the docs say of the calls between
+files is never other than what the objects say. tests/test_layers.py runs
+--check on the suite's build.
 """
 import argparse
 import collections
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -33,13 +44,28 @@ PROGRAMS = {
 DEFINED = set("TDBRCVWGSi")  # nm's kinds of a symbol an object defines (global or weak)
 
 
-def file_name(obj):
-    """runtime/CMakeFiles/coro.dir/sched.c.o -> sched.c (lexer.c, parser.c: lexer.l, parser.y)."""
-    name = obj.name[:-2] if obj.name.endswith(".o") else obj.name
-    return {"lexer.c": "lexer.l", "parser.c": "parser.y"}.get(name, name)
+def file_name(obj, base):
+    """The source an object was built from, as its path under the program's
+    folder: runtime/CMakeFiles/coro.dir/sched.c.o -> sched.c,
+    transformer/CMakeFiles/coroc.dir/front/lexer.c.o -> front/lexer.l (the
+    scanner and the parser are generated from lexer.l and parser.y)."""
+    rel = obj.relative_to(base).as_posix() if base else obj.name
+    name = rel[:-2] if rel.endswith(".o") else rel
+    folder, _, leaf = name.rpartition("/")
+    leaf = {"lexer.c": "lexer.l", "parser.c": "parser.y"}.get(leaf, leaf)
+    return f"{folder}/{leaf}" if folder else leaf
 
 
-def read_symbols(objects):
+def objects_of(build, program):
+    """The object files of a program, in every folder of its sources; an
+    object whose source is gone (a build from before a file moved) is not
+    the program's any more."""
+    base = build / PROGRAMS[program]
+    folder = SOURCE_DIR / PROGRAMS[program].split("/")[0]
+    return sorted(o for o in base.rglob("*.o") if (folder / file_name(o, base)).exists())
+
+
+def read_symbols(objects, base=None):
     """{file: (defined names, used names)} from nm."""
     out = {}
     for obj in objects:
@@ -48,7 +74,7 @@ def read_symbols(objects):
                    if len(line.split()) >= 3 and line.split()[1] in DEFINED}
         res = subprocess.run(["nm", "-u", obj], capture_output=True, text=True, check=True)
         used = {line.split()[-1] for line in res.stdout.splitlines() if line.strip()}
-        out[file_name(obj)] = (defined, used)
+        out[file_name(obj, base)] = (defined, used)
     return out
 
 
@@ -139,13 +165,73 @@ def against_order(graph, layers):
     return bad
 
 
-def table(graph, layers):
+def layer_order(layers):
+    return {f: i for i, (_, files) in enumerate(layers) for f in files}
+
+
+def table(graph, layers, hide=None):
+    """The "calls into" table: each file, its layer and the files it uses,
+    lowest layer first (the calls into files whose path starts with `hide`
+    left out)."""
     level = {f: name for name, files in layers for f in files}
+    order = layer_order(layers)
     lines = ["| file | layer | calls into |", "|---|---|---|"]
-    for f in sorted(graph, key=lambda f: ([n for n, _ in layers].index(level[f]) if f in level else 99, f)):
-        into = ", ".join(f"`{g}`" for g in sorted(graph[f])) or "nothing"
-        lines.append(f"| `{f}` | {level.get(f, '?')} | {into} |")
+    for f in sorted(graph, key=lambda f: (order.get(f, len(layers)), f)):
+        into = [g for g in sorted(graph[f]) if not (hide and g.startswith(hide))]
+        shown = ", ".join(f"`{g}`" for g in into) or (f"`{hide}` only" if graph[f] else "nothing")
+        lines.append(f"| `{f}` | {level.get(f, '?')} | {shown} |")
     return "\n".join(lines)
+
+
+def problems(graph, layers, known_circles, known_edges):
+    """What --check fails on, as sentences: a file without a layer, a circle
+    or an edge against the order that is not known, a known one that is gone."""
+    out = []
+    layered = {f for _, files in layers for f in files}
+    out += [f"{f} has no layer in tests/layers/layers.txt" for f in sorted(graph) if f not in layered]
+    out += [f"{f} is in layers.txt but not in the build" for f in sorted(layered) if f not in graph]
+    found = circles(graph)
+    bad = against_order(graph, layers)
+    known_c = [c for c, _ in known_circles]
+    known_e = [e for e, _ in known_edges]
+    out += [f"a circle of files: {' <-> '.join(c)}" for c in found if c not in known_c]
+    out += [f"{f} (a lower layer) uses {g}: {', '.join(syms)}" for f, g, syms in bad if (f, g) not in known_e]
+    out += [f"layers.txt lists a circle that is gone: {' '.join(c)} (take it off)"
+            for c in known_c if c not in found]
+    out += [f"layers.txt lists an edge that is gone: {a} -> {b} (take it off)"
+            for a, b in known_e if (a, b) not in [(f, g) for f, g, _ in bad]]
+    return out
+
+
+def graph_of(build, program):
+    objects = objects_of(build, program)
+    if not objects:
+        sys.exit(f"map.py: no objects in {build / PROGRAMS[program]}: build first")
+    return edges(read_symbols(objects, build / PROGRAMS[program]))
+
+
+DOCS = SOURCE_DIR / "docs"
+TABLE = re.compile(r"(<!-- calls-into:(\w+)((?: \S+=\S+)*) -->\n)(.*?)(<!-- /calls-into -->)", re.S)
+
+
+def docs_tables(graphs):
+    """{doc: (its text, its text with each table of a program in `graphs` written anew)}."""
+    out = {}
+    for doc in sorted(DOCS.glob("*.md")):
+        text = doc.read_text(encoding="utf-8")
+
+        def write(m):
+            program = m.group(2)
+            if program not in graphs:
+                return m.group(0)
+            options = dict(o.split("=", 1) for o in m.group(3).split())
+            layers = read_layers(program)[0]
+            return m.group(1) + table(graphs[program], layers, options.get("hide")) + "\n" + m.group(5)
+
+        new = TABLE.sub(write, text)
+        if TABLE.search(text):
+            out[doc] = (text, new)
+    return out
 
 
 def main():
@@ -155,48 +241,34 @@ def main():
     ap.add_argument("--circles", action="store_true")
     ap.add_argument("--table", action="store_true")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--write-docs", action="store_true")
     opts = ap.parse_args()
     failed = False
+    graphs = {}
     for program in opts.program or sorted(PROGRAMS):
-        objects = sorted((opts.build / PROGRAMS[program]).glob("*.o"))
-        if not objects:
-            sys.exit(f"map.py: no objects in {opts.build / PROGRAMS[program]}: build first")
-        graph = edges(read_symbols(objects))
+        graph = graphs[program] = graph_of(opts.build, program)
         layers, known_circles, known_edges = read_layers(program)
-        found = circles(graph)
-        bad = against_order(graph, layers)
-        if opts.circles or not (opts.table or opts.check):
+        if opts.circles or not (opts.table or opts.check or opts.write_docs):
             print(f"{program}: circles")
-            for c in found:
+            for c in circles(graph):
                 print("  " + " <-> ".join(c))
             print(f"{program}: edges against the layer order")
-            for f, g, syms in bad:
+            for f, g, syms in against_order(graph, layers):
                 print(f"  {f} -> {g}: {', '.join(syms)}")
         if opts.table:
             print(table(graph, layers))
         if opts.check:
-            known_c = [c for c, _ in known_circles]
-            known_e = [e for e, _ in known_edges]
-            unlayered = sorted(f for f in graph if f not in {x for _, fs in layers for x in fs})
-            for f in unlayered:
-                print(f"{program}: {f} has no layer in tests/layers/layers.txt")
+            for p in problems(graph, layers, known_circles, known_edges):
+                print(f"{program}: {p}")
                 failed = True
-            for c in found:
-                if c not in known_c:
-                    print(f"{program}: a circle of files: {' <-> '.join(c)}")
-                    failed = True
-            for f, g, syms in bad:
-                if (f, g) not in known_e:
-                    print(f"{program}: {f} (a lower layer) uses {g}: {', '.join(syms)}")
-                    failed = True
-            for c in known_c:
-                if c not in found:
-                    print(f"{program}: layers.txt lists a circle that is gone: {' '.join(c)} (take it off)")
-                    failed = True
-            for e in known_e:
-                if e not in [(f, g) for f, g, _ in bad]:
-                    print(f"{program}: layers.txt lists an edge that is gone: {e[0]} -> {e[1]} (take it off)")
-                    failed = True
+    for doc, (text, new) in docs_tables(graphs).items():
+        if opts.write_docs and new != text:
+            doc.write_text(new, encoding="utf-8")
+            print(f"map.py: wrote the calls-into tables of {doc.relative_to(SOURCE_DIR)}")
+        elif opts.check and new != text:
+            print(f"{doc.relative_to(SOURCE_DIR)}: a calls-into table is not what the map says: "
+                  "run tests/layers/map.py --write-docs")
+            failed = True
     sys.exit(1 if failed else 0)
 
 

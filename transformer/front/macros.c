@@ -8,7 +8,7 @@
  * where it took effect; the file parse hands each one here as it passes it,
  * and the coroutine parse, which runs nested at the coroutine's place, asks
  * for the expansion of a name. The definitions of all macros are kept, so
- * that one naming a coroutine's locals can be redefined for its body (emit.c).
+ * that one naming a coroutine's locals can be redefined for its body (directives.c).
  */
 #include "coroc.h"
 

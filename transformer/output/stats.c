@@ -116,7 +116,7 @@ static char *compile_to_assembly(const char *c_path, const Options *opt) {
   return text;
 }
 
-/* The frame fields coroc adds beyond the locals (emit.c, emit_frame), with
+/* The frame fields coroc adds beyond the locals (emit_stackless.c, emit_frame), with
    what each is for: pairs of strings, then NULL. */
 static char **extra_fields(Coroutine *co) {
   char **v = xcalloc(2 * (co->literals.n + 2 * co->awaits.n + co->nconds + 3) + 1, sizeof(char *));

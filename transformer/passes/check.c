@@ -271,11 +271,6 @@ static void walk_await(Checker *c, Node *n) {
   list_push(&c->co->awaits, n);
 }
 
-/* Does the coroutine `f` (a symbol) return a value? */
-bool task_has_value(const Sym *f) {
-  return !((f->specs & SP_VOID) && f->decl && f->decl->declarator->kids.n == 1);
-}
-
 /* }================================================================== */
 
 /* {==================================================================

@@ -18,52 +18,21 @@
  * which a TYPEDEF_NAME can only be the name being declared) and those that
  * do not yet.
  *
- * Actions are short: they call ast.c constructors with the token range @$.
+ * Actions are short: they call ast.c constructors with the token range @$,
+ * and the C of build.c, external.c and syntax_error.c (parse.h says what
+ * each holds). What stays here needs bison's own: the grammar, the nested
+ * second parse (it runs the grammar again), and the report of a syntax
+ * error (what the parser could have taken).
  */
 %code requires {
-#include "coroc.h"
-
-/* A location is a range of token indices; every node keeps it. */
-typedef struct { int first, last; } Loc;
-typedef struct Parser Parser;
+#include "front/parse.h"  /* the parser's state (Parser), and the C its actions call */
 }
 
 %code provides {
-struct Parser {
-  Source *src;            /* the input */
-  TokenList *toks;        /* the tokens being parsed */
-  int pos;                /* the index of the next token */
-  bool original;          /* parsing one coroutine from the original tokens */
-  bool started;           /* original: the START_COROUTINE token was sent */
-  bool done;              /* original: the coroutine has been reduced */
-  int prev_code;          /* the code of the token returned last */
-  NodeList specs;         /* the specifiers of the declarations being parsed, innermost last */
-  Node *unit;             /* the result: translation unit, or the coroutine's node */
-  Coroutine *cos;         /* the coroutines found, in file order */
-  Coroutine **cos_tail;   /* where the next one goes */
-  int stmt_expr_depth;    /* > 0 inside a statement expression ({ ... }) */
-  bool in_coroutine;      /* the file parse is inside a coroutine's body */
-  int directives_seen;    /* file parse: directives below this index went to macros.c */
-  Token *queue[64];       /* original: the expansion of a type-like macro, being returned */
-  int nqueue, qhead;      /* its length and the next to return */
-  int qindex;             /* the index of the macro's name, the location of all of it */
-  ArenaMark external_mark; /* file parse: the tree's arena where this external declaration began */
-  int external_syms;      /* ... and the count of symbols then (scope.c) */
-  bool keep_external;     /* ... it is a coroutine's: keep its tree */
-  ArenaMark coroutine_body; /* file parse: where the body of the coroutine being parsed began */
-  bool release_body;      /* ... give it back at its end */
-  int skip_to;            /* file parse: > 0: a coroutine's body is skipped up to here (body_begin) */
-  Sym **tags_defined;     /* file parse: the file-scope tags that this external declaration defines */
-  int ntags_defined, captags_defined;
-  Coroutine **last_co;    /* the coroutine found last */
-};
-
 /* lexhook.c: the parser's token hook. It hands bison the next token: a
    keyword, a typedef name or an identifier as the scopes say, an
    __attribute__ or __asm__ group as one token, a type-like macro's words. */
 int next_token(YYSTYPE *lval, Loc *lloc, Parser *p);
-/* lexhook.c: the parser's code for a keyword token, 0 for any other word. */
-int keyword_code(const Token *t);
 }
 
 %code {
@@ -76,12 +45,11 @@ int keyword_code(const Token *t);
    exhausted". Left-leaning chains (`x + x + ... + x`) keep the stack low. */
 #define YYMAXDEPTH COROC_MAX_NESTING
 /* The stack is coroc's memory, so that the fuzz build gets it back when an
-   error leaves the parse halfway (diag.c). */
+   error leaves the parse halfway (memory.c). */
 #define YYMALLOC(size) xrealloc(NULL, size)
 #define YYFREE xfree
 
 #define yylex next_token  /* the token hook, lexhook.c */
-static void yyerror(Loc *loc, Parser *p, const char *msg);
 
 /* The range of a rule: from its first symbol to its last; an empty rule is
    an empty range just after what came before. */
@@ -100,30 +68,7 @@ static void yyerror(Loc *loc, Parser *p, const char *msg);
 #define NEW(kind, loc) new_node(kind, (loc).first, (loc).last)
 #define EXPR(loc, op) expr_node((loc), (op), NULL, NULL, NULL)
 
-static Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c);
-static Node *ident(Parser *p, Token *t, Loc loc);
-static Node *specs_add(Node *specs, Node *item, int flags, Loc loc);
-static Node *declarator_new(Token *name, Loc loc);
-static Node *declarator_derive(Node *d, Node *deriv, Loc loc);
-static Node *declarator_paren(Node *inner, Loc loc);
-static void declare(Parser *p, Node *init_decl);
-static void declare_params(Parser *p, Node *declarator);
-static void begin_decl(Parser *p, Node *specs);
-static void end_decl(Parser *p);
-static void declare_tag(Parser *p, Node *tagged, bool defines);
-static void refuse_implicit_int(Parser *p, int specs, int after);
 static void coroutine_found(Parser *p, Node *specs, Node *decl_or_def, bool is_def, Loc loc);
-/* yield and await belong to coroutine bodies (the file parse sees them all). */
-static void outside_check(Parser *p, const char *word, Loc loc) {
-  if (!p->original && !p->in_coroutine)
-    error_at(source_original_pos(p->src, loc.first), "'%s' outside a coroutine", word);
-}
-
-static Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, Loc loc);
-static bool body_begin(Parser *p, Node *declarator, Loc loc);
-static void external_done(Parser *p, Loc loc);
-static void outside_check(Parser *p, const char *word, Loc loc);
-static Pos token_pos(Parser *p, int index);
 }
 
 /* Every %define with its reason: */
@@ -210,8 +155,7 @@ translation_unit
 external_declaration
   : function_definition
   | declaration
-  | no_specs implicit_declarators ';' { $$ = $2; $$->kind = ND_DECL; $$->specs = $1;
-                                       $$->first = @$.first; $$->last = @$.last; end_decl(p); }
+  | no_specs implicit_declarators ';' { $$ = decl_end(p, $1, $2, @$); }
   | ';'                              { $$ = NEW(ND_EXPR_STMT, @$); }
   | ASM ';'                          { $$ = NEW(ND_ASM_STMT, @$); }
   ;
@@ -225,11 +169,8 @@ external_declaration
 declaration
   : decl_specs ';'                             { $$ = NEW(ND_DECL, @$); $$->specs = $1; end_decl(p);
                                                  coroutine_found(p, $1, $$, false, @$); }
-  | decl_specs init_declarators ';'            { $$ = $2; $$->kind = ND_DECL; $$->specs = $1;
-                                                 $$->first = @$.first; $$->last = @$.last; end_decl(p);
-                                                 coroutine_found(p, $1, $$, false, @$); }
-  | implicit_specs implicit_declarators ';'    { $$ = $2; $$->kind = ND_DECL; $$->specs = $1;
-                                                 $$->first = @$.first; $$->last = @$.last; end_decl(p); }
+  | decl_specs init_declarators ';'            { $$ = decl_end(p, $1, $2, @$); coroutine_found(p, $1, $$, false, @$); }
+  | implicit_specs implicit_declarators ';'    { $$ = decl_end(p, $1, $2, @$); }
   | static_assert
   ;
 
@@ -294,13 +235,7 @@ function_definition
 /* An old-style definition, `int add(a, b) int a, b; { ... }`: the parameter
    declarations come into the body's scope. A coroutine cannot be one. */
 kr_start
-  : %empty                                     { Node *specs = p->specs.v[p->specs.n - 1];
-                                                 if (specs->flags & SP_COROUTINE)
-                                                   error_at(token_pos(p, @0.first), "a coroutine needs a prototype-style parameter list");
-                                                 Node *d = $<Node *>0->declarator;  /* only a function has parameters to declare */
-                                                 if (d->kids.n == 0 || d->kids.v[0]->kind != ND_FUNC)
-                                                   error_at(token_pos(p, @0.last), "expected ';' after '%s'", TOK(@0.last)->text);
-                                                 scope_push(); }
+  : %empty                                     { begin_kr_params(p, $<Node *>0, @0); }
   ;
 
 kr_decls : kr_declaration | kr_decls kr_declaration ;
@@ -340,7 +275,8 @@ kr_nts
 /* Entering a function body: its parameters come into scope. When this is a
    coroutine of the file parse, its second parse runs here. */
 body_start
-  : %empty                                     { if (body_begin(p, $<Node *>0, (Loc){@-1.first, @0.last})) yyclearin; $$ = NULL; }
+  : %empty                                     { coroutine_found(p, p->specs.v[p->specs.n - 1], $<Node *>0, true, (Loc){@-1.first, @0.last});
+                                                 if (body_begin(p, $<Node *>0)) yyclearin; $$ = NULL; }
   ;
 
 /* Declaration specifiers: exactly one type at the core (built-in words like
@@ -1012,479 +948,32 @@ generic_assoc
 %%
 
 /* {==================================================================
- * Syntax errors
+ * The second parse, and the entry
  * =================================================================== */
-
-/* Where a token stands, as the user wrote it (columns of the preprocessed
-   text are not the user's). */
-static Pos token_pos(Parser *p, int index) {
-  Token *t = &p->toks->v[index];
-  if (!p->original && t->in_main)
-    return source_original_pos(p->src, index);
-  return tok_pos(t);
-}
-
-/* A token's name for a message: 'x' for punctuators and words, else its kind. */
-static const char *symbol_text(yysymbol_kind_t sym) {
-  const char *name = yysymbol_name(sym);
-  if (name[0] == '"') {
-    static char buf[64];
-    snprintf(buf, sizeof buf, "'%.*s'", (int)strlen(name) - 2, name + 1);
-    return buf;
-  }
-  if (strcmp(name, "IDENTIFIER") == 0) return "an identifier";
-  if (strcmp(name, "TYPEDEF_NAME") == 0) return "a type name";
-  if (strcmp(name, "NUMBER") == 0) return "a number";
-  if (strcmp(name, "STRING") == 0) return "a string";
-  if (strcmp(name, "CHAR") == 0) return "a character constant";
-  if (strcmp(name, "end of file") == 0) return "the end of the input";
-  return name;
-}
-
-/* Is the token named `name` among those the parser could have accepted? */
-static bool expects(yysymbol_kind_t *expected, int n, const char *name) {
-  for (int i = 0; i < n; i++)
-    if (strcmp(yysymbol_name(expected[i]), name) == 0)
-      return true;
-  return false;
-}
-
-/* A coroutine's declaration without a type: `coroutine i64 f(void)`, where
-   nothing declared i64, names an unknown type (as gcc says); with no name
-   after it, the type is missing. */
-static void refuse_implicit_int(Parser *p, int specs, int after) {
-  Token *t = &p->toks->v[after], *next = t->kind == TK_EOF ? t : t + 1;
-  if (t->kind == TK_IDENT && !name_keyword(t->text) &&
-      (next->kind == TK_IDENT || (next->kind == TK_PUNCT && next->code == '*')))
-    error_at(token_pos(p, after), "unknown type name '%s'", t->text);
-  error_at(token_pos(p, specs), "implicit int in a coroutine: write the type out");
-}
-
-/* `count_t i`, where nothing declared count_t: two names in a row at the
-   start of a declaration, the first of which the parser took for a variable.
-   Like gcc, say what is wrong with the first rather than before the second.
-   The start of a declaration: after '{', ';' or '}', or the '(' of a for. */
-static bool unknown_type_name(Parser *p, int at) {
-  if (at < 1)
-    return false;
-  Token *t = &p->toks->v[at], *name = &p->toks->v[at - 1];
-  if (t->kind != TK_IDENT || name->kind != TK_IDENT || name_keyword(t->text) ||
-      name_keyword(name->text))
-    return false;
-  if (at < 2)
-    return true;
-  Token *before = &p->toks->v[at - 2];
-  if (before->kind != TK_PUNCT)
-    return false;
-  if (before->code == '{' || before->code == ';' || before->code == '}')
-    return true;
-  return before->code == '(' && at >= 3 && p->toks->v[at - 3].kind == TK_IDENT &&
-         strcmp(p->toks->v[at - 3].text, "for") == 0;
-}
-
-/* Could tok end a type, so that a name after it is declared (`int`, `*`, a
-   typedef name or a tag)? Not `return`, `=`, ...: the name would be called. */
-static bool ends_type(const Token *tok) {
-  static const char *const words[] = {"void", "char", "short", "int", "long", "float", "double",
-                                      "signed", "unsigned", "_Bool", "const", "volatile", "coroutine",
-                                      NULL};
-  if (tok->kind == TK_PUNCT)
-    return tok->code == '*';
-  if (tok->kind != TK_IDENT)
-    return false;
-  for (int i = 0; words[i]; i++)
-    if (strcmp(tok->text, words[i]) == 0)
-      return true;
-  return !name_keyword(tok->text);
-}
-
-/* `int f(i64 n)`, `int f(int a, i64 n)`, where nothing declared i64: in a
-   function declarator's parameter list, two names in a row after its '('
-   or a parameter's ','. (Not `g(a b)` in an expression: what stands before
-   the list is not a declaration.) The index of the unknown name, or -1. */
-static int unknown_param_type(Parser *p, int at) {
-  const Token *v = p->toks->v;
-  for (int type = at - 1; type <= at; type++) {  /* the parser stops at the second name, or the first */
-    if (type < 4 || v[type].kind != TK_IDENT || v[type + 1].kind != TK_IDENT || name_keyword(v[type].text) ||
-        name_keyword(v[type + 1].text) || v[type - 1].kind != TK_PUNCT)
-      continue;
-    if (v[type - 1].code == '(' && v[type - 2].kind == TK_IDENT && ends_type(&v[type - 3]))
-      return type;  /* the first parameter, of a declarator `T f(` */
-    if (v[type - 1].code == ',' && v[type - 2].kind == TK_IDENT && ends_type(&v[type - 3]))
-      return type;  /* a later one, after `T a,` */
-  }
-  return -1;
-}
-
-/* The message says what was wanted where that is clear: a missing ';' or
-   an expression; otherwise what was found. */
-static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
-  const Loc *loc = yypcontext_location(ctx);
-  Token *t = &p->toks->v[loc->first];
-  Pos pos = token_pos(p, loc->first);
-  const char *found = t->kind == TK_EOF ? "the end of the input" : format("'%s'", t->text);
-  yysymbol_kind_t expected[YYNTOKENS];
-  int n = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
-  if (t->kind == TK_PUNCT && t->code == T_STRAY)
-    error_at(pos, "stray '%s' in program", t->text);
-  if (expects(expected, n, "';'") && unknown_type_name(p, loc->first))
-    error_at(token_pos(p, loc->first - 1), "unknown type name '%s'", p->toks->v[loc->first - 1].text);
-  int unknown = unknown_param_type(p, loc->first);
-  if (unknown >= 0 && t->kind != TK_EOF)
-    error_at(token_pos(p, unknown), "unknown type name '%s'", p->toks->v[unknown].text);
-  if (n == 1)
-    error_at(pos, "expected %s before %s", symbol_text(expected[0]), found);
-  if (t->kind == TK_EOF && expects(expected, n, "'}'"))
-    error_at(pos, "expected '}' before the end of the input (an unclosed '{')");
-  bool want_semi = expects(expected, n, "';'");
-  bool want_expr = expects(expected, n, "IDENTIFIER") && expects(expected, n, "NUMBER");
-  if (want_semi && (t->bol || t->kind == TK_EOF || t->code == '}'))
-    error_at(pos, "expected ';' before %s", found);
-  if (want_expr && !expects(expected, n, "TYPEDEF_NAME"))
-    error_at(pos, "expected an expression before %s", found);
-  if (yypcontext_token(ctx) == YYSYMBOL_TYPEDEF_NAME)
-    error_at(pos, "unexpected type name %s here", found);
-  error_at(pos, "syntax error before %s", found);
-}
-
-static void yyerror(Loc *loc, Parser *p, const char *msg) {
-  if (strcmp(msg, "memory exhausted") == 0)  /* the stack reached YYMAXDEPTH */
-    error_at(token_pos(p, loc->first), "nested too deeply: coroc's parser holds at most %d "
-             "unfinished constructs (brackets, operators, statements) at once", COROC_MAX_NESTING);
-  error_at(token_pos(p, loc->first), "%s", msg);
-}
-
-/* }================================================================== */
-
-/* {==================================================================
- * Building nodes and declaring names
- * =================================================================== */
-
-static Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c) {
-  Node *n = new_node(ND_EXPR, loc.first, loc.last);
-  n->op = op;
-  n->lhs = a;
-  n->rhs = b;
-  n->otherwise = c;
-  return n;
-}
-
-/* An identifier in an expression (or a typedef name as a type) knows at
-   once which declaration it names: the scopes are exact only now. */
-static Node *ident(Parser *p, Token *t, Loc loc) {
-  Node *n = new_node(ND_IDENT, loc.first, loc.last);
-  n->tok = t;
-  n->sym = scope_lookup(t->text);
-  if (p->original)
-    token_set_sym(t, n->sym);
-  return n;
-}
-
-static Node *specs_add(Node *specs, Node *item, int flags, Loc loc) {
-  if (!specs)
-    specs = new_node(ND_SPECS, loc.first, loc.last);
-  if (item)
-    node_add_kid(specs, item);
-  specs->flags |= flags;
-  specs->last = loc.last;
-  return specs;
-}
-
-static Node *declarator_new(Token *name, Loc loc) {
-  Node *d = new_node(ND_DECLARATOR, loc.first, loc.last);
-  d->tok = name;
-  return d;
-}
-
-static Node *declarator_derive(Node *d, Node *deriv, Loc loc) {
-  node_add_kid(d, deriv);
-  d->first = loc.first;
-  d->last = loc.last;
-  return d;
-}
-
-static Node *declarator_paren(Node *inner, Loc loc) {
-  inner->first = loc.first;
-  inner->last = loc.last;
-  return inner;
-}
-
-static void begin_decl(Parser *p, Node *specs) {
-  list_push(&p->specs, specs);
-}
-
-static void end_decl(Parser *p) {
-  p->specs.n--;
-}
-
-/* What a declarator declares: a typedef name, a function or an object. */
-static void declare(Parser *p, Node *init_decl) {
-  Node *specs = p->specs.v[p->specs.n - 1];
-  Node *d = init_decl->declarator;
-  if (!d->tok)
-    return;
-  SymKind kind = SYM_OBJECT;
-  if (specs->flags & SP_TYPEDEF)
-    kind = SYM_TYPEDEF;
-  else if (d->kids.n > 0 && d->kids.v[0]->kind == ND_FUNC)
-    kind = SYM_FUNCTION;
-  init_decl->specs = specs;
-  init_decl->sym = scope_declare(kind, d->tok, init_decl, specs->flags);
-  init_decl->sym->toks = p->toks;
-  init_decl->sym->in_stmt_expr = p->stmt_expr_depth > 0;
-  if (p->original)
-    token_set_sym(d->tok, init_decl->sym);
-}
-
-/* A function body sees its parameters: those of the derivation nearest the
-   name (`int (*f(int a))(char b)` takes a, not b). */
-static void declare_params(Parser *p, Node *init_decl) {
-  Node *d = init_decl->declarator;
-  if (d->kids.n == 0 || d->kids.v[0]->kind != ND_FUNC)
-    return;
-  Node *f = d->kids.v[0];
-  for (int i = 0; i < f->kids.n; i++) {
-    Node *param = f->kids.v[i];
-    if (param->declarator && param->declarator->tok) {
-      param->sym = scope_declare(SYM_OBJECT, param->declarator->tok, param, param->specs->flags);
-      if (p->original)
-        token_set_sym(param->declarator->tok, param->sym);
-    }
-  }
-}
-
-/* `struct s {...}` declares s here; a bare `struct s` names the visible one,
-   or, when there is none, declares an incomplete one in this scope (C11 6.7.2.3). */
-static void declare_tag(Parser *p, Node *tagged, bool defines) {
-  Token *t = tagged->tok;
-  tagged->flags = SP_TYPE;
-  if (t->kind != TK_IDENT || keyword_code(t))
-    return;  /* anonymous */
-  Sym *sym = defines ? NULL : scope_lookup_tag(t->text);
-  if (defines) {
-    Sym *here = scope_lookup_tag(t->text);
-    if (here && here->depth == scope_depth())
-      sym = here;  /* completing a forward declaration of this scope */
-  }
-  if (!sym)
-    sym = scope_declare(SYM_TAG, t, tagged, 0);
-  if (defines)
-    sym->decl = tagged;
-  if (p->original)
-    token_set_sym(t, sym);
-  if (defines && !p->original && scope_depth() == 0) {  /* (for external_done) */
-    if (p->ntags_defined == p->captags_defined) {
-      p->captags_defined = p->captags_defined ? 2 * p->captags_defined : 16;
-      p->tags_defined = xrealloc(p->tags_defined, sizeof(Sym *) * p->captags_defined);
-    }
-    p->tags_defined[p->ntags_defined++] = sym;
-  }
-}
-
-/* Entering a function body: its parameters come into scope. When this is a
-   coroutine of the file parse, its second parse runs here. */
-/* The file parse's token that is the user's token `orig` (a coroutine's
-   closing brace), or -1 (it comes from a macro). Tokens are tied by line
-   and spelling, counting repeats (source_find_original): the count is made
-   once along the line, not per candidate, so a body on one long line costs
-   one pass over it. */
-static int expanded_of(Parser *p, int orig) {
-  const TokenList *o = &p->src->original;
-  const Token *close = &o->v[orig];
-  int k = 0;  /* same spellings before it on its line, as the user wrote them */
-  for (int j = orig - 1; j >= 0 && o->v[j].line == close->line; j--)
-    k += o->v[j].text == close->text && !o->v[j].dead && o->v[j].kind != TK_DIRECTIVE;
-  int i = p->pos > 0 ? p->pos - 1 : 0;
-  while (i > 0 && p->toks->v[i - 1].in_main && p->toks->v[i - 1].line == close->line)
-    i--;  /* from the start of its line */
-  for (; source_more(p->src, i); i++) {
-    const Token *t = &p->toks->v[i];
-    if (!t->in_main || t->line < close->line)
-      continue;
-    if (t->line > close->line)
-      return -1;
-    if (t->text == close->text && k-- == 0)
-      return source_find_original(p->src, i) == orig ? i : -1;
-  }
-  return -1;
-}
-
-/* Entering a function body: its parameters come into scope. When this is a
-   coroutine of the file parse, its second parse runs here, from the user's
-   own tokens, and the tree it makes is the one that is used: the file parse
-   skips the body (the token hook hands it SKIPPED_BODY instead) and returns
-   true, to drop the '{' it may have read ahead. */
-static bool body_begin(Parser *p, Node *declarator, Loc loc) {
-  Node *specs = p->specs.v[p->specs.n - 1];
-  coroutine_found(p, specs, declarator, true, loc);
-  p->in_coroutine = specs->flags & SP_COROUTINE;
-  scope_push();
-  declare_params(p, declarator);
-  if (p->original || !p->in_coroutine)
-    return false;
-  int close = expanded_of(p, (*p->last_co)->last);
-  if (close < 0) {  /* parse it here too, and give its tree back at its end */
-    p->coroutine_body = arena_mark(&arena_tree);
-    p->release_body = true;
-    return false;
-  }
-  p->skip_to = close + 1;
-  return true;
-}
-
-/* What a later pass asks of a file-scope declaration of the file parse: a
-   function's type (the value of an awaitable), a typedef's (is it an
-   array?). Its specifiers and declarator are copied, without the
-   parameters, initializers and anything below. */
-static Node *keep_node(const Node *n) {
-  Node *copy = arena_alloc(&arena_perm, sizeof *copy);
-  *copy = *n;
-  copy->cond = copy->then = copy->otherwise = copy->body = NULL;  /* all four slots */
-  copy->kids = (NodeList){0};
-  return copy;
-}
-
-static Node *keep_list(const Node *n) {
-  Node *copy = keep_node(n);
-  copy->kids.v = arena_alloc(&arena_perm, sizeof(Node *) * (n->kids.n + 1));
-  copy->kids.n = copy->kids.cap = n->kids.n;
-  for (int i = 0; i < n->kids.n; i++)
-    copy->kids.v[i] = keep_node(n->kids.v[i]);
-  return copy;
-}
-
-static Node *keep_declaration(const Node *init_decl) {
-  Node *copy = keep_node(init_decl);
-  copy->declarator = keep_list(init_decl->declarator);  /* and its derivations */
-  copy->specs = keep_list(init_decl->specs);
-  return copy;
-}
-
-/* The end of an external declaration of the file parse. Its tree is needed
-   by nothing once parsed (coroutines are parsed again, from the user's own
-   tokens), so all of it goes back to the arena: a large file costs the
-   memory of its largest declaration, not of all of them. What later passes
-   read of the symbols it declared is copied first. A coroutine's is kept
-   whole: its second parse made its tree in between. The typedef names,
-   enumeration constants and tags it declares at file scope keep where it
-   is (Sym.ext), for a header that shows a frame which uses them. */
-static void external_done(Parser *p, Loc loc) {
-  bool objects = false, types = p->ntags_defined > 0;
-  for (int i = p->external_syms; i < scope_declared_count(); i++) {
-    Sym *s = scope_declared(i);
-    if (s->depth == 0 && (s->kind == SYM_OBJECT || s->kind == SYM_FUNCTION))
-      objects = true;
-    else if (s->depth == 0 && (s->kind == SYM_TYPEDEF || s->kind == SYM_ENUMCONST))
-      types = true;
-  }
-  if (types) {
-    External *ext = arena_alloc(&arena_perm, sizeof *ext);
-    *ext = (External){loc.first, loc.last, objects};
-    for (int i = p->external_syms; i < scope_declared_count(); i++) {
-      Sym *s = scope_declared(i);
-      if (s->depth == 0 && (s->kind == SYM_TYPEDEF || s->kind == SYM_ENUMCONST))
-        s->ext = ext;
-    }
-    for (int i = 0; i < p->ntags_defined; i++)
-      p->tags_defined[i]->ext = ext;
-  }
-  p->ntags_defined = 0;
-  if (!p->keep_external) {
-    for (int i = p->external_syms; i < scope_declared_count(); i++) {
-      Sym *s = scope_declared(i);
-      bool wanted = (s->kind == SYM_FUNCTION || s->kind == SYM_TYPEDEF) && s->decl &&
-                    s->decl->kind == ND_INIT_DECL;
-      s->decl = wanted ? keep_declaration(s->decl) : NULL;
-    }
-    arena_release(&arena_tree, p->external_mark);
-  }
-  p->keep_external = false;
-  p->external_mark = arena_mark(&arena_tree);
-  p->external_syms = scope_declared_count();
-}
-
-static Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, Loc loc) {
-  scope_pop();
-  p->in_coroutine = false;
-  end_decl(p);
-  if (p->release_body && scope_depth() == 0) {
-    arena_release(&arena_tree, p->coroutine_body);
-    p->release_body = false;
-    body = NULL;
-  }
-  Node *n = new_node(ND_FUNCDEF, loc.first, loc.last);
-  n->specs = specs;
-  n->declarator = declarator->declarator;  /* declarator_reg made an ND_INIT_DECL around it */
-  n->body = body;
-  n->tok = declarator->tok;
-  if (p->original && scope_depth() == 0)
-    p->done = true;
-  return n;
-}
-
-/* The macros (in effect here) that the coroutine's tokens use: emit.c
-   redefines those that name its locals for the length of its body. */
-static void record_macros(Parser *p, Coroutine *co, int first, int end) {
-  TokenList *o = &p->src->original;
-  for (int i = first; i < end && i < o->n; i++) {
-    Token *t = &o->v[i];
-    const char *def = t->kind == TK_IDENT && !t->dead ? macro_definition(t->text) : NULL;
-    bool seen = false;
-    for (int j = 0; def && j < co->nmacros; j++)
-      seen |= co->macros[j] == def;
-    if (!def || seen)
-      continue;
-    co->macros = xrealloc(co->macros, sizeof(char *) * (co->nmacros + 1));
-    co->macros[co->nmacros++] = def;
-  }
-}
 
 /* The file parse met a declaration or definition. If it is a coroutine,
-   parse it again from the original tokens, here, in these scopes. */
+   parse it again from the original tokens, here, in these scopes: the
+   grammar runs again, nested (external.c says what is kept of it). */
 static void coroutine_found(Parser *p, Node *specs, Node *n, bool is_def, Loc loc) {
-  if (p->original) {
-    if (!is_def && scope_depth() == 0)
-      p->done = true;
-    return;
-  }
-  if (!(specs->flags & SP_COROUTINE))
-    return;
-  Token *kw = NULL;
-  for (int i = 0; i < specs->kids.n; i++)
-    if (specs->kids.v[i]->flags == SP_COROUTINE)
-      kw = specs->kids.v[i]->tok;
-  if (scope_depth() != 0)
-    error_at(source_original_pos(p->src, kw - p->toks->v), "a coroutine must be declared at file scope");
-  Node *d = is_def ? n->declarator : n->kids.n == 1 ? n->kids.v[0]->declarator : NULL;  /* the declarator */
-  if (!d || d->kids.n == 0 || d->kids.v[0]->kind != ND_FUNC)
-    error_at(source_original_pos(p->src, kw - p->toks->v),
-             "'coroutine' declares a function: give one function declarator");
-  int start = source_find_original(p->src, loc.first);
+  int start = coroutine_start(p, specs, n, is_def, loc);
   if (start < 0)
-    error_at(source_original_pos(p->src, loc.first),
-             "cannot find this coroutine in the source text (is it produced by a macro?)");
-  p->keep_external = true;
+    return;
   Parser q = {.src = p->src, .toks = &p->src->original, .pos = start, .original = true};
   yydebug = getenv("COROC_TRACE") != NULL;
   if (yyparse(&q) != 0)
     internal_error("coroutine parse failed without a diagnostic");
-  Coroutine *co = xcalloc(1, sizeof *co);
-  record_macros(p, co, start, q.pos);
-  co->def = q.unit->kind == ND_FUNCDEF ? q.unit : NULL;
-  co->is_prototype = !co->def;
-  co->decl = q.unit;
-  co->first = q.unit->first;
-  co->last = q.unit->last;
-  Node *qspecs = q.unit->specs;
-  co->specs = qspecs;
-  co->declarator = co->def ? q.unit->declarator : q.unit->kids.v[0]->declarator;
-  co->name = co->declarator->tok->text;
-  co->is_static = qspecs->flags & SP_STATIC;
-  co->returns_void = (qspecs->flags & SP_VOID) && co->declarator->kids.n == 1;
-  *p->cos_tail = co;
-  p->last_co = p->cos_tail;
-  p->cos_tail = &co->next;
-  (void)n;
+  coroutine_record(p, q.unit, start, q.pos);
+}
+
+/* A syntax error: what bison knows of it, by name, for syntax_error.c. */
+static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
+  yysymbol_kind_t expected[YYNTOKENS];
+  const char *names[YYNTOKENS];
+  int n = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
+  for (int i = 0; i < n; i++)
+    names[i] = yysymbol_name(expected[i]);
+  syntax_error(p, yypcontext_location(ctx)->first, names, n,
+               yypcontext_token(ctx) == YYSYMBOL_TYPEDEF_NAME);
 }
 
 /* }================================================================== */

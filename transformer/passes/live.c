@@ -17,7 +17,7 @@
  *   }
  *
  * The analysis is the textbook one, on a control-flow graph of the body
- * made here: a node per expression evaluation, with the locals it reads
+ * (made by cfg.c): a node per expression evaluation, with the locals it reads
  * (use) and the ones it sets whole (def: `x = ...;`, an initializer), and a
  * node per resume point (`x = yield v;` is v's evaluation, the resume point,
  * then a node that sets x: x is received after the resume, never read). An
@@ -39,7 +39,7 @@
  * keeps every local in the frame, and --stats says so. --hoist-all asks for
  * every local in the frame (the lowering of tutorial chapters 3 and 4).
  */
-#include "coroc.h"
+#include "live.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,59 +47,9 @@
 
 enum { LIVE_MAX_BITS = 1 << 27 };  /* 16 MiB of live sets at most */
 
-typedef struct {
-  int first, last;  /* token indices */
-} Range;
-
-/* A node of the graph. */
-typedef struct {
-  int *succ;       /* the nodes that may run next */
-  int nsucc, capsucc;
-  int *use, nuse;  /* the locals it reads (indices) */
-  int def;         /* the local it sets whole, or -1 */
-  int resume_point;/* > 0: a resume point */
-  int tok;         /* a resume point's first token (its place, for scopes) */
-  bool computed_goto; /* goto *p: it may go to any label */
-} CfgNode;
-
-typedef struct {
-  const char *name;
-  int node;
-} Label;
-
-typedef struct {
-  int *cases, ncases;   /* the nodes of its case and default labels */
-  bool has_default;
-} SwitchCtx;
-
-typedef struct {
-  Coroutine *co;
-  Source *src;
-  Sym **vars;          /* the locals that may need the frame, by index */
-  int nvars;
-  int *group;          /* [var]: the index of the first local of its declaration */
-  CfgNode *nodes;
-  int nnodes, capnodes;
-  Label *labels;
-  int nlabels;
-  int brk, cont;       /* where break and continue go (-1: nowhere) */
-  SwitchCtx *sw;       /* the innermost switch */
-  int exit;            /* the end of the body */
-  bool *pinned;        /* [var]: it may not leave memory (its address, a macro, a moved declaration) */
-  const Range *range;  /* [var]: its scope (walk_scopes) */
-  Node **decls;        /* [var]: its ND_INIT_DECL */
-  const char **late_why; /* [var]: a reason to keep it, given after liveness's (frame_address_taken) */
-} Live;
-
 /* {==================================================================
  * The locals, and what makes one stay in the frame whatever its liveness
  * =================================================================== */
-
-static int var_of(const Node *n) {
-  if (!n || n->kind != ND_IDENT || !n->sym)
-    return -1;
-  return n->sym->live_var - 1;
-}
 
 /* A local needs the frame for its own reasons: record the first. */
 static void must_frame(Live *l, int v, const char *why) {
@@ -109,30 +59,6 @@ static void must_frame(Live *l, int v, const char *why) {
 
 static const char *where(Live *l, const Node *n) {
   return format("%s:%d", l->src->name, l->src->original.v[n->first].line);
-}
-
-static Node *strip_parens(Node *n) {
-  while (n && n->kind == ND_EXPR && n->op == OP_PAREN)
-    n = n->operand;
-  return n;
-}
-
-static bool is_dot(const Live *l, const Node *n) {
-  return n->kind == ND_EXPR && n->op == OP_MEMBER && l->src->original.v[n->lhs->last + 1].code == '.';
-}
-
-/* A path into an object: `s.x`, `a[i]`, `s.t[2].u`, through parentheses. */
-static bool is_path(const Live *l, const Node *n) {
-  return n && n->kind == ND_EXPR && (n->op == OP_INDEX || is_dot(l, n));
-}
-
-/* The local whose storage an lvalue names, through `.` and the `[]` of an
-   array (`&p.x`, `&a[2]`), or -1. (`&p[2]` of a pointer p names p too:
-   that only keeps p in the frame when it need not be.) */
-static int lvalue_var(const Live *l, Node *n) {
-  for (n = strip_parens(n); is_path(l, n); n = strip_parens(n->lhs))
-    ;
-  return var_of(n);
 }
 
 /* How many of a local's outer derivations are arrays (`int g[2][3]`: 2); a
@@ -382,6 +308,8 @@ static void frame_address_taken(Live *l, const ScopeWalk *w) {
   xfree(a.decay);
 }
 
+/* }================================================================== */
+
 /* {==================================================================
  * Sharing: blocks that are never active at once
  * =================================================================== */
@@ -417,446 +345,6 @@ static FrameScope *share_storage(Live *l, const ScopeWalk *w) {
   }
   xfree(of);
   return root;
-}
-
-/* {==================================================================
- * The graph
- * =================================================================== */
-
-static int new_cfg_node(Live *l) {
-  if (l->nnodes == l->capnodes) {
-    l->capnodes = l->capnodes ? l->capnodes * 2 : 256;
-    l->nodes = xrealloc(l->nodes, sizeof(CfgNode) * l->capnodes);
-  }
-  l->nodes[l->nnodes] = (CfgNode){.def = -1};
-  return l->nnodes++;
-}
-
-static void add_succ(Live *l, int from, int to) {
-  CfgNode *n = &l->nodes[from];
-  if (n->nsucc == n->capsucc) {
-    n->capsucc = n->capsucc ? n->capsucc * 2 : 2;
-    n->succ = xrealloc(n->succ, sizeof(int) * n->capsucc);
-  }
-  n->succ[n->nsucc++] = to;
-}
-
-static int label_node(Live *l, const char *name) {
-  for (int i = 0; i < l->nlabels; i++)
-    if (strcmp(l->labels[i].name, name) == 0)
-      return l->labels[i].node;
-  l->labels = xrealloc(l->labels, sizeof(Label) * (l->nlabels + 1));
-  l->labels[l->nlabels] = (Label){name, new_cfg_node(l)};
-  return l->labels[l->nlabels++].node;
-}
-
-typedef struct {
-  Live *l;
-  int node;
-  const Node *skip;  /* the local set by the node: not a read */
-  const int *only_set; /* the locals the expression only sets (awaited_into), -1 after them */
-} UseWalk;
-
-static bool only_set(const int *list, int v) {
-  for (; list && *list >= 0; list++)
-    if (*list == v)
-      return true;
-  return false;
-}
-
-static void add_use(Live *l, int node, int v) {
-  CfgNode *c = &l->nodes[node];
-  c->use = xrealloc(c->use, sizeof(int) * (c->nuse + 1));
-  c->use[c->nuse++] = v;
-}
-
-static bool use_pre(Node *n, void *ctx);
-
-/* `a[i] = v` of an array a, `s.x.y = v`: a part of the local is written,
-   nothing of it is read (nor is it set whole): only the index and the value
-   are reads. Not `p[i] = v` of a pointer p, which reads p, nor `a[i][j] = v`
-   or `s.x[i] = v`, where what is indexed may be a pointer kept in it. */
-static bool partial_write(UseWalk *w, Node *n) {
-  if (n->kind != ND_EXPR || n->op != OP_ASSIGN)
-    return false;
-  Node *lv = strip_parens(n->lhs);
-  int v = lv && lv->kind == ND_EXPR && (lv->op == OP_INDEX || lv->op == OP_MEMBER) ? lvalue_var(w->l, lv) : -1;
-  if (v < 0)
-    return false;
-  if (lv->op == OP_INDEX && !(w->l->vars[v]->is_array && var_of(strip_parens(lv->lhs)) == v))
-    return false;
-  for (Node *m = lv; m->kind == ND_EXPR; m = strip_parens(m->lhs))
-    if (m->op == OP_INDEX && m != lv)
-      return false;
-  for (; lv->kind == ND_EXPR; lv = strip_parens(lv->lhs))
-    if (lv->op == OP_INDEX)
-      visit(lv->rhs, use_pre, NULL, w);
-  visit(n->rhs, use_pre, NULL, w);
-  return true;
-}
-
-static bool use_pre(Node *n, void *ctx) {
-  UseWalk *w = ctx;
-  if (n == w->skip || partial_write(w, n))
-    return false;
-  int v = var_of(n);
-  if (v >= 0 && !only_set(w->only_set, v))
-    add_use(w->l, w->node, v);
-  return true;
-}
-
-/* The locals that tokens first..last name (an asm statement keeps no
-   expression nodes): read, as far as the analysis knows. */
-static void token_uses(Live *l, int node, int first, int last) {
-  for (int i = first; i <= last; i++) {
-    Sym *s = token_sym(&l->src->original.v[i]);
-    if (s && s->live_var > 0)
-      add_use(l, node, s->live_var - 1);
-  }
-}
-
-/* `x = VALUE` as a whole expression: x is set whole. */
-static Node *assigned_whole(Node *e) {
-  e = strip_parens(e);
-  if (!e || e->kind != ND_EXPR || e->op != OP_ASSIGN)
-    return NULL;
-  Node *lhs = strip_parens(e->lhs);
-  return var_of(lhs) >= 0 ? lhs : NULL;
-}
-
-static int resume_chain(Live *l, Node *e, int head);
-
-/* `(n = await coro_read(...)) > 0`: a local set by an await's value and
-   named nowhere else in the expression is not read by it; it is set, after
-   the resume points. (Read whole, as the rest is, it would seem live
-   across the await before it was ever set.) Only where that is sure: the
-   expression's one await (with two, `(a = await f()) && (b = await g())`,
-   a is set between them and must live across the second), and an
-   assignment that C always evaluates (not on the right of `&&` or `||`,
-   nor in an arm of `?:`, where the old value stays when it is skipped).
-   The list ends with -1. */
-typedef struct {
-  int *v;     /* the locals set by `= EXPR` where EXPR awaits */
-  int *count; /* [i]: how often the expression names v[i] */
-  int n;
-  int awaits; /* the awaits of the expression */
-} SetWalk;
-
-static bool count_awaits_pre(Node *n, void *ctx) {
-  ((SetWalk *)ctx)->awaits += n->kind == ND_AWAIT;
-  return true;
-}
-
-/* The assignments of e that C always evaluates (`always`: e itself is). */
-static void find_sets(SetWalk *w, Node *e, bool always) {
-  if (!e || e->kind != ND_EXPR)
-    return;
-  if (always && e->op == OP_ASSIGN && has_await(e->rhs)) {
-    int t = var_of(strip_parens(e->lhs));
-    if (t >= 0) {
-      w->v = xrealloc(w->v, sizeof(int) * (w->n + 2));
-      w->v[w->n++] = t;
-    }
-  }
-  bool first_only = e->op == OP_AND || e->op == OP_OR || e->op == OP_COND;
-  Node *kid;
-  for (int i = 0; (kid = node_child(e, &i));)
-    find_sets(w, kid, always && (!first_only || kid == e->lhs));
-}
-
-static bool count_pre(Node *n, void *ctx) {
-  SetWalk *w = ctx;
-  int v = var_of(n);
-  for (int i = 0; v >= 0 && i < w->n; i++)
-    w->count[i] += w->v[i] == v;
-  return true;
-}
-
-static int *awaited_into(Node *e) {
-  SetWalk w = {0};
-  visit(e, count_awaits_pre, NULL, &w);
-  if (w.awaits != 1)
-    return NULL;
-  find_sets(&w, e, true);
-  if (!w.n)
-    return NULL;
-  w.count = xcalloc(w.n, sizeof(int));
-  visit(e, count_pre, NULL, &w);
-  int kept = 0;
-  for (int i = 0; i < w.n; i++)
-    if (w.count[i] == 1)
-      w.v[kept++] = w.v[i];
-  w.v[kept] = -1;
-  xfree(w.count);
-  return w.v;
-}
-
-/* A statement expression may leave the expression it stands in: `({ if
-   (done) goto out; 0; })`, a `break` or `continue` of the loop around, a
-   `return`. Each such jump is an edge from the expression's node to where
-   it goes; and the expression may then not set what it assigns. */
-typedef struct {
-  Live *l;
-  int from;       /* the expression's node */
-  int inside;     /* statement expressions around */
-  int loops;      /* loops around, inside them */
-  int switches;   /* switches around, inside them */
-  bool jumps;     /* found one */
-} JumpWalk;
-
-static void jump_to(JumpWalk *j, int target) {
-  add_succ(j->l, j->from, target);
-  j->jumps = true;
-}
-
-static bool jump_pre(Node *n, void *ctx) {
-  JumpWalk *j = ctx;
-  j->inside += n->kind == ND_STMT_EXPR;
-  if (!j->inside)
-    return true;
-  j->loops += n->kind == ND_WHILE || n->kind == ND_DO || n->kind == ND_FOR;
-  j->switches += n->kind == ND_SWITCH;
-  if (n->kind == ND_GOTO && n->expr) {
-    j->l->nodes[j->from].computed_goto = j->jumps = true;
-  } else if (n->kind == ND_GOTO) {
-    jump_to(j, label_node(j->l, n->tok[1].text));
-  } else if (n->kind == ND_RETURN) {
-    jump_to(j, j->l->exit);
-  } else if (n->kind == ND_BREAK && !j->loops && !j->switches) {
-    jump_to(j, j->l->brk >= 0 ? j->l->brk : j->l->exit);
-  } else if (n->kind == ND_CONTINUE && !j->loops) {
-    jump_to(j, j->l->cont >= 0 ? j->l->cont : j->l->exit);
-  }
-  return true;
-}
-
-static void jump_post(Node *n, void *ctx) {
-  JumpWalk *j = ctx;
-  if (j->inside) {
-    j->loops -= n->kind == ND_WHILE || n->kind == ND_DO || n->kind == ND_FOR;
-    j->switches -= n->kind == ND_SWITCH;
-  }
-  j->inside -= n->kind == ND_STMT_EXPR;
-}
-
-/* The jumps out of e's statement expressions, from node `from`: are there any? */
-static bool jumps_out(Live *l, Node *e, int from) {
-  JumpWalk j = {l, from, 0, 0, 0, false};
-  visit(e, jump_pre, jump_post, &j);
-  return j.jumps;
-}
-
-/* An evaluation of `e` (which may be NULL) that sets `def` (a node naming
-   the local, or NULL) after it, `set_by` being the node of e that names it
-   as the left of `=` (not a read): its first graph node, and in *tail its
-   last, whose successors the caller adds. */
-static int eval(Live *l, Node *e, const Node *def, const Node *set_by, int *tail) {
-  int n = new_cfg_node(l);
-  bool awaits = e && has_await(e);
-  int *set_only = awaits ? awaited_into(e) : NULL;
-  UseWalk w = {l, n, set_by, set_only};  /* `x = ...`: x is not read */
-  if (e)
-    visit(e, use_pre, NULL, &w);
-  bool jumps = e && jumps_out(l, e, n);
-  if (!awaits) {
-    l->nodes[n].def = def && !jumps ? var_of(def) : -1;
-    *tail = n;
-    return n;
-  }
-  /* read whole before the resume points and again after them */
-  int last = resume_chain(l, e, n);
-  int after = new_cfg_node(l);
-  UseWalk w2 = {l, after, w.skip, set_only};
-  visit(e, use_pre, NULL, &w2);
-  l->nodes[after].def = def && !jumps_out(l, e, after) ? var_of(def) : -1;
-  add_succ(l, last, after);
-  for (int i = 0; set_only && set_only[i] >= 0; i++) {  /* then set, whole */
-    int set = new_cfg_node(l);
-    l->nodes[set].def = set_only[i];
-    add_succ(l, after, set);
-    after = set;
-  }
-  xfree(set_only);
-  *tail = after;
-  return n;
-}
-
-typedef struct {
-  Live *l;
-  int last;
-} ChainWalk;
-
-static bool chain_pre(Node *n, void *ctx) {
-  ChainWalk *c = ctx;
-  if (n->kind == ND_AWAIT) {
-    int r = new_cfg_node(c->l);
-    c->l->nodes[r].resume_point = n->resume_point;
-    c->l->nodes[r].tok = n->first;
-    add_succ(c->l, c->last, r);
-    c->last = r;
-  }
-  return true;
-}
-
-/* A node for each await of e, in order after `head`: the last. */
-static int resume_chain(Live *l, Node *e, int head) {
-  ChainWalk c = {l, head};
-  visit(e, chain_pre, NULL, &c);
-  return c.last;
-}
-
-static int build(Live *l, Node *s, int next);
-
-/* The nodes of a statement list, in order, ending at `next`. */
-static int build_items(Live *l, Node *block, int next) {
-  for (int i = block->kids.n - 1; i >= 0; i--)
-    next = build(l, block->kids.v[i], next);
-  return next;
-}
-
-/* An evaluation followed by `next`. */
-static int eval_then(Live *l, Node *e, const Node *def, const Node *set_by, int next) {
-  int tail;
-  int head = eval(l, e, def, set_by, &tail);
-  add_succ(l, tail, next);
-  return head;
-}
-
-static int build_decl(Live *l, Node *decl, int next) {
-  for (int i = decl->kids.n - 1; i >= 0; i--) {
-    Node *id = decl->kids.v[i];
-    if (!id->init)
-      continue;
-    bool tracked = id->sym && id->sym->live_var;
-    Node name = {.kind = ND_IDENT, .sym = id->sym, .first = id->first, .last = id->first};
-    next = eval_then(l, id->init, tracked ? &name : NULL, NULL, next);
-  }
-  return next;
-}
-
-static int build_loop_body(Live *l, Node *body, int next, int brk, int cont) {
-  int saved_brk = l->brk, saved_cont = l->cont;
-  l->brk = brk, l->cont = cont;
-  int entry = build(l, body, next);
-  l->brk = saved_brk, l->cont = saved_cont;
-  return entry;
-}
-
-static int build(Live *l, Node *s, int next) {
-  int tail, head;
-  switch ((NodeKind)s->kind) {
-  case ND_BLOCK:
-    return build_items(l, s, next);
-  case ND_DECL:
-    return build_decl(l, s, next);
-  case ND_EXPR_STMT: {
-    Node *lhs = assigned_whole(s->expr);
-    return eval_then(l, s->expr, lhs, lhs, next);
-  }
-  case ND_IF: {
-    head = eval(l, s->cond, NULL, NULL, &tail);
-    add_succ(l, tail, build(l, s->then, next));
-    add_succ(l, tail, s->otherwise ? build(l, s->otherwise, next) : next);
-    return head;
-  }
-  case ND_WHILE: {
-    head = eval(l, s->cond, NULL, NULL, &tail);
-    add_succ(l, tail, build_loop_body(l, s->body, head, next, head));
-    add_succ(l, tail, next);
-    return head;
-  }
-  case ND_DO: {
-    head = eval(l, s->cond, NULL, NULL, &tail);
-    int body = build_loop_body(l, s->body, head, next, head);
-    add_succ(l, tail, body);
-    add_succ(l, tail, next);
-    return body;
-  }
-  case ND_FOR: {
-    int cond = eval(l, s->cond, NULL, NULL, &tail);
-    int step = eval_then(l, s->step, NULL, NULL, cond);
-    add_succ(l, tail, build_loop_body(l, s->body, step, next, step));
-    if (s->cond)
-      add_succ(l, tail, next);
-    return s->init->kind == ND_DECL ? build_decl(l, s->init, cond) : build(l, s->init, cond);
-  }
-  case ND_SWITCH: {
-    head = eval(l, s->cond, NULL, NULL, &tail);
-    SwitchCtx sw = {0}, *saved = l->sw;
-    l->sw = &sw;
-    int saved_brk = l->brk;
-    l->brk = next;
-    build(l, s->body, next);
-    l->brk = saved_brk;
-    l->sw = saved;
-    for (int i = 0; i < sw.ncases; i++)
-      add_succ(l, tail, sw.cases[i]);
-    if (!sw.has_default)
-      add_succ(l, tail, next);
-    xfree(sw.cases);
-    return head;
-  }
-  case ND_CASE:
-  case ND_DEFAULT: {
-    int entry = new_cfg_node(l);
-    add_succ(l, entry, build(l, s->body, next));
-    if (l->sw) {
-      l->sw->cases = xrealloc(l->sw->cases, sizeof(int) * (l->sw->ncases + 1));
-      l->sw->cases[l->sw->ncases++] = entry;
-      l->sw->has_default |= s->kind == ND_DEFAULT;
-    }
-    return entry;
-  }
-  case ND_LABEL: {
-    int entry = label_node(l, s->tok->text);
-    add_succ(l, entry, build(l, s->body, next));
-    return entry;
-  }
-  case ND_GOTO: {
-    if (s->expr) {  /* goto *p: any label whose address was taken */
-      head = eval(l, s->expr, NULL, NULL, &tail);
-      l->nodes[tail].computed_goto = true;
-      return head;
-    }
-    int g = new_cfg_node(l);
-    add_succ(l, g, label_node(l, s->tok[1].text));
-    return g;
-  }
-  case ND_CONTINUE:
-  case ND_BREAK: {
-    int target = s->kind == ND_BREAK ? l->brk : l->cont;
-    int n = new_cfg_node(l);
-    add_succ(l, n, target >= 0 ? target : next);
-    return n;
-  }
-  case ND_RETURN:
-    return eval_then(l, s->expr, NULL, NULL, l->exit);
-  case ND_YIELD: {
-    int r = new_cfg_node(l);
-    l->nodes[r].resume_point = s->resume_point;
-    l->nodes[r].tok = s->first;
-    if (s->target) {  /* `x = yield v;`: x is set after the resume point, not read */
-      Node *t = strip_parens(s->target);
-      bool whole = var_of(t) >= 0;
-      add_succ(l, r, eval_then(l, s->target, whole ? t : NULL, whole ? t : NULL, next));
-    } else {
-      add_succ(l, r, next);
-    }
-    return s->expr ? eval_then(l, s->expr, NULL, NULL, r) : r;
-  }
-  case ND_ASM_STMT: {
-    int n = new_cfg_node(l);
-    token_uses(l, n, s->first, s->last);
-    add_succ(l, n, next);
-    return n;
-  }
-  case ND_LABEL_DECL:
-  case ND_STATIC_ASSERT:
-  case ND_DIRECTIVE:
-    return next;
-  default:
-    internal_error("unexpected statement kind %d", s->kind);
-  }
 }
 
 /* }================================================================== */
@@ -926,13 +414,6 @@ static void solve(Live *l) {
 }
 
 /* }================================================================== */
-
-static void add_computed_gotos(Live *l) {
-  for (int n = 0; n < l->nnodes; n++)
-    if (l->nodes[n].computed_goto)
-      for (int i = 0; i < l->nlabels; i++)
-        add_succ(l, n, l->labels[i].node);
-}
 
 /* A macro's expansion may read or write a local where the body only says
    its name (`#define SUM (a + b)` ... `yield SUM;`): the graph does not see
@@ -1032,7 +513,7 @@ static bool moved_decls_pre(Node *n, void *ctx) {
    there (lower.c, save_kept). A loop that awaits a child that returns at
    once, or a generator's loop between two yields, then runs in registers,
    as an optimising compiler's own coroutines do. Such a local is a plain
-   scalar (text.c, is_plain_scalar: nothing can point into it), is never
+   scalar (types.c, is_plain_scalar: nothing can point into it), is never
    pinned (its address taken, named by a macro, declared by a declaration
    that awaits), has a name no other local or parameter of the coroutine
    has (the store and the load name it where they stand), and is in scope
@@ -1152,9 +633,7 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
       }
     frame_named_in_macros(&l);
     visit(co->def->body, moved_decls_pre, NULL, &l);
-    l.exit = new_cfg_node(&l);
-    build(&l, co->def->body, l.exit);
-    add_computed_gotos(&l);
+    build_cfg(&l);
     if ((double)l.nnodes * ((l.nvars + 63) / 64 * 64) > LIVE_MAX_BITS) {
       for (int v = 0; v < l.nvars; v++)
         must_frame(&l, v, "every local: the body is too large for the analysis");

@@ -17,7 +17,6 @@
 #define _GNU_SOURCE
 #include "coroc.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -158,7 +157,7 @@ static _Noreturn void report_cpp_failure(FILE *errs, const char *path) {
     bool moved = coroc_line_name(file, &physical, &number);  /* after a #line of the input */
     const char *name = moved || strcmp(file, "<stdin>") == 0 ? display_name(path) : file;
     if (moved && number == 0)
-      number = source_macro_line_number(physical, 0);
+      number = line_macro_number(physical, 0);
     if (moved && ln > 0)
       ln = number ? physical + 1 + (ln - number) : physical + 1;
     if (ln > 0)
@@ -199,6 +198,7 @@ static Source *loading;
 static void mark_live_lines(Source *src);
 static void mark_dead(Source *src);
 static void source_settle(void);
+static void scan_loading(void);
 
 static void preprocess(Source *src, const char *path, const char *text, size_t len,
                        const CppArgs *args) {
@@ -273,7 +273,7 @@ static void preprocess(Source *src, const char *path, const char *text, size_t l
   *cpp = (Preprocessor){.pid = pid, .writer = writer, .out = out[0], .errs = errs, .path = path};
   if (args->keep_output)
     cpp->markers = xmemstream(&cpp->marker_text, &cpp->marker_len);
-  cpp->stream = stream_open(out[0], src->name, "<stdin>", &src->expanded, cpp->markers);
+  cpp->stream = stream_open(out[0], src->name, "<stdin>", &src->expanded, cpp->markers, scan_loading);
   src->cpp = cpp;
   diag_before_error(source_settle);
 }
@@ -505,189 +505,6 @@ void token_set_literal(const Token *t, Node *node) {
 
 /* }================================================================== */
 
-/* The blanks the preprocessor allows between `#` and a directive's name:
-   a form feed or a vertical tab too (`#\f5` is `# 5`). Not a lone carriage
-   return: that ends the line. */
-static const char directive_blanks[] = " \t\v\f";
-
-/* The number a #line of the input gives the next line (-1 when it is a
-   macro's, which is not known here; `# 0 "file"`, as `cc -E` writes, is 0),
-   the physical line the directive ends on, and in *rest what follows the
-   number (a file name, perhaps). */
-static int line_directive_number(const Token *t, int *last_line, const char **rest) {
-  const char *p = strchr(t->text, '#') + 1;
-  p += strspn(p, directive_blanks);
-  if (strncmp(p, "line", 4) == 0)
-    p += 4 + strspn(p + 4, directive_blanks);
-  char *end;
-  long n = strtol(p, &end, 10);
-  *last_line = t->line;
-  for (const char *q = t->text; *q; q++)
-    *last_line += *q == '\n';
-  *rest = end;
-  if (p[0] < '0' || p[0] > '9')
-    return -1;
-  return n >= 0 && n <= INT_MAX ? (int)n : 0;
-}
-
-/* What the preprocessor reads: the .coc, each of its own #line directives
-   (`#line 100`, `#line 100 "gen.y"`, `# 100 "gen.y" 2`) given as
-   `#line 100 "<coroc-line P 100>"`, P the physical line where it ends. The
-   preprocessor then counts lines as the compiler will (`#if __LINE__ == 101`
-   on the next line holds), and each linemarker it prints after it names the
-   directive, so that the scanner maps the numbers back to lines of the file
-   as it stands (coroc_line_name): the line numbers coroc works with and
-   reports are physical, and the directives reach the compiler unchanged in
-   the output. A directive whose number is a macro (`#line LINE`) is given
-   as `#line LINE "<coroc-line P 0>"`: the preprocessor prints the number
-   the macro makes in the linemarker it writes at once after it, which the
-   scanner notes (source_macro_line_number). */
-static char *for_preprocessor(Source *src, size_t *len) {
-  *len = src->len;
-  if (!src->original_ready)
-    return src->text;  /* none can be there (may_have_line_directives) */
-  char *buf = NULL;
-  size_t size = 0, at = 0;
-  FILE *out = NULL;
-  for (int i = 0; i < src->original.n; i++) {
-    Token *t = &src->original.v[i];
-    if (t->kind != TK_DIRECTIVE || !is_line_directive(t->text))
-      continue;
-    src->has_line_directives = true;
-    if (!out)
-      out = xmemstream(&buf, &size);
-    fwrite(src->text + at, 1, t->offset - at, out);
-    at = token_end(t);
-    int last_line;
-    const char *rest;
-    int n = line_directive_number(t, &last_line, &rest);
-    if (n >= 0) {
-      fprintf(out, "#line %d \"<coroc-line %d %d>\"", n, last_line, n);
-    } else {  /* a macro's number: the preprocessor's first marker will say it */
-      fputs("#line ", out);
-      for (; *rest && *rest != '"'; rest++)
-        fputc(*rest == '\n' || *rest == '\\' ? ' ' : *rest, out);
-      fprintf(out, " \"<coroc-line %d 0>\"", last_line);
-    }
-  }
-  if (!out)
-    return src->text;
-  fwrite(src->text + at, 1, src->len - at, out);
-  fclose(out);
-  *len = size;
-  return buf;
-}
-
-/* A live #line of the input: the lines after `physical` are numbered from
-   `number`, in the file `quoted` (as written, quotes included) or NULL: the
-   name the earlier ones left. */
-struct LineDirective {
-  int physical, number;
-  const char *quoted;
-};
-
-static void find_line_directives(Source *src) {
-  src->nline_dirs = 0;
-  const char *quoted = NULL;
-  for (int i = 0; i < src->original.n; i++) {
-    Token *t = &src->original.v[i];
-    if (t->kind != TK_DIRECTIVE || t->dead || !is_line_directive(t->text))
-      continue;
-    int last_line;
-    const char *end;
-    int n = line_directive_number(t, &last_line, &end);
-    if (n < 0) {  /* a macro's number: what the preprocessor said it is */
-      n = source_macro_line_number(last_line, 0);
-      end = strchr(end, '"') ? strchr(end, '"') : end;
-    }
-    if (n <= 0)
-      continue;
-    end += strspn(end, directive_blanks);
-    if (*end == '"') {
-      const char *q = end + 1;
-      while (*q && *q != '"' && *q != '\n')
-        q += (*q == '\\' && q[1]) ? 2 : 1;
-      if (*q == '"')
-        quoted = xstrndup(end, q + 1 - end);
-    }
-    src->line_dirs = xrealloc(src->line_dirs, sizeof *src->line_dirs * (src->nline_dirs + 1));
-    src->line_dirs[src->nline_dirs++] = (struct LineDirective){last_line, n, quoted};
-  }
-}
-
-int source_logical_line(Source *src, int physical, const char **quoted) {
-  *quoted = NULL;
-  if (!src->has_line_directives)
-    return physical;
-  if (src->nline_dirs < 0)
-    find_line_directives(src);
-  int lo = 0, hi = src->nline_dirs;  /* the last directive before `physical` */
-  while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (src->line_dirs[mid].physical < physical)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo == 0)
-    return physical;
-  struct LineDirective *d = &src->line_dirs[lo - 1];
-  *quoted = d->quoted;
-  return d->number + (physical - d->physical - 1);
-}
-
-bool coroc_line_name(const char *name, int *physical, int *number) {
-  return sscanf(name, "<coroc-line %d %d>", physical, number) == 2;
-}
-
-/* The numbers that #line directives written with a macro give, by the
-   directive's last line: the first marker the preprocessor prints after
-   one (number `seen`) says it; later ones only ask (seen 0). 0: unknown. */
-static struct MacroLine {
-  int physical, number;
-} *macro_lines;
-static int nmacro_lines;
-
-int source_macro_line_number(int physical, int seen) {
-  for (int i = 0; i < nmacro_lines; i++)
-    if (macro_lines[i].physical == physical)
-      return macro_lines[i].number;
-  if (seen <= 0)
-    return 0;
-  macro_lines = xrealloc(macro_lines, sizeof *macro_lines * (nmacro_lines + 1));
-  macro_lines[nmacro_lines++] = (struct MacroLine){physical, seen};
-  return seen;
-}
-
-/* Can the `#` at p begin a directive? Only blanks and comments may stand
-   before it on its line, so the byte before it, blanks passed over, is the
-   line's start or the `/` that ends a comment. A `#` in the middle of a
-   line (`** Ticket #2739` in a comment, a string's "#1") cannot: telling so
-   spares a large file a scan of its own tokens (scan_original) that it
-   would not otherwise need. */
-static bool may_start_directive(const char *text, const char *p) {
-  while (p > text && p[-1] && strchr(" \t\v\f\r", p[-1]))
-    p--;
-  return p == text || p[-1] == '\n' || p[-1] == '/';
-}
-
-/* Could the text hold a `#line N` or `# N` directive? A `#` that may start
-   a directive, followed by blanks and a digit or the word line, anywhere
-   (even in a comment): if none is there, none can be a directive. */
-static bool may_have_line_directives(const char *text, size_t len) {
-  for (const char *p = memchr(text, '#', len); p; p = memchr(p, '#', text + len - p)) {
-    bool first = may_start_directive(text, p);
-    p++;
-    if (!first)
-      continue;
-    while (p < text + len && *p && strchr(directive_blanks, *p))
-      p++;
-    if (p < text + len && ((*p >= '0' && *p <= '9') || (text + len - p >= 4 && !memcmp(p, "line", 4))))
-      return true;
-  }
-  return false;
-}
-
 /* The user's own tokens are scanned when first needed: by a coroutine (the
    output is made of them), a diagnostic (it points into them), or #line
    directives (the preprocessor must not see them). A file without any of
@@ -704,18 +521,10 @@ static void scan_original(Source *src) {
 
 /* (loading: the input being loaded. The scanner of the preprocessor's
    output asks for the user's own tokens when it meets an error, to point at
-   the user's column: lexer.l, unterminated.) */
-
-void source_scan_original(void) {
+   the user's column: lexer.l, unterminated; stream_open is given this.) */
+static void scan_loading(void) {
   if (loading)
     scan_original(loading);
-}
-
-bool is_line_directive(const char *directive) {
-  const char *p = strchr(directive, '#') + 1;
-  p += strspn(p, directive_blanks);
-  return (*p >= '0' && *p <= '9') || (strncmp(p, "line", 4) == 0 && !isalnum((unsigned char)p[4]) &&
-                                      p[4] != '_');
 }
 
 /* A line ends at LF, CR LF, or a CR alone (old Mac files), as the
@@ -738,9 +547,7 @@ static void normalize_line_ends(Source *src) {
 /* The text is what diagnostics quote, and it must be text. */
 static void take_text(Source *src) {
   src->nline_dirs = -1;
-  xfree(macro_lines);  /* (one input's, as its #line directives) */
-  macro_lines = NULL;
-  nmacro_lines = 0;
+  line_macros_forget();  /* (one input's, as its #line directives) */
   normalize_line_ends(src);
   diag_add_file(src->name, src->text, src->len);
   const char *nul = memchr(src->text, '\0', src->len);
@@ -761,7 +568,7 @@ void source_load(Source *src, const char *path, const CppArgs *cpp) {
   if (may_have_line_directives(src->text, src->len))
     scan_original(src);
   size_t len;
-  char *input = for_preprocessor(src, &len);
+  char *input = text_for_preprocessor(src, &len);
   preprocess(src, path, input, len, cpp);  /* its output is scanned as the parser asks */
   if (input != src->text)
     xfree(input);  /* (the child feeding the preprocessor has its own copy) */
@@ -786,7 +593,7 @@ void source_load_text(Source *src, const char *name, const char *text, size_t le
   if (may_have_line_directives(src->text, src->len))
     scan_original(src);
   size_t len_in;
-  char *input = for_preprocessor(src, &len_in);
+  char *input = text_for_preprocessor(src, &len_in);
   size_t before = prelude ? strlen(prelude) : 0;
   static const char marker[] = "# 1 \"<stdin>\"\n";
   size_t plen = before + sizeof marker - 1 + len_in;

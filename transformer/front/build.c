@@ -1,0 +1,159 @@
+/* build.c: what the grammar's actions make: nodes with their token
+ * ranges, and the names declared in the scopes as the parse goes.
+ *
+ * The parse declares names as it meets them (scope.c), because the next
+ * token's meaning depends on them: `T * x;` declares x only if T names a
+ * type here (the token hook, lexhook.c, asks). In the second parse of a
+ * coroutine, each name's token is also noted with what it declares or
+ * names (token notes, source.c), which the passes read.
+ */
+#include "parse.h"
+
+Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c) {
+  Node *n = new_node(ND_EXPR, loc.first, loc.last);
+  n->op = op;
+  n->lhs = a;
+  n->rhs = b;
+  n->otherwise = c;
+  return n;
+}
+
+/* An identifier in an expression (or a typedef name as a type) knows at
+   once which declaration it names: the scopes are exact only now. */
+Node *ident(Parser *p, Token *t, Loc loc) {
+  Node *n = new_node(ND_IDENT, loc.first, loc.last);
+  n->tok = t;
+  n->sym = scope_lookup(t->text);
+  if (p->original)
+    token_set_sym(t, n->sym);
+  return n;
+}
+
+Node *specs_add(Node *specs, Node *item, int flags, Loc loc) {
+  if (!specs)
+    specs = new_node(ND_SPECS, loc.first, loc.last);
+  if (item)
+    node_add_kid(specs, item);
+  specs->flags |= flags;
+  specs->last = loc.last;
+  return specs;
+}
+
+Node *declarator_new(Token *name, Loc loc) {
+  Node *d = new_node(ND_DECLARATOR, loc.first, loc.last);
+  d->tok = name;
+  return d;
+}
+
+Node *declarator_derive(Node *d, Node *deriv, Loc loc) {
+  node_add_kid(d, deriv);
+  d->first = loc.first;
+  d->last = loc.last;
+  return d;
+}
+
+Node *declarator_paren(Node *inner, Loc loc) {
+  inner->first = loc.first;
+  inner->last = loc.last;
+  return inner;
+}
+
+void begin_decl(Parser *p, Node *specs) {
+  list_push(&p->specs, specs);
+}
+
+void end_decl(Parser *p) {
+  p->specs.n--;
+}
+
+/* `specs declarators;`: the list of init-declarators becomes the declaration. */
+Node *decl_end(Parser *p, Node *specs, Node *list, Loc loc) {
+  list->kind = ND_DECL;
+  list->specs = specs;
+  list->first = loc.first;
+  list->last = loc.last;
+  end_decl(p);
+  return list;
+}
+
+/* The parameter declarations of an old-style definition begin (`int
+   add(a, b) int a, b; {`): they come into the body's scope. A coroutine
+   cannot be one, and only a function has parameters to declare. */
+void begin_kr_params(Parser *p, Node *init_decl, Loc loc) {
+  Node *specs = p->specs.v[p->specs.n - 1];
+  if (specs->flags & SP_COROUTINE)
+    error_at(token_pos(p, loc.first), "a coroutine needs a prototype-style parameter list");
+  Node *d = init_decl->declarator;
+  if (d->kids.n == 0 || d->kids.v[0]->kind != ND_FUNC)
+    error_at(token_pos(p, loc.last), "expected ';' after '%s'", p->toks->v[loc.last].text);
+  scope_push();
+}
+
+/* What a declarator declares: a typedef name, a function or an object. */
+void declare(Parser *p, Node *init_decl) {
+  Node *specs = p->specs.v[p->specs.n - 1];
+  Node *d = init_decl->declarator;
+  if (!d->tok)
+    return;
+  SymKind kind = SYM_OBJECT;
+  if (specs->flags & SP_TYPEDEF)
+    kind = SYM_TYPEDEF;
+  else if (d->kids.n > 0 && d->kids.v[0]->kind == ND_FUNC)
+    kind = SYM_FUNCTION;
+  init_decl->specs = specs;
+  init_decl->sym = scope_declare(kind, d->tok, init_decl, specs->flags);
+  init_decl->sym->toks = p->toks;
+  init_decl->sym->in_stmt_expr = p->stmt_expr_depth > 0;
+  if (p->original)
+    token_set_sym(d->tok, init_decl->sym);
+}
+
+/* A function body sees its parameters: those of the derivation nearest the
+   name (`int (*f(int a))(char b)` takes a, not b). */
+void declare_params(Parser *p, Node *init_decl) {
+  Node *d = init_decl->declarator;
+  if (d->kids.n == 0 || d->kids.v[0]->kind != ND_FUNC)
+    return;
+  Node *f = d->kids.v[0];
+  for (int i = 0; i < f->kids.n; i++) {
+    Node *param = f->kids.v[i];
+    if (param->declarator && param->declarator->tok) {
+      param->sym = scope_declare(SYM_OBJECT, param->declarator->tok, param, param->specs->flags);
+      if (p->original)
+        token_set_sym(param->declarator->tok, param->sym);
+    }
+  }
+}
+
+/* `struct s {...}` declares s here; a bare `struct s` names the visible one,
+   or, when there is none, declares an incomplete one in this scope (C11 6.7.2.3). */
+void declare_tag(Parser *p, Node *tagged, bool defines) {
+  Token *t = tagged->tok;
+  tagged->flags = SP_TYPE;
+  if (t->kind != TK_IDENT || keyword_code(t))
+    return;  /* anonymous */
+  Sym *sym = defines ? NULL : scope_lookup_tag(t->text);
+  if (defines) {
+    Sym *here = scope_lookup_tag(t->text);
+    if (here && here->depth == scope_depth())
+      sym = here;  /* completing a forward declaration of this scope */
+  }
+  if (!sym)
+    sym = scope_declare(SYM_TAG, t, tagged, 0);
+  if (defines)
+    sym->decl = tagged;
+  if (p->original)
+    token_set_sym(t, sym);
+  if (defines && !p->original && scope_depth() == 0) {  /* (for external_done) */
+    if (p->ntags_defined == p->captags_defined) {
+      p->captags_defined = p->captags_defined ? 2 * p->captags_defined : 16;
+      p->tags_defined = xrealloc(p->tags_defined, sizeof(Sym *) * p->captags_defined);
+    }
+    p->tags_defined[p->ntags_defined++] = sym;
+  }
+}
+
+void outside_check(Parser *p, const char *word, Loc loc) {
+  if (!p->original && !p->in_coroutine)
+    error_at(source_original_pos(p->src, loc.first), "'%s' outside a coroutine", word);
+}

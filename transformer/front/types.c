@@ -1,0 +1,77 @@
+/* types.c: what a declaration says of a type, as far as coroc needs it.
+ *
+ * coroc does not type expressions; the passes and the printers ask a few
+ * questions of declarations instead, through typedef names: is a local an
+ * array (it decays, and is copied into its field by memcpy), is it a plain
+ * scalar that a C local can hold between suspensions (live.c), does a
+ * coroutine give a value to its awaiter. (members.c asks the same of a
+ * struct's members.) Only the tree and the tokens the front end read are
+ * looked at.
+ */
+#include "coroc.h"
+
+#include <string.h>
+
+/* Does the coroutine `f` (a symbol) return a value? */
+bool task_has_value(const Sym *f) {
+  return !((f->specs & SP_VOID) && f->decl && f->decl->declarator->kids.n == 1);
+}
+
+/* Is the declared type an array, looking through typedef names
+   (`my_pair_t pair = {...}` where my_pair_t is an array type)? */
+bool is_array_type(const Node *specs, const Node *declarator, int depth) {
+  if (declarator && declarator->kids.n)
+    return declarator->kids.v[0]->kind == ND_ARRAY;
+  for (int i = 0; specs && i < specs->kids.n && depth < 32; i++) {
+    Node *k = specs->kids.v[i];
+    Sym *s = k->kind == ND_IDENT ? k->sym : NULL;
+    if (s && s->kind == SYM_TYPEDEF && s->decl && s->decl->kind == ND_INIT_DECL)
+      return is_array_type(s->decl->specs, s->decl->declarator, depth + 1);
+  }
+  return false;
+}
+
+/* A value a C local of the resume function can hold between suspensions
+   (live.c, "Locals in C locals"): an arithmetic type, an enum or a pointer,
+   seen through typedefs. Not an array or struct (a pointer to a part of it
+   may be kept: only a frame field outlives the resume function), nothing
+   volatile or _Atomic (every access must reach memory), nothing const (it
+   is assigned as it is loaded back), no attribute or _Alignas (what they
+   ask of storage stays with the field). */
+static bool is_word(const TokenList *toks, int i, const char *word) {
+  return toks && i >= 0 && i < toks->n && strcmp(toks->v[i].text, word) == 0;
+}
+
+bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList *toks, int depth) {
+  if (!specs || depth > 32 || (specs->flags & (SP_ATTRIBUTE | SP_OPAQUE)))
+    return false;
+  if (declarator && declarator->kids.n) {  /* the outermost derivation decides */
+    const Node *outer = declarator->kids.v[0];
+    if (outer->kind != ND_POINTER)
+      return false;  /* an array or a function */
+    for (int i = outer->first; i <= outer->last; i++)  /* `int *volatile p` */
+      if (is_word(toks, i, "volatile") || is_word(toks, i, "__volatile__") ||
+          is_word(toks, i, "__volatile") || is_word(toks, i, "_Atomic") || is_word(toks, i, "const") ||
+          is_word(toks, i, "__const") || is_word(toks, i, "__const__") ||
+          is_word(toks, i, "__attribute__") || is_word(toks, i, "__attribute"))
+        return false;
+    return true;
+  }
+  if (specs->flags & (SP_VOLATILE | SP_CONST))
+    return false;  /* const: the load after a resume would assign it */
+  for (int i = 0; i < specs->kids.n; i++) {
+    const Node *k = specs->kids.v[i];
+    if (k->kind == ND_TAGGED && !is_word(toks, k->first, "enum"))
+      return false;  /* a struct or union */
+    if (k->kind == ND_SIZEOF)
+      return false;  /* typeof(...): coroc does not know what it is */
+    Sym *s = k->kind == ND_IDENT ? k->sym : NULL;
+    if (s && s->kind == SYM_TYPEDEF) {
+      if (!s->decl || s->decl->kind != ND_INIT_DECL)
+        return false;
+      if (!is_plain_scalar(s->decl->specs, s->decl->declarator, s->toks, depth + 1))
+        return false;
+    }
+  }
+  return (specs->flags & SP_TYPE) && !(specs->flags & SP_VOID);
+}

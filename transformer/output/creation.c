@@ -1,0 +1,74 @@
+/* creation.c: the pieces of a coroutine's creation that both backends print.
+ *
+ * The value type (`typedef int coro_value_fib;`), the header of the
+ * creation function (`coro_t *fib(int n)`), its parameter list, the kind of
+ * its instances, and coro_in_NAME's linkage and declaration: printed alike
+ * by emit_stackless.c and emit_stackful.c, by emit_header.c for other
+ * files, and by emit.c for a coroutine's prototype. Here so that no
+ * backend calls another, nor the driver of printing that calls them.
+ */
+#define _GNU_SOURCE
+#include "coroc.h"
+
+#include <string.h>
+
+/* `int n` of `coroutine int fib(int n)` -> the creation function's header. */
+char *emit_creation_header(Emitter *e, Coroutine *co) {
+  Node *f = co->declarator->kids.v[0];
+  /* a static one that is only ever awaited inline is never called */
+  const char *unused = co->is_static && co->awaited_inline ? "__attribute__((unused)) " : "";
+  return format("%s%scoro_t *%s%s", unused, co->is_static ? "static " : "", co->name,
+                range_str(e, f->first, f->last, &(Style){.raw = true}));
+}
+
+/* The kind of its instances (enum coro_kind), as both backends' creation
+   functions pass it. */
+const char *emit_kind_of(const Coroutine *co) {
+  const char *kind = co->is_async       ? "CORO_GENERATOR | CORO_TASK"
+                     : co->is_generator ? "CORO_GENERATOR"
+                                        : "CORO_TASK";
+  return co->runs_cleanups ? format("%s | CORO_CLEANUP", kind) : kind;
+}
+
+/* coro_in_NAME is a static inline of the .c, seen by the compiler wherever
+   the file uses it; with --header, the header declares it for other files,
+   and a coroutine with external linkage gets an external one (emit_header.c
+   says why not an inline in the header). */
+const char *emit_in_linkage(Emitter *e, Coroutine *co) {
+  return e->opt->header && !co->is_static ? "" : "static inline __attribute__((unused)) ";
+}
+
+/* An external coro_in_NAME is declared before its definition, as the
+   header declares it (so that -Wmissing-prototypes has nothing to say). */
+void emit_in_declaration(Emitter *e, Coroutine *co) {
+  if (!*emit_in_linkage(e, co)) {
+    char *params = emit_param_list(e, co);
+    emit_put(e, emit_line_of(e, co->decl), "coro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s);  "
+             "/* (in the header too) */", co->name, co->name, *params ? ", " : "", params);
+  }
+}
+
+/* "int n, char *s" of `(int n, char *s)`; "" of `(void)` and `()`. */
+char *emit_param_list(Emitter *e, Coroutine *co) {
+  Node *f = co->declarator->kids.v[0];
+  char *text = range_str(e, f->first, f->last, &(Style){.raw = true});
+  char *open = strchr(text, '('), *close = strrchr(text, ')');
+  if (!open || !close || close < open)
+    internal_error("the parameter list of %s: '%s'", co->name, text);
+  char *inner = xstrndup(open + 1, (size_t)(close - open - 1));
+  char *s = inner;
+  while (*s == ' ' || *s == '\t' || *s == '\n')
+    s++;
+  if (!*s || strcmp(s, "void") == 0)
+    return "";
+  return inner;
+}
+
+/* `typedef int coro_value_fib;`: the declared type without the function part. */
+void emit_value_type(Emitter *e, Coroutine *co) {
+  Node *d = co->declarator;
+  Style st = {.name = d->tok, .name_text = format("coro_value_%s", co->name),
+              .omit = d->kids.v[0], .collapse = true};
+  emit_put(e, emit_line_of(e, co->decl), "typedef %s %s;", specs_str(e, co->specs, false),
+           range_str(e, d->first, d->last, &st));
+}

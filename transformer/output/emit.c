@@ -1,0 +1,72 @@
+/* emit.c: printing the output, the driver of the printers.
+ *
+ * The user's text outside coroutines is copied byte for byte. Each coroutine
+ * prototype becomes the prototype of its creation function, and each
+ * coroutine definition becomes, in its place, what its backend prints
+ * (emit_stackless.c, emit_stackful.c). The backends call the pieces they
+ * share (creation.c, directives.c, text.c, through the writer, writer.c),
+ * never each other nor this file. The printers only read what the passes
+ * decided: printing twice gives the same bytes.
+ */
+#define _GNU_SOURCE
+#include "coroc.h"
+
+static void emit_coroutine(Emitter *e, Coroutine *co) {
+  e->co = co;
+  if (co->is_prototype) {
+    emit_value_type(e, co);  /* an await of it reads its value as this type */
+    emit_put(e, emit_line_of(e, co->decl), "CORO_NODISCARD %s;", emit_creation_header(e, co));
+    return;
+  }
+  if (e->opt->backend == BACKEND_STACKFUL) {
+    emit_stackful(e, co);
+    return;
+  }
+  emit_stackless(e, co);
+}
+
+/* Copy the user's text between coroutines verbatim, and print each
+   coroutine in its place. */
+void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
+  Emitter e = {.out = out, .src = src, .opt = opt, .toks = &src->original, .mapped = 1};
+  size_t at = 0;
+  bool included = false;
+  for (Coroutine *co = cos; co; co = co->next) {
+    Token *first = &src->original.v[co->first], *last = &src->original.v[co->last];
+    fwrite(src->raw + at, 1, first->offset - at, out);
+    for (size_t i = at; i < first->offset; i++)
+      e.mapped += src->text[i] == '\n';
+    if (src->has_line_directives)
+      e.mapped = 0, e.named = false;  /* the user's own #line may have moved the count */
+    if (first->offset > 0 && src->text[first->offset - 1] != '\n') {
+      fputc('\n', out);
+      e.mapped = 0;
+    }
+    if (!included) {
+      emit_put(&e, 0, "#include <coro.h>  /* added by coroc: the runtime of the coroutines below */");
+      included = true;
+    }
+    emit_coroutine(&e, co);
+    at = token_end(last);
+    if (opt->line_directives && at < src->len)
+      emit_line_directive(&e, last->line);
+    e.mapped = last->line;
+  }
+  fwrite(src->raw + at, 1, src->len - at, out);
+}
+
+/* The output (or --dot's graphs, with `dot`) as a string of *len bytes:
+   what main.c writes, and what the fuzz harness compares. */
+char *emit_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len) {
+  char *buf = NULL;
+  FILE *mem = xmemstream(&buf, len);
+  if (!mem)
+    fatal("out of memory");
+  if (dot)
+    emit_dot(mem, src, cos);
+  else
+    emit(mem, src, cos, opt);
+  if (fclose(mem) != 0)
+    fatal("out of memory");
+  return buf;
+}

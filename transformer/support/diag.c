@@ -1,0 +1,160 @@
+/* diag.c: the one diagnostic format.
+ *
+ *   gen.coc:12:5: error: `yield` outside a coroutine
+ *      12 |     yield i;
+ *         |     ^
+ *
+ * The caret is aligned by characters, not bytes (UTF-8), and tabs in the
+ * line are repeated in the caret line so a terminal lines them up.
+ *
+ * Every pass reports through error_at (error_tok, coroc.h, is error_at at a
+ * token's position). Before exiting, coroc removes the temporary files its
+ * output and depfile were being written to, so a failed run never leaves a
+ * partial file behind.
+ *
+ * The lowest layer of coroc: it calls nothing of coroc, and allocates
+ * nothing, so that memory.c can report through it that memory ran out.
+ */
+#include "coroc.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The texts diagnostics can quote lines from. */
+typedef struct {
+  const char *name;
+  const char *text;
+  size_t len;
+} KnownFile;
+
+static KnownFile known[16];
+static int nknown;
+static const char *remove_paths[8];  /* --stats's files, the temporary output and depfile */
+static int nremove;
+
+void diag_add_file(const char *name, const char *text, size_t len) {
+  if (nknown < (int)(sizeof known / sizeof known[0]))
+    known[nknown++] = (KnownFile){name, text, len};
+}
+
+void diag_remove_on_error(const char *path) {
+  if (nremove < (int)(sizeof remove_paths / sizeof remove_paths[0]))
+    remove_paths[nremove++] = path;
+}
+
+#ifdef COROC_FUZZING
+jmp_buf *diag_escape;
+#endif
+
+static _Noreturn void die(void) {
+  for (int i = 0; i < nremove; i++)
+    unlink(remove_paths[i]);
+#ifdef COROC_FUZZING
+  /* The fuzz harness runs input after input in one process: an error in
+     the input ends the run, not the process. */
+  if (diag_escape)
+    longjmp(*diag_escape, 1);
+#endif
+  exit(1);
+}
+
+/* Print the line `line` of `f` and a caret under byte column `col`. Tabs in
+   the line are kept in the caret line, so the caret stays aligned in a
+   terminal however wide it shows a tab. */
+static void show_line(const KnownFile *f, int line, int col) {
+  const char *p = f->text, *end = f->text + f->len;
+  for (int l = 1; l < line && p < end; p++)
+    if (*p == '\n')
+      l++;
+  const char *eol = memchr(p, '\n', end - p);
+  if (!eol)
+    eol = end;
+  int width = fprintf(stderr, " %4d | ", line) - 2;
+  fwrite(p, 1, eol - p, stderr);  /* as it is, even with a NUL byte in it */
+  fprintf(stderr, "\n%*s| ", width, "");
+  /* the caret line is written in pieces of a buffer on the stack, not a
+     byte at a time: stderr is unbuffered, and a machine-made line can be a
+     megabyte long */
+  char caret[4096];
+  size_t n = 0;
+  for (int i = 1; i < col && p + i - 1 < eol; i++) {
+    unsigned char c = p[i - 1];
+    if ((c & 0xC0) == 0x80)
+      continue;  /* a UTF-8 continuation byte: the character took one column */
+    caret[n++] = c == '\t' ? '\t' : ' ';
+    if (n == sizeof caret) {
+      fwrite(caret, 1, n, stderr);
+      n = 0;
+    }
+  }
+  fwrite(caret, 1, n, stderr);
+  fputs("^\n", stderr);
+}
+
+static void (*before_error)(void);
+
+void diag_before_error(void (*fn)(void)) {
+  before_error = fn;
+}
+
+/* Once, before the first report (it may report an error of its own). */
+static void settle(void) {
+  void (*fn)(void) = before_error;
+  before_error = NULL;
+  if (fn)
+    fn();
+}
+
+static void vreport(Pos pos, const char *fmt, va_list ap) {
+  fprintf(stderr, "%s:%d:%d: error: ", pos.file, pos.line, pos.col);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  for (int i = 0; i < nknown; i++)
+    if (pos.file && strcmp(known[i].name, pos.file) == 0) {
+      show_line(&known[i], pos.line, pos.col);
+      break;
+    }
+}
+
+void error_at(Pos pos, const char *fmt, ...) {
+  settle();
+  va_list ap;
+  va_start(ap, fmt);
+  vreport(pos, fmt, ap);
+  va_end(ap);
+  die();
+}
+
+void fatal(const char *fmt, ...) {
+  settle();
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("coroc: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  die();
+}
+
+void internal_error_at(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "coroc: internal error at %s:%d: ", file, line);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+#ifdef COROC_FUZZING
+  abort();  /* a bug in coroc, not in the input: the fuzzer must report it */
+#endif
+  die();
+}
+
+#ifdef COROC_FUZZING
+/* The files known to diagnostics and the files to remove belong to one run. */
+void diag_release(void) {
+  nknown = 0;
+  nremove = 0;
+}
+#endif

@@ -1,0 +1,202 @@
+/* memory.c: allocation that cannot fail quietly, and arenas.
+ *
+ * xcalloc, xrealloc and xfree are malloc's, with "out of memory" reported
+ * in the one format (diag.c) instead of a NULL to check. The tree, the
+ * symbols and the spellings of tokens come from arenas instead: allocated
+ * in order, given back in one piece. The fuzz build keeps a list of every
+ * block, so that a run that ends halfway (an error in its input) gives all
+ * of them back (memory_release).
+ *
+ * Just above diag.c, the lowest file of coroc: it calls nothing of coroc but
+ * fatal.
+ */
+#define _GNU_SOURCE
+#include "coroc.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* {==================================================================
+ * Arenas: the tree, symbols and token spellings are allocated in order
+ * from large blocks and never freed one by one. A mark taken before a
+ * piece of work and released after it gives back everything allocated in
+ * between at once: the file parse does that with the body of each plain
+ * function, which nothing needs once it is parsed.
+ * =================================================================== */
+
+enum { ARENA_BLOCK = 1 << 20 };
+
+struct ArenaBlock {
+  ArenaBlock *prev;  /* the block filled before this one */
+  size_t size;       /* usable bytes in data */
+  size_t used;       /* bytes handed out */
+  _Alignas(16) char data[];
+};
+
+Arena arena_tree, arena_perm;
+
+void *arena_alloc(Arena *a, size_t size) {
+  size = (size + 15) & ~(size_t)15;
+  ArenaBlock *b = a->top;
+  if (!b || b->size - b->used < size) {
+    size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
+    ArenaBlock *nb = cap == ARENA_BLOCK && a->spare ? a->spare : malloc(sizeof *nb + cap);
+    if (!nb)
+      fatal("out of memory");
+    if (nb == a->spare)
+      a->spare = NULL;
+    *nb = (ArenaBlock){.prev = b, .size = cap};
+    a->top = b = nb;
+  }
+  void *p = b->data + b->used;
+  b->used += size;
+  return memset(p, 0, size);
+}
+
+ArenaMark arena_mark(Arena *a) {
+  return (ArenaMark){a->top, a->top ? a->top->used : 0};
+}
+
+/* One block is kept back: a declaration that begins near the end of a block
+   would otherwise take a new block from malloc, and give it back, each time
+   (the file parse releases after each one). */
+void arena_release(Arena *a, ArenaMark m) {
+  while (a->top != m.block) {
+    ArenaBlock *prev = a->top->prev;
+    if (!a->spare && a->top->size == ARENA_BLOCK)
+      a->spare = a->top;
+    else
+      free(a->top);
+    a->top = prev;
+  }
+  if (a->top)
+    a->top->used = m.used;
+}
+
+/* }================================================================== */
+
+#ifndef COROC_FUZZING
+
+void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p)
+    fatal("out of memory");
+  return p;
+}
+
+void *xrealloc(void *p, size_t size) {
+  p = realloc(p, size ? size : 1);
+  if (!p)
+    fatal("out of memory");
+  return p;
+}
+
+void xfree(void *p) {
+  free(p);
+}
+
+#else /* COROC_FUZZING */
+
+/* {==================================================================
+ * The fuzz build's heap. coroc runs once and leaves its memory to exit():
+ * the passes free little. The fuzz harness runs input after input in one
+ * process, so every block coroc takes is linked into one list, and
+ * memory_release() gives back whatever a run left, also when an error
+ * longjmp'ed out of it halfway. A block is a Block header and the bytes
+ * handed out after it (aligned as malloc's).
+ * =================================================================== */
+
+typedef union Block Block;
+union Block {
+  struct {
+    Block *prev, *next;
+  } link;
+  max_align_t align;
+};
+
+static Block heap = {.link = {&heap, &heap}};
+
+static void *track(Block *b) {
+  b->link.prev = &heap;
+  b->link.next = heap.link.next;
+  heap.link.next->link.prev = b;
+  heap.link.next = b;
+  return b + 1;
+}
+
+static Block *untrack(void *p) {
+  Block *b = (Block *)p - 1;
+  b->link.prev->link.next = b->link.next;
+  b->link.next->link.prev = b->link.prev;
+  return b;
+}
+
+void *xcalloc(size_t n, size_t size) {
+  n = n ? n : 1;
+  size = size ? size : 1;
+  if (n > (SIZE_MAX - sizeof(Block)) / size)
+    fatal("out of memory");
+  Block *b = calloc(1, sizeof(Block) + n * size);
+  if (!b)
+    fatal("out of memory");
+  return track(b);
+}
+
+void *xrealloc(void *p, size_t size) {
+  if (size > SIZE_MAX - sizeof(Block))
+    fatal("out of memory");
+  Block *old = p ? untrack(p) : NULL;
+  Block *b = realloc(old, sizeof(Block) + (size ? size : 1));
+  if (!b) {
+    if (old)
+      track(old);
+    fatal("out of memory");
+  }
+  return track(b);
+}
+
+void xfree(void *p) {
+  if (p)
+    free(untrack(p));
+}
+
+/* Every block and arena, as at the start of the process. */
+void memory_release(void) {
+  Arena *arenas[] = {&arena_tree, &arena_perm};
+  for (int i = 0; i < 2; i++) {
+    arena_release(arenas[i], (ArenaMark){0});
+    free(arenas[i]->spare);
+    arenas[i]->spare = NULL;
+  }
+  while (heap.link.next != &heap)
+    free(untrack(heap.link.next + 1));
+}
+
+/* }================================================================== */
+
+#endif /* COROC_FUZZING */
+
+/* Large blocks written once, in order (the token arrays, the input, the
+   output), take a page fault for each 4 KiB they touch: 7% of the time on a
+   large file for the tokens alone. In huge pages (2 MiB), where the kernel
+   has them, it is one fault per 2 MiB. Only whole pages inside the block
+   are advised, and only in a block that can hold a huge page (a small one
+   is in the heap, where the advice would only split its mapping); the
+   advice is no more than that (an error leaves the small pages). */
+void advise_huge_pages(void *p, size_t size) {
+  if (size < (4u << 20))
+    return;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t start = ((uintptr_t)p + page - 1) & ~(page - 1), end = ((uintptr_t)p + size) & ~(page - 1);
+  if (end > start)
+    madvise((void *)start, end - start, MADV_HUGEPAGE);
+}
+
+char *xstrndup(const char *s, size_t n) {
+  char *p = xcalloc(1, n + 1);
+  memcpy(p, s, n);
+  return p;
+}
