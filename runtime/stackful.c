@@ -26,9 +26,9 @@
  * program die silently. An instance may instead run on its thread's shared
  * stack, its frames copied out while another runs there (Shared stacks).
  *
- * Tools: under AddressSanitizer every switch is announced with its fiber
- * annotations, and under valgrind every stack is registered, so that both
- * follow the switches without false reports.
+ * Tools: under AddressSanitizer and ThreadSanitizer every switch is
+ * announced with their fiber annotations, and under valgrind every stack is
+ * registered, so that all three follow the switches without false reports.
  */
 #define _GNU_SOURCE   /* dladdr; MAP_STACK, MAP_NORESERVE */
 
@@ -69,6 +69,25 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+#if defined(__SANITIZE_THREAD__)
+#define STACKFUL_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define STACKFUL_TSAN 1
+#endif
+#endif
+#ifdef STACKFUL_TSAN
+#include <sanitizer/tsan_interface.h>
+/* TSan's fiber and the stack are switched apart, and an instrumented
+   function entered before the first and left after it would be entered on
+   one fiber's shadow stack and left on another's (Tools, below): what runs
+   between the two is inlined into the function that switches, whatever the
+   optimisation. */
+#define SWITCH_INLINE __attribute__((always_inline)) inline
+#else
+#define SWITCH_INLINE inline
+#endif
+
 #define STACKFUL_DEFAULT_STACK (256 * 1024)   /* bytes of stack for an instance, unless told otherwise */
 #define STACKFUL_ALTSTACK (64 * 1024)         /* the signal stack the overflow report runs on */
 
@@ -106,6 +125,11 @@ struct stackful {
   const void *asan_caller_bottom;  /* the resumer's stack, where the body switches back to */
   size_t asan_caller_size;
   char *asan_low;              /* about the body's stack pointer when it last switched out */
+#endif
+#ifdef STACKFUL_TSAN
+  void *tsan_fiber;            /* ThreadSanitizer's fiber of the body: from its first resume to its end */
+  void *tsan_caller;           /* the fiber that resumed it last, where it switches back to */
+  char tsan_sync;              /* what every switch of it releases and acquires (Tools, below) */
 #endif
 };
 
@@ -172,14 +196,27 @@ static bool shared_by_default(void);
 
 /* coro/gen.h's inline switch keeps the body's context right after the header
    and the resumer's right after that. It is offered only where it is libcoro's
-   own switch: the x86_64 assembly, without ASan, whose fiber annotations
-   must surround every switch. */
-#if defined(__x86_64__) && defined(__LP64__) && !defined(CORO_SWITCH_UCONTEXT) && !defined(STACKFUL_ASAN)
+   own switch: the x86_64 assembly, without ASan or TSan, whose fiber
+   annotations must surround every switch. */
+#if defined(__x86_64__) && defined(__LP64__) && !defined(CORO_SWITCH_UCONTEXT) && !defined(STACKFUL_ASAN) && \
+    !defined(STACKFUL_TSAN)
 #define STACKFUL_INLINE_SWITCH 1
 _Static_assert(offsetof(struct stackful, ctx) == sizeof(struct coro_stackful_head),
                "coro/gen.h: the body's context right after the header");
 _Static_assert(offsetof(struct stackful, caller) == offsetof(struct stackful, ctx) + sizeof(struct coro_ctx),
                "coro/gen.h: the resumer's context right after the body's");
+#endif
+
+/* A stack whose body ended keeps its start routine, stackful_main, parked
+   there: switched out for good by the body's instance, it can be resumed by
+   the next instance that takes the stack, and runs that one's body without
+   a new context (Running the body, below). Not with the ucontext switch (a
+   context is a whole ucontext_t there) nor under AddressSanitizer (each body
+   starts on a new fiber of its own, announced from the trampoline). Under
+   ThreadSanitizer the TSan fiber that ran the body stays with the parked
+   context, for the next body (Tools, below). */
+#if !defined(CORO_SWITCH_UCONTEXT) && !defined(STACKFUL_ASAN)
+#define STACKFUL_PARK 1
 #endif
 
 /* The page size, asked of the system once (creating an instance needs it,
@@ -211,7 +248,7 @@ static struct stackful *as_stackful(coro_t *c) {
 }
 
 /* {==================================================================
- * Tools: AddressSanitizer fibers and valgrind stacks
+ * Tools: AddressSanitizer and ThreadSanitizer fibers, valgrind stacks
  * =================================================================== */
 
 /* ASan keeps one idea of "the current stack" per thread; these tell it about
@@ -229,13 +266,115 @@ static void tool_switched_back(void *fake_save) {
 }
 #endif
 
+/* ThreadSanitizer keeps, per thread, a vector clock and a shadow call stack
+   (the functions entered and not yet left, for the stacks of its reports).
+   A body on a stack of its own enters functions that it leaves only after
+   switches, or never when its instance is freed unfinished: told nothing,
+   TSan gives the body's accesses to its resumer, with stacks of calls that
+   never happened, and after some tens of thousands of instances freed
+   unfinished the shadow stack overflows (gcc's runtime faults, clang's
+   hangs in its fault handler). So each body runs as a TSan fiber, with a
+   shadow stack and a clock of its own: made at its first resume, on the
+   thread that runs it; made TSan's current fiber right before every switch
+   into the body, and the resumer's (__tsan_get_current_fiber at the resume:
+   the thread's own, or the fiber of a body that resumes this one) right
+   before every switch out; destroyed once nothing can run on it again.
+
+   Every switch carries happens-before, both ways. A switch passes the
+   thread from the resumer to the body and back, as a call and its return
+   do: what one side did before it happens before what the other does after
+   it, and the runtime relies on that (the arguments the body unpacks, the
+   value a yield writes through `out`, the status the resumer reads, a
+   shared stack's frames that the resumer copies). Without the edges TSan
+   would take the fibers of one thread for threads that run at once, and
+   report all of that. The edges order nothing between threads: an instance
+   is resumed on one thread (docs/runtime.md, "Threads"); were one moved, the
+   thread resuming it would have to synchronise with the one before, as for
+   any data it hands over, and the fiber carries the body's own past across.
+   The edge goes through a byte of the instance (tsan_sync), released and
+   acquired around a switch told no_sync. The default, flags 0, would
+   synchronise through the address of TSan's record of the fiber, which TSan
+   frees with the fiber and may give to a later fiber, of any thread, with
+   the clock released there still attached: a new coroutine on thread B
+   could inherit thread A's past, and a race between them go unreported.
+   The instance's memory is the runtime's, reused on its own thread, or
+   handed to another through a lock or free(), which order (or forget)
+   everything anyway. */
+#ifdef STACKFUL_TSAN
+/* TSan's current fiber becomes `to`, the edge passing through s. */
+static SWITCH_INLINE void tsan_switch(struct stackful *s, void *to) {
+  __tsan_release(&s->tsan_sync);
+  __tsan_switch_to_fiber(to, __tsan_switch_to_fiber_no_sync);
+  __tsan_acquire(&s->tsan_sync);
+}
+
+/* A fiber, named for the reports: "thread T5 'coroutine'". (Not after the
+   instance: the fiber may run the next body on the stack too.) */
+static void *tsan_fiber_new(void) {
+  void *fiber = __tsan_create_fiber(0);
+  __tsan_set_fiber_name(fiber, "coroutine");
+  return fiber;
+}
+
+/* Right before the switch into the body. */
+static SWITCH_INLINE void tsan_switch_in(struct stackful *s) {
+  s->tsan_caller = __tsan_get_current_fiber();
+  if (!s->tsan_fiber)
+    s->tsan_fiber = tsan_fiber_new();
+  tsan_switch(s, s->tsan_fiber);
+}
+
+/* The body's fiber goes, once nothing will run on it: not the current one. */
+static void tsan_fiber_end(struct stackful *s) {
+  if (s->tsan_fiber) {
+    __tsan_destroy_fiber(s->tsan_fiber);
+    s->tsan_fiber = NULL;
+  }
+}
+
+/* Back in the resumer: a body that ended has left its fiber for good,
+   unless its context is parked (STACKFUL_PARK): the next body that takes
+   the stack goes on in that context (stackful_main's loop), and on that
+   fiber, whose shadow stack holds just stackful_main then. A fiber made
+   costs gcc's TSan runtime nearly a millisecond (it maps and clears its
+   record): bodies that end make about one per stack. The fiber's clock
+   carries the bodies it ran before, all of this thread, which happen
+   before the next anyway. A body that did not end leaves calls on its
+   fiber's shadow stack for good: that fiber goes with its context
+   (stack_unmap, stackful_ready, coro_stackful_release). */
+static void tsan_switched_back(struct stackful *s) {
+#ifdef STACKFUL_PARK
+  if (!s->shared)
+    return;
+#endif
+  if (as_coro(s)->status == CORO_DONE)
+    tsan_fiber_end(s);
+}
+#else
+/* (Unused under ASan, whose resume announces its switch its own way.) */
+static inline __attribute__((unused)) void tsan_switch_in(struct stackful *s) {
+  (void)s;
+}
+
+static inline __attribute__((unused)) void tsan_switched_back(struct stackful *s) {
+  (void)s;
+}
+
+static inline void tsan_fiber_end(struct stackful *s) {
+  (void)s;
+}
+#endif
+
 /* Out of the body to its resumer. `final`: the body ended, so ASan may drop
    its fake stack (NULL save slot). */
-static void tool_switch_out(struct stackful *s, int final) {
-#ifdef STACKFUL_ASAN
+static SWITCH_INLINE void tool_switch_out(struct stackful *s, int final) {
+#if defined(STACKFUL_ASAN)
   s->asan_low = __builtin_frame_address(0);
   __sanitizer_start_switch_fiber(final ? NULL : &s->asan_fake_stack, s->asan_caller_bottom,
                                  s->asan_caller_size);
+#elif defined(STACKFUL_TSAN)
+  (void)final;
+  tsan_switch(s, s->tsan_caller);
 #else
   (void)s, (void)final;
 #endif
@@ -631,16 +770,6 @@ static void slot_give(struct slab *b, char *slot) {
   pthread_mutex_unlock(&slab_lock);
 }
 
-/* A stack whose body ended keeps its start routine, stackful_main, parked
-   there: switched out for good by the body's instance, it can be resumed by
-   the next instance that takes the stack, and runs that one's body without
-   a new context (Running the body, below). Not with the ucontext switch (a
-   context is a whole ucontext_t there) nor under AddressSanitizer (each body
-   starts on a new fiber of its own, announced from the trampoline). */
-#if !defined(CORO_SWITCH_UCONTEXT) && !defined(STACKFUL_ASAN)
-#define STACKFUL_PARK 1
-#endif
-
 /* The top STACK_MAILBOX bytes of every stack are not the body's: the word
    there names the instance a parked stackful_main is to run next. */
 #define STACK_MAILBOX 16
@@ -674,6 +803,9 @@ static _Thread_local struct {
 #ifdef STACKFUL_PARK
   bool parked;          /* stackful_main waits on it, its context in `worker` */
   struct coro_ctx worker;
+#ifdef STACKFUL_TSAN
+  void *tsan_fiber;     /* parked: the TSan fiber that goes with `worker` (Tools) */
+#endif
 #endif
 } stack_cache[STACK_CACHE];
 static _Thread_local int stack_cached;
@@ -717,6 +849,11 @@ static int stack_from_cache(struct stackful *s, size_t map_size, struct coro_ctx
         ctx_hand_over(worker, &stack_cache[i].worker);
         got = 2;
       }
+#ifdef STACKFUL_TSAN
+      s->tsan_fiber = stack_cache[i].tsan_fiber;   /* with the context, or to be dropped with it: */
+      if (got != 2)
+        tsan_fiber_end(s);
+#endif
 #else
       (void)worker;
 #endif
@@ -787,11 +924,17 @@ static void stack_unmap(struct stackful *s) {
     /* a body that ended left stackful_main parked, its context in s->ctx */
     stack_cache[stack_cached].parked = as_coro(s)->status == CORO_DONE;
     ctx_hand_over(&stack_cache[stack_cached].worker, &s->ctx);
+#ifdef STACKFUL_TSAN
+    stack_cache[stack_cached].tsan_fiber = stack_cache[stack_cached].parked ? s->tsan_fiber : NULL;
+    if (stack_cache[stack_cached].parked)
+      s->tsan_fiber = NULL;
+#endif
 #endif
     stack_cached++;
   } else {
     slot_give(s->slab, s->map);
   }
+  tsan_fiber_end(s);   /* (a body that did not end: its calls are never left) */
   s->map = NULL;
 }
 
@@ -877,6 +1020,10 @@ __attribute__((no_sanitize_address)) static void stack_copy(char *dst, const cha
     ((volatile char *)dst)[i] = src[i];
 }
 #else
+/* (Under ThreadSanitizer: the resumer's reads and writes, checked, and
+   ordered after the body's own by the switch. A write into a suspended
+   instance's frames from another thread that did not synchronise with the
+   body is reported, here or at the write, as the race it is.) */
 #define stack_copy memcpy
 #endif
 
@@ -1183,7 +1330,7 @@ void coro_shared_stack_stats(struct coro_stack_stats *stats) {
  * stack and marked the instance (CORO_INLINE_SWITCH_MARK in resume_point,
  * which this file sets nowhere else); what comes through here is the first resume,
  * tasks resumed by the scheduler, other processors, the ucontext build, and
- * ASan builds, whose fiber annotations must surround each switch. The path
+ * ASan and TSan builds, whose fiber annotations must surround each switch. The path
  * keeps no thread-local bookkeeping either way: the overflow report finds
  * the instance in the list of mapped stacks instead.
  */
@@ -1193,7 +1340,7 @@ void coro_shared_stack_stats(struct coro_stack_stats *stats) {
    stack stays mapped until coro_free: it cannot unmap the stack it runs on. */
 /* The switch of an instance: both sides of every switch into and out of it
    keep the FP environment the same way (runtime/ctx.h). */
-static inline void stackful_switch(struct stackful *s, struct coro_ctx *from, struct coro_ctx *to) {
+static SWITCH_INLINE void stackful_switch(struct stackful *s, struct coro_ctx *from, struct coro_ctx *to) {
   if (!s->own_fpenv)
     coro_ctx_switch(from, to);
 #ifdef CORO_CTX_HAVE_FPENV_LOAD
@@ -1289,6 +1436,7 @@ static const char *stack_error_text(const struct stackful *s, char *buf, size_t 
 static void stackful_ready(struct stackful *s) {
   char *stack = s->map + s->map_size - s->stack_size;
   *stack_mailbox(s->map, s->map_size) = NULL;
+  tsan_fiber_end(s);   /* (a kept instance's, from a body that did not end: a new context needs a new fiber) */
   if (s->own_fpenv)
     coro_ctx_init(&s->ctx, stack, s->stack_size - STACK_MAILBOX, stackful_main, s);
   else
@@ -1402,7 +1550,9 @@ static bool stackful_resume(coro_t *c, void *out) {
   stackful_switch(s, &s->caller, &s->ctx);
   tool_switched_back(fake_save);
 #else
+  tsan_switch_in(s);
   stackful_switch(s, &s->caller, &s->ctx);
+  tsan_switched_back(s);
 #endif
   if (s->shared && as_coro(s)->status == CORO_DONE)
     tls_shared_owner = NULL;           /* nothing of it left to keep */
@@ -1474,6 +1624,10 @@ void coro_stackful_thread_end(void) {
   coro_stackful_keep(false);
   while (stack_cached > 0) {
     stack_cached--;
+#if defined(STACKFUL_PARK) && defined(STACKFUL_TSAN)
+    if (stack_cache[stack_cached].tsan_fiber)
+      __tsan_destroy_fiber(stack_cache[stack_cached].tsan_fiber);
+#endif
     slot_give(stack_cache[stack_cached].slab, stack_cache[stack_cached].map);
   }
 }
@@ -1556,6 +1710,7 @@ void coro_stackful_release(coro_t *c) {
 #endif
     free(s->copy);
     free(s->await_slot);
+    tsan_fiber_end(s);
   } else if (s->map) {
     stack_unmap(s);   /* an unfinished body's frames are simply dropped */
   }

@@ -180,8 +180,12 @@ static struct coro_sleep *heap_pop(struct timer_heap *h) {
   return top;
 }
 
-/* Timers due at the same moment fire in the order they were set. */
-static unsigned long next_seq;
+/* Timers due at the same moment fire in the order they were set. One
+   count per thread, as the heap it orders: a count of the process's,
+   bumped by every thread's scheduler with no lock, was a data race (two
+   threads setting timers at once could lose a step, or take the count
+   back, and a thread's later timer then sort before its earlier one). */
+static _Thread_local unsigned long next_seq;
 
 /* Not ready until its deadline passed: even coro_sleep(0) gives the other
    ready tasks a turn first. */

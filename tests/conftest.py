@@ -24,6 +24,12 @@ TESTS_DIR = SOURCE_DIR / "tests"
 # Generated C must compile warning-free with both compilers.
 WARNINGS = ["-Wall", "-Wextra", "-Werror"]
 
+# A libcoro built with -DCOROC_SANITIZE=LIST (runtime/CMakeLists.txt) needs its programs
+# built with the same sanitizer: Toolchain.compile adds it (tests/CMakeLists.txt says which
+# tests a sanitized build runs).
+SANITIZE = os.environ.get("COROC_SANITIZE", "")
+SANITIZE_FLAGS = [f"-fsanitize={SANITIZE}", "-fno-omit-frame-pointer", "-pthread"] if SANITIZE else []
+
 # Every coroc run of the suite prints its output twice and compares the two
 # (main.c, render): a printer that changed the tree would differ the second time.
 os.environ.setdefault("COROC_CHECK_EMIT", "1")
@@ -82,7 +88,7 @@ class Toolchain:
         """Compile generated C warning-free and link it with libcoro."""
         c_file = pathlib.Path(c_file)
         exe = exe or self.tmp / (c_file.stem + "." + cc)
-        res = run([cc, "-std=gnu11", *WARNINGS, "-g", f"-I{COROC_INCLUDE}", f"-I{c_file.parent}",
+        res = run([cc, "-std=gnu11", *WARNINGS, "-g", *SANITIZE_FLAGS, f"-I{COROC_INCLUDE}", f"-I{c_file.parent}",
                    *extra, "-o", exe, c_file, COROC_LIB, "-lm"], timeout=120)   # -lm: as coro.pc says
         assert res.returncode == 0, f"{cc} failed on {c_file}:\n{res.stderr}"
         return exe

@@ -359,15 +359,17 @@ CORO_STATIC_ASSERT(__builtin_offsetof(struct coro_ctx, fpucw) == 0x0c, "switch_x
 CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes in all");
 
 /* Inline only where it can be: GCC or clang (the asm statement), and not
-   under AddressSanitizer, whose fiber annotations must surround every switch
-   (the runtime's out-of-line switch has them). CORO_NO_INLINE_SWITCH turns
-   it off by hand. Whatever this says, the runtime marks an instance as one
-   to switch inline (CORO_INLINE_SWITCH_MARK) only when it was built with
-   this switch, so a program and a libcoro built differently still agree. */
-#if defined(__GNUC__) && !defined(CORO_NO_INLINE_SWITCH) && !defined(__SANITIZE_ADDRESS__)
+   under AddressSanitizer or ThreadSanitizer, whose fiber annotations must
+   surround every switch (the runtime's out-of-line switch has them).
+   CORO_NO_INLINE_SWITCH turns it off by hand. Whatever this says, the
+   runtime marks an instance as one to switch inline (CORO_INLINE_SWITCH_MARK)
+   only when it was built with this switch, so a program and a libcoro built
+   differently still agree. */
+#if defined(__GNUC__) && !defined(CORO_NO_INLINE_SWITCH) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
 #if !defined(__has_feature)
 #define CORO_INLINE_SWITCH 1
-#elif !__has_feature(address_sanitizer)
+#elif !__has_feature(address_sanitizer) && !__has_feature(thread_sanitizer)
 #define CORO_INLINE_SWITCH 1
 #endif
 #endif
