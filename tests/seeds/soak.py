@@ -29,7 +29,6 @@ import collections
 import concurrent.futures
 import os
 import pathlib
-import platform
 import re
 import shutil
 import subprocess
@@ -38,6 +37,8 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "bench"))
+from benchlib import processor  # noqa: E402
 from conftest import (COROC, COROC_INCLUDE, COROC_LIB, SOURCE_DIR, TESTS_DIR,  # noqa: E402
                       build_runtime_archive, case_args)
 
@@ -65,17 +66,6 @@ def fault_override(source):
     """The faults+= of a program's source (its exceptions), or ""."""
     m = OVERRIDE_RE.search(pathlib.Path(source).read_text(encoding="utf-8"))
     return m.group(1) if m else ""
-
-
-def processor():
-    """The processor's model name (the runs' speed depends on it)."""
-    try:
-        for line in open("/proc/cpuinfo", encoding="utf-8"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
 
 
 class Program:
