@@ -15,7 +15,7 @@
  *     sees it at its next wait;
  *   - ready, running or not started: the mark only. Its next await that
  *     waits begins the wait and has it called off at once
- *     (coro_task_suspends sees the mark: coro_cancel_suspends below). An
+ *     (coro_task_suspends sees the mark and asks cancelled_wait below). An
  *     await that completes at once, without waiting, completes as usual;
  *   - a user awaitable without a cancel operation, or an offloaded call
  *     running on a worker: not called off; its await ends as it would, and
@@ -32,36 +32,6 @@
 
 #include <stdlib.h>
 
-#define CONTAINER(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
-
-/* {==================================================================
- * Settled awaitables
- * =================================================================== */
-
-static bool settled_ready(struct coro_awaitable *a) {
-  (void)a;
-  return true;
-}
-
-/* (An await that began its wait while cancelled: coro_cancel_suspends
-   called it off, and the await's own suspend() comes here.) */
-static void settled_suspend(struct coro_awaitable *a, coro_t *waiter) {
-  (void)a;
-  coro_ready(waiter);
-}
-
-static void settled_cancel(struct coro_awaitable *a) {
-  (void)a;
-}
-
-static const struct coro_awaiter settled_awaiter = {settled_ready, settled_suspend, settled_cancel};
-
-void coro_settle(struct coro_awaitable *a) {
-  a->ops = &settled_awaiter;
-}
-
-/* }================================================================== */
-
 /* {==================================================================
  * Calling a wait off
  * =================================================================== */
@@ -69,13 +39,15 @@ void coro_settle(struct coro_awaitable *a) {
 /* t waits on an awaitable: call it off and wake t, if it can be. A wait
    is settled once (coro_wake): one woken already in this turn completes
    as what woke it says, and the mark waits for the next wait. */
+static void cancelled_wait(coro_t *c);
+
 static void call_off(struct coro_task *t) {
   struct coro_awaitable *aw = t->waiting_on;
   if (!aw || t->base.status != CORO_SUSPENDED || coro_wait_settled(&t->base))
     return;
   if (aw->ops->cancel)
     aw->ops->cancel(aw);
-  else if (!coro_offload_call_off(aw))
+  else if (!coro_sched_call_off(aw))
     return;  /* cannot be called off: not forced */
   coro_ready(&t->base);
 }
@@ -89,6 +61,7 @@ bool coro_cancel(coro_t *c) {
   if (c->status == CORO_DONE)
     return false;
   struct coro_task *t = coro_as_task(c);
+  coro_cancelled_wait = cancelled_wait;  /* the scheduler asks it when a marked task waits */
   for (;;) {
     t->base.kind |= CORO_CANCELLED;
     if (t->base.status != CORO_SUSPENDED || coro_wait_settled(&t->base))
@@ -117,7 +90,7 @@ bool coro_cancelled(const coro_t *c) {
    off now, before anything can complete it. The cancel operation settles
    the awaitable (coro_settle), so the suspend() that the await calls next
    only makes c ready: c is resumed once, and its await ends at once. */
-void coro_cancel_suspends(coro_t *c) {
+static void cancelled_wait(coro_t *c) {
   struct coro_task *t = coro_as_task(c);
   for (struct coro_task *u = t; &u->base != coro_current_task; u = u->parent)
     u->base.kind |= CORO_CANCELLED;  /* children inside the cancelled task: each of them */
@@ -128,7 +101,7 @@ void coro_cancel_suspends(coro_t *c) {
     aw->ops->suspend(aw, c);
     aw->ops->cancel(aw);
   } else {
-    coro_offload_call_off(aw);  /* (false, and the wait goes on: not forced) */
+    coro_sched_call_off(aw);  /* (false, and the wait goes on: not forced) */
   }
 }
 
@@ -150,38 +123,21 @@ static _Thread_local struct deadline *deadlines;
 static bool deadline_relay(coro_t *relay, void *out) {
   (void)out;
   relay->status = CORO_SUSPENDED;
-  coro_cancel(CONTAINER(relay, struct deadline, relay.base)->task);
+  coro_cancel(CORO_CONTAINER(relay, struct deadline, relay.base)->task);
   return true;
-}
-
-/* Take a relay out of the ready queue (a deadline dropped after its timer
-   fired, before the relay ran): rare, so a walk. */
-static void unqueue(struct coro_task *x) {
-  struct sched *s = &coro_sched_self;
-  struct coro_task *prev = NULL;
-  for (struct coro_task *t = s->head; t; prev = t, t = t->next_ready)
-    if (t == x) {
-      if (prev)
-        prev->next_ready = t->next_ready;
-      else
-        s->head = t->next_ready;
-      if (s->tail == t)
-        s->tail = prev;
-      break;
-    }
-  x->next_ready = NULL;
-  x->base.ready = 0;
 }
 
 static void deadline_stop(struct deadline *d) {
   coro_timer_cancel(&d->timer);
   if (d->relay.base.ready)
-    unqueue(&d->relay);
+    coro_unready(&d->relay.base);  /* (dropped after its timer fired, before the relay ran) */
 }
 
 /* The deadline of c (CORO_DEADLINE): a walk of this thread's, which are
    few where deadlines are used as they are meant to be, one per task that
    needs a limit. */
+static void deadline_release(coro_t *c);
+
 static struct deadline *deadline_of(coro_t *c) {
   for (struct deadline *d = deadlines; d; d = d->next)
     if (d->task == c)
@@ -214,6 +170,7 @@ void coro_deadline(coro_t *c, unsigned ms) {
       deadlines->prev = d;
     deadlines = d;
     c->kind |= CORO_DEADLINE;
+    coro_free_deadline = deadline_release;  /* coro_free drops it (coro.c) */
   }
   d->relay = (struct coro_task){.base = {.resume = deadline_relay, .status = CORO_SUSPENDED,
                                          .kind = CORO_TASK}};
@@ -221,7 +178,7 @@ void coro_deadline(coro_t *c, unsigned ms) {
   d->timer.base.ops->suspend(&d->timer.base, &d->relay.base);
 }
 
-void coro_cancel_release(coro_t *c) {
+static void deadline_release(coro_t *c) {
   struct deadline *d = deadline_of(c);
   deadline_stop(d);
   if (d->prev)

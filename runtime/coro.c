@@ -1,15 +1,15 @@
 /* coro.c: the life cycle of an instance, the same for both backends.
  *
  * An instance is created by the code coroc generates (coro_frame_new for a
- * stackless frame), resumed by coro_next, and released by coro_free (both
- * in registry.c, beside the slabs whose slots they hand out and take back). The
- * checks here follow Lua's lua_resume: validate the state first, and refuse
- * cleanly, leaving the instance intact, when it cannot be resumed.
+ * stackless frame, in registry.c beside the slabs whose slots it hands
+ * out), resumed by coro_next, and released by coro_free here: its cleanups,
+ * its deadline, its stack, then its memory back to the slabs. The checks
+ * follow Lua's lua_resume: validate the state first, and refuse cleanly,
+ * leaving the instance intact, when it cannot be resumed.
  */
 #include "coro_internal.h"
 #include "coro_seed.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,16 +26,6 @@ const char *coro_status_name(int status) {
   if (status < 0 || status > CORO_DONE)
     return "invalid";
   return status_names[status];
-}
-
-void coro_fatal(const char *func, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "coro: %s: ", func);
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "%s\n", coro_sched_seed_note());  /* how to replay a seeded run */
-  va_end(ap);
-  abort();
 }
 
 /* {==================================================================
@@ -70,7 +60,6 @@ bool coro_send(coro_t *gen, const void *in, void *out) {
    docs/language.md): a stackless one calls the function its frame holds
    right after the header; a stackful one is resumed to unwind (stackful.c).
    Either way it is done afterwards, and runs nothing again. */
-char coro_unwind_mark;
 
 void coro_cleanup_suspended(coro_t *c) {
   if (c->kind & CORO_STACKFUL) {
@@ -84,6 +73,39 @@ void coro_cleanup_suspended(coro_t *c) {
 
 bool coro_done(const coro_t *c) {
   return c->status == CORO_DONE;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Freeing
+ * =================================================================== */
+
+void (*coro_free_deadline)(coro_t *c);
+
+/* The thread's instances from now on come from a (or, NULL, from the
+   slabs again). Kept stackful instances are slots of the slabs: none is
+   kept while an allocator is set. */
+void coro_set_allocator(const struct coro_allocator *a) {
+  if (a && (!a->alloc || !a->free))
+    coro_fatal("coro_set_allocator", "an allocator needs both alloc and free");
+  coro_instance_allocator(a);
+  coro_stackful_keep(!(a && a->alloc));
+}
+
+void (coro_free)(coro_t *c) {  /* (in parentheses: <coro.h>'s macro of the same name) */
+  if (!c)
+    return;
+  if (c->status == CORO_RUNNING)
+    coro_fatal("coro_free", "instance %p is running; it cannot free itself", (void *)c);
+  if ((c->kind & CORO_CLEANUP) && c->status == CORO_SUSPENDED)
+    coro_cleanup_suspended(c);  /* the cleanups in scope where it stopped (above) */
+  if (c->kind & CORO_DEADLINE)
+    coro_free_deadline(c);      /* its deadline's timer (cancel.c) */
+  if (c->kind & CORO_STACKFUL)
+    coro_stackful_release(c);   /* its stack first */
+  else
+    coro_instance_free(c);
 }
 
 /* }================================================================== */

@@ -28,6 +28,9 @@ static inline bool coro_wait_settled(const coro_t *waiter) {
    out); and giving it back. */
 coro_t *coro_instance_alloc(size_t size, size_t align);
 void coro_instance_free(coro_t *c);
+/* registry.c: where this thread's instances come from (coro_set_allocator,
+   in coro.c, checked a already). */
+void coro_instance_allocator(const struct coro_allocator *a);
 
 /* stackful.c: coro_free of a stackful instance: its stack, then its memory. */
 void coro_stackful_release(coro_t *c);
@@ -53,12 +56,15 @@ void *coro_stackful_locate(coro_t *c, void *p);
    that waits on an awaitable wrapped by coro_timeout in its task's place, that
    task (through nested timeouts). */
 coro_t *coro_waiting_task(coro_t *w);
-void coro_stackful_thread_end(void);
 
-/* cancel.c: c suspends (coro_task_suspends) while the task the scheduler
-   runs is cancelled: the wait it begins is called off at once. And
-   coro_free of a task with a deadline. */
-void coro_cancel_suspends(coro_t *c);
-void coro_cancel_release(coro_t *c);
+/* sched.c: what a task marked cancelled (CORO_CANCELLED) does as it begins
+   a wait, set by cancel.c (coro_task_suspends asks it); coro.c: what
+   coro_free does with a task's deadline (CORO_DEADLINE), set by cancel.c.
+   Hooks, so that the layers below cancellation never name it. */
+extern void (*coro_cancelled_wait)(coro_t *c);
+extern void (*coro_free_deadline)(coro_t *c);
+
+/* The struct that holds member `member` at ptr. */
+#define CORO_CONTAINER(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 #endif

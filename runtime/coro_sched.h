@@ -5,7 +5,8 @@
  * the scheduler of its thread when it is first used there, and the loop
  * calls it through struct coro_source: is anything waiting on it, how long
  * may epoll wait for its sake, here is one of its epoll events, fire what
- * is due. A source calls the scheduler back (coro_ready, coro_sched_epoll,
+ * is due. Cancellation reaches a source the same way (call_off), never by
+ * its name. A source calls the scheduler back (coro_ready, coro_sched_epoll,
  * coro_sched_now_ns), never another source; so the files depend one way,
  * the sources on the scheduler.
  */
@@ -31,6 +32,9 @@ struct coro_source {
   void (*fire)(uint64_t now);                  /* after every poll: make ready what is due at now (ns) */
   void (*end)(void);                           /* the thread ends: give back what it holds for it
                                                   (its descriptors, its memory) */
+  bool (*call_off)(struct coro_awaitable *a);  /* coro_cancel of a task waiting on a, which has no
+                                                  cancel operation: if a is the source's and can
+                                                  still be called off, do it and settle a (true) */
 };
 
 /* What a source puts in epoll's data.ptr: a record whose first member is
@@ -50,7 +54,12 @@ struct sched {
   uint64_t now_ns;          /* the clock (CLOCK_MONOTONIC, ns) when the scheduler last read it */
   const struct coro_source *sources[CORO_MAX_SOURCES]; /* registered, in the order they came */
   unsigned nsources;
+  bool in_registry;         /* coro_registry_note_sched told the registry of it (gdb's way in) */
 };
+
+/* registry.c: this thread's scheduler has work; the gdb extension finds it
+   through the thread's registry from now on. */
+void coro_registry_note_sched(struct sched *s);
 
 extern _Thread_local struct sched coro_sched_self;
 
@@ -66,9 +75,13 @@ uint64_t coro_sched_now_ns(void);
 /* timer.c: a timer called off (coro_timeout, a select's or a wait's deadline). */
 void coro_timer_cancel(struct coro_sleep *t);
 
-/* offload.c: coro_cancel of a task waiting on a: if a is an offloaded call
-   still in the workers' queue, take it off (true: it never runs, and a is
-   over, with CORO_CANCELED); false for any other a, or a call running. */
-bool coro_offload_call_off(struct coro_awaitable *a);
+/* Ask each source to call off a wait on a, an awaitable with no cancel
+   operation (struct coro_source's call_off): true if one did (a is
+   settled now); false if none could (a call already running on a worker). */
+bool coro_sched_call_off(struct coro_awaitable *a);
+
+/* Take c, a task in the ready queue, out of it (a relay that must not run
+   after all): a walk, for the rare case. */
+void coro_unready(coro_t *c);
 
 #endif

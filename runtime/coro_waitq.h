@@ -15,7 +15,6 @@
 
 #include <stddef.h>
 
-#define CORO_CONTAINER(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 static inline bool waitq_empty(const struct coro_waitq *q) {
   return q->head == NULL;

@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <stddef.h>
 
-#define CONTAINER(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* {==================================================================
  * wait_all, wait_any
@@ -25,7 +24,7 @@
 /* A task of the set finished (the relay is its parent). */
 static bool group_relay(coro_t *relay, void *out) {
   (void)out;
-  struct coro_wait *w = CONTAINER(relay, struct coro_wait, relay.base);
+  struct coro_wait *w = CORO_CONTAINER(relay, struct coro_wait, relay.base);
   relay->status = CORO_SUSPENDED;  /* ready for the next one */
   if (w->finished)
     return true;
@@ -140,7 +139,7 @@ struct coro_wait coro_wait_any_cancel(coro_t **tasks, size_t n) {
    timer keeps running meanwhile). Either way the waiter is woken once. */
 static bool timeout_relay(coro_t *relay, void *out) {
   (void)out;
-  struct coro_timeout *t = CONTAINER(relay, struct coro_timeout, relay.base);
+  struct coro_timeout *t = CORO_CONTAINER(relay, struct coro_timeout, relay.base);
   relay->status = CORO_SUSPENDED;
   if (t->finished)
     return true;
@@ -159,7 +158,7 @@ static bool timeout_relay(coro_t *relay, void *out) {
 
 coro_t *coro_waiting_task(coro_t *w) {
   while (w && w->resume == timeout_relay)
-    w = CONTAINER(w, struct coro_timeout, relay.base)->base.waiter;
+    w = CORO_CONTAINER(w, struct coro_timeout, relay.base)->base.waiter;
   return w;
 }
 

@@ -215,12 +215,15 @@ static void remote_end(void) {
   }
 }
 
+static bool offload_call_off(struct coro_awaitable *a);
+
 static const struct coro_source remote_source = {
   .name = "offload",
   .waiting = remote_waiting,
   .polled = remote_polled,
   .event = drain,
   .end = remote_end,
+  .call_off = offload_call_off,
 };
 
 /* }================================================================== */
@@ -251,11 +254,11 @@ static void offload_suspend(struct coro_awaitable *a, coro_t *waiter) {
 
 /* No cancel operation (coro_timeout refuses an offloaded call: a running
    call cannot be stopped, nor its memory given back before it returns).
-   coro_cancel asks this instead: a call that no worker has taken yet is
-   taken off the queue and never runs. */
+   coro_cancel asks the source instead (call_off): a call that no worker
+   has taken yet is taken off the queue and never runs. */
 static const struct coro_awaiter offload_awaiter = {offload_ready, offload_suspend, NULL};
 
-bool coro_offload_call_off(struct coro_awaitable *a) {
+static bool offload_call_off(struct coro_awaitable *a) {
   if (a->ops != &offload_awaiter)
     return false;
   struct coro_offload *op = (struct coro_offload *)a;

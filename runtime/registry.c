@@ -42,6 +42,7 @@
 
 #include "coro_internal.h"
 #include "coro_sched.h"
+#include "coro_thread.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -98,7 +99,9 @@ struct coro_registry {
   struct coro_live ring;         /* sentinel of the ring of its malloc'ed instances */
   struct coro_slab *room[SLOT_CLASSES]; /* per slot size, the slabs with a free slot */
   struct coro_registry *next;    /* the next thread's registry (coro_registries) */
-  struct sched *sched;           /* the thread's scheduler: its timers and its clock */
+  struct sched *sched;           /* the thread's scheduler, once it has a task or a source (its
+                                    ready queue, timers and clock), else NULL: the scheduler
+                                    says so itself (coro_registry_note_sched) */
   long tid;                      /* the thread's id, as gdb's "LWP" */
   int exited;                    /* the thread is gone; its instances were never freed */
   int plain;                     /* every instance from malloc (see the top) */
@@ -113,8 +116,6 @@ struct coro_registry {
 struct coro_registry *coro_registries;
 
 static pthread_mutex_t registries_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
-static pthread_key_t registry_key;   /* ends a thread's registry when the thread exits */
 static _Thread_local struct coro_registry *tls_registry __attribute__((tls_model("initial-exec")));
 
 /* {==================================================================
@@ -132,10 +133,10 @@ static bool registry_empty(const struct coro_registry *r) {
 
 /* A thread exits: an empty registry goes with its slabs, one with instances
    left stays (they still point into it), marked as the registry of a gone
-   thread. */
+   thread. The last part of the thread to end (coro_thread.h): the stackful
+   instances kept for the thread's next ones gave their slots back first. */
 static void registry_end(void *arg) {
   struct coro_registry *r = arg;
-  coro_stackful_thread_end();   /* the stackful instances it kept for its next ones are not live */
   pthread_mutex_lock(&registries_lock);
   if (!registry_empty(r)) {
     r->exited = 1;
@@ -153,10 +154,6 @@ static void registry_end(void *arg) {
   free(r);
 }
 
-static void registry_key_make(void) {
-  pthread_key_create(&registry_key, registry_end);
-}
-
 /* The thread's first instance: its registry, linked where gdb finds it. */
 static __attribute__((noinline, cold)) struct coro_registry *registry_start(void) {
   struct coro_registry *r = calloc(1, sizeof *r);
@@ -164,21 +161,30 @@ static __attribute__((noinline, cold)) struct coro_registry *registry_start(void
     coro_fatal("coro_frame_new", "out of memory for the registry of live instances");
   r->slabs.next = r->slabs.prev = &r->slabs;
   r->ring.next = r->ring.prev = &r->ring;
-  r->sched = &coro_sched_self;
   r->tid = (long)syscall(SYS_gettid);
 #if defined(REGISTRY_PLAIN)
   r->plain = 1;
 #elif defined(REGISTRY_VALGRIND)
   r->plain = RUNNING_ON_VALGRIND != 0;   /* memcheck then sees every frame as a block of its own */
 #endif
-  pthread_once(&registry_once, registry_key_make);
-  pthread_setspecific(registry_key, r);
+  coro_thread_holds(CORO_THREAD_REGISTRY, registry_end, r);
   pthread_mutex_lock(&registries_lock);
   r->next = coro_registries;
   coro_registries = r;
   pthread_mutex_unlock(&registries_lock);
   tls_registry = r;
   return r;
+}
+
+/* The scheduler of this thread has work (sched.c, on its first task or
+   source): the gdb extension finds its ready queue and timers here. The
+   scheduler tells the registry, and not the other way round, because the
+   slabs sit below everything that runs. */
+void coro_registry_note_sched(struct sched *s) {
+  struct coro_registry *r = tls_registry;
+  if (!r)
+    r = registry_start();
+  r->sched = s;
 }
 
 /* }================================================================== */
@@ -344,14 +350,11 @@ static void live_free(coro_t *c) {
     free((char *)c - n->offset);
 }
 
-void coro_set_allocator(const struct coro_allocator *a) {
+void coro_instance_allocator(const struct coro_allocator *a) {
   struct coro_registry *r = tls_registry;
   if (!r)
     r = registry_start();
-  if (a && (!a->alloc || !a->free))
-    coro_fatal("coro_set_allocator", "an allocator needs both alloc and free");
   r->allocator = a ? *a : (struct coro_allocator){0};
-  coro_stackful_keep(!r->allocator.alloc);   /* kept stackful instances are slots: none while it is set */
 }
 
 coro_t *coro_instance_alloc(size_t size, size_t align) {
@@ -378,8 +381,9 @@ void coro_instance_free(coro_t *c) {
 
 /* A fresh frame reads as zeros, so a bug that reads a local before the body
    set it is repeatable rather than random. Here, beside the slabs, so that
-   the compiler makes the whole of a small frame's making and freeing one
-   function each: no call on the way to a slot. */
+   the compiler makes the whole of a small frame's making one function: no
+   call on the way to a slot. (Its freeing, coro_free, is the life cycle's:
+   coro.c, which ends in coro_instance_free.) */
 coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out),
                        enum coro_kind kind) {
   coro_t *c = coro_instance_alloc(size, align);
@@ -389,21 +393,6 @@ coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void
   c->kind = (unsigned char)kind;
   c->status = CORO_CREATED;
   return c;
-}
-
-void (coro_free)(coro_t *c) {  /* (in parentheses: <coro.h>'s macro of the same name) */
-  if (!c)
-    return;
-  if (c->status == CORO_RUNNING)
-    coro_fatal("coro_free", "instance %p is running; it cannot free itself", (void *)c);
-  if ((c->kind & CORO_CLEANUP) && c->status == CORO_SUSPENDED)
-    coro_cleanup_suspended(c);  /* coro.c: the cleanups in scope where it stopped */
-  if (c->kind & CORO_DEADLINE)
-    coro_cancel_release(c);     /* its deadline's timer */
-  if (c->kind & CORO_STACKFUL)
-    coro_stackful_release(c);   /* its stack first */
-  else
-    coro_instance_free(c);
 }
 
 _Static_assert(sizeof(struct coro_live) % 16 == 0, "coro_live keeps the instance 16-byte aligned");

@@ -19,6 +19,7 @@
 #include "coro_internal.h"
 #include "coro_sched.h"
 #include "coro_seed.h"
+#include "coro_thread.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -68,6 +69,13 @@ void coro_ready(coro_t *c) {
   (void)coro_wake(c);
 }
 
+/* The thread's first task or source: the gdb extension can see the
+   scheduler from now on (its ready queue, its timers). */
+static __attribute__((noinline, cold)) void sched_in_registry(struct sched *s) {
+  coro_registry_note_sched(s);
+  s->in_registry = true;
+}
+
 static coro_t *dequeue(struct sched *s) {
   struct coro_task *t = s->head;
   s->head = t->next_ready;
@@ -92,8 +100,28 @@ void coro_spawn(coro_t *task) {
     coro_fatal("coro_spawn", "instance %p is already %s: a task is spawned or awaited once",
                (void *)task, task->spawned ? "spawned" : "awaited");
   task->spawned = 1;
-  coro_sched_self.live++;
+  struct sched *s = &coro_sched_self;
+  if (__builtin_expect(!s->in_registry, 0))
+    sched_in_registry(s);
+  s->live++;
   coro_ready(task);
+}
+
+void coro_unready(coro_t *c) {
+  struct sched *s = &coro_sched_self;
+  struct coro_task *x = coro_as_task(c), *prev = NULL;
+  for (struct coro_task *t = s->head; t; prev = t, t = t->next_ready)
+    if (t == x) {
+      if (prev)
+        prev->next_ready = t->next_ready;
+      else
+        s->head = t->next_ready;
+      if (s->tail == t)
+        s->tail = prev;
+      break;
+    }
+  x->next_ready = NULL;
+  c->ready = 0;
 }
 
 void coro_sched_poll_every(unsigned n) {
@@ -167,6 +195,11 @@ static void run_chain(coro_t *c, struct coro_task *stop) {
   }
 }
 
+/* Set by cancel.c when it first marks a task cancelled (CORO_CANCELLED is
+   its mark alone): the scheduler knows nothing of cancellation, and asks
+   this when a marked task begins a wait. */
+void (*coro_cancelled_wait)(coro_t *c);
+
 /* Every way a task suspends (yield;, await) passes here first. A task that
    suspends while the scheduler is not running it, nor a parent of it that
    started it inline (coro_start_child), was resumed by coro_next: it would
@@ -182,7 +215,7 @@ void coro_task_suspends(coro_t *c) {
   /* The task the scheduler runs (c, or the one c is a child inside) was
      cancelled: the wait c begins now is called off (cancel.c). */
   if (__builtin_expect(running->kind & CORO_CANCELLED, 0))
-    coro_cancel_suspends(c);
+    coro_cancelled_wait(c);
 }
 
 static void run_task(coro_t *c) {
@@ -281,10 +314,8 @@ static int wait_events(int epfd, struct epoll_event *events, int n, int64_t time
    (the timers' timerfd, offload's eventfd, I/O's records), then the epoll
    instance goes. Without this, every thread that ran a scheduler and
    ended left two or three descriptors open. (The main thread's end is the
-   process's: nothing to give back.) */
-static pthread_key_t sched_key;
-static pthread_once_t sched_key_once = PTHREAD_ONCE_INIT;
-
+   process's: nothing to give back.) It is the first part of the thread to
+   end (coro_thread.h): a source may still point into instances. */
 static void sched_end(void *arg) {
   struct sched *s = arg;
   for (unsigned i = 0; i < s->nsources; i++)
@@ -296,10 +327,6 @@ static void sched_end(void *arg) {
   s->epfd = 0;
 }
 
-static void sched_key_make(void) {
-  pthread_key_create(&sched_key, sched_end);
-}
-
 void coro_sched_add_source(const struct coro_source *src) {
   struct sched *s = &coro_sched_self;
   for (unsigned i = 0; i < s->nsources; i++)
@@ -308,10 +335,19 @@ void coro_sched_add_source(const struct coro_source *src) {
   if (s->nsources == CORO_MAX_SOURCES)
     coro_fatal("coro_sched_add_source", "more than %d event sources", CORO_MAX_SOURCES);
   if (s->nsources == 0) {  /* the thread's first source: its end will give back */
-    pthread_once(&sched_key_once, sched_key_make);
-    pthread_setspecific(sched_key, s);
+    coro_thread_holds(CORO_THREAD_SCHED, sched_end, s);
+    if (!s->in_registry)
+      sched_in_registry(s);
   }
   s->sources[s->nsources++] = src;
+}
+
+bool coro_sched_call_off(struct coro_awaitable *a) {
+  struct sched *s = &coro_sched_self;
+  for (unsigned i = 0; i < s->nsources; i++)
+    if (s->sources[i]->call_off && s->sources[i]->call_off(a))
+      return true;
+  return false;
 }
 
 /* Does a task wait on any source? (None: coro_run's -EDEADLK.) */

@@ -33,6 +33,7 @@
 #define _GNU_SOURCE   /* dladdr; MAP_STACK, MAP_NORESERVE */
 
 #include "coro_internal.h"
+#include "coro_thread.h"
 #include "ctx.h"
 
 #include <errno.h>
@@ -428,7 +429,6 @@ static void tool_stack_unmapping(struct stackful *s) {
 static struct sigaction guard_prev;       /* SIGSEGV's action before ours: other faults go there */
 static size_t guard_page;                 /* the page size, read before any fault (sysconf is not signal-safe) */
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
-static pthread_key_t guard_altstack_key;  /* frees a thread's signal stack when the thread exits */
 
 /* Async-signal-safe formatting for the report: no stdio in a handler. */
 static char *fmt_str(char *p, char *end, const char *s) {
@@ -546,7 +546,6 @@ static void guard_install_handler(void) {
   sigemptyset(&sa.sa_mask);
   if (sigaction(SIGSEGV, &sa, &guard_prev) != 0)
     coro_fatal("coro_next", "cannot install the stack overflow handler");
-  pthread_key_create(&guard_altstack_key, guard_altstack_free);
 }
 
 /* Once per thread (sigaltstack is per-thread), lazily at its first stackful
@@ -567,7 +566,7 @@ static void guard_install(void) {
     munmap(mem, STACKFUL_ALTSTACK);
     return;
   }
-  pthread_setspecific(guard_altstack_key, mem);
+  coro_thread_holds(CORO_THREAD_ALTSTACK, guard_altstack_free, mem);  /* freed when the thread exits */
 }
 
 /* }================================================================== */
@@ -1479,11 +1478,23 @@ static void stackful_attach(struct stackful *s) {
 #endif
 }
 
+/* The first release (or stack given back) on a thread: from now on it may
+   keep instances and stacks, which its end gives back. */
+static _Thread_local bool tls_end_held;
+static void stackful_thread_end(void *unused);
+
+static __attribute__((noinline, cold)) void stackful_hold_end(void) {
+  coro_thread_holds(CORO_THREAD_STACKFUL, stackful_thread_end, NULL);
+  tls_end_held = true;
+}
+
 /* Back to the cache with the stack an instance not started yet took at its
    creation, the instance as it was made (lazy start). */
 static void stackful_detach(struct stackful *s) {
   if (!s->map || s->shared)
     return;
+  if (__builtin_expect(!tls_end_held, 0))
+    stackful_hold_end();
   stack_unmap(s);
   as_coro(s)->resume_point = 0;
 }
@@ -1620,7 +1631,10 @@ void coro_stackful_keep(bool on) {
 #endif
 }
 
-void coro_stackful_thread_end(void) {
+/* The thread ends (coro_thread.h, before the slabs): what it kept for its
+   next instances goes back. */
+static void stackful_thread_end(void *unused) {
+  (void)unused;
   coro_stackful_keep(false);
   while (stack_cached > 0) {
     stack_cached--;
@@ -1694,6 +1708,8 @@ static coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c), size_t o
 
 void coro_stackful_release(coro_t *c) {
   struct stackful *s = (struct stackful *)c;
+  if (__builtin_expect(!tls_end_held, 0))
+    stackful_hold_end();
 #ifdef STACKFUL_KEEP
   if (c->home == CORO_HOME_SLAB && s->map && !s->shared && !s->own_fpenv && s->maker == tls_thread &&
       tls_kept_n + stack_cached < STACK_CACHE && !tls_keep_off) {
@@ -1719,7 +1735,10 @@ void coro_stackful_release(coro_t *c) {
 
 /* coro_free of a suspended instance whose body has cleanups: resumed once
    more, told to unwind (CORO_UNWIND_OUT), its suspension returns from the
-   body, which runs the cleanups of every scope it leaves, and it ends. */
+   body, which runs the cleanups of every scope it leaves, and it ends.
+   The mark's address is the message: no value a body is sent can be it. */
+char coro_unwind_mark;
+
 void coro_stackful_unwind(coro_t *c) {
   stackful_resume(c, CORO_UNWIND_OUT);
   if (c->status != CORO_DONE)

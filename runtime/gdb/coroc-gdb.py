@@ -448,8 +448,9 @@ def _with_running(fn):
 def _now_ns(inst):
     """CLOCK_MONOTONIC in ns, as the deadlines count it: the scheduler's last
     reading in a core file, the clock of this machine for a running program."""
-    if _is_core() and not int(inst.registry["exited"]):
-        return int(inst.registry["sched"]["now_ns"])
+    sched = inst.registry["sched"]   # (NULL until the thread's first task or source)
+    if _is_core() and not int(inst.registry["exited"]) and _ptr(sched):
+        return int(sched["now_ns"])
     return time.monotonic_ns()
 
 
@@ -516,6 +517,8 @@ def _deadline(w, inst):
 def _ready_queue(registry):
     out = set()
     if int(registry["exited"]):   # its scheduler went with the thread
+        return out
+    if not _ptr(registry["sched"]):   # no task was ever spawned on the thread
         return out
     c = registry["sched"]["head"]
     while _ptr(c):
