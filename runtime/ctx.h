@@ -20,7 +20,7 @@
  *
  * Names: these are global symbols of a static library linked into user
  * programs, so they carry the coro_ prefix like everything else the runtime
- * exports (CONTRACT §1); ctx is the layer.
+ * exports (docs/runtime.md, "What <coro.h> declares"); ctx is the layer.
  */
 #ifndef CORO_CTX_H
 #define CORO_CTX_H

@@ -1,4 +1,4 @@
-"""The command line of coroc (CONTRACT.md section 2, docs/cli.md).
+"""The command line of coroc (docs/cli.md).
 
     coroc [--backend=stackless|stackful] [-o OUT.c] [--header[=OUT.h]]
           [-I DIR]... [-D NAME[=VALUE]]...

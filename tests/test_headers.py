@@ -20,7 +20,7 @@ ALLOWED = ["errno.h", "stdbool.h", "stddef.h", "stdint.h"]
 # What a program may ask of the C library before the include: the headers must stay clean.
 FEATURES = [[], ["-D_GNU_SOURCE"], ["-D_POSIX_C_SOURCE=200809L"], ["-D_DEFAULT_SOURCE"]]
 OWN = re.compile(r"^(coro_|CORO_)")
-CONTRACT_TAG = "coro"  # `typedef struct coro coro_t;`: the tag the contract itself names
+CONTRACT_TAG = "coro"  # `typedef struct coro coro_t;`: the tag the runtime's API itself names
 
 
 def preprocess_macros(cc, text, flags):
