@@ -245,7 +245,8 @@ EXAMPLE_BUILDS = {
     "generator": [(EXAMPLES / "generator.coc", "stackful")],
     "fizzbuzz": [(EXAMPLES / "fizzbuzz.coc", "stackful")],
     "pipeline": [(EXAMPLES / "pipeline.coc", "stackful"), (EXAMPLES / "pipeline_stage.coc", "stackless")],
-    "echo": [(EXAMPLES / "echo.coc", "stackful")],
+    "echo": [(EXAMPLES / "echo" / "server.coc", "stackful"), (EXAMPLES / "echo" / "client.coc", "stackful"),
+             (EXAMPLES / "echo" / "main.c", None)],
 }
 
 
