@@ -31,6 +31,7 @@ def expected_inputs():
     for pattern in ["cases/*.coc", "tasks/*.coc", "errors/*.coc", "robustness/*.coc", "corpus/*.c"]:
         seeds += TESTS_DIR.glob(pattern)
     seeds += SOURCE_DIR.glob("examples/*.coc")
+    seeds += SOURCE_DIR.glob("examples/*/*.coc")
     kept = [f for d in ["corpus", "regressions"] for f in (TESTS_DIR / "fuzz" / d).glob("*") if f.is_file()]
     return len(seeds) + len(kept)
 

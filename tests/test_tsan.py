@@ -111,9 +111,12 @@ class Tsan:
 
     def build(self, name, sources, out_dir, args=()):
         """sources: (.coc, backend) pairs, transformed and linked into one program with
-        libcoro. Its path, or the failure's text."""
+        libcoro (a .c of plain C, backend None, compiled as it is). Its path, or the failure's text."""
         c_files = []
         for src, backend in sources:
+            if src.suffix == ".c":
+                c_files.append(src)
+                continue
             c_file = out_dir / f"{name}.{src.stem}.{backend}.c"
             res = run([COROC, f"--backend={backend}", f"-I{TESTS_DIR}", f"-I{src.parent}", *args, "-o", c_file,
                        src], timeout=60)
@@ -242,7 +245,8 @@ EXAMPLE_BUILDS = {
     "generator": [(EXAMPLES / "generator.coc", "stackful")],
     "fizzbuzz": [(EXAMPLES / "fizzbuzz.coc", "stackful")],
     "pipeline": [(EXAMPLES / "pipeline.coc", "stackful"), (EXAMPLES / "pipeline_stage.coc", "stackless")],
-    "echo": [(EXAMPLES / "echo.coc", "stackful")],
+    "echo": [(EXAMPLES / "echo" / "server.coc", "stackful"), (EXAMPLES / "echo" / "client.coc", "stackful"),
+             (EXAMPLES / "echo" / "main.c", None)],
 }
 
 

@@ -1,12 +1,12 @@
 /* epoll_echo.c: a plain epoll echo server in C, callbacks and a state per
  * connection, the reference that the echo part of the benchmark measures
- * examples/echo.coc's server against (docs/benchmarks.md, part 3).
+ * examples/echo/server.coc against (docs/benchmarks.md, part 3).
  *
  *   epoll_echo [--addr A] [--port P]    serve (default 127.0.0.1:7008; port 0:
  *                                       any free port). The first line printed
  *                                       names the address and port.
  *
- * The same protocol as echo.coc's server: write back whatever is read, until
+ * The same protocol as that server: write back whatever is read, until
  * the peer closes or goes away. The same shape too: one thread, TCP_NODELAY
  * on every connection, a 16 KiB buffer per connection. The difference is the
  * style, which is how such a server is written without coroutines: every fd
@@ -40,7 +40,7 @@
 
 enum {
   DEFAULT_PORT = 7008,
-  BUF_SIZE = 16384,  /* a connection's buffer, as in echo.coc */
+  BUF_SIZE = 16384,  /* a connection's buffer, as in examples/echo */
   MAX_EVENTS = 256   /* events taken from epoll_wait at once */
 };
 

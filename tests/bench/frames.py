@@ -239,7 +239,8 @@ def build(work, coroc, lib):
 def frame_sizes(coroc):
     """(file, coroutine, bytes, bytes under --hoist-all) for every stackless coroutine shown to readers."""
     rows = []
-    files = sorted((ROOT / "examples").glob("*.coc")) + sorted((ROOT / "tutorial").glob("*/*.coc"))
+    files = (sorted((ROOT / "examples").glob("*.coc")) + sorted((ROOT / "examples").glob("*/*.coc")) +
+             sorted((ROOT / "tutorial").glob("*/*.coc")))
     for f in files:
         res = subprocess.run([str(coroc), "--stats", f"-I{f.parent}", f.name], cwd=f.parent,
                              capture_output=True, text=True)

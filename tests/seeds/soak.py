@@ -48,14 +48,16 @@ ASAN = ["-fsanitize=address", "-fno-omit-frame-pointer", "-O1"]
 BACKENDS = ["stackless", "stackful"]
 
 # The examples: (name, its sources with the backend each takes (None: the
-# program's), the arguments it runs with, the text it must print or None).
+# program's; a .c is plain C, compiled as it is), the arguments it runs with,
+# the text it must print or None).
 # echo checks itself; a smaller self-test than the demo's, and fizzbuzz's
 # faster timer, keep a run short.
 EXAMPLE_PROGRAMS = [
     ("generator", [("generator.coc", None)], [], "generator.expected"),
     ("fizzbuzz", [("fizzbuzz.coc", None)], ["1"], "fizzbuzz.expected"),  # a tick a millisecond
     ("pipeline", [("pipeline.coc", None), ("pipeline_stage.coc", "other")], [], "pipeline.expected"),
-    ("echo", [("echo.coc", None)], ["--self-test", "20", "16", "3"], None),
+    ("echo", [("echo/server.coc", None), ("echo/client.coc", None), ("echo/main.c", None)],
+     ["--self-test", "20", "16", "3"], None),
 ]
 
 
@@ -101,6 +103,9 @@ def build(prog, lib, flags, workdir):
     outdir.mkdir(parents=True, exist_ok=True)
     c_files = []
     for src, backend in prog.sources:
+        if src.suffix == ".c":
+            c_files.append(src)
+            continue
         args = case_args(src)
         c_file = outdir / (src.stem + ".c")
         inc = [f"-I{d}" for d in prog.include]
@@ -110,7 +115,8 @@ def build(prog, lib, flags, workdir):
             return None, f"coroc failed: {res.stderr}"
         c_files.append(c_file)
     exe = outdir / "prog"
-    inc = [f"-I{d}" for d in prog.include]
+    # (the headers beside a source, as coroc found them: the C is elsewhere)
+    inc = [f"-I{d}" for d in prog.include] + [f"-I{d}" for d in dict.fromkeys(s.parent for s, _ in prog.sources)]
     extra = [a for src, _ in prog.sources for a in case_args(src)]
     res = subprocess.run(["gcc", "-std=gnu11", "-g", *flags, "-w", f"-I{COROC_INCLUDE}", *inc, *extra,
                           "-o", exe, *c_files, lib, "-pthread", "-lm"], capture_output=True, text=True)

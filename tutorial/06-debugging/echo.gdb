@@ -1,4 +1,4 @@
-break echo.coc:81
+break coro_body_write_all
 run --self-test 1 5 1
 info coroutines
 coro bt $coro("client_connection")
