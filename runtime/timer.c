@@ -9,7 +9,7 @@
  * deadline, so epoll_wait itself waits with no timeout. A timeout would
  * cost the kernel a timer armed and disarmed on every wait: little on bare
  * metal, but under a hypervisor programming the timer device is an exit to
- * it, a few tenths of a microsecond per sleep (tests/bench/epoll_timeout.c),
+ * it, a few tenths of a microsecond per sleep (tests/bench/part3-echo/epoll_timeout.c),
  * and a busy server with one timer pending (an idle sweep every 100 ms)
  * sleeps once every few requests. The timerfd is set only when a deadline
  * comes that is earlier than the one it holds, and left alone when timers

@@ -27,7 +27,7 @@ The cache is $COROC_REALC_CACHE, else $XDG_CACHE_HOME/coroc-realc, else
   CACHE/sources-<key>/FETCHED  written last: the pins it was extracted from
 
 where <key> is made of the pins, so that other pins never read stale files.
-Standard library only: tests/bench/frontend.py imports it too.
+Standard library only: tests/bench/part4-frontend/frontend.py imports it too.
 """
 
 import base64

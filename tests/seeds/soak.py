@@ -37,7 +37,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "bench" / "common"))
 from benchlib import processor  # noqa: E402
 from conftest import (COROC, COROC_INCLUDE, COROC_LIB, SOURCE_DIR, TESTS_DIR,  # noqa: E402
                       build_runtime_archive, case_args)

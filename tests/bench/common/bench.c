@@ -1,7 +1,8 @@
 /* bench.c: the speed benchmark of coroc's coroutines (docs/benchmarks.md).
  *
  * Four tables, all in one run of this program (parts 1, 2, 5 and 6 of
- * docs/benchmarks.md).
+ * docs/benchmarks.md); the rows of each are in its part's folder:
+ * tests/bench/part1-generator, part2-chain, part5-create, part6-many.
  *
  * 1. The round trip of a generator, resume it and receive one int, in six
  *    builds of the same work:
@@ -42,7 +43,7 @@
  * computes a wrong result (a broken generator or chain, not a slow one).
  *
  * The echo server's round trips per second, the third part of the benchmark,
- * are measured by tests/bench/echo_bench.sh, not here: they need servers and
+ * are measured by tests/bench/part3-echo/echo_bench.sh, not here: they need servers and
  * a client in processes of their own.
  *
  * 6. Many stackful generators suspended at once: 30,000 on stacks of their

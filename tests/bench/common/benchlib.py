@@ -1,4 +1,4 @@
-"""tests/bench/benchlib.py: what the benchmark's Python parts share (frames.py,
+"""tests/bench/common/benchlib.py: what the benchmark's Python parts share (frames.py,
 awaits.py, lives.py): running a command or stopping with its error, the processor's
 name for every table, and part 1's code-placement flags for every build."""
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/bench/lives.py: the benchmark's part 9, the life of a short-lived generator.
+"""tests/bench/part9-lives/lives.py: the benchmark's part 9, the life of a short-lived generator.
 
 A generator of three values is made, its three values taken, run to its end
 and freed, again and again: what a generator that lives for a moment costs
@@ -33,7 +33,7 @@ A benchmark, not a test: it exits 0 whatever the figures, 1 only when
 something it needs could not be built or run, or a generator gives wrong
 values.
 
-  tests/bench/lives.py [--coroc PATH] [--lib LIBCORO.a] [--reps N] [--n N] [--workdir DIR]
+  tests/bench/part9-lives/lives.py [--coroc PATH] [--lib LIBCORO.a] [--reps N] [--n N] [--workdir DIR]
                        [--baseline-lib LIBCORO.a]
 
 --baseline-lib adds a row, "coroc stackful, baseline", the same stackful
@@ -50,9 +50,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import fail, processor, sh
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))   # benchlib
+from benchlib import fail, processor, sh  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 INCLUDE = ROOT / "runtime" / "include"
 TARGET_VS_FIBER = 0.5
 TARGET_VS_HALO = 2.0
@@ -179,7 +180,7 @@ extern "C" {
 }
 /* The same generator as a C++20 coroutine in the consumer's file: clang
    may elide the frame's allocation (HALO) when it sees the whole life. */
-using gen = cxx20_gen;   /* part 1's C++20 generator type (tests/bench/cxx20_gen.h) */
+using gen = cxx20_gen;   /* part 1's C++20 generator type (tests/bench/part1-generator/cxx20_gen.h) */
 static gen gen3(int n) {
   for (int i = 0; i < n; i++)
     co_yield i + 1;
@@ -300,7 +301,7 @@ def build(work, coroc, lib, baseline_lib=None):
     if shutil.which("clang++"):
         (w / "halo.cpp").write_text(HALO_CPP)
         exe = w / "halo"
-        res = subprocess.run(["clang++", "-O2", "-std=c++20", f"-I{w}", f"-I{Path(__file__).resolve().parent}",
+        res = subprocess.run(["clang++", "-O2", "-std=c++20", f"-I{w}", f"-I{Path(__file__).resolve().parents[1] / 'part1-generator'}",
                               "-o", str(exe), str(w / "halo.cpp"),
                               str(w / "count.o")], capture_output=True, text=True)
         if res.returncode != 0:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/bench/awaits.py: the benchmark's part 8, an await of a child that returns at once.
+"""tests/bench/part8-awaits/awaits.py: the benchmark's part 8, an await of a child that returns at once.
 
 `s += await child(i & 7);` in a loop of N awaits, the child returning its
 argument plus one without ever suspending: what one await costs when there
@@ -27,7 +27,7 @@ inside its parent, and at most 2x Rust's time, in both backends.
 A benchmark, not a test: it exits 0 whatever the figures, 1 only when
 something it needs could not be built or run.
 
-  tests/bench/awaits.py [--coroc PATH] [--lib LIBCORO.a] [--reps N] [--n N] [--workdir DIR]
+  tests/bench/part8-awaits/awaits.py [--coroc PATH] [--lib LIBCORO.a] [--reps N] [--n N] [--workdir DIR]
 """
 
 import argparse
@@ -39,9 +39,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import fail, placement, processor, sh
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))   # benchlib
+from benchlib import fail, placement, processor, sh  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 INCLUDE = ROOT / "runtime" / "include"
 TARGET_VS_RUST = 2.0
 

@@ -5,7 +5,7 @@
  * would let a server beat the epoll floor (docs/benchmarks.md, "What
  * io_uring would give"). It needs liburing (Debian's liburing-dev):
  *
- *   cc -O2 -o uring_echo tests/bench/uring_echo.c -luring [VARIANT FLAGS]
+ *   cc -O2 -o uring_echo tests/bench/part3-echo/uring_echo.c -luring [VARIANT FLAGS]
  *   taskset -c 0 ./uring_echo --port 0 &
  *   taskset -c 0 BUILD/examples/echo_stackless --client --port PORT --connections 1000
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/bench/frames.py: the benchmark's part on frames: what a suspended generator costs.
+"""tests/bench/part7-frames/frames.py: the benchmark's part on frames: what a suspended generator costs.
 
 A stackless instance is its frame: the runtime's header and the fields that
 coroc keeps (transformer/passes/live.c keeps a local only when a suspension needs
@@ -22,7 +22,7 @@ It prints the processor, the figures and the targets, met or NOT met. A
 benchmark, not a test: it exits 0 whatever the figures, 1 only when something
 could not be built or run.
 
-  tests/bench/frames.py [--coroc PATH] [--lib LIBCORO.a] [--reps N] [--n N] [--workdir DIR]
+  tests/bench/part7-frames/frames.py [--coroc PATH] [--lib LIBCORO.a] [--reps N] [--n N] [--workdir DIR]
 """
 
 import argparse
@@ -31,13 +31,15 @@ import re
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import fail, placement, processor, sh
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))   # benchlib
+from benchlib import fail, placement, processor, sh  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[3]
+PART1 = Path(__file__).resolve().parents[1] / "part1-generator"   # cxx20_gen.h
 INCLUDE = ROOT / "runtime" / "include"
 
 TARGET_BYTES = 48          # per live instance of the two-int generator
@@ -98,7 +100,7 @@ int main(int argc, char **argv) {
 """
 
 CXX_GEN = r"""
-#include "cxx20_gen.h"   /* part 1's C++20 generator type (tests/bench) */
+#include "cxx20_gen.h"   /* part 1's C++20 generator type (tests/bench/part1-generator) */
 using gen = cxx20_gen;
 """
 
@@ -221,7 +223,7 @@ def build(work, coroc, lib):
             missing[name] = f"{cxx} not found"
             continue
         exe = w / f"cxx_{cxx.replace('+', 'p')}"
-        res = subprocess.run([cxx, "-O2", *placement(cxx), "-std=c++20", *flags, f"-I{HERE}", "-o", str(exe),
+        res = subprocess.run([cxx, "-O2", *placement(cxx), "-std=c++20", *flags, f"-I{PART1}", "-o", str(exe),
                               str(w / "count.cpp"),
                               str(w / "main_cxx.cpp")], capture_output=True, text=True)
         if res.returncode != 0:

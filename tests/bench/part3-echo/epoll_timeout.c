@@ -1,6 +1,6 @@
 /* epoll_timeout.c: what a timeout on epoll_wait costs, per wait that sleeps.
  *
- *   cc -O2 -o epoll_timeout tests/bench/epoll_timeout.c && taskset -c 0 ./epoll_timeout [TRIPS]
+ *   cc -O2 -o epoll_timeout tests/bench/part3-echo/epoll_timeout.c && taskset -c 0 ./epoll_timeout [TRIPS]
  *
  * Two processes on one core play ping-pong over two pipes: the parent
  * writes a byte and blocks in read; the child sleeps in epoll_pwait2 on the

@@ -1,4 +1,5 @@
-/* bench.h: what each row of the benchmark provides to the driver (bench.c).
+/* bench.h: what each row of the benchmark provides to the driver (bench.c):
+ * the rows of parts 1, 2, 5 and 6, each in its part's folder (tests/bench/partN-NAME).
  *
  * The first table, the round trip of a generator. A row is one function:
  * make a generator of 0, 1, 2, ..., receive n values from it one round trip
@@ -21,16 +22,16 @@ extern "C" {
 
 typedef long long bench_run_fn(long n);
 
-bench_run_fn bench_run_handwritten;        /* handwritten.c + handwritten_run.c */
-bench_run_fn bench_run_stackless;          /* gen.coc, --backend=stackless */
-bench_run_fn bench_run_stackful;           /* gen.coc, --backend=stackful, libcoro as built */
+bench_run_fn bench_run_handwritten;        /* part1-generator/handwritten.c + handwritten_run.c */
+bench_run_fn bench_run_stackless;          /* part1-generator/gen.coc, --backend=stackless */
+bench_run_fn bench_run_stackful;           /* part1-generator/gen.coc, --backend=stackful, libcoro as built */
 bench_run_fn bench_run_stackful_fpenv;     /* the same, each instance keeping its own FP environment */
-bench_run_fn bench_run_stackful_ucontext;  /* gen.coc, --backend=stackful, libcoro with COROC_SWITCH=ucontext */
-bench_run_fn bench_run_fcontext;           /* fcontext.cpp: boost.context's jump_fcontext */
-bench_run_fn bench_run_cxx20;              /* cxx20_gen.cpp + cxx20_run.cpp: a C++20 coroutine */
+bench_run_fn bench_run_stackful_ucontext;  /* part1-generator/gen.coc, --backend=stackful, libcoro with COROC_SWITCH=ucontext */
+bench_run_fn bench_run_fcontext;           /* part1-generator/fcontext.cpp: boost.context's jump_fcontext */
+bench_run_fn bench_run_cxx20;              /* part1-generator/cxx20_gen.cpp + cxx20_run.cpp: a C++20 coroutine */
 
 /* The second table: a task resumed at the bottom of a chain of awaits
-   (chain.coc). Spawn a chain `depth` awaits deep whose innermost task does
+   (part2-chain/chain.coc). Spawn a chain `depth` awaits deep whose innermost task does
    `yield;` n times, run the scheduler until it is empty, and return n (the
    resumes the leaf got), or -1 when the chain went wrong. */
 typedef long long bench_chain_fn(int depth, long n);
@@ -39,9 +40,9 @@ bench_chain_fn bench_chain_stackless;      /* chain.coc, --backend=stackless */
 bench_chain_fn bench_chain_stackful;       /* chain.coc, --backend=stackful */
 
 /* Part 5: create and free n instances of a small frame, and return
-   0 + 1 + ... + (n-1) (create.c). */
+   0 + 1 + ... + (n-1) (part5-create/create.c). */
 bench_run_fn bench_create_registered;      /* coro_frame_new + coro_free, as libcoro is */
-bench_run_fn bench_create_unlisted;        /* the same as libcoro was before its registry (create_before.c) */
+bench_run_fn bench_create_unlisted;        /* the same as libcoro was before its registry (part5-create/create_before.c) */
 
 /* The fourth table (part 6): n stackful generators suspended at once, on stacks of
    their own or on the shared stack (coro_set_shared_stack); one round-robin
@@ -54,7 +55,7 @@ struct bench_many {
 };
 typedef int bench_many_fn(long n, int shared, struct bench_many *out);
 
-bench_many_fn bench_many_stackful;         /* gen.coc, --backend=stackful */
+bench_many_fn bench_many_stackful;         /* part6-many/many.coc, --backend=stackful */
 
 #ifdef __cplusplus
 }

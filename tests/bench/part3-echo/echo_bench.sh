@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/bench/echo_bench.sh: the echo part of the benchmark (docs/benchmarks.md).
+# tests/bench/part3-echo/echo_bench.sh: the echo part of the benchmark (docs/benchmarks.md).
 #
 #   echo_bench.sh --client EXE --epoll EXE --stackless EXE [--stackful EXE] [--libuv EXE]
 #                 [--runs K] [--quick] [--threads N]

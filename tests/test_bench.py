@@ -1,0 +1,227 @@
+"""The speed benchmark (tests/bench, docs/benchmarks.md) still builds and runs.
+
+The benchmark is not a test: it prints figures and judges its targets itself,
+and nothing here looks at a time. What is checked is what would otherwise go
+unseen until someone ran it: that every program of it compiles (a missing
+<stddef.h> once kept it from building, and nothing said so), that each part
+but part 3 (minutes of echo servers) runs a tiny pass and prints its figures,
+that the parts the runner lists are the folders of tests/bench and the table
+of docs/benchmarks.md, that every link into the benchmark's pages leads to a
+section, and that the plot's script reads the run the docs name.
+"""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import SOURCE_DIR
+
+BENCH = SOURCE_DIR / "tests" / "bench"
+DOCS = SOURCE_DIR / "docs"
+REFERENCE = DOCS / "benchmarks.md"
+JOURNAL = DOCS / "benchmarks-journal.md"
+PARTS = ["generator", "chain", "echo", "frontend", "create", "many", "frames", "awaits", "lives"]
+
+
+def sh(cmd, timeout=600, **kw):
+    res = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout, **kw)
+    assert res.returncode == 0, f"{' '.join(map(str, cmd))} failed ({res.returncode}):\n{res.stdout}\n{res.stderr}"
+    return res.stdout
+
+
+# {==== the parts: the runner's list, the folders, the docs' table
+
+def listed_parts():
+    """The rows of `tests/bench/run --list`: (number, name, folder)."""
+    rows = []
+    for line in sh(["sh", BENCH / "run", "--list"]).splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows.append((int(cells[0]), cells[1], cells[2].strip("`").rstrip("/")))
+    return rows
+
+
+def test_run_lists_every_part_with_its_folder():
+    rows = listed_parts()
+    assert [r[0] for r in rows] == list(range(1, 10))
+    assert [r[1] for r in rows] == PARTS
+    for number, name, folder in rows:
+        assert folder == f"part{number}-{name}"
+        assert (BENCH / folder).is_dir(), f"tests/bench/{folder} is listed but missing"
+        assert any((BENCH / folder).iterdir()), f"tests/bench/{folder} is empty"
+
+
+def test_every_file_of_the_benchmark_is_in_a_part_or_common():
+    folders = {f for _, _, f in listed_parts()} | {"common"}
+    top = {"run", "CMakeLists.txt", "plot.py"}
+    for path in BENCH.iterdir():
+        if path.name == "__pycache__":
+            continue
+        assert path.name in top or (path.is_dir() and path.name in folders), \
+            f"tests/bench/{path.name}: neither a part's folder, common/ nor {sorted(top)}"
+
+
+def test_docs_show_the_runners_list():
+    """docs/benchmarks.md shows the table `tests/bench/run --list` prints, as it prints it."""
+    listed = sh(["sh", BENCH / "run", "--list"])
+    assert listed in REFERENCE.read_text(), \
+        "docs/benchmarks.md does not show `tests/bench/run --list` as it prints it: copy it again"
+
+
+def test_run_refuses_a_part_it_does_not_have():
+    """--part N|NAME names one of the parts --list prints; another is refused,
+    before anything is built."""
+    res = subprocess.run(["sh", BENCH / "run", "--part", "nosuchpart"], capture_output=True, text=True,
+                         timeout=30)
+    assert res.returncode == 2 and "--list" in res.stderr
+
+
+# }====
+# {==== every program builds, and each part prints its figures in a tiny pass
+
+@pytest.fixture(scope="module")
+def bench_build(tmp_path_factory):
+    """tests/bench as the project of its own that tests/bench/run configures,
+    Release, with every program built (the bench_programs target)."""
+    build = tmp_path_factory.mktemp("bench") / "build"
+    sh(["cmake", "-S", BENCH, "-B", build, "-DCMAKE_BUILD_TYPE=Release"])
+    sh(["cmake", "--build", build, "--target", "bench_programs", f"-j{os.cpu_count() or 2}"], timeout=1200)
+    return build
+
+
+def program(build, name, *dirs):
+    for d in dirs:
+        if (build / d / name).exists():
+            return build / d / name
+    pytest.fail(f"{name} was not built under {build}")
+
+
+def test_every_program_builds(bench_build):
+    for name, dirs in (("coroc_bench", ["."]), ("coroc_bench_epoll_echo", ["."]),
+                       ("echo_stackless", ["coroc/examples"]), ("echo_stackful", ["coroc/examples"]),
+                       ("coroc", ["coroc/transformer"]), ("libcoro.a", ["coroc/runtime"])):
+        program(bench_build, name, *dirs)
+
+
+@pytest.mark.parametrize("table,heading", [("generator", "1. The round trip of a generator"),
+                                           ("chain", "2. A task resumed"),
+                                           ("create", "5. Creating and freeing an instance")])
+def test_driver_prints_its_tables(bench_build, table, heading):
+    """Parts 1, 2 and 5 in a tiny pass (one repetition of 1,000): each prints
+    its table, its targets and whether each is met; the figures are not read."""
+    out = sh([program(bench_build, "coroc_bench", "."), "--table", table, "--reps", "1", "--n", "1000"],
+             timeout=120)
+    assert out.startswith("coroc benchmark (tests/bench): ")   # the processor, the compiler, the load
+    assert heading in out
+    assert re.search(r"^\| .*\|\s+1000 \|\s+[0-9.]+ \|", out, re.M), out   # N per rep, then ns
+    assert re.search(r"target <= [0-9.]+\s+(met|NOT met)", out), out
+
+
+@pytest.mark.parametrize("script,args,heading", [
+    ("part7-frames/frames.py", ["--reps", "1", "--n", "1000", "--values", "1000"],
+     "7. What a suspended generator costs"),
+    ("part8-awaits/awaits.py", ["--reps", "1", "--n", "1000"], "8. An await of a child that returns at once"),
+    ("part9-lives/lives.py", ["--reps", "1", "--n", "1000"], "9. The life of a short-lived generator"),
+], ids=["frames", "awaits", "lives"])
+def test_python_part_builds_its_programs_and_prints(bench_build, tmp_path, script, args, heading):
+    """Parts 7, 8 and 9 build their programs when they run: a tiny pass of
+    each builds every row it can (saying why for one it cannot) and prints
+    the table."""
+    out = sh([sys.executable, BENCH / script, "--coroc", program(bench_build, "coroc", "coroc/transformer"),
+              "--lib", program(bench_build, "libcoro.a", "coroc/runtime"), "--workdir", tmp_path, *args],
+             timeout=300)
+    assert out.startswith(heading), out
+    assert re.search(r"^  coroc stackless.* [0-9]+\.[0-9]+ ", out, re.M), out
+    assert re.search(r"^target: .*: (met|NOT met)", out, re.M), out
+
+
+def test_frontend_part_prints(bench_build, tmp_path):
+    """Part 4 on its generated inputs, one timed round: it checks coroc's
+    output before it times anything, and prints the tables."""
+    out = sh([sys.executable, BENCH / "part4-frontend" / "frontend.py",
+              "--coroc", program(bench_build, "coroc", "coroc/transformer"),
+              "--c-input", "generated", "--reps", "1", "--workdir", tmp_path], timeout=600)
+    assert "large.coc" in out and "lines/s" in out, out
+    assert "target:" in out, out
+
+
+# }====
+# {==== links into the benchmark's pages
+
+def slugs(page):
+    """The anchors of a Markdown page's headings, as GitHub makes them."""
+    seen, out = {}, set()
+    in_code = False
+    for line in page.read_text().splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        if in_code:
+            continue
+        m = re.match(r"#{1,6} (.*)", line)
+        if not m:
+            continue
+        text = re.sub(r"`|\*\*|\[([^]]*)\]\([^)]*\)", r"\1", m.group(1)).strip().lower()
+        slug = re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.add(slug if n == 0 else f"{slug}-{n}")
+    return out
+
+
+def markdown_files():
+    files = [SOURCE_DIR / "README.md", *DOCS.rglob("*.md"), *(SOURCE_DIR / "tutorial").rglob("*.md"),
+             *(SOURCE_DIR / "runtime").rglob("*.md"), *(SOURCE_DIR / "tests").rglob("*.md")]
+    return [f for f in files if "build" not in f.relative_to(SOURCE_DIR).parts[0]]
+
+
+def test_links_into_the_benchmark_pages_lead_to_a_section():
+    """Every link to a section of docs/benchmarks.md or docs/benchmarks-journal.md,
+    from any Markdown file of the tree (the pages themselves included), names a
+    heading that is there: when a run moves to the journal, its links follow."""
+    pages = {REFERENCE.resolve(): slugs(REFERENCE), JOURNAL.resolve(): slugs(JOURNAL)}
+    bad = []
+    for md in markdown_files():
+        for target in re.findall(r"\]\(([^)\s]+)\)", md.read_text()):
+            path, _, anchor = target.partition("#")
+            page = (md.parent / path).resolve() if path else md.resolve()
+            if page in pages and anchor and anchor not in pages[page]:
+                bad.append(f"{md.relative_to(SOURCE_DIR)}: {target}")
+    assert not bad, "links to no section:\n  " + "\n  ".join(bad)
+
+
+def test_reference_links_the_journal():
+    assert "(benchmarks-journal.md)" in REFERENCE.read_text()
+    assert "(benchmarks.md)" in JOURNAL.read_text()
+
+
+# }====
+# {==== the plot is drawn from a recorded run
+
+def test_plot_reads_the_recorded_run():
+    """tests/bench/plot.py finds, in the journal, part 3's tables of the run that
+    docs/benchmarks.md's plot names, for 64, 1,000 and 10,000 connections and
+    every server (its --data prints what it would draw; matplotlib is only
+    needed to draw)."""
+    out = sh([sys.executable, BENCH / "plot.py", "--data"], timeout=60)
+    heading, header, *lines = out.strip().splitlines()
+    assert header.startswith("server\tconnections"), out
+    rows = [line.split("\t") for line in lines]
+    connections = sorted({int(r[1]) for r in rows})
+    assert connections == [64, 1000, 10000], out
+    servers = {r[0] for r in rows}
+    assert {"epoll callbacks (C)", "coroc echo, stackless", "coroc echo, stackful"} <= servers, out
+    for r in rows:
+        assert float(r[2]) > 0 and float(r[3]) > 0, r
+    # The run drawn is the one today's table names, and the SVG says which it is.
+    run = heading.removeprefix("# ")
+    anchor = re.sub(r"[^\w\- ]", "", run.lower()).replace(" ", "-")
+    assert f"benchmarks-journal.md#{anchor}" in REFERENCE.read_text(), \
+        f"plot.py draws \"{run}\", which docs/benchmarks.md's today's table does not name"
+    svg = DOCS / "images" / "bench-echo.svg"
+    assert svg.exists() and "<svg" in svg.read_text()[:1000]
+    assert run in svg.read_text(), "docs/images/bench-echo.svg was not drawn from that run: redraw it"
+    assert "images/bench-echo.svg" in REFERENCE.read_text()
+
+
+# }====
