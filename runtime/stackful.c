@@ -13,7 +13,7 @@
  *   entry function returns -> stackful_main marks the instance done, switches back for good
  *
  * On x86_64, once the first resume has mapped the stack, coro_next and the
- * yield switch inline instead (coro/gen.h), with no call into this
+ * yield switch inline instead (coro/switch_x86_64.h), with no call into this
  * file; the contexts they save and resume are the two in struct stackful.
  *
  * Here is the life of an instance: made (coro_stackful_new, or in storage its
