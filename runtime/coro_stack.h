@@ -303,7 +303,9 @@ struct stack_shared {
   char *poison_lo, *poison_hi;    /* [lo, hi) holds SHARED_POISON, or lo == hi */
 #endif
 };
-extern _Thread_local struct stack_shared coro_stack_shared CORO_STACK_TLS;
+/* aligned(16): as GCC aligns a file's own static of this size, and as the
+   resume that counts the copies in (shared_enter) adds both counts at once. */
+extern _Thread_local struct stack_shared coro_stack_shared CORO_STACK_TLS __attribute__((aligned(16)));
 
 /* The shared-stack instance whose frames are on this thread's shared stack. */
 extern _Thread_local struct stackful *coro_stack_shared_owner CORO_STACK_LOCAL

@@ -44,7 +44,7 @@
  * their own.
  */
 
-_Thread_local struct stack_shared coro_stack_shared CORO_STACK_TLS;
+_Thread_local struct stack_shared coro_stack_shared CORO_STACK_TLS __attribute__((aligned(16)));
 _Thread_local struct stackful *coro_stack_shared_owner CORO_STACK_LOCAL
     __attribute__((tls_model("initial-exec")));
 
