@@ -98,7 +98,7 @@ struct stackful {
   size_t args_offset;          /* where the arguments begin, from the start of the instance */
   bool own_fpenv;              /* keeps its own FP environment: every switch is coro_ctx_switch_fpenv */
   bool shared;                 /* runs on its thread's shared stack (coro_set_shared_stack) */
-  bool shared_default;         /* shared by the thread's default, not by coro_set_shared_stack (Shared stacks) */
+  bool shared_default;         /* shared by the thread's default, not by coro_set_shared_stack */
   bool on_stack;               /* shared: its frames are on the shared stack now (the gdb extension reads it) */
   char *copy;                  /* shared: its frames while another instance has the stack */
   size_t copy_size;            /* their bytes (the buffer is that big); 0: on the stack, or not started */
@@ -106,7 +106,7 @@ struct stackful {
   size_t await_cap;            /* the slot's bytes */
   unsigned long maker;         /* the thread that made it (coro_stack_thread): only that one keeps it */
   size_t bytes;                /* the bytes of its memory (bookkeeping and arguments) and their alignment, */
-  size_t align;                /*   for the next instance that takes it with its stack (Kept instances) */
+  size_t align;                /*   for the next instance that takes it with its stack (kept) */
 #ifdef STACKFUL_VALGRIND
   unsigned vg_stack_id;        /* valgrind's id for the registered stack */
 #endif

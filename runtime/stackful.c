@@ -624,7 +624,7 @@ static __attribute__((noinline)) coro_t *stackful_new_made(void (*entry)(coro_t 
   return c;
 }
 
-/* A kept instance made new (Kept instances), or the instance and its
+/* A kept instance made new (stack_cache.c, "Kept instances"), or the instance and its
    arguments in one zeroed allocation (coro_frame_new), its stack a kept one
    taken now or mapped at its first resume. */
 coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align,
