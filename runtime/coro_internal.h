@@ -32,7 +32,7 @@ void coro_instance_free(coro_t *c);
    in coro.c, checked a already). */
 void coro_instance_allocator(const struct coro_allocator *a);
 
-/* stackful.c: coro_free of a stackful instance: its stack, then its memory. */
+/* stack_cache.c: coro_free of a stackful instance: its stack, then its memory. */
 void coro_stackful_release(coro_t *c);
 
 /* coro.c: coro_free of a suspended instance with cleanups (CORO_CLEANUP) runs
@@ -40,13 +40,13 @@ void coro_stackful_release(coro_t *c);
 void coro_cleanup_suspended(coro_t *c);
 void coro_stackful_unwind(coro_t *c);
 
-/* stackful.c: whether this thread keeps freed stackful instances with their
-   stacks for its next ones (off: those it keeps are given back now); the
-   registry turns it off when the thread gets an allocator. And the thread's
-   end: every instance and stack it keeps given back. */
+/* stack_cache.c: whether this thread keeps freed stackful instances with their
+   stacks for its next ones (off: those it keeps are given back now);
+   coro_set_allocator (coro.c) turns it off when the thread gets an
+   allocator. */
 void coro_stackful_keep(bool on);
 
-/* stackful.c: where the byte at p of c's stack is while c, a task on the
+/* stack_shared.c: where the byte at p of c's stack is while c, a task on the
    shared stack, is suspended: in the buffer its frames are copied out to,
    when they are; otherwise (or p not on its stack, or c another kind of
    instance) p. For the values a channel hands to a waiting task. */

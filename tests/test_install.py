@@ -134,7 +134,8 @@ def installed(coroc, tmp_path_factory):
 def test_installed_files(installed):
     inst = installed
     assert inst.coroc.is_file() and os.access(inst.coroc, os.X_OK)
-    for header in ["coro.h", "coro/gen.h"]:   # the API, and the generated code's, which it includes
+    # the API, the generated code's, which it includes, and gen.h's switch of x86_64
+    for header in ["coro.h", "coro/gen.h", "coro/switch_x86_64.h"]:
         assert (inst.includedir / header).read_text() == \
             (SOURCE_DIR / "runtime" / "include" / header).read_text(), header
     assert (inst.libdir / "libcoro.a").is_file()

@@ -1,4 +1,4 @@
-"""The stackful runtime without the transformer: runtime/stackful.c, runtime/ctx.h, runtime/asm/.
+"""The stackful runtime without the transformer: runtime/stackful.c, stack_*.c, ctx.h, asm/.
 
 The C programs in tests/runtime/ are compiled together with the runtime's own
 sources (not linked with the prebuilt libcoro), once per build:

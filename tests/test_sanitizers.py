@@ -3,7 +3,7 @@
 with AddressSanitizer, which must report nothing (and the tasks built
 --backend=stackless too), and a sample of them under
 valgrind memcheck, which must find no error (the runtime tells both tools
-about every stack switch: runtime/stackful.c). And the stale-pointer check of
+about every stack switch and stack: runtime/stackful.c, stack_cache.c). And the stale-pointer check of
 a debug libcoro (no NDEBUG, no ASan: the shared stack's vacated part poisoned
 and checked at every resume), which must stop none of the programs that run
 tasks on the shared stack, nor the echo server its clients leave mid-message."""

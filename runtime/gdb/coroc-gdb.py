@@ -204,8 +204,8 @@ class Instance:
             # x86_64: where it goes on and its rbp are the two words on top of its stack
             # (runtime/asm/switch_x86_64.S). The registers as they are where it goes on: past
             # those two words, and for a yield switched inline, past the 128-byte red zone too,
-            # which the asm statement stepped over (coro/gen.h): there the compiler's unwind info
-            # counts from the rsp it had before the statement.
+            # which the asm statement stepped over (coro/switch_x86_64.h): there the compiler's
+            # unwind info counts from the rsp it had before the statement.
             ulong = _type("unsigned long")
             sp = int(ctx["rsp"])
             words = gdb.Value(sp).cast(ulong.pointer())

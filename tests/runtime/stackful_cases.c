@@ -1,4 +1,4 @@
-/* stackful_cases.c: the stackful runtime (runtime/stackful.c) through the
+/* stackful_cases.c: the stackful runtime (runtime/stackful.c, stack_*.c) through the
  * interface that coroc's generated code uses, without the transformer.
  *
  * Each generator below is written in the shape coroc --backend=stackful
@@ -824,7 +824,7 @@ static void case_lives(int n) {
   printf("ok lives %d\n", n);
 }
 
-/* Instances kept whole with their stacks (runtime/stackful.c, "Kept
+/* Instances kept whole with their stacks (runtime/stack_cache.c, "Kept
    instances"): a freed instance and its stack become the next instance of
    the thread, whatever its coroutine, when they are big enough. Each new
    one still starts from its own arguments, zeroed where its maker set
