@@ -74,3 +74,35 @@ def test_a_call_against_the_order_is_found(tmp_path):
     # a file the layers do not name is a failure too
     assert layers_map.problems(graph, [("top", ["high.c"])], [], []) == [
         "low.c has no layer in tests/layers/layers.txt"]
+
+
+# {==== one idea per file: no source of the two programs over 1,000 lines
+
+LINE_LIMIT = 1000
+SOURCE_SUFFIXES = {".c", ".h", ".l", ".y", ".S"}
+
+
+def sources_over(root, limit):
+    """The sources under root (the two programs' folders) longer than limit lines."""
+    over = []
+    for folder in ("transformer", "runtime"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix in SOURCE_SUFFIXES and path.is_file():
+                n = path.read_text(errors="replace").count("\n")
+                if n > limit:
+                    over.append(f"{path.relative_to(root)}: {n} lines")
+    return over
+
+
+def test_no_source_file_is_over_1000_lines():
+    assert sources_over(TESTS_DIR.parent, LINE_LIMIT) == []
+
+
+def test_a_long_file_is_found(tmp_path):
+    (tmp_path / "runtime").mkdir()
+    (tmp_path / "transformer" / "front").mkdir(parents=True)
+    (tmp_path / "runtime" / "short.c").write_text("int x;\n" * LINE_LIMIT)
+    (tmp_path / "transformer" / "front" / "long.y").write_text("%%\n" * (LINE_LIMIT + 1))
+    assert sources_over(tmp_path, LINE_LIMIT) == [f"transformer/front/long.y: {LINE_LIMIT + 1} lines"]
+
+# }====
