@@ -39,6 +39,7 @@ them, changes the C input or writes C from large.coc that does not compile.
 """
 
 import argparse
+import atexit
 import os
 import random
 import shutil
@@ -954,6 +955,20 @@ OWN = "coroc, own process (cpp replayed)"
 CPP_CALL = "cc -E as coroc calls it (recorded)"
 
 
+def script_dir(workdir):
+    """Where the $COROC_CPP scripts live: the work directory, unless its
+    path has a space or a tab. coroc splits $COROC_CPP at those (docs/cli.md),
+    so the scripts then go to a directory of their own under the system's
+    temporary directory, removed when this script ends."""
+    if not any(c.isspace() for c in str(workdir)):
+        return workdir
+    private = Path(tempfile.mkdtemp(prefix="coroc-cpp-"))
+    if any(c.isspace() for c in str(private)):
+        fail(f"neither the work directory nor {private} is free of spaces: $COROC_CPP is split at spaces")
+    atexit.register(shutil.rmtree, private, True)
+    return private
+
+
 def record_cpp(coroc, src, extra, workdir):
     """coroc's own preprocessor call on src, recorded: a prefix that makes
     coroc replay its output (see OWN), and the call as a command of its own.
@@ -964,9 +979,7 @@ def record_cpp(coroc, src, extra, workdir):
     with or without coroutines, transformer/front/source.c), the recording has it.
     coroc's output must be the same with no $COROC_CPP, with the recording
     script and with the replaying one."""
-    if any(c.isspace() for c in str(workdir)):
-        fail(f"the work directory {workdir} has a space: $COROC_CPP, which names scripts in it, is split at spaces")
-    stem = str(workdir / src.name)
+    stem = str(script_dir(workdir) / src.name)
     saved, args_file = Path(stem + ".cpp-output"), Path(stem + ".cpp-args")
     record, replay = Path(stem + ".cpp-record"), Path(stem + ".cpp-replay")
     record.write_text("#!/bin/sh\n"
