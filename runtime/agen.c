@@ -22,8 +22,10 @@
 /* The generator's state, checked: an async generator's record, or NULL for a plain one. */
 static struct coro_agen *agen_state(const char *func, coro_t *gen) {
   if ((gen->kind & (CORO_GENERATOR | CORO_TASK)) == CORO_TASK)
-    coro_fatal(func, "instance %p is a task: await it, or spawn it; coro_next_await is for "
-               "generators", (void *)gen);
+    coro_fatal(func,
+               "instance %p is a task: await it, or spawn it; coro_next_await is for "
+               "generators",
+               (void *)gen);
   return gen->kind & CORO_TASK ? coro_agen_of(gen) : NULL;
 }
 
@@ -33,7 +35,7 @@ static void agen_step(coro_t *gen, struct coro_agen *ag, void *out) {
   ag->yielded = false;
   ag->woken = false;
   ag->stepping = true;
-  coro_current_task = gen;  /* its awaits suspend it, as a task the scheduler runs */
+  coro_current_task = gen; /* its awaits suspend it, as a task the scheduler runs */
   gen->resume(gen, out);
   coro_current_task = outer;
   ag->stepping = false;
@@ -43,21 +45,26 @@ static bool next_ready(struct coro_awaitable *a) {
   struct coro_next_await *nx = (struct coro_next_await *)a;
   coro_t *gen = nx->gen;
   struct coro_agen *ag = agen_state("coro_next_await", gen);
-  a->waiter = NULL;  /* the task runs (or its relay decides): nobody to wake until it suspends again */
-  if (!ag) {  /* a plain generator: its value now */
+  /* the task runs (or its relay decides): nobody to wake until it suspends again */
+  a->waiter = NULL;
+  if (!ag) { /* a plain generator: its value now */
     nx->result = coro_next(gen, nx->out);
     return true;
   }
-  if (ag->next != nx) {  /* a new await: this one takes the next value */
+  if (ag->next != nx) { /* a new await: this one takes the next value */
     if (ag->next)
-      coro_fatal("coro_next_await", "generator %p: two awaits of its next value at once (one "
-                 "consumer at a time)", (void *)gen);
+      coro_fatal("coro_next_await",
+                 "generator %p: two awaits of its next value at once (one "
+                 "consumer at a time)",
+                 (void *)gen);
     if (gen->status == CORO_RUNNING)
-      coro_fatal("coro_next_await", "generator %p is running (it cannot await its own next "
-                 "value)", (void *)gen);
+      coro_fatal("coro_next_await",
+                 "generator %p is running (it cannot await its own next "
+                 "value)",
+                 (void *)gen);
     ag->next = nx;
     if (gen->status == CORO_CREATED || ag->yielded)
-      ag->woken = true;  /* it stands at its start or at a yield: run it now */
+      ag->woken = true; /* it stands at its start or at a yield: run it now */
   }
   for (;;) {
     if (gen->status == CORO_DONE) {
@@ -65,24 +72,24 @@ static bool next_ready(struct coro_awaitable *a) {
       nx->result = false;
       return true;
     }
-    if (ag->yielded && !ag->woken) {  /* (woken: a yield an earlier await took) */
+    if (ag->yielded && !ag->woken) { /* (woken: a yield an earlier await took) */
       ag->next = NULL;
       nx->result = true;
       return true;
     }
     struct coro_task *t = coro_as_task(gen);
-    if (t->awaiting) {  /* it awaits a task: that one starts now, as the scheduler would */
+    if (t->awaiting) { /* it awaits a task: that one starts now, as the scheduler would */
       coro_child_waits(coro_current_task, gen);
       continue;
     }
     if (!ag->woken)
-      return false;  /* it waits for what it awaits; so does this task */
+      return false; /* it waits for what it awaits; so does this task */
     agen_step(gen, ag, nx->out);
   }
 }
 
 static void next_suspend(struct coro_awaitable *a, coro_t *waiter) {
-  a->waiter = waiter;  /* coro_agen_enter wakes it when the generator is woken */
+  a->waiter = waiter; /* coro_agen_enter wakes it when the generator is woken */
 }
 
 /* Called off (coro_timeout, coro_cancel): the generator stays where it
@@ -109,9 +116,11 @@ bool coro_agen_enter(coro_t *c) {
   if (ag->stepping)
     return true;
   if (c != coro_current_task)
-    coro_fatal("coro_next", "instance %p is an async generator (it awaits): a task takes its "
-               "values with 'await coro_next_await(gen, &value)'", (void *)c);
-  ag->woken = true;  /* the scheduler resumed it: what it awaits woke it */
+    coro_fatal("coro_next",
+               "instance %p is an async generator (it awaits): a task takes its "
+               "values with 'await coro_next_await(gen, &value)'",
+               (void *)c);
+  ag->woken = true; /* the scheduler resumed it: what it awaits woke it */
   if (ag->next && ag->next->base.waiter)
     coro_ready(ag->next->base.waiter);
   return false;

@@ -16,7 +16,7 @@
 
 #include <stdlib.h>
 
-enum { POOL_KEEP = 16 };  /* free buffers kept per thread: 1 MiB */
+enum { POOL_KEEP = 16 }; /* free buffers kept per thread: 1 MiB */
 
 /* A free buffer's first bytes link it to the next. */
 struct free_buf {

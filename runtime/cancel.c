@@ -48,7 +48,7 @@ static void call_off(struct coro_task *t) {
   if (aw->ops->cancel)
     aw->ops->cancel(aw);
   else if (!coro_sched_call_off(aw))
-    return;  /* cannot be called off: not forced */
+    return; /* cannot be called off: not forced */
   coro_ready(&t->base);
 }
 
@@ -56,21 +56,23 @@ bool coro_cancel(coro_t *c) {
   if (!c)
     coro_fatal("coro_cancel", "the task is NULL");
   if (!(c->kind & CORO_TASK))
-    coro_fatal("coro_cancel", "instance %p is a generator: only tasks are cancelled (free a "
-               "generator with coro_free)", (void *)c);
+    coro_fatal("coro_cancel",
+               "instance %p is a generator: only tasks are cancelled (free a "
+               "generator with coro_free)",
+               (void *)c);
   if (c->status == CORO_DONE)
     return false;
   struct coro_task *t = coro_as_task(c);
-  coro_cancelled_wait = cancelled_wait;  /* the scheduler asks it when a marked task waits */
+  coro_cancelled_wait = cancelled_wait; /* the scheduler asks it when a marked task waits */
   for (;;) {
     t->base.kind |= CORO_CANCELLED;
     if (t->base.status != CORO_SUSPENDED || coro_wait_settled(&t->base))
-      return true;  /* running, ready or new: at its next wait */
+      return true; /* running, ready or new: at its next wait */
     if (!t->waiting_on && t->next_ready) {
       /* Suspended, not woken, and waiting on no awaitable: it awaits the
          child it named as it suspended (coro_await_task, coro_child_waits),
          which has not ended (its end resumes t at once). */
-      t = t->next_ready;  /* the child first: the chain stops from the bottom up */
+      t = t->next_ready; /* the child first: the chain stops from the bottom up */
       continue;
     }
     call_off(t);
@@ -93,15 +95,15 @@ bool coro_cancelled(const coro_t *c) {
 static void cancelled_wait(coro_t *c) {
   struct coro_task *t = coro_as_task(c);
   for (struct coro_task *u = t; &u->base != coro_current_task; u = u->parent)
-    u->base.kind |= CORO_CANCELLED;  /* children inside the cancelled task: each of them */
+    u->base.kind |= CORO_CANCELLED; /* children inside the cancelled task: each of them */
   struct coro_awaitable *aw = t->waiting_on;
   if (!aw)
-    return;  /* a yield, or an await of a child: the child starts cancelled */
+    return; /* a yield, or an await of a child: the child starts cancelled */
   if (aw->ops->cancel) {
     aw->ops->suspend(aw, c);
     aw->ops->cancel(aw);
   } else {
-    coro_sched_call_off(aw);  /* (false, and the wait goes on: not forced) */
+    coro_sched_call_off(aw); /* (false, and the wait goes on: not forced) */
   }
 }
 
@@ -112,10 +114,10 @@ static void cancelled_wait(coro_t *c) {
  * =================================================================== */
 
 struct deadline {
-  struct coro_task relay;  /* the timer's waiter: cancels the task */
+  struct coro_task relay; /* the timer's waiter: cancels the task */
   struct coro_sleep timer;
   coro_t *task;
-  struct deadline *next, *prev;  /* this thread's deadlines */
+  struct deadline *next, *prev; /* this thread's deadlines */
 };
 
 static _Thread_local struct deadline *deadlines;
@@ -130,7 +132,7 @@ static bool deadline_relay(coro_t *relay, void *out) {
 static void deadline_stop(struct deadline *d) {
   coro_timer_cancel(&d->timer);
   if (d->relay.base.ready)
-    coro_unready(&d->relay.base);  /* (dropped after its timer fired, before the relay ran) */
+    coro_unready(&d->relay.base); /* (dropped after its timer fired, before the relay ran) */
 }
 
 /* The deadline of c (CORO_DEADLINE): a walk of this thread's, which are
@@ -142,17 +144,21 @@ static struct deadline *deadline_of(coro_t *c) {
   for (struct deadline *d = deadlines; d; d = d->next)
     if (d->task == c)
       return d;
-  coro_fatal("coro_free", "instance %p has a deadline that this thread does not know (was it "
-             "made on another thread?)", (void *)c);
+  coro_fatal("coro_free",
+             "instance %p has a deadline that this thread does not know (was it "
+             "made on another thread?)",
+             (void *)c);
 }
 
 void coro_deadline(coro_t *c, unsigned ms) {
   if (!c || !(c->kind & CORO_TASK))
     coro_fatal("coro_deadline", "instance %p is not a task: only tasks have deadlines", (void *)c);
   if (c->home == CORO_HOME_NONE && !(c->kind & CORO_STACKFUL))
-    coro_fatal("coro_deadline", "instance %p lives in storage its caller gave (CORO_FRAME), which "
+    coro_fatal("coro_deadline",
+               "instance %p lives in storage its caller gave (CORO_FRAME), which "
                "coro_free does not give back: a deadline needs an instance made by its coroutine's "
-               "call", (void *)c);
+               "call",
+               (void *)c);
   if (c->status == CORO_DONE)
     return;
   struct deadline *d;
@@ -170,10 +176,10 @@ void coro_deadline(coro_t *c, unsigned ms) {
       deadlines->prev = d;
     deadlines = d;
     c->kind |= CORO_DEADLINE;
-    coro_free_deadline = deadline_release;  /* coro_free drops it (coro.c) */
+    coro_free_deadline = deadline_release; /* coro_free drops it (coro.c) */
   }
-  d->relay = (struct coro_task){.base = {.resume = deadline_relay, .status = CORO_SUSPENDED,
-                                         .kind = CORO_TASK}};
+  d->relay = (struct coro_task){
+      .base = {.resume = deadline_relay, .status = CORO_SUSPENDED, .kind = CORO_TASK}};
   d->timer = coro_sleep(ms);
   d->timer.base.ops->suspend(&d->timer.base, &d->relay.base);
 }

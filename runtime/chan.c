@@ -134,7 +134,7 @@ static void complete(struct coro_chan_op *op, int result) {
   if (!sel)
     return;
   unhook_all(sel);
-  if (sel->timed)   /* armed, not fired (it would have woken the task): it never will now */
+  if (sel->timed) /* armed, not fired (it would have woken the task): it never will now */
     sel->timer.base.ops->cancel(&sel->timer.base);
   sel->done = true;
   sel->result = (int)(op - sel->ops);
@@ -148,7 +148,7 @@ static bool attempt(struct coro_chan_op *op) {
   if (op->send) {
     if (ch->closed)
       return finish(op, -EPIPE);
-    if ((partner = pop(&ch->receivers))) {  /* a receiver waits: the ring is empty */
+    if ((partner = pop(&ch->receivers))) { /* a receiver waits: the ring is empty */
       copy(ch, value_of(partner), op->value);
       complete(partner, 0);
       return finish(op, 0);
@@ -158,7 +158,8 @@ static bool attempt(struct coro_chan_op *op) {
     copy(ch, slot(ch, ch->len++), op->value);
     return finish(op, 0);
   }
-  if (ch->len > 0) {                        /* the oldest value; a waiting sender's joins the ring */
+  /* the oldest value; a waiting sender's joins the ring */
+  if (ch->len > 0) {
     copy(ch, op->value, slot(ch, 0));
     ch->head = (ch->head + 1) % ch->cap;
     ch->len--;
@@ -168,7 +169,7 @@ static bool attempt(struct coro_chan_op *op) {
     }
     return finish(op, 0);
   }
-  if ((partner = pop(&ch->senders))) {      /* a rendezvous */
+  if ((partner = pop(&ch->senders))) { /* a rendezvous */
     copy(ch, op->value, value_of(partner));
     complete(partner, 0);
     return finish(op, 0);
@@ -213,7 +214,9 @@ static struct coro_chan_op make_op(const char *func, struct coro_chan *ch, void 
   if (send && !value && ch->elem)
     coro_fatal(func, "the value is NULL, for a channel of %zu-byte values", ch->elem);
   return (struct coro_chan_op){.base = {.ops = send ? &chan_send_ops : &chan_recv_ops},
-                               .chan = ch, .value = value, .send = send};
+                               .chan = ch,
+                               .value = value,
+                               .send = send};
 }
 
 struct coro_chan_op coro_chan_send(struct coro_chan *ch, const void *value) {
@@ -264,11 +267,13 @@ static bool select_ready(struct coro_awaitable *a) {
   for (size_t i = 0; i < sel->n; i++) {
     struct coro_chan_op *op = &sel->ops[i];
     if (op->queued)
-      coro_fatal("coro_chan_select", "operation %zu (%p) is waiting already, in another await",
-                 i, (void *)op);
+      coro_fatal("coro_chan_select", "operation %zu (%p) is waiting already, in another await", i,
+                 (void *)op);
     if (op->base.ops != &chan_send_ops && op->base.ops != &chan_recv_ops)
-      coro_fatal("coro_chan_select", "operation %zu (%p) is not a coro_chan_send or "
-                 "coro_chan_recv", i, (void *)op);
+      coro_fatal("coro_chan_select",
+                 "operation %zu (%p) is not a coro_chan_send or "
+                 "coro_chan_recv",
+                 i, (void *)op);
     op->done = false;
     op->select = NULL;
   }
@@ -278,7 +283,7 @@ static bool select_ready(struct coro_awaitable *a) {
       sel->result = (int)i;
       return true;
     }
-  if (sel->timed && sel->ms == 0) {   /* nothing at once, and no time to wait */
+  if (sel->timed && sel->ms == 0) { /* nothing at once, and no time to wait */
     sel->done = true;
     sel->result = -ETIMEDOUT;
     return true;
@@ -298,7 +303,7 @@ static void select_suspend(struct coro_awaitable *a, coro_t *waiter) {
       waitq_push(queue_of(op), &op->link);
     }
   }
-  if (sel->timed && !sel->timer.armed) {   /* the deadline counts from the first wait */
+  if (sel->timed && !sel->timer.armed) { /* the deadline counts from the first wait */
     sel->timer = coro_sleep(sel->ms);
     sel->timer.base.ops->suspend(&sel->timer.base, waiter);
   }
@@ -352,8 +357,10 @@ void coro_chan_free(struct coro_chan *ch) {
   if (!ch)
     return;
   if (!waitq_empty(&ch->senders) || !waitq_empty(&ch->receivers))
-    coro_fatal("coro_chan_free", "channel %p is freed while tasks wait on it: close it, and let "
-               "them see it closed, first", (void *)ch);
+    coro_fatal("coro_chan_free",
+               "channel %p is freed while tasks wait on it: close it, and let "
+               "them see it closed, first",
+               (void *)ch);
   free(ch);
 }
 

@@ -16,10 +16,10 @@
 #include <string.h>
 
 static const char *const status_names[] = {
-  [CORO_CREATED] = "created",
-  [CORO_SUSPENDED] = "suspended",
-  [CORO_RUNNING] = "running",
-  [CORO_DONE] = "done",
+    [CORO_CREATED] = "created",
+    [CORO_SUSPENDED] = "suspended",
+    [CORO_RUNNING] = "running",
+    [CORO_DONE] = "done",
 };
 
 const char *coro_status_name(int status) {
@@ -66,7 +66,7 @@ void coro_cleanup_suspended(coro_t *c) {
     coro_stackful_unwind(c);
     return;
   }
-  c->status = CORO_RUNNING;  /* (a cleanup that frees it again is refused) */
+  c->status = CORO_RUNNING; /* (a cleanup that frees it again is refused) */
   coro_cleanup_slot(c)->run(c);
   c->status = CORO_DONE;
 }
@@ -93,17 +93,17 @@ void coro_set_allocator(const struct coro_allocator *a) {
   coro_stackful_keep(!(a && a->alloc));
 }
 
-void (coro_free)(coro_t *c) {  /* (in parentheses: <coro.h>'s macro of the same name) */
+void(coro_free)(coro_t *c) { /* (in parentheses: <coro.h>'s macro of the same name) */
   if (!c)
     return;
   if (c->status == CORO_RUNNING)
     coro_fatal("coro_free", "instance %p is running; it cannot free itself", (void *)c);
   if ((c->kind & CORO_CLEANUP) && c->status == CORO_SUSPENDED)
-    coro_cleanup_suspended(c);  /* the cleanups in scope where it stopped (above) */
+    coro_cleanup_suspended(c); /* the cleanups in scope where it stopped (above) */
   if (c->kind & CORO_DEADLINE)
-    coro_free_deadline(c);      /* its deadline's timer (cancel.c) */
+    coro_free_deadline(c); /* its deadline's timer (cancel.c) */
   if (c->kind & CORO_STACKFUL)
-    coro_stackful_release(c);   /* its stack first */
+    coro_stackful_release(c); /* its stack first */
   else
     coro_instance_free(c);
 }

@@ -4,7 +4,7 @@
 
 #include "coro.h"
 
-#include <stddef.h>  /* (coro.h names size_t and the like without including it) */
+#include <stddef.h> /* (coro.h names size_t and the like without including it) */
 #include <stdint.h>
 
 /* Print "coro: FUNCTION: MESSAGE" and abort. For broken invariants and misuse
@@ -65,6 +65,6 @@ extern void (*coro_cancelled_wait)(coro_t *c);
 extern void (*coro_free_deadline)(coro_t *c);
 
 /* The struct that holds member `member` at ptr. */
-#define CORO_CONTAINER(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#define CORO_CONTAINER(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 #endif

@@ -22,19 +22,21 @@ struct sched;
 /* An event source: what the scheduler's loop polls and waits for, called
    in the order given here. Every member may be NULL: nothing to say. */
 struct coro_source {
-  const char *name;                            /* for debuggers and messages */
-  bool (*waiting)(void);                       /* a task waits on it: coro_run's -EDEADLK when none does */
-  bool (*polled)(void);                        /* it has descriptors in epoll: a poll that does not wait
-                                                  is worth a call (coro_sched_poll_every) */
-  int64_t (*timeout)(uint64_t now);            /* how long epoll may wait for its sake: ns, or -1
-                                                  (the timers set a timerfd of theirs instead) */
-  void (*event)(void *tag, uint32_t events);   /* one of its epoll events (tag: its data.ptr) */
-  void (*fire)(uint64_t now);                  /* after every poll: make ready what is due at now (ns) */
-  void (*end)(void);                           /* the thread ends: give back what it holds for it
-                                                  (its descriptors, its memory) */
-  bool (*call_off)(struct coro_awaitable *a);  /* coro_cancel of a task waiting on a, which has no
-                                                  cancel operation: if a is the source's and can
-                                                  still be called off, do it and settle a (true) */
+  const char *name; /* for debuggers and messages */
+  /* a task waits on it: coro_run's -EDEADLK when none does */
+  bool (*waiting)(void);
+  bool (*polled)(void);             /* it has descriptors in epoll: a poll that does not wait
+                                       is worth a call (coro_sched_poll_every) */
+  int64_t (*timeout)(uint64_t now); /* how long epoll may wait for its sake: ns, or -1
+                                       (the timers set a timerfd of theirs instead) */
+  void (*event)(void *tag, uint32_t events); /* one of its epoll events (tag: its data.ptr) */
+  /* after every poll: make ready what is due at now (ns) */
+  void (*fire)(uint64_t now);
+  void (*end)(void);                          /* the thread ends: give back what it holds for it
+                                                 (its descriptors, its memory) */
+  bool (*call_off)(struct coro_awaitable *a); /* coro_cancel of a task waiting on a, which has no
+                                                 cancel operation: if a is the source's and can
+                                                 still be called off, do it and settle a (true) */
 };
 
 /* What a source puts in epoll's data.ptr: a record whose first member is
@@ -48,13 +50,13 @@ enum { CORO_MAX_SOURCES = 8 };
 /* This thread's scheduler. */
 struct sched {
   struct coro_task *head, *tail; /* the ready queue, FIFO, linked through next_ready */
-  long live;                /* spawned tasks not finished */
-  unsigned poll_every;      /* 0: run the queue dry before polling; n: poll every n turns */
-  int epfd;                 /* epoll instance, made on first use */
-  uint64_t now_ns;          /* the clock (CLOCK_MONOTONIC, ns) when the scheduler last read it */
+  long live;                     /* spawned tasks not finished */
+  unsigned poll_every;           /* 0: run the queue dry before polling; n: poll every n turns */
+  int epfd;                      /* epoll instance, made on first use */
+  uint64_t now_ns; /* the clock (CLOCK_MONOTONIC, ns) when the scheduler last read it */
   const struct coro_source *sources[CORO_MAX_SOURCES]; /* registered, in the order they came */
   unsigned nsources;
-  bool in_registry;         /* coro_registry_note_sched told the registry of it (gdb's way in) */
+  bool in_registry; /* coro_registry_note_sched told the registry of it (gdb's way in) */
 };
 
 /* registry.c: this thread's scheduler has work; the gdb extension finds it

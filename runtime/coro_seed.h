@@ -15,12 +15,12 @@
 
 /* The kinds of fault, each on or off with a rate (CORO_SCHED_FAULTS). */
 enum coro_fault {
-  CORO_FAULT_EAGAIN,  /* a read, write or accept says "would block" first: the task waits a turn */
-  CORO_FAULT_SHORT,   /* a read or write moves fewer bytes than asked, down to one */
-  CORO_FAULT_EINTR,   /* a system call is interrupted: the runtime must try it again */
-  CORO_FAULT_LATE,    /* the timers due in a turn fire up to 2 ms late (in their order) */
-  CORO_FAULT_SLOW,    /* an offloaded call starts up to 5 ms late on its worker */
-  CORO_FAULT_RESET,   /* a read or write of a stream socket finds the connection reset */
+  CORO_FAULT_EAGAIN, /* a read, write or accept says "would block" first: the task waits a turn */
+  CORO_FAULT_SHORT,  /* a read or write moves fewer bytes than asked, down to one */
+  CORO_FAULT_EINTR,  /* a system call is interrupted: the runtime must try it again */
+  CORO_FAULT_LATE,   /* the timers due in a turn fire up to 2 ms late (in their order) */
+  CORO_FAULT_SLOW,   /* an offloaded call starts up to 5 ms late on its worker */
+  CORO_FAULT_RESET,  /* a read or write of a stream socket finds the connection reset */
   CORO_FAULT_KINDS
 };
 

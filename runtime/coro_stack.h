@@ -79,47 +79,58 @@
 
 /* }================================================================== */
 
-struct stack_slab;   /* stack_slabs.c */
+struct stack_slab; /* stack_slabs.c */
 
 /* An instance of the stackful backend. coro_t * points at its start (as_coro). */
 struct stackful {
   struct coro_stackful_head head; /* first: what coro_next, coro_done and coro_free see, and the
                                   task header (coro/gen.h) */
-  struct coro_ctx ctx;         /* the body's registers while it is not running */
-  struct coro_ctx caller;      /* the resumer's registers while the body runs (right after ctx: coro/gen.h) */
-  void (*entry)(coro_t *c);    /* the generated entry function: unpacks the args, runs the body */
-  struct stackful *next_mapped;/* the next instance of this thread with a stack mapped (the overflow report's list) */
-  struct stackful *prev_mapped;/* and the one before */
-  char *map;                   /* its slot: guard page, then the stack; NULL until the first resume */
-  struct stack_slab *slab;     /* the mapping the slot is in */
-  size_t map_size;             /* the slot's bytes: guard page + stack */
-  int stack_errno;             /* why the last try to get a stack failed (coro_error), or 0 */
-  size_t stack_size;           /* usable bytes of stack, a whole number of pages */
-  size_t args_offset;          /* where the arguments begin, from the start of the instance */
-  bool own_fpenv;              /* keeps its own FP environment: every switch is coro_ctx_switch_fpenv */
-  bool shared;                 /* runs on its thread's shared stack (coro_set_shared_stack) */
-  bool shared_default;         /* shared by the thread's default, not by coro_set_shared_stack */
-  bool on_stack;               /* shared: its frames are on the shared stack now (the gdb extension reads it) */
-  char *copy;                  /* shared: its frames while another instance has the stack */
-  size_t copy_size;            /* their bytes (the buffer is that big); 0: on the stack, or not started */
-  void *await_slot;            /* shared: where the awaitable it waits on is kept (coro_stackful_await_slot) */
-  size_t await_cap;            /* the slot's bytes */
-  unsigned long maker;         /* the thread that made it (coro_stack_thread): only that one keeps it */
-  size_t bytes;                /* the bytes of its memory (bookkeeping and arguments) and their alignment, */
-  size_t align;                /*   for the next instance that takes it with its stack (kept) */
+  struct coro_ctx ctx;            /* the body's registers while it is not running */
+  /* the resumer's registers while the body runs (right after ctx: coro/gen.h) */
+  struct coro_ctx caller;
+  void (*entry)(coro_t *c);     /* the generated entry function: unpacks the args, runs the body */
+  struct stackful *next_mapped; /* the next instance of this thread with a stack mapped (the
+                                   overflow report's list) */
+  struct stackful *prev_mapped; /* and the one before */
+  /* its slot: guard page, then the stack; NULL until the first resume */
+  char *map;
+  struct stack_slab *slab; /* the mapping the slot is in */
+  size_t map_size;         /* the slot's bytes: guard page + stack */
+  int stack_errno;         /* why the last try to get a stack failed (coro_error), or 0 */
+  size_t stack_size;       /* usable bytes of stack, a whole number of pages */
+  size_t args_offset;      /* where the arguments begin, from the start of the instance */
+  /* keeps its own FP environment: every switch is coro_ctx_switch_fpenv */
+  bool own_fpenv;
+  bool shared;         /* runs on its thread's shared stack (coro_set_shared_stack) */
+  bool shared_default; /* shared by the thread's default, not by coro_set_shared_stack */
+  /* shared: its frames are on the shared stack now (the gdb extension reads it) */
+  bool on_stack;
+  char *copy; /* shared: its frames while another instance has the stack */
+  /* their bytes (the buffer is that big); 0: on the stack, or not started */
+  size_t copy_size;
+  /* shared: where the awaitable it waits on is kept (coro_stackful_await_slot) */
+  void *await_slot;
+  size_t await_cap; /* the slot's bytes */
+  /* the thread that made it (coro_stack_thread): only that one keeps it */
+  unsigned long maker;
+  /* the bytes of its memory (bookkeeping and arguments) and their alignment, */
+  size_t bytes;
+  size_t align; /*   for the next instance that takes it with its stack (kept) */
 #ifdef STACKFUL_VALGRIND
-  unsigned vg_stack_id;        /* valgrind's id for the registered stack */
+  unsigned vg_stack_id; /* valgrind's id for the registered stack */
 #endif
 #ifdef STACKFUL_ASAN
-  void *asan_fake_stack;       /* ASan's fake stack of the body while it is suspended */
-  const void *asan_caller_bottom;  /* the resumer's stack, where the body switches back to */
+  void *asan_fake_stack;          /* ASan's fake stack of the body while it is suspended */
+  const void *asan_caller_bottom; /* the resumer's stack, where the body switches back to */
   size_t asan_caller_size;
-  char *asan_low;              /* about the body's stack pointer when it last switched out */
+  char *asan_low; /* about the body's stack pointer when it last switched out */
 #endif
 #ifdef STACKFUL_TSAN
-  void *tsan_fiber;            /* ThreadSanitizer's fiber of the body: from its first resume to its end */
-  void *tsan_caller;           /* the fiber that resumed it last, where it switches back to */
-  char tsan_sync;              /* what every switch of it releases and acquires (stackful.c, "Tools") */
+  /* ThreadSanitizer's fiber of the body: from its first resume to its end */
+  void *tsan_fiber;
+  void *tsan_caller; /* the fiber that resumed it last, where it switches back to */
+  /* what every switch of it releases and acquires (stackful.c, "Tools") */
+  char tsan_sync;
 #endif
 };
 
@@ -190,7 +201,7 @@ void coro_stack_slot_give(struct stack_slab *b, char *slot) CORO_STACK_LOCAL;
  * stack_cache.c: an instance's stack, and the stacks a thread keeps
  * =================================================================== */
 
-#define STACK_CACHE 16   /* stacks a thread keeps, bare or with their instance */
+#define STACK_CACHE 16 /* stacks a thread keeps, bare or with their instance */
 
 /* The instances of this thread that have a stack mapped, for the overflow
    report: kept when a stack is mapped or unmapped, never on the resume path.
@@ -212,8 +223,8 @@ extern _Thread_local int coro_stack_cached CORO_STACK_TLS;
 /* A cached stack of map_size bytes for s (its slot and slab set), the
    newest first; with a parked stackful_main, its context is copied to
    *worker and the answer is 2; 1 without; 0: none of that size. */
-int coro_stack_from_cache(struct stackful *s, size_t map_size, struct coro_ctx *worker)
-    CORO_STACK_LOCAL;
+int coro_stack_from_cache(struct stackful *s, size_t map_size,
+                          struct coro_ctx *worker) CORO_STACK_LOCAL;
 
 /* The instance's stack, from the cache or a slab. False, with s->stack_errno
    set, when the kernel refuses it: nothing has changed then. And giving it
@@ -223,8 +234,8 @@ void coro_stack_unmap(struct stackful *s) CORO_STACK_LOCAL;
 
 /* What coro_error says of an instance that could not get its stack: the
    limit it ran into and what to change. Into buf. */
-const char *coro_stack_error_text(const struct stackful *s, char *buf, size_t size)
-    CORO_STACK_LOCAL;
+const char *coro_stack_error_text(const struct stackful *s, char *buf,
+                                  size_t size) CORO_STACK_LOCAL;
 
 /* The instances kept whole with their stacks, the newest last. */
 #ifdef STACKFUL_KEEP
@@ -274,7 +285,8 @@ static inline void guard_install(void) {
  * stack_shared.c: the thread's shared stack
  * =================================================================== */
 
-#define SHARED_STACK (1024 * 1024)   /* bytes of the shared stack: one per thread, so it can be roomy */
+/* bytes of the shared stack: one per thread, so it can be roomy */
+#define SHARED_STACK (1024 * 1024)
 
 /* The stale-pointer check of debug builds (libcoro compiled without NDEBUG;
    not under AddressSanitizer, which poisons the frames itself, nor under
@@ -286,26 +298,27 @@ static inline void guard_install(void) {
    frames of a suspended instance. */
 #if !defined(NDEBUG) && !defined(STACKFUL_ASAN)
 #define STACKFUL_SHARED_CHECK 1
-#define SHARED_POISON 0xa5              /* the byte the vacated part holds */
-#define SHARED_VACATED 16               /* the instances copied out last that the check names */
+#define SHARED_POISON 0xa5 /* the byte the vacated part holds */
+#define SHARED_VACATED 16  /* the instances copied out last that the check names */
 #endif
 
 struct stack_shared {
-  char *map;              /* its slot (guard page, then the stack), NULL until first needed */
-  struct stack_slab *slab;/* the slab of that slot (kept for the thread's life) */
-  struct coro_stack_stats stats;   /* coro_shared_stack_stats */
+  char *map;               /* its slot (guard page, then the stack), NULL until first needed */
+  struct stack_slab *slab; /* the slab of that slot (kept for the thread's life) */
+  struct coro_stack_stats stats; /* coro_shared_stack_stats */
 #ifdef STACKFUL_SHARED_CHECK
   struct {
-    const struct stackful *s;     /* an instance copied out (NULL: entry free) */
-    char *sp;                     /* where its frames began on the shared stack */
-  } vacated[SHARED_VACATED];      /* the last ones copied out, still out; the newest at [last] */
+    const struct stackful *s; /* an instance copied out (NULL: entry free) */
+    char *sp;                 /* where its frames began on the shared stack */
+  } vacated[SHARED_VACATED];  /* the last ones copied out, still out; the newest at [last] */
   unsigned last;
-  char *poison_lo, *poison_hi;    /* [lo, hi) holds SHARED_POISON, or lo == hi */
+  char *poison_lo, *poison_hi; /* [lo, hi) holds SHARED_POISON, or lo == hi */
 #endif
 };
 /* aligned(16): as GCC aligns a file's own static of this size, and as the
    resume that counts the copies in (shared_enter) adds both counts at once. */
-extern _Thread_local struct stack_shared coro_stack_shared CORO_STACK_TLS __attribute__((aligned(16)));
+extern _Thread_local struct stack_shared coro_stack_shared CORO_STACK_TLS
+    __attribute__((aligned(16)));
 
 /* The shared-stack instance whose frames are on this thread's shared stack. */
 extern _Thread_local struct stackful *coro_stack_shared_owner CORO_STACK_LOCAL
@@ -314,7 +327,8 @@ extern _Thread_local struct stackful *coro_stack_shared_owner CORO_STACK_LOCAL
 /* Where the saved stack pointer of a suspended context is. */
 static inline char *ctx_sp(const struct coro_ctx *ctx) {
 #if defined(CORO_SWITCH_UCONTEXT)
-  coro_fatal("coro_next", "no shared stacks with the ucontext switch (context %p)", (const void *)ctx);
+  coro_fatal("coro_next", "no shared stacks with the ucontext switch (context %p)",
+             (const void *)ctx);
   /* never reached: coro_set_shared_stack refuses in this build */
 #elif defined(__x86_64__)
   return (char *)(uintptr_t)ctx->rsp;
@@ -346,7 +360,8 @@ static inline bool on_shared_stack(void) {
 /* Refuse to copy over the stack we run on. */
 static inline void shared_check_caller(void) {
   if (on_shared_stack())
-    coro_fatal("coro_next", "a shared-stack instance cannot resume another shared-stack instance "
+    coro_fatal("coro_next",
+               "a shared-stack instance cannot resume another shared-stack instance "
                "(give one of them a stack of its own: coro_set_shared_stack(c, false))");
 }
 
@@ -379,10 +394,11 @@ static inline void shared_enter(struct stackful *s) {
   if (s->copy_size) {
     char *top = s->map + s->map_size;
 #ifdef STACKFUL_VALGRIND
-    VALGRIND_MAKE_MEM_UNDEFINED(top - s->copy_size, s->copy_size);   /* below that stack's last sp: ours again */
+    /* below that stack's last sp: ours again */
+    VALGRIND_MAKE_MEM_UNDEFINED(top - s->copy_size, s->copy_size);
 #endif
 #ifdef STACKFUL_ASAN
-    coro_stack_shared_unpoison(top, s->copy_size);   /* its frames' redzones are not restored */
+    coro_stack_shared_unpoison(top, s->copy_size); /* its frames' redzones are not restored */
 #endif
     stack_copy(top - s->copy_size, s->copy, s->copy_size);
     coro_stack_shared.stats.copies_in++;

@@ -10,12 +10,12 @@
 #define CORO_THREAD_H
 
 enum coro_thread_part {
-  CORO_THREAD_SCHED,     /* sched.c: each source's descriptors and memory, then the epoll
-                            instance; first, while every instance a source points to still is */
-  CORO_THREAD_STACKFUL,  /* stack_cache.c: the instances and stacks kept for the thread's next
-                            ones, given back to the slabs */
-  CORO_THREAD_ALTSTACK,  /* stack_guard.c: the signal stack of the stack overflow handler */
-  CORO_THREAD_REGISTRY,  /* registry.c: the slabs, last: everything above gave its slots back */
+  CORO_THREAD_SCHED,    /* sched.c: each source's descriptors and memory, then the epoll
+                           instance; first, while every instance a source points to still is */
+  CORO_THREAD_STACKFUL, /* stack_cache.c: the instances and stacks kept for the thread's next
+                           ones, given back to the slabs */
+  CORO_THREAD_ALTSTACK, /* stack_guard.c: the signal stack of the stack overflow handler */
+  CORO_THREAD_REGISTRY, /* registry.c: the slabs, last: everything above gave its slots back */
   CORO_THREAD_PARTS
 };
 

@@ -40,10 +40,10 @@ typedef void coro_ctx_fn(void *arg);
 #include <ucontext.h>
 
 struct coro_ctx {
-  ucontext_t uc;       /* everything swapcontext saves: registers, FP environment, signal mask */
-  coro_ctx_fn *fn;     /* start routine, read once by the ucontext entry */
-  void *arg;           /* its argument: makecontext passes only ints, so it goes through here */
-  int thread_fenv;     /* first entered by coro_ctx_switch: starts in the thread's FP environment */
+  ucontext_t uc;   /* everything swapcontext saves: registers, FP environment, signal mask */
+  coro_ctx_fn *fn; /* start routine, read once by the ucontext entry */
+  void *arg;       /* its argument: makecontext passes only ints, so it goes through here */
+  int thread_fenv; /* first entered by coro_ctx_switch: starts in the thread's FP environment */
 };
 
 #define CORO_CTX_SWITCH_NAME "ucontext"
@@ -74,14 +74,15 @@ void coro_ctx_trampoline(void);
    coro_ctx_switch_fpenv, is the caller's now: the first resumer's, since
    the runtime makes the context at the first resume (the body computes as
    its resumer does, like a called function). */
-static inline void coro_ctx_init(struct coro_ctx *ctx, void *stack, size_t size,
-                                 coro_ctx_fn *fn, void *arg) {
+static inline void coro_ctx_init(struct coro_ctx *ctx, void *stack, size_t size, coro_ctx_fn *fn,
+                                 void *arg) {
   uint64_t top = ((uint64_t)(uintptr_t)stack + size) & ~(uint64_t)15;
   uint64_t *start = (uint64_t *)(uintptr_t)(top - 32);
-  start[0] = (uint64_t)(uintptr_t)coro_ctx_trampoline;   /* popped, then jumped to */
-  start[1] = 0;                                          /* popped into rbp */
-  start[2] = (uint64_t)(uintptr_t)arg;                   /* popped by the trampoline */
-  start[3] = (uint64_t)(uintptr_t)fn;                    /* after these, rsp = top: 16-aligned for the call */
+  start[0] = (uint64_t)(uintptr_t)coro_ctx_trampoline; /* popped, then jumped to */
+  start[1] = 0;                                        /* popped into rbp */
+  start[2] = (uint64_t)(uintptr_t)arg;                 /* popped by the trampoline */
+  /* after these, rsp = top: 16-aligned for the call */
+  start[3] = (uint64_t)(uintptr_t)fn;
   *ctx = (struct coro_ctx){.rsp = top - 32};
   __asm__ volatile("stmxcsr %0" : "=m"(ctx->mxcsr));
   __asm__ volatile("fnstcw %0" : "=m"(ctx->fpucw));
@@ -109,20 +110,22 @@ static inline void coro_ctx_init_thread_fp(struct coro_ctx *ctx, void *stack, si
  * aarch64, AAPCS64 (runtime/asm/switch_aarch64.S)
  * =================================================================== */
 struct coro_ctx {
-  uint64_t x19;        /* callee-saved; holds the start routine's argument in a new context */
-  uint64_t x20;        /* callee-saved; holds the start routine in a new context */
-  uint64_t x21;        /* callee-saved */
-  uint64_t x22;        /* callee-saved */
-  uint64_t x23;        /* callee-saved */
-  uint64_t x24;        /* callee-saved */
-  uint64_t x25;        /* callee-saved */
-  uint64_t x26;        /* callee-saved */
-  uint64_t x27;        /* callee-saved */
-  uint64_t x28;        /* callee-saved */
-  uint64_t x29;        /* frame pointer, callee-saved; 0 in a new context: ends frame-record walks */
-  uint64_t x30;        /* link register: where this context goes on (its call's return address, or the trampoline) */
-  uint64_t sp;         /* stack pointer: which stack this context runs on */
-  uint64_t d8;         /* low 64 bits of v8-v15 are callee-saved (the upper halves are not) */
+  uint64_t x19; /* callee-saved; holds the start routine's argument in a new context */
+  uint64_t x20; /* callee-saved; holds the start routine in a new context */
+  uint64_t x21; /* callee-saved */
+  uint64_t x22; /* callee-saved */
+  uint64_t x23; /* callee-saved */
+  uint64_t x24; /* callee-saved */
+  uint64_t x25; /* callee-saved */
+  uint64_t x26; /* callee-saved */
+  uint64_t x27; /* callee-saved */
+  uint64_t x28; /* callee-saved */
+  /* frame pointer, callee-saved; 0 in a new context: ends frame-record walks */
+  uint64_t x29;
+  /* link register: where this context goes on (its call's return address, or the trampoline) */
+  uint64_t x30;
+  uint64_t sp; /* stack pointer: which stack this context runs on */
+  uint64_t d8; /* low 64 bits of v8-v15 are callee-saved (the upper halves are not) */
   uint64_t d9;
   uint64_t d10;
   uint64_t d11;
@@ -130,7 +133,8 @@ struct coro_ctx {
   uint64_t d13;
   uint64_t d14;
   uint64_t d15;
-  uint64_t fpcr;       /* FP control (rounding, FZ, DN, trap enables): only when the instance keeps its own */
+  /* FP control (rounding, FZ, DN, trap enables): only when the instance keeps its own */
+  uint64_t fpcr;
 };
 
 _Static_assert(offsetof(struct coro_ctx, x19) == 0, "switch_aarch64.S: x19 at 0");
@@ -157,14 +161,14 @@ void coro_ctx_trampoline(void);
 /* A new context: empty stack [stack, stack+size), FP control as the caller's
    now: the first resumer's, since the runtime makes the context at the first
    resume (the body computes as its resumer does, like a called function). */
-static inline void coro_ctx_init(struct coro_ctx *ctx, void *stack, size_t size,
-                                 coro_ctx_fn *fn, void *arg) {
+static inline void coro_ctx_init(struct coro_ctx *ctx, void *stack, size_t size, coro_ctx_fn *fn,
+                                 void *arg) {
   uint64_t top = ((uint64_t)(uintptr_t)stack + size) & ~(uint64_t)15;
   *ctx = (struct coro_ctx){
-    .x19 = (uint64_t)(uintptr_t)arg,
-    .x20 = (uint64_t)(uintptr_t)fn,
-    .x30 = (uint64_t)(uintptr_t)coro_ctx_trampoline,
-    .sp = top,   /* AAPCS64: sp is 16-aligned at all times */
+      .x19 = (uint64_t)(uintptr_t)arg,
+      .x20 = (uint64_t)(uintptr_t)fn,
+      .x30 = (uint64_t)(uintptr_t)coro_ctx_trampoline,
+      .sp = top, /* AAPCS64: sp is 16-aligned at all times */
   };
   __asm__ volatile("mrs %0, fpcr" : "=r"(ctx->fpcr));
 }

@@ -18,7 +18,7 @@ void coro_fatal(const char *func, const char *fmt, ...) {
   va_start(ap, fmt);
   fprintf(stderr, "coro: %s: ", func);
   vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "%s\n", coro_sched_seed_note());  /* how to replay a seeded run */
+  fprintf(stderr, "%s\n", coro_sched_seed_note()); /* how to replay a seeded run */
   va_end(ap);
   abort();
 }

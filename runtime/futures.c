@@ -6,9 +6,9 @@
  *
  * All three are built on one trick: the scheduler only knows how to resume
  * a task, so each of these awaitables holds a tiny task header of its own (a
- * "relay", a struct coro_task with a resume function and no frame) and hands it out in place of the waiting task: as the parent of
- * the tasks it started, or as the waiter of the awaitable it wraps. When the
- * relay is resumed, it decides whether the real waiter's turn has come.
+ * "relay", a struct coro_task with a resume function and no frame) and hands it out in place of the
+ * waiting task: as the parent of the tasks it started, or as the waiter of the awaitable it wraps.
+ * When the relay is resumed, it decides whether the real waiter's turn has come.
  */
 #define _GNU_SOURCE
 #include "coro_sched.h"
@@ -25,7 +25,7 @@
 static bool group_relay(coro_t *relay, void *out) {
   (void)out;
   struct coro_wait *w = CORO_CONTAINER(relay, struct coro_wait, relay.base);
-  relay->status = CORO_SUSPENDED;  /* ready for the next one */
+  relay->status = CORO_SUSPENDED; /* ready for the next one */
   if (w->finished)
     return true;
   if (w->any) {
@@ -57,8 +57,8 @@ static bool group_ready(struct coro_awaitable *a) {
   if (w->started)
     return w->finished;
   w->started = true;
-  w->relay = (struct coro_task){.base = {.resume = group_relay, .status = CORO_SUSPENDED,
-                                         .kind = CORO_TASK}};
+  w->relay = (struct coro_task){
+      .base = {.resume = group_relay, .status = CORO_SUSPENDED, .kind = CORO_TASK}};
   w->left = w->n;
   w->result = w->any ? -1 : 0;
   if (w->n == 0) {
@@ -69,15 +69,16 @@ static bool group_ready(struct coro_awaitable *a) {
     if ((w->tasks[i]->kind & (CORO_TASK | CORO_GENERATOR)) != CORO_TASK)
       coro_fatal(w->any ? "coro_wait_any" : "coro_wait_all",
                  "instance %zu (%p) is a generator: consume it with coro_next; a set must be of "
-                 "tasks", i, (void *)w->tasks[i]);
+                 "tasks",
+                 i, (void *)w->tasks[i]);
     if (w->tasks[i]->status != CORO_CREATED)
       coro_fatal(w->any ? "coro_wait_any" : "coro_wait_all",
                  "task %zu (%p) is %s: a set must be of new tasks", i, (void *)w->tasks[i],
                  coro_status_name(w->tasks[i]->status));
     if (coro_as_task(w->tasks[i])->parent || w->tasks[i]->spawned)
       coro_fatal(w->any ? "coro_wait_any" : "coro_wait_all",
-                 "task %zu (%p) is already %s: a task is awaited once, by one await or one set",
-                 i, (void *)w->tasks[i], w->tasks[i]->spawned ? "spawned" : "awaited");
+                 "task %zu (%p) is already %s: a task is awaited once, by one await or one set", i,
+                 (void *)w->tasks[i], w->tasks[i]->spawned ? "spawned" : "awaited");
     coro_as_task(w->tasks[i])->parent = &w->relay;
     coro_ready(w->tasks[i]);
   }
@@ -85,7 +86,7 @@ static bool group_ready(struct coro_awaitable *a) {
 }
 
 static void group_suspend(struct coro_awaitable *a, coro_t *waiter) {
-  a->waiter = waiter;  /* the tasks already run; the relay does the rest */
+  a->waiter = waiter; /* the tasks already run; the relay does the rest */
 }
 
 /* Called off (coro_cancel of the waiter, or coro_timeout): -ECANCELED, and
@@ -123,8 +124,8 @@ struct coro_wait coro_wait_any(coro_t **tasks, size_t n) {
 }
 
 struct coro_wait coro_wait_any_cancel(coro_t **tasks, size_t n) {
-  return (struct coro_wait){.base = {.ops = &group_awaiter}, .tasks = tasks, .n = n, .any = true,
-                            .cancel_rest = true};
+  return (struct coro_wait){
+      .base = {.ops = &group_awaiter}, .tasks = tasks, .n = n, .any = true, .cancel_rest = true};
 }
 
 /* }================================================================== */
@@ -143,14 +144,14 @@ static bool timeout_relay(coro_t *relay, void *out) {
   relay->status = CORO_SUSPENDED;
   if (t->finished)
     return true;
-  if (t->timer.fired) {  /* time is up... */
+  if (t->timer.fired) { /* time is up... */
     if (t->inner->ops->ready(t->inner)) {
-      t->inner_done = true;  /* ...but the wrapped one completed in the same turn: it counts */
+      t->inner_done = true; /* ...but the wrapped one completed in the same turn: it counts */
     } else {
-      t->inner->ops->cancel(t->inner);  /* the wrapped awaitable is called off */
+      t->inner->ops->cancel(t->inner); /* the wrapped awaitable is called off */
       t->timed_out = true;
     }
-  }  /* else it may be ready: timeout_ready tries, and calls the timer off if so */
+  } /* else it may be ready: timeout_ready tries, and calls the timer off if so */
   t->finished = true;
   coro_ready(t->base.waiter);
   return true;
@@ -181,10 +182,10 @@ static void timeout_suspend(struct coro_awaitable *a, coro_t *waiter) {
   struct coro_timeout *t = (struct coro_timeout *)a;
   t->base.waiter = waiter;
   t->finished = false;
-  t->relay = (struct coro_task){.base = {.resume = timeout_relay, .status = CORO_SUSPENDED,
-                                         .kind = CORO_TASK}};
+  t->relay = (struct coro_task){
+      .base = {.resume = timeout_relay, .status = CORO_SUSPENDED, .kind = CORO_TASK}};
   t->inner->ops->suspend(t->inner, &t->relay.base);
-  if (!t->timer.armed) {  /* the deadline counts from the first wait, not each retry */
+  if (!t->timer.armed) { /* the deadline counts from the first wait, not each retry */
     t->timer = coro_sleep(t->ms);
     t->timer.base.ops->suspend(&t->timer.base, &t->relay.base);
   }
@@ -202,7 +203,7 @@ static void timeout_cancel(struct coro_awaitable *a) {
     coro_timer_cancel(&t->timer);
   t->finished = true;
   if (!t->timed_out && (t->inner_done || t->inner->ops->ready(t->inner))) {
-    t->result = 0;  /* completed: it counts */
+    t->result = 0; /* completed: it counts */
   } else {
     if (!t->timed_out)
       t->inner->ops->cancel(t->inner);

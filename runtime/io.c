@@ -69,37 +69,39 @@
 
 /* How a descriptor is read and written without blocking. */
 enum fd_kind {
-  FD_UNKNOWN,  /* not tried yet: tried as a socket first */
-  FD_STREAM,   /* a SOCK_STREAM socket: recv/send; a short read has emptied it */
-  FD_SOCKET,   /* another kind of socket (datagrams, seqpacket): recv/send */
-  FD_NOWAIT,   /* not a socket: preadv2/pwritev2 with RWF_NOWAIT */
-  FD_FCNTL,    /* no RWF_NOWAIT either (a terminal): O_NONBLOCK, made sure of before each call */
-  FD_BLOCKING  /* epoll refuses it (a regular file): plain read/write, which never wait for long */
+  FD_UNKNOWN, /* not tried yet: tried as a socket first */
+  FD_STREAM,  /* a SOCK_STREAM socket: recv/send; a short read has emptied it */
+  FD_SOCKET,  /* another kind of socket (datagrams, seqpacket): recv/send */
+  FD_NOWAIT,  /* not a socket: preadv2/pwritev2 with RWF_NOWAIT */
+  FD_FCNTL,   /* no RWF_NOWAIT either (a terminal): O_NONBLOCK, made sure of before each call */
+  FD_BLOCKING /* epoll refuses it (a regular file): plain read/write, which never wait for long */
 };
 
 /* What the scheduler knows of one fd number. Each record is allocated once
    and never moves: epoll holds a pointer to it. */
 struct fd_record {
-  struct coro_watch watch;      /* first: epoll's tag, which says the event is I/O's */
-  int fd;                       /* which */
-  unsigned char kind;           /* enum fd_kind */
-  bool registered;              /* epoll has it: edge-triggered, both directions */
-  bool confirmed;               /* an event or epoll_ctl since the last wait proves the registration
-                                   is this file's (a closed file's is dropped by the kernel) */
-  bool emptied;                 /* a short stream read emptied it, and no edge came since */
-  bool filled;                  /* a short stream write filled its buffer, and no edge came since */
-  coro_t *seen_by;              /* the task that saw it emptied or filled: only it believes so */
-  bool hup;                     /* an event said the peer closed or an error is pending: a state,
-                                   not data, which no read takes away, so "emptied" proves nothing */
-  bool nonblock;                /* O_NONBLOCK set on it (a listener, a connecting socket) in this life */
-  bool fault_again;             /* a fault said "would block" (seed.c): the waiter tries again next turn */
-  struct coro_awaitable *reader;/* waiting to read: a list, first come first */
-  struct coro_awaitable *writer;/* waiting to write: likewise */
+  struct coro_watch watch; /* first: epoll's tag, which says the event is I/O's */
+  int fd;                  /* which */
+  unsigned char kind;      /* enum fd_kind */
+  bool registered;         /* epoll has it: edge-triggered, both directions */
+  bool confirmed;          /* an event or epoll_ctl since the last wait proves the registration
+                              is this file's (a closed file's is dropped by the kernel) */
+  bool emptied;            /* a short stream read emptied it, and no edge came since */
+  bool filled;             /* a short stream write filled its buffer, and no edge came since */
+  coro_t *seen_by;         /* the task that saw it emptied or filled: only it believes so */
+  bool hup;                /* an event said the peer closed or an error is pending: a state,
+                              not data, which no read takes away, so "emptied" proves nothing */
+  /* O_NONBLOCK set on it (a listener, a connecting socket) in this life */
+  bool nonblock;
+  /* a fault said "would block" (seed.c): the waiter tries again next turn */
+  bool fault_again;
+  struct coro_awaitable *reader; /* waiting to read: a list, first come first */
+  struct coro_awaitable *writer; /* waiting to write: likewise */
 };
 
-static _Thread_local struct fd_record **fds;  /* [fd]: its record, or NULL */
+static _Thread_local struct fd_record **fds; /* [fd]: its record, or NULL */
 static _Thread_local int nfds;
-static _Thread_local long waiting;            /* awaitables in the records' lists */
+static _Thread_local long waiting; /* awaitables in the records' lists */
 
 static const struct coro_source io_source;
 
@@ -113,11 +115,11 @@ static void fresh(struct fd_record *r, enum fd_kind kind) {
 static struct fd_record *record(int fd) {
   if (fd >= nfds) {
     if (nfds == 0)
-      coro_sched_add_source(&io_source);  /* the thread's first record: its end frees them */
+      coro_sched_add_source(&io_source); /* the thread's first record: its end frees them */
     int n = nfds ? nfds : 64;
     while (n <= fd)
       n *= 2;
-    struct fd_record **v = realloc(fds, sizeof *fds * n);  /* only the table of pointers moves */
+    struct fd_record **v = realloc(fds, sizeof *fds * n); /* only the table of pointers moves */
     if (!v)
       coro_fatal("coro I/O", "out of memory");
     fds = v;
@@ -155,7 +157,8 @@ static void no_sigpipe(void) {
   if (done)
     return;
   struct sigaction sa;
-  if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL && !(sa.sa_flags & SA_SIGINFO)) {
+  if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL &&
+      !(sa.sa_flags & SA_SIGINFO)) {
     sa.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &sa, NULL);
   }
@@ -175,7 +178,8 @@ static void learn_socket(struct fd_record *r) {
   int type = 0;
   socklen_t len = sizeof type;
   r->kind = getsockopt(r->fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM
-                ? FD_STREAM : FD_SOCKET;
+                ? FD_STREAM
+                : FD_SOCKET;
 }
 
 /* A socket record that said ENOTSOCK: the number was closed and reused. */
@@ -392,17 +396,17 @@ static void wait_for(struct coro_awaitable *a, coro_t *waiter, int fd, bool out)
   struct fd_record *r = record(fd);
   a->waiter = waiter;
   a->next_waiter = NULL;
-  if (__builtin_expect(r->fault_again, 0)) {  /* a fault said "would block": try again next turn */
+  if (__builtin_expect(r->fault_again, 0)) { /* a fault said "would block": try again next turn */
     r->fault_again = false;
     coro_ready(waiter);
     return;
   }
   if (r->kind == FD_BLOCKING || ((!r->registered || !r->confirmed) && !watch(r))) {
-    r->emptied = r->filled = false;  /* not pollable: the next try simply blocks */
+    r->emptied = r->filled = false; /* not pollable: the next try simply blocks */
     coro_ready(waiter);
     return;
   }
-  r->confirmed = false;  /* this wait used the proof up */
+  r->confirmed = false; /* this wait used the proof up */
   struct coro_awaitable **tail = out ? &r->writer : &r->reader;
   while (*tail)
     tail = &(*tail)->next_waiter;
@@ -484,11 +488,11 @@ static void io_end(void) {
 }
 
 static const struct coro_source io_source = {
-  .name = "I/O",
-  .waiting = io_waiting,
-  .polled = io_waiting,
-  .event = io_event,
-  .end = io_end,
+    .name = "I/O",
+    .waiting = io_waiting,
+    .polled = io_waiting,
+    .event = io_event,
+    .end = io_end,
 };
 
 /* }================================================================== */
@@ -501,14 +505,14 @@ static const struct coro_source io_source = {
    the operation is over (its result is n); false: it would block, wait. */
 static bool settle(struct fd_record *r, bool *short_flag, ssize_t n, size_t len) {
   if (n == -EAGAIN || n == -EWOULDBLOCK) {
-    r->confirmed = false;  /* perhaps another file by now: the wait re-arms */
+    r->confirmed = false; /* perhaps another file by now: the wait re-arms */
     return false;
   }
   if (n > 0 && (size_t)n < len && is_stream(r) && !r->hup) {
-    *short_flag = true;  /* emptied (or filled): the next edge says when to go on */
+    *short_flag = true; /* emptied (or filled): the next edge says when to go on */
     r->seen_by = coro_current_task;
   } else if (n <= 0 && len > 0) {
-    r->confirmed = false;  /* the end of a connection, perhaps of the descriptor too */
+    r->confirmed = false; /* the end of a connection, perhaps of the descriptor too */
   }
   return true;
 }
@@ -578,7 +582,7 @@ static void read_buf_cancel(struct coro_awaitable *a) {
 }
 
 static const struct coro_awaiter read_buf_awaiter = {read_buf_ready, read_buf_suspend,
-                                                      read_buf_cancel};
+                                                     read_buf_cancel};
 
 struct coro_read_buf coro_read_buf(int fd) {
   return (struct coro_read_buf){.base = {.ops = &read_buf_awaiter}, .fd = fd};
@@ -630,8 +634,9 @@ static bool accept_ready(struct coro_awaitable *a) {
     return false;
   int fd;
   bool eintr = coro_fault(CORO_FAULT_EINTR);
-  do  /* interrupted: at once again (a wait would need an edge that may have come already) */
-    fd = interrupted(&eintr) ? -1 : accept4(op->fd, op->addr, op->addrlen, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  do /* interrupted: at once again (a wait would need an edge that may have come already) */
+    fd = interrupted(&eintr) ? -1
+                             : accept4(op->fd, op->addr, op->addrlen, SOCK_CLOEXEC | SOCK_NONBLOCK);
   while (fd < 0 && errno == EINTR);
   if (fd < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
     r->confirmed = false;
@@ -657,12 +662,12 @@ static const struct coro_awaiter accept_awaiter = {accept_ready, accept_suspend,
 
 /* <coro.h> names no socket type (it declares nothing outside coro_): it
    says unsigned int for socklen_t and long for ssize_t, which these pin. */
-_Static_assert(_Generic((socklen_t)0, unsigned int: 1, default: 0), "socklen_t is unsigned int");
-_Static_assert(_Generic((ssize_t)0, long: 1, default: 0), "ssize_t is long");
+_Static_assert(_Generic((socklen_t)0, unsigned int : 1, default : 0), "socklen_t is unsigned int");
+_Static_assert(_Generic((ssize_t)0, long : 1, default : 0), "ssize_t is long");
 
 struct coro_accept coro_accept(int listen_fd, void *addr, unsigned int *len) {
-  return (struct coro_accept){.base = {.ops = &accept_awaiter}, .fd = listen_fd, .addr = addr,
-                              .addrlen = len};
+  return (struct coro_accept){
+      .base = {.ops = &accept_awaiter}, .fd = listen_fd, .addr = addr, .addrlen = len};
 }
 
 /* connect: the first try starts it (EINPROGRESS) on a socket made
@@ -712,8 +717,8 @@ static void connect_cancel(struct coro_awaitable *a) {
 static const struct coro_awaiter connect_awaiter = {connect_ready, connect_suspend, connect_cancel};
 
 struct coro_connect coro_connect(int fd, const void *addr, unsigned int len) {
-  return (struct coro_connect){.base = {.ops = &connect_awaiter}, .fd = fd, .addr = addr,
-                               .addrlen = len};
+  return (struct coro_connect){
+      .base = {.ops = &connect_awaiter}, .fd = fd, .addr = addr, .addrlen = len};
 }
 
 /* }================================================================== */

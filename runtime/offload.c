@@ -119,10 +119,10 @@ static void submit(struct coro_offload *op) {
 
 /* What a thread's scheduler receives from the workers. */
 struct coro_remote {
-  struct coro_watch watch;  /* first: the eventfd's tag in epoll */
-  int fd;                   /* the eventfd that the workers write to wake the scheduler */
+  struct coro_watch watch; /* first: the eventfd's tag in epoll */
+  int fd;                  /* the eventfd that the workers write to wake the scheduler */
   _Atomic(struct coro_offload *) head; /* offloads finished for sleeping tasks (lock-free stack) */
-  long waiting;             /* offloaded calls not completed */
+  long waiting;                        /* offloaded calls not completed */
 };
 
 static _Thread_local struct coro_remote remote;
@@ -148,7 +148,7 @@ static struct coro_remote *ensure_remote(void) {
 static void finish(struct coro_offload *op) {
   int old = atomic_exchange_explicit(&op->state, DONE, memory_order_acq_rel);
   if (old != WAITING)
-    return;  /* not signed up yet: its suspend() will see DONE */
+    return; /* not signed up yet: its suspend() will see DONE */
   struct coro_remote *r = op->home;
   struct coro_offload *head = atomic_load_explicit(&r->head, memory_order_relaxed);
   do
@@ -192,7 +192,7 @@ static void drain(void *tag, uint32_t events) {
   while (op) {
     struct coro_offload *next = op->next_done;
     r->waiting--;
-    (void)coro_wake(op->base.waiter);  /* always first: a call out is never called off */
+    (void)coro_wake(op->base.waiter); /* always first: a call out is never called off */
     op = next;
   }
 }
@@ -218,12 +218,12 @@ static void remote_end(void) {
 static bool offload_call_off(struct coro_awaitable *a);
 
 static const struct coro_source remote_source = {
-  .name = "offload",
-  .waiting = remote_waiting,
-  .polled = remote_polled,
-  .event = drain,
-  .end = remote_end,
-  .call_off = offload_call_off,
+    .name = "offload",
+    .waiting = remote_waiting,
+    .polled = remote_polled,
+    .event = drain,
+    .end = remote_end,
+    .call_off = offload_call_off,
 };
 
 /* }================================================================== */
@@ -245,7 +245,7 @@ static void offload_suspend(struct coro_awaitable *a, coro_t *waiter) {
   struct coro_offload *op = (struct coro_offload *)a;
   op->base.waiter = waiter;
   int old = atomic_exchange_explicit(&op->state, WAITING, memory_order_acq_rel);
-  if (old == DONE) {  /* the worker was faster: we wake ourselves */
+  if (old == DONE) { /* the worker was faster: we wake ourselves */
     atomic_store_explicit(&op->state, DONE, memory_order_release);
     op->home->waiting--;
     coro_ready(waiter);
@@ -278,11 +278,11 @@ static bool offload_call_off(struct coro_awaitable *a) {
     }
   pthread_mutex_unlock(&jobs_lock);
   if (!queued)
-    return false;  /* a worker runs it (or ran it): the await ends with fn's value */
+    return false; /* a worker runs it (or ran it): the await ends with fn's value */
   op->home->waiting--;
   op->result = CORO_CANCELED;
   atomic_store_explicit(&op->state, DONE, memory_order_relaxed);
-  coro_settle(a);  /* (an await about to suspend on it: its suspend() only makes the task ready) */
+  coro_settle(a); /* (an await about to suspend on it: its suspend() only makes the task ready) */
   return true;
 }
 

@@ -38,7 +38,7 @@
  * section holding its text, so that gdb loads it for every program linked
  * with libcoro (where gdb's auto-load safe-path allows).
  */
-#define _GNU_SOURCE   /* syscall */
+#define _GNU_SOURCE /* syscall */
 
 #include "coro_internal.h"
 #include "coro_sched.h"
@@ -70,44 +70,48 @@
 #endif
 
 enum {
-  SLAB_BYTES = 64 * 1024,   /* a slab: its header, then slots; aligned to its size */
-  ARENA_SLABS = 64,         /* slabs are mapped 64 at a time (4 MiB): few entries in the process's map */
-  SLOT_STEP = 8,            /* slot sizes are multiples of this; those of 16 give 16-byte aligned slots */
-  SLOT_CLASSES = 64,        /* slots of 8, 16, ... 512 bytes (an instance has at least 16) */
-  SLOT_ALIGN = 16,          /* the largest alignment a slot gives */
+  SLAB_BYTES = 64 * 1024, /* a slab: its header, then slots; aligned to its size */
+  /* slabs are mapped 64 at a time (4 MiB): few entries in the process's map */
+  ARENA_SLABS = 64,
+  /* slot sizes are multiples of this; those of 16 give 16-byte aligned slots */
+  SLOT_STEP = 8,
+  SLOT_CLASSES = 64, /* slots of 8, 16, ... 512 bytes (an instance has at least 16) */
+  SLOT_ALIGN = 16,   /* the largest alignment a slot gives */
   SLOT_MAX = SLOT_STEP * SLOT_CLASSES,
 };
 
 /* One slab: slots of one size. Its first `carved` slots have been handed out
    at least once; the rest were never touched (and so cost no memory yet). */
 struct coro_slab {
-  struct coro_slab *next, *prev;           /* every slab of the thread: a ring through its registry */
-  struct coro_slab *next_room, *prev_room; /* the slabs of its size with a free slot (registry's room) */
-  struct coro_registry *owner;             /* the thread that made it */
-  void *free;                              /* freed slots, linked through their second word */
-  unsigned slot_size;                      /* bytes of each slot */
-  unsigned first;                          /* from the slab's start to its first slot */
-  unsigned capacity;                       /* slots in all */
-  unsigned carved;                         /* slots handed out at least once, from the first */
-  unsigned used;                           /* live slots */
-  unsigned size_class;                     /* slot_size / SLOT_STEP - 1 */
+  /* every slab of the thread: a ring through its registry */
+  struct coro_slab *next, *prev;
+  /* the slabs of its size with a free slot (registry's room) */
+  struct coro_slab *next_room, *prev_room;
+  struct coro_registry *owner; /* the thread that made it */
+  void *free;                  /* freed slots, linked through their second word */
+  unsigned slot_size;          /* bytes of each slot */
+  unsigned first;              /* from the slab's start to its first slot */
+  unsigned capacity;           /* slots in all */
+  unsigned carved;             /* slots handed out at least once, from the first */
+  unsigned used;               /* live slots */
+  unsigned size_class;         /* slot_size / SLOT_STEP - 1 */
 };
 
 /* One thread's instances. */
 struct coro_registry {
-  struct coro_slab slabs;        /* sentinel of the ring of the thread's slabs */
-  struct coro_live ring;         /* sentinel of the ring of its malloc'ed instances */
+  struct coro_slab slabs;               /* sentinel of the ring of the thread's slabs */
+  struct coro_live ring;                /* sentinel of the ring of its malloc'ed instances */
   struct coro_slab *room[SLOT_CLASSES]; /* per slot size, the slabs with a free slot */
-  struct coro_registry *next;    /* the next thread's registry (coro_registries) */
-  struct sched *sched;           /* the thread's scheduler, once it has a task or a source (its
-                                    ready queue, timers and clock), else NULL: the scheduler
-                                    says so itself (coro_registry_note_sched) */
-  long tid;                      /* the thread's id, as gdb's "LWP" */
-  int exited;                    /* the thread is gone; its instances were never freed */
-  int plain;                     /* every instance from malloc (see the top) */
-  char *arena_next, *arena_end;  /* the part of the newest arena no slab has used yet */
-  struct coro_slab *spare;       /* slabs given back, their memory returned, to use again */
-  char **arenas;                 /* every arena of the thread, for its end */
+  struct coro_registry *next;           /* the next thread's registry (coro_registries) */
+  struct sched *sched;          /* the thread's scheduler, once it has a task or a source (its
+                                   ready queue, timers and clock), else NULL: the scheduler
+                                   says so itself (coro_registry_note_sched) */
+  long tid;                     /* the thread's id, as gdb's "LWP" */
+  int exited;                   /* the thread is gone; its instances were never freed */
+  int plain;                    /* every instance from malloc (see the top) */
+  char *arena_next, *arena_end; /* the part of the newest arena no slab has used yet */
+  struct coro_slab *spare;      /* slabs given back, their memory returned, to use again */
+  char **arenas;                /* every arena of the thread, for its end */
   size_t narenas;
   struct coro_allocator allocator; /* coro_set_allocator; alloc NULL: the slabs */
 };
@@ -165,7 +169,7 @@ static __attribute__((noinline, cold)) struct coro_registry *registry_start(void
 #if defined(REGISTRY_PLAIN)
   r->plain = 1;
 #elif defined(REGISTRY_VALGRIND)
-  r->plain = RUNNING_ON_VALGRIND != 0;   /* memcheck then sees every frame as a block of its own */
+  r->plain = RUNNING_ON_VALGRIND != 0; /* memcheck then sees every frame as a block of its own */
 #endif
   coro_thread_holds(CORO_THREAD_REGISTRY, registry_end, r);
   pthread_mutex_lock(&registries_lock);
@@ -221,7 +225,8 @@ static bool arena_new(struct coro_registry *r) {
   if (!arenas)
     return false;
   r->arenas = arenas;
-  char *map = mmap(NULL, size + SLAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  char *map =
+      mmap(NULL, size + SLAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map == MAP_FAILED)
     return false;
   char *start = (char *)(((uintptr_t)map + SLAB_BYTES - 1) & ~(uintptr_t)(SLAB_BYTES - 1));
@@ -284,23 +289,24 @@ static void *slot_alloc(struct coro_registry *r, size_t size) {
     slot = (char *)s + s->first + (size_t)s->carved++ * s->slot_size;
   }
   if (++s->used == s->capacity)
-    room_remove(r, s);   /* full: the next instance looks elsewhere */
+    room_remove(r, s); /* full: the next instance looks elsewhere */
   return slot;
 }
 
 static void slot_free(struct coro_registry *r, coro_t *c) {
   struct coro_slab *s = (struct coro_slab *)((uintptr_t)c & ~(uintptr_t)(SLAB_BYTES - 1));
   if (__builtin_expect(s->owner != r, 0))
-    coro_fatal("coro_free", "instance %p was made on thread %ld and is freed on thread %ld: an "
-               "instance is freed on the thread that made it", (void *)c, s->owner->tid,
-               r ? r->tid : (long)syscall(SYS_gettid));
-  c->resume = NULL;   /* not live: the gdb extension skips it */
+    coro_fatal("coro_free",
+               "instance %p was made on thread %ld and is freed on thread %ld: an "
+               "instance is freed on the thread that made it",
+               (void *)c, s->owner->tid, r ? r->tid : (long)syscall(SYS_gettid));
+  c->resume = NULL; /* not live: the gdb extension skips it */
   *(void **)((char *)c + sizeof(void *)) = s->free;
   s->free = c;
   if (s->used-- == s->capacity)
     room_add(r, s);
   else if (s->used == 0 && (s->next_room || s->prev_room))
-    slab_free(r, s);  /* empty, and not the only one of its size with room: give it back */
+    slab_free(r, s); /* empty, and not the only one of its size with room: give it back */
 }
 
 /* }================================================================== */
@@ -312,9 +318,9 @@ static void slot_free(struct coro_registry *r, coro_t *c) {
 /* An instance on malloc, or from the thread's allocator, its record in
    front, in the ring of large ones. */
 static void *live_alloc(struct coro_registry *r, size_t size, size_t align) {
-  size_t front = sizeof(struct coro_live);   /* 48: keeps a 16-byte alignment */
+  size_t front = sizeof(struct coro_live); /* 48: keeps a 16-byte alignment */
   if (align > SLOT_ALIGN)
-    front = (front + align - 1) / align * align;  /* and the frame's own beyond that */
+    front = (front + align - 1) / align * align; /* and the frame's own beyond that */
   size_t bytes = front + size;
   const struct coro_allocator *a = &r->allocator;
   char *p;
@@ -366,7 +372,7 @@ coro_t *coro_instance_alloc(size_t size, size_t align) {
   coro_t *c = slot ? slot_alloc(r, slot_size) : live_alloc(r, size, align);
   if (!c)
     return NULL;
-  memset(c, 0, size);   /* a fresh frame reads as zeros */
+  memset(c, 0, size); /* a fresh frame reads as zeros */
   c->home = slot ? CORO_HOME_SLAB : CORO_HOME_MALLOC;
   return c;
 }
@@ -396,7 +402,8 @@ coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void
 }
 
 _Static_assert(sizeof(struct coro_live) % 16 == 0, "coro_live keeps the instance 16-byte aligned");
-_Static_assert(sizeof(struct coro) >= 2 * sizeof(void *), "a free slot's link fits in any instance");
+_Static_assert(sizeof(struct coro) >= 2 * sizeof(void *),
+               "a free slot's link fits in any instance");
 
 /* }================================================================== */
 
@@ -410,12 +417,14 @@ _Static_assert(sizeof(struct coro) >= 2 * sizeof(void *), "a free slot's link fi
  * CORO_GDB_SCRIPT is the path of runtime/gdb/coroc-gdb.py, from CMake.
  * =================================================================== */
 #if defined(CORO_GDB_SCRIPT) && defined(__ELF__)
-__asm__(".pushsection \".debug_gdb_scripts\", \"MS\", %progbits, 1\n"
-        ".byte 4\n"
-        ".ascii \"coroc-gdb.py\\n\"\n"
-        ".incbin \"" CORO_GDB_SCRIPT "\"\n"
-        ".byte 0\n"
-        ".popsection\n");
+__asm__(
+    ".pushsection \".debug_gdb_scripts\", \"MS\", %progbits, 1\n"
+    ".byte 4\n"
+    ".ascii \"coroc-gdb.py\\n\"\n"
+    ".incbin \"" CORO_GDB_SCRIPT
+    "\"\n"
+    ".byte 0\n"
+    ".popsection\n");
 #endif
 
 /* }================================================================== */

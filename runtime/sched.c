@@ -52,10 +52,10 @@ bool coro_wake(coro_t *c) {
     coro_fatal("coro_ready", "instance %p is a generator: only tasks wait and are woken",
                (void *)c);
   if (coro_wait_settled(c))
-    return false;  /* woken already in this turn: it runs once, for what came first */
+    return false; /* woken already in this turn: it runs once, for what came first */
   c->ready = 1;
   struct coro_task *t = coro_as_task(c);
-  t->waiting_on = NULL;  /* woken: it waits for nothing now */
+  t->waiting_on = NULL; /* woken: it waits for nothing now */
   t->next_ready = NULL;
   if (s->tail)
     s->tail->next_ready = t;
@@ -88,11 +88,15 @@ static coro_t *dequeue(struct sched *s) {
 
 void coro_spawn(coro_t *task) {
   if (!(task->kind & CORO_TASK))
-    coro_fatal("coro_spawn", "instance %p is a generator: consume it with coro_next; only tasks "
-               "are spawned", (void *)task);
+    coro_fatal("coro_spawn",
+               "instance %p is a generator: consume it with coro_next; only tasks "
+               "are spawned",
+               (void *)task);
   if (task->kind & CORO_GENERATOR)
-    coro_fatal("coro_spawn", "instance %p is an async generator: a task takes its values with "
-               "'await coro_next_await(gen, &value)'; only tasks are spawned", (void *)task);
+    coro_fatal("coro_spawn",
+               "instance %p is an async generator: a task takes its values with "
+               "'await coro_next_await(gen, &value)'; only tasks are spawned",
+               (void *)task);
   if (task->status != CORO_CREATED)
     coro_fatal("coro_spawn", "instance %p is %s: only a new task can be spawned", (void *)task,
                coro_status_name(task->status));
@@ -162,8 +166,8 @@ static void shuffle_events(struct epoll_event *events, int n) {
    and not recursion: a chain of awaits 1,000 deep must not take 1,000 C
    frames on the scheduler's stack. */
 static void run_chain(coro_t *c, struct coro_task *stop) {
-  coro_t *outer = coro_current_task;  /* (NULL, unless a task calls coro_run; the parent in
-                                          coro_start_child) */
+  coro_t *outer = coro_current_task; /* (NULL, unless a task calls coro_run; the parent in
+                                         coro_start_child) */
   for (;;) {
     if (c->status == CORO_RUNNING || c->status == CORO_DONE)
       coro_fatal("run_task", "instance %p is %s and cannot be resumed", (void *)c,
@@ -175,9 +179,9 @@ static void run_chain(coro_t *c, struct coro_task *stop) {
     struct coro_task *t = coro_as_task(c);
     if (c->status == CORO_DONE) {
       if (t->parent == stop && stop)
-        return;  /* the parent that started it goes on itself */
+        return; /* the parent that started it goes on itself */
       if (t->parent) {
-        c = &t->parent->base;  /* it reads the child's result and frees it */
+        c = &t->parent->base; /* it reads the child's result and frees it */
         continue;
       }
       if (c->spawned) {
@@ -186,12 +190,12 @@ static void run_chain(coro_t *c, struct coro_task *stop) {
       }
       return;
     }
-    if (t->awaiting) {  /* start the child it awaits, now */
+    if (t->awaiting) { /* start the child it awaits, now */
       c = &t->awaiting->base;
       t->awaiting = NULL;
       continue;
     }
-    return;  /* waiting: an awaitable will coro_ready it */
+    return; /* waiting: an awaitable will coro_ready it */
   }
 }
 
@@ -209,7 +213,8 @@ void coro_task_suspends(coro_t *c) {
   coro_t *running = coro_current_task;
   for (coro_t *t = c; t != running; t = &coro_as_task(t)->parent->base)
     if (!(t->kind & CORO_TASK) || !coro_as_task(t)->parent)
-      coro_fatal("coro_next", "instance %p is a task (it awaits or yields to the scheduler): hand "
+      coro_fatal("coro_next",
+                 "instance %p is a task (it awaits or yields to the scheduler): hand "
                  "it to the scheduler with coro_spawn, or await it; coro_next is for generators",
                  (void *)c);
   /* The task the scheduler runs (c, or the one c is a child inside) was
@@ -232,8 +237,9 @@ static void run_task(coro_t *c) {
 bool coro_child_waits(coro_t *parent, coro_t *child) {
   struct coro_task *t = coro_as_task(child);
   if (!parent->ready)
-    coro_as_task(parent)->next_ready = t;  /* while it waits: coro_cancel of the parent reaches it */
-  if (t->awaiting) {  /* it awaits a child on the heap: that one starts now */
+    /* while it waits: coro_cancel of the parent reaches it */
+    coro_as_task(parent)->next_ready = t;
+  if (t->awaiting) { /* it awaits a child on the heap: that one starts now */
     coro_t *grandchild = &t->awaiting->base;
     t->awaiting = NULL;
     run_chain(grandchild, coro_as_task(parent));
@@ -249,19 +255,23 @@ void coro_yield_task(coro_t *c) {
 void coro_await_task(coro_t *parent, coro_t *child) {
   coro_task_suspends(parent);
   if (!(child->kind & CORO_TASK))
-    coro_fatal("await", "instance %p is a generator: consume it with coro_next; only tasks are "
-               "awaited", (void *)child);
+    coro_fatal("await",
+               "instance %p is a generator: consume it with coro_next; only tasks are "
+               "awaited",
+               (void *)child);
   if (child->kind & CORO_GENERATOR)
-    coro_fatal("await", "instance %p is an async generator: await coro_next_await(gen, &value) "
-               "for its values; only tasks are awaited", (void *)child);
+    coro_fatal("await",
+               "instance %p is an async generator: await coro_next_await(gen, &value) "
+               "for its values; only tasks are awaited",
+               (void *)child);
   if (child->status != CORO_CREATED)
     coro_fatal("await", "instance %p is %s: await needs a new task (a call of a coroutine)",
                (void *)child, coro_status_name(child->status));
   coro_as_task(child)->parent = coro_as_task(parent);
   coro_as_task(parent)->awaiting = coro_as_task(child);
   if (!parent->ready)
-    coro_as_task(parent)->next_ready = coro_as_task(child);  /* (coro_cancel follows it) */
-  child->kind |= parent->kind & CORO_CANCELLED;  /* a cancelled task's child starts cancelled */
+    coro_as_task(parent)->next_ready = coro_as_task(child); /* (coro_cancel follows it) */
+  child->kind |= parent->kind & CORO_CANCELLED; /* a cancelled task's child starts cancelled */
 }
 
 /* }================================================================== */
@@ -274,7 +284,8 @@ uint64_t coro_sched_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   uint64_t now = (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-  coro_sched_self.now_ns = now;  /* the time left of a timer, as a core file knows it (docs/debugging.md) */
+  /* the time left of a timer, as a core file knows it (docs/debugging.md) */
+  coro_sched_self.now_ns = now;
   return now;
 }
 
@@ -296,7 +307,8 @@ int coro_sched_epoll(void) {
 static int wait_events(int epfd, struct epoll_event *events, int n, int64_t timeout_ns) {
 #if defined(__GLIBC_PREREQ) && !defined(CORO_NO_EPOLL_PWAIT2)
 #if __GLIBC_PREREQ(2, 35)
-  static _Thread_local bool no_pwait2;  /* the kernel has not got it, or a seccomp filter refuses it */
+  /* the kernel has not got it, or a seccomp filter refuses it */
+  static _Thread_local bool no_pwait2;
   if (!no_pwait2) {
     struct timespec ts = {.tv_sec = (time_t)(timeout_ns / 1000000000),
                           .tv_nsec = (long)(timeout_ns % 1000000000)};
@@ -334,7 +346,7 @@ void coro_sched_add_source(const struct coro_source *src) {
       return;
   if (s->nsources == CORO_MAX_SOURCES)
     coro_fatal("coro_sched_add_source", "more than %d event sources", CORO_MAX_SOURCES);
-  if (s->nsources == 0) {  /* the thread's first source: its end will give back */
+  if (s->nsources == 0) { /* the thread's first source: its end will give back */
     coro_thread_holds(CORO_THREAD_SCHED, sched_end, s);
     if (!s->in_registry)
       sched_in_registry(s);
@@ -381,7 +393,8 @@ static void fire_due(struct sched *s) {
    source, which makes its waiters ready; then each source fires what is
    due (the timers). */
 static void poll_events(struct sched *s, int64_t timeout_ns) {
-  struct epoll_event events[256];  /* a busy server's events in one call (1,000 connections: 4 calls) */
+  /* a busy server's events in one call (1,000 connections: 4 calls) */
+  struct epoll_event events[256];
   int n = 0;
   bool polled = timeout_ns != 0;
   for (unsigned i = 0; i < s->nsources && !polled; i++)
@@ -394,7 +407,7 @@ static void poll_events(struct sched *s, int64_t timeout_ns) {
   bool fire_first = false;
   if (__builtin_expect(coro_seeded(), 0)) {
     shuffle_events(events, n);
-    fire_first = coro_seed_random() & 1;  /* the timers due now, before the I/O of this turn */
+    fire_first = coro_seed_random() & 1; /* the timers due now, before the I/O of this turn */
   }
   if (fire_first)
     fire_due(s);
@@ -418,7 +431,7 @@ int coro_run(void) {
     if (s->live == 0)
       return 0;
     if (!sources_waiting(s))
-      return -EDEADLK;  /* tasks are left, and nothing can ever wake them */
+      return -EDEADLK; /* tasks are left, and nothing can ever wake them */
     poll_events(s, sources_timeout(s, coro_sched_now_ns()));
   }
 }

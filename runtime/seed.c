@@ -42,9 +42,9 @@ static uint64_t splitmix64(uint64_t *state) {
 
 /* This thread's schedule. */
 static _Thread_local struct {
-  int state;      /* 0: not asked yet; 1: orders as they come; 2: orders from `seed` */
-  uint64_t seed;  /* the seed (coro_sched_seed, CORO_SCHED_SEED) */
-  uint64_t rng;   /* the generator's state */
+  int state;     /* 0: not asked yet; 1: orders as they come; 2: orders from `seed` */
+  uint64_t seed; /* the seed (coro_sched_seed, CORO_SCHED_SEED) */
+  uint64_t rng;  /* the generator's state */
 } self;
 
 /* The process's: CORO_SCHED_SEED, read once at load. The workers of
@@ -66,7 +66,7 @@ bool coro_seeded(void) {
     if (env_seeded)
       coro_sched_seed(env_seed);
     else if (coro_faults_on)
-      coro_sched_seed(0);  /* faults without a seed: seed 0, so that the run replays */
+      coro_sched_seed(0); /* faults without a seed: seed 0, so that the run replays */
     else
       self.state = 1;
   }
@@ -84,26 +84,26 @@ uint64_t coro_seed_random(void) {
  * =================================================================== */
 
 static const char *const fault_names[CORO_FAULT_KINDS] = {
-  [CORO_FAULT_EAGAIN] = "eagain", [CORO_FAULT_SHORT] = "short", [CORO_FAULT_EINTR] = "eintr",
-  [CORO_FAULT_LATE] = "late",     [CORO_FAULT_SLOW] = "slow",   [CORO_FAULT_RESET] = "reset",
+    [CORO_FAULT_EAGAIN] = "eagain", [CORO_FAULT_SHORT] = "short", [CORO_FAULT_EINTR] = "eintr",
+    [CORO_FAULT_LATE] = "late",     [CORO_FAULT_SLOW] = "slow",   [CORO_FAULT_RESET] = "reset",
 };
 
 /* A kind named without a rate: percent. */
 static const unsigned char fault_default[CORO_FAULT_KINDS] = {
-  [CORO_FAULT_EAGAIN] = 25, [CORO_FAULT_SHORT] = 50, [CORO_FAULT_EINTR] = 10,
-  [CORO_FAULT_LATE] = 20,   [CORO_FAULT_SLOW] = 20,  [CORO_FAULT_RESET] = 5,
+    [CORO_FAULT_EAGAIN] = 25, [CORO_FAULT_SHORT] = 50, [CORO_FAULT_EINTR] = 10,
+    [CORO_FAULT_LATE] = 20,   [CORO_FAULT_SLOW] = 20,  [CORO_FAULT_RESET] = 5,
 };
 
 /* The most a kind may have: a kind that makes the task try again must
    let it through some time. */
 static const unsigned char fault_most[CORO_FAULT_KINDS] = {
-  [CORO_FAULT_EAGAIN] = 90, [CORO_FAULT_SHORT] = 100, [CORO_FAULT_EINTR] = 90,
-  [CORO_FAULT_LATE] = 90,   [CORO_FAULT_SLOW] = 100,  [CORO_FAULT_RESET] = 100,
+    [CORO_FAULT_EAGAIN] = 90, [CORO_FAULT_SHORT] = 100, [CORO_FAULT_EINTR] = 90,
+    [CORO_FAULT_LATE] = 90,   [CORO_FAULT_SLOW] = 100,  [CORO_FAULT_RESET] = 100,
 };
 
 unsigned coro_faults_on;
-static unsigned char fault_rate[CORO_FAULT_KINDS];  /* percent */
-static char fault_spec[160];                        /* as given, for the replay line */
+static unsigned char fault_rate[CORO_FAULT_KINDS]; /* percent */
+static char fault_spec[160];                       /* as given, for the replay line */
 
 static int fault_kind(const char *name, size_t len) {
   for (int k = 0; k < CORO_FAULT_KINDS; k++)
@@ -119,7 +119,7 @@ static int parse_item(const char *item, size_t len, unsigned char rate[], const 
   size_t name_len = eq ? (size_t)(eq - item) : len;
   if (!eq && len == 3 && memcmp(item, "all", 3) == 0) {
     for (int k = 0; k < CORO_FAULT_KINDS; k++)
-      if (k != CORO_FAULT_RESET)  /* a reset ends a connection: asked for by name only */
+      if (k != CORO_FAULT_RESET) /* a reset ends a connection: asked for by name only */
         rate[k] = fault_default[k];
     return 0;
   }
@@ -223,7 +223,8 @@ __attribute__((constructor)) static void seed_from_environment(void) {
     errno = 0;
     unsigned long long v = strtoull(seed, &end, 0);
     if (*end || errno) {
-      fprintf(stderr, "coro: CORO_SCHED_SEED=%s: not a number (decimal, or 0x hexadecimal)\n", seed);
+      fprintf(stderr, "coro: CORO_SCHED_SEED=%s: not a number (decimal, or 0x hexadecimal)\n",
+              seed);
       exit(2);
     }
     env_seeded = true;
@@ -240,7 +241,7 @@ __attribute__((constructor)) static void seed_from_environment(void) {
 
 const char *coro_sched_seed_note(void) {
   static _Thread_local char note[64 + sizeof fault_spec];
-  if (!coro_seeded())  /* (asked here too: a fatal error may come before the first poll) */
+  if (!coro_seeded()) /* (asked here too: a fatal error may come before the first poll) */
     return "";
   int n = snprintf(note, sizeof note, " (schedule: CORO_SCHED_SEED=%llu",
                    (unsigned long long)self.seed);

@@ -31,7 +31,8 @@ _Thread_local struct stackful *coro_stack_mapped CORO_STACK_LOCAL
 
 static void tool_stack_mapped(struct stackful *s) {
 #ifdef STACKFUL_VALGRIND
-  s->vg_stack_id = VALGRIND_STACK_REGISTER(s->map + s->map_size - s->stack_size, s->map + s->map_size);
+  s->vg_stack_id =
+      VALGRIND_STACK_REGISTER(s->map + s->map_size - s->stack_size, s->map + s->map_size);
 #else
   (void)s;
 #endif
@@ -82,14 +83,14 @@ static inline void ctx_hand_over(struct coro_ctx *to, const struct coro_ctx *fro
 /* Freed slots kept by this thread with their pages, for the next instance:
    [0, coro_stack_cached). */
 static _Thread_local struct {
-  char *map;            /* a slot: guard page, then the stack */
+  char *map;               /* a slot: guard page, then the stack */
   struct stack_slab *slab; /* its slab */
-  size_t size;          /* the slot's bytes (its slab's slot_size) */
+  size_t size;             /* the slot's bytes (its slab's slot_size) */
 #ifdef STACKFUL_PARK
-  bool parked;          /* stackful_main waits on it, its context in `worker` */
+  bool parked; /* stackful_main waits on it, its context in `worker` */
   struct coro_ctx worker;
 #ifdef STACKFUL_TSAN
-  void *tsan_fiber;     /* parked: the TSan fiber that goes with `worker` (stackful.c, Tools) */
+  void *tsan_fiber; /* parked: the TSan fiber that goes with `worker` (stackful.c, Tools) */
 #endif
 #endif
 } stack_cache[STACK_CACHE];
@@ -112,7 +113,7 @@ int coro_stack_from_cache(struct stackful *s, size_t map_size, struct coro_ctx *
         got = 2;
       }
 #ifdef STACKFUL_TSAN
-      s->tsan_fiber = stack_cache[i].tsan_fiber;   /* with the context, or to be dropped with it: */
+      s->tsan_fiber = stack_cache[i].tsan_fiber; /* with the context, or to be dropped with it: */
       if (got != 2)
         tsan_fiber_end(s);
 #endif
@@ -177,7 +178,8 @@ void coro_stack_unmap(struct stackful *s) {
     stack_cache[coro_stack_cached].parked = as_coro(s)->status == CORO_DONE;
     ctx_hand_over(&stack_cache[coro_stack_cached].worker, &s->ctx);
 #ifdef STACKFUL_TSAN
-    stack_cache[coro_stack_cached].tsan_fiber = stack_cache[coro_stack_cached].parked ? s->tsan_fiber : NULL;
+    stack_cache[coro_stack_cached].tsan_fiber =
+        stack_cache[coro_stack_cached].parked ? s->tsan_fiber : NULL;
     if (stack_cache[coro_stack_cached].parked)
       s->tsan_fiber = NULL;
 #endif
@@ -186,7 +188,7 @@ void coro_stack_unmap(struct stackful *s) {
   } else {
     coro_stack_slot_give(s->slab, s->map);
   }
-  tsan_fiber_end(s);   /* (a body that did not end: its calls are never left) */
+  tsan_fiber_end(s); /* (a body that did not end: its calls are never left) */
   s->map = NULL;
 }
 
@@ -219,8 +221,9 @@ void coro_stack_unmap(struct stackful *s) {
 _Thread_local struct stackful *coro_stack_kept[STACK_CACHE] CORO_STACK_TLS;
 _Thread_local int coro_stack_kept_n CORO_STACK_TLS;
 #endif
-static _Thread_local bool tls_keep_off;   /* the thread has an allocator (coro_set_allocator): keep none */
-_Thread_local unsigned long coro_stack_thread CORO_STACK_TLS;   /* (given by stackful_setup) */
+/* the thread has an allocator (coro_set_allocator): keep none */
+static _Thread_local bool tls_keep_off;
+_Thread_local unsigned long coro_stack_thread CORO_STACK_TLS; /* (given by stackful_setup) */
 unsigned long coro_stack_threads CORO_STACK_LOCAL;
 
 #ifdef STACKFUL_KEEP
@@ -248,16 +251,18 @@ void coro_stackful_release(coro_t *c) {
   struct stackful *s = (struct stackful *)c;
   stack_hold_end();
 #ifdef STACKFUL_KEEP
-  if (c->home == CORO_HOME_SLAB && s->map && !s->shared && !s->own_fpenv && s->maker == coro_stack_thread &&
-      coro_stack_kept_n + coro_stack_cached < STACK_CACHE && !tls_keep_off) {
-    c->resume = NULL;   /* not live (the gdb extension skips it); its status says whether it ended */
+  if (c->home == CORO_HOME_SLAB && s->map && !s->shared && !s->own_fpenv &&
+      s->maker == coro_stack_thread && coro_stack_kept_n + coro_stack_cached < STACK_CACHE &&
+      !tls_keep_off) {
+    /* not live (the gdb extension skips it); its status says whether it ended */
+    c->resume = NULL;
     coro_stack_kept[coro_stack_kept_n++] = s;
     return;
   }
 #endif
-  if (s->shared) {   /* (its slot is the thread's shared stack, kept) */
+  if (s->shared) { /* (its slot is the thread's shared stack, kept) */
     if (coro_stack_shared_owner == s)
-      coro_stack_shared_owner = NULL;   /* its frames on the shared stack are simply dropped */
+      coro_stack_shared_owner = NULL; /* its frames on the shared stack are simply dropped */
 #ifdef STACKFUL_SHARED_CHECK
     coro_stack_shared_forget(s);
 #endif
@@ -265,7 +270,7 @@ void coro_stackful_release(coro_t *c) {
     free(s->await_slot);
     tsan_fiber_end(s);
   } else if (s->map) {
-    coro_stack_unmap(s);   /* an unfinished body's frames are simply dropped */
+    coro_stack_unmap(s); /* an unfinished body's frames are simply dropped */
   }
   coro_instance_free(c);
 }
@@ -312,12 +317,13 @@ const char *coro_stack_error_text(const struct stackful *s, char *buf, size_t si
   char limit[64] = "";
   if (max_maps >= 0)
     snprintf(limit, sizeof limit, " (%ld here)", max_maps);
-  snprintf(buf, size,
-           "cannot map a stack of %zu bytes for coroutine instance %p: %s. The limit is the memory the kernel "
-           "will commit, or the number of mappings a process may have, vm.max_map_count%s. Free finished "
-           "instances, give stacks less room (coro_set_stack_size, coro_default_stack_size), or raise the "
-           "limit (sysctl vm.max_map_count=N)",
-           s->stack_size, (const void *)s, strerror(s->stack_errno), limit);
+  snprintf(
+      buf, size,
+      "cannot map a stack of %zu bytes for coroutine instance %p: %s. The limit is the memory the kernel "
+      "will commit, or the number of mappings a process may have, vm.max_map_count%s. Free finished "
+      "instances, give stacks less room (coro_set_stack_size, coro_default_stack_size), or raise the "
+      "limit (sysctl vm.max_map_count=N)",
+      s->stack_size, (const void *)s, strerror(s->stack_errno), limit);
   return buf;
 }
 

@@ -8,7 +8,7 @@
  * that was there before. Installed lazily, at a thread's first stackful
  * start (guard_install in coro_stack.h).
  */
-#define _GNU_SOURCE   /* dladdr */
+#define _GNU_SOURCE /* dladdr */
 
 #include "coro_stack.h"
 #include "coro_thread.h"
@@ -27,13 +27,14 @@
 #endif
 #endif
 
-#define STACKFUL_ALTSTACK (64 * 1024)         /* the signal stack the overflow report runs on */
+#define STACKFUL_ALTSTACK (64 * 1024) /* the signal stack the overflow report runs on */
 
 /* This thread has a signal stack (ours or its own): coro_stack.h. */
 _Thread_local char coro_stack_guard_checked CORO_STACK_TLS;
 
-static struct sigaction guard_prev;       /* SIGSEGV's action before ours: other faults go there */
-static size_t guard_page;                 /* the page size, read before any fault (sysconf is not signal-safe) */
+static struct sigaction guard_prev; /* SIGSEGV's action before ours: other faults go there */
+/* the page size, read before any fault (sysconf is not signal-safe) */
+static size_t guard_page;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 
 /* Async-signal-safe formatting for the report: no stdio in a handler. */
@@ -90,10 +91,11 @@ static void guard_report(const struct stackful *s, const void *fault) {
   p = fmt_num(p, end, s->stack_size, 10);
   p = fmt_str(p, end, " bytes is used up (fault at ");
   p = fmt_num(p, end, (uintptr_t)fault, 16);
-  p = fmt_str(p, end, ", in the guard page below it). "
-                      "Give it more with coro_set_stack_size() or coro_default_stack_size().\n");
+  p = fmt_str(p, end,
+              ", in the guard page below it). "
+              "Give it more with coro_set_stack_size() or coro_default_stack_size().\n");
   ssize_t unused = write(STDERR_FILENO, buf, (size_t)(p - buf));
-  (void)unused;   /* nothing left to do if even stderr fails */
+  (void)unused; /* nothing left to do if even stderr fails */
 }
 
 /* Hand a fault that is not ours (or after our report) to whoever had SIGSEGV
@@ -109,7 +111,8 @@ static void guard_chain(int sig, siginfo_t *info, void *uctx) {
     guard_prev.sa_handler(sig);
     return;
   }
-  signal(sig, SIG_DFL);   /* an ignored SIGSEGV from a fault would loop forever: the kernel forces the default too */
+  /* an ignored SIGSEGV from a fault would loop forever: the kernel forces the default too */
+  signal(sig, SIG_DFL);
   if (info->si_code <= 0)
     raise(sig);
 }
@@ -127,7 +130,7 @@ static void guard_handler(int sig, siginfo_t *info, void *uctx) {
   }
   const struct stackful *owner = coro_stack_shared_owner;
   if (owner && owner->map && addr >= owner->map && addr < owner->map + guard_page)
-    guard_report(owner, addr);   /* the instance on the shared stack now overflowed it */
+    guard_report(owner, addr); /* the instance on the shared stack now overflowed it */
   guard_chain(sig, info, uctx);
 }
 
@@ -164,13 +167,15 @@ void coro_stack_guard_thread(void) {
   stack_t now;
   if (sigaltstack(NULL, &now) == 0 && !(now.ss_flags & SS_DISABLE))
     return;
-  void *mem = mmap(NULL, STACKFUL_ALTSTACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *mem =
+      mmap(NULL, STACKFUL_ALTSTACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED)
-    return;   /* no report on overflow, but everything else works */
+    return; /* no report on overflow, but everything else works */
   stack_t ss = {.ss_sp = mem, .ss_size = STACKFUL_ALTSTACK, .ss_flags = 0};
   if (sigaltstack(&ss, NULL) != 0) {
     munmap(mem, STACKFUL_ALTSTACK);
     return;
   }
-  coro_thread_holds(CORO_THREAD_ALTSTACK, guard_altstack_free, mem);  /* freed when the thread exits */
+  /* freed when the thread exits */
+  coro_thread_holds(CORO_THREAD_ALTSTACK, guard_altstack_free, mem);
 }

@@ -93,7 +93,7 @@ static const struct stackful *shared_vacated_at(const char *p) {
 void coro_stack_shared_poison(char *sp) {
 #ifdef STACKFUL_VALGRIND
   if (RUNNING_ON_VALGRIND)
-    return;   /* memcheck reports such accesses itself (the place is below a stack pointer) */
+    return; /* memcheck reports such accesses itself (the place is below a stack pointer) */
 #endif
   char *lo = sp;
   for (unsigned i = 0; i < SHARED_VACATED; i++)
@@ -122,11 +122,13 @@ void coro_stack_shared_check(void) {
     return;
   const struct stackful *o = shared_vacated_at((const char *)p);
   char *top = coro_stack_shared.map + SHARED_STACK + page_size();
-  coro_fatal("coro_next", "a write through a stale pointer into the shared stack, at %p (%zu bytes below its "
-             "top): the frames of shared-stack instance %p were there until they were copied out, and the "
-             "write came after that. A pointer into a shared-stack instance's stack is good only while that "
-             "instance is on the shared stack: yield values, not addresses of its locals", (const void *)p,
-             (size_t)(top - (const char *)p), (const void *)o);
+  coro_fatal(
+      "coro_next",
+      "a write through a stale pointer into the shared stack, at %p (%zu bytes below its "
+      "top): the frames of shared-stack instance %p were there until they were copied out, and the "
+      "write came after that. A pointer into a shared-stack instance's stack is good only while that "
+      "instance is on the shared stack: yield values, not addresses of its locals",
+      (const void *)p, (size_t)(top - (const char *)p), (const void *)o);
 }
 
 /* }------------------------------------------------------------------ */
@@ -139,7 +141,8 @@ void coro_stack_shared_evict(struct stackful *o) {
   if (used != o->copy_size) {
     char *buf = realloc(o->copy, used);
     if (!buf)
-      coro_fatal("coro_next", "out of memory for the %zu bytes of stack of shared-stack instance %p", used,
+      coro_fatal("coro_next",
+                 "out of memory for the %zu bytes of stack of shared-stack instance %p", used,
                  (void *)o);
     o->copy = buf;
   }
@@ -191,7 +194,7 @@ bool coro_stack_shared_start(struct stackful *s) {
     }
     coro_stack_shared.map = slot;
 #ifdef STACKFUL_VALGRIND
-    VALGRIND_STACK_REGISTER(slot + page_size(), slot + map_size);   /* for the thread's life */
+    VALGRIND_STACK_REGISTER(slot + page_size(), slot + map_size); /* for the thread's life */
 #endif
   }
   shared_check_caller();
@@ -228,11 +231,11 @@ bool coro_stack_shared_start(struct stackful *s) {
 void *coro_stackful_await_slot(coro_t *c, const void *aw, size_t size) {
   struct stackful *s = (struct stackful *)c;
   if (size > s->await_cap) {
-    size_t cap = size < 64 ? 64 : size;   /* most awaitables fit in 64 bytes: one allocation */
+    size_t cap = size < 64 ? 64 : size; /* most awaitables fit in 64 bytes: one allocation */
     void *slot = realloc(s->await_slot, cap);
     if (!slot)
-      coro_fatal("await", "out of memory for the %zu-byte awaitable of shared-stack instance %p", size,
-                 (void *)c);
+      coro_fatal("await", "out of memory for the %zu-byte awaitable of shared-stack instance %p",
+                 size, (void *)c);
     s->await_slot = slot;
     s->await_cap = cap;
   }
@@ -249,7 +252,7 @@ void *coro_stackful_locate(coro_t *c, void *p) {
     return p;
   char *top = s->map + s->map_size, *low = top - s->copy_size;
   if ((char *)p < low || (char *)p >= top)
-    return p;   /* not on its stack */
+    return p; /* not on its stack */
   return s->copy + ((char *)p - low);
 }
 

@@ -7,7 +7,7 @@
  * (stack_shared.c) take slots here and give them back; nothing here knows
  * of instances. Why slabs, and not a mapping per stack: the comment below.
  */
-#define _GNU_SOURCE   /* MAP_STACK, MAP_NORESERVE */
+#define _GNU_SOURCE /* MAP_STACK, MAP_NORESERVE */
 
 #include "coro_stack.h"
 
@@ -42,11 +42,12 @@
  * instance's first resume and when it is freed, never on a switch. */
 
 #ifndef MADV_GUARD_INSTALL
-#define MADV_GUARD_INSTALL 102   /* <linux/mman.h> of Linux 6.13; older headers lack it */
+#define MADV_GUARD_INSTALL 102 /* <linux/mman.h> of Linux 6.13; older headers lack it */
 #endif
 
-#define SLAB_SLOTS 64                    /* slots per slab, at most */
-#define SLAB_BYTES ((size_t)32 << 20)    /* ...and at most about this much address space, unless one slot is more */
+#define SLAB_SLOTS 64 /* slots per slab, at most */
+/* ...and at most about this much address space, unless one slot is more */
+#define SLAB_BYTES ((size_t)32 << 20)
 
 struct stack_slab {
   struct stack_slab *next, *prev; /* in the list of slabs with a free slot (slab_partial) */
@@ -62,9 +63,10 @@ struct stack_slab {
 
 static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct stack_slab *slab_partial; /* slabs with a slot to hand out */
-static int slab_guard_madvise = -1;     /* MADV_GUARD_INSTALL works here: 1, 0, or -1 not known yet */
+/* MADV_GUARD_INSTALL works here: 1, 0, or -1 not known yet */
+static int slab_guard_madvise = -1;
 
-size_t coro_stack_page CORO_STACK_LOCAL;   /* page_size() (coro_stack.h): 0 until first asked */
+size_t coro_stack_page CORO_STACK_LOCAL; /* page_size() (coro_stack.h): 0 until first asked */
 
 static void slab_list(struct stack_slab *b) {
   b->prev = NULL;
@@ -112,7 +114,7 @@ static int guard_madvise_works(void) {
    a guard of madvise's kind, so the stacks of a program with few of them
    stay in its core files; beyond that many, the mappings are saved. */
 #define SLAB_MPROTECT_GUARDS 8192
-static unsigned slab_mprotect_guards;   /* guard pages made with mprotect so far */
+static unsigned slab_mprotect_guards; /* guard pages made with mprotect so far */
 
 static int slab_guard(struct stack_slab *b, unsigned i) {
   char *guard = b->base + (size_t)i * b->slot_size;
@@ -122,7 +124,7 @@ static int slab_guard(struct stack_slab *b, unsigned i) {
     if (slab_guard_madvise && madvise(guard, page_size(), MADV_GUARD_INSTALL) == 0)
       return 0;
   }
-  if (mprotect(guard, page_size(), PROT_NONE) != 0)   /* one more mapping */
+  if (mprotect(guard, page_size(), PROT_NONE) != 0) /* one more mapping */
     return errno;
   slab_mprotect_guards++;
   return 0;
@@ -171,11 +173,11 @@ char *coro_stack_slot_take(size_t slot_size, struct stack_slab **owner) {
   }
   unsigned i;
   if (b->nfree > 0) {
-    i = b->free_slots[--b->nfree];           /* its guard is still there */
+    i = b->free_slots[--b->nfree]; /* its guard is still there */
   } else {
     i = b->fresh;
     int err = slab_guard(b, i);
-    if (err) {                               /* out of mappings (mprotect splits one) */
+    if (err) { /* out of mappings (mprotect splits one) */
       if (made) {
         munmap(b->base, (size_t)b->slots * b->slot_size);
         free(b);
@@ -202,7 +204,7 @@ void coro_stack_slot_give(struct stack_slab *b, char *slot) {
   pthread_mutex_lock(&slab_lock);
   b->free_slots[b->nfree++] = (unsigned short)((size_t)(slot - b->base) / b->slot_size);
   b->used--;
-  if (b->used == 0) {          /* all its slots free: unmap it */
+  if (b->used == 0) { /* all its slots free: unmap it */
     if (b->listed)
       slab_unlist(b);
     munmap(b->base, (size_t)b->slots * b->slot_size);

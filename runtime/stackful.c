@@ -56,9 +56,11 @@
 #define SWITCH_INLINE inline
 #endif
 
-#define STACKFUL_DEFAULT_STACK (256 * 1024)   /* bytes of stack for an instance, unless told otherwise */
+/* bytes of stack for an instance, unless told otherwise */
+#define STACKFUL_DEFAULT_STACK (256 * 1024)
 
-static _Thread_local size_t tls_default_stack;   /* coro_default_stack_size; 0: STACKFUL_DEFAULT_STACK */
+/* coro_default_stack_size; 0: STACKFUL_DEFAULT_STACK */
+static _Thread_local size_t tls_default_stack;
 
 /* Whether new instances keep their own FP environment: the build option
    COROC_SAVE_FPENV (runtime/CMakeLists.txt); coro_set_fpenv per instance. */
@@ -98,7 +100,7 @@ static bool fpenv_compare_decide(void) {
 }
 
 static bool fpenv_compare(void) {
-  static int decided;   /* 0: not yet; 1 compare; -1 load always */
+  static int decided; /* 0: not yet; 1 compare; -1 load always */
   int v = __atomic_load_n(&decided, __ATOMIC_RELAXED);
   if (__builtin_expect(v == 0, 0)) {
     v = fpenv_compare_decide() ? 1 : -1;
@@ -116,12 +118,13 @@ static bool shared_by_default(void);
    and the resumer's right after that. It is offered only where it is libcoro's
    own switch: the x86_64 assembly, without ASan or TSan, whose fiber
    annotations must surround every switch. */
-#if defined(__x86_64__) && defined(__LP64__) && !defined(CORO_SWITCH_UCONTEXT) && !defined(STACKFUL_ASAN) && \
-    !defined(STACKFUL_TSAN)
+#if defined(__x86_64__) && defined(__LP64__) && !defined(CORO_SWITCH_UCONTEXT) && \
+    !defined(STACKFUL_ASAN) && !defined(STACKFUL_TSAN)
 #define STACKFUL_INLINE_SWITCH 1
 _Static_assert(offsetof(struct stackful, ctx) == sizeof(struct coro_stackful_head),
                "coro/gen.h: the body's context right after the header");
-_Static_assert(offsetof(struct stackful, caller) == offsetof(struct stackful, ctx) + sizeof(struct coro_ctx),
+_Static_assert(offsetof(struct stackful, caller) ==
+                   offsetof(struct stackful, ctx) + sizeof(struct coro_ctx),
                "coro/gen.h: the resumer's context right after the body's");
 #endif
 
@@ -253,10 +256,10 @@ static SWITCH_INLINE void tool_switch_out(struct stackful *s, int final) {
   __sanitizer_start_switch_fiber(final ? NULL : &s->asan_fake_stack, s->asan_caller_bottom,
                                  s->asan_caller_size);
 #elif defined(STACKFUL_TSAN)
-  (void)final;
+  (void) final;
   tsan_switch(s, s->tsan_caller);
 #else
-  (void)s, (void)final;
+  (void)s, (void) final;
 #endif
 }
 
@@ -292,7 +295,8 @@ static void tool_switched_in(struct stackful *s, int first) {
    stack stays mapped until coro_free: it cannot unmap the stack it runs on. */
 /* The switch of an instance: both sides of every switch into and out of it
    keep the FP environment the same way (runtime/ctx.h). */
-static SWITCH_INLINE void stackful_switch(struct stackful *s, struct coro_ctx *from, struct coro_ctx *to) {
+static SWITCH_INLINE void stackful_switch(struct stackful *s, struct coro_ctx *from,
+                                          struct coro_ctx *to) {
   if (!s->own_fpenv)
     coro_ctx_switch(from, to);
 #ifdef CORO_CTX_HAVE_FPENV_LOAD
@@ -315,14 +319,16 @@ bool coro_next_fpenv(coro_t *gen) {
     coro_set_state(gen, CORO_INLINE_SWITCH_FPENV_LOAD, CORO_RUNNING);
     CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_LOAD_ASM);
   }
-  return gen->status != CORO_DONE;   /* suspended again, or finished */
+  return gen->status != CORO_DONE; /* suspended again, or finished */
 }
 #else
 /* This libcoro marks no instance for the inline switch (ucontext): a
    program compiled for it calls this only with a header of another build. */
 bool coro_next_fpenv(coro_t *gen) {
-  coro_fatal("coro_next", "instance %p is marked for an inline switch that this libcoro (built "
-             "with CORO_SWITCH_UCONTEXT) does not make", (void *)gen);
+  coro_fatal("coro_next",
+             "instance %p is marked for an inline switch that this libcoro (built "
+             "with CORO_SWITCH_UCONTEXT) does not make",
+             (void *)gen);
 }
 #endif
 
@@ -341,11 +347,11 @@ static struct stackful **stack_mailbox(char *map, size_t map_size) {
 static void stackful_main(void *arg) {
   struct stackful *s = arg;
   struct stackful **mailbox = stack_mailbox(s->map, s->map_size);
-  (void)mailbox;   /* (read only where stacks are parked) */
+  (void)mailbox; /* (read only where stacks are parked) */
   for (;;) {
     tool_switched_in(s, 1);
     s->entry(as_coro(s));
-    as_coro(s)->status = CORO_DONE;            /* coro_next answers false: no more values */
+    as_coro(s)->status = CORO_DONE; /* coro_next answers false: no more values */
     tool_switch_out(s, 1);
 #if defined(STACKFUL_INLINE_SWITCH) && defined(CORO_INLINE_SWITCH)
     /* as a yield switches (coro/gen.h): what lives across it is saved by the
@@ -360,7 +366,7 @@ static void stackful_main(void *arg) {
     stackful_switch(s, &s->ctx, &s->caller);
 #endif
 #ifdef STACKFUL_PARK
-    s = *mailbox;                              /* (s, the instance that ended, may be gone) */
+    s = *mailbox; /* (s, the instance that ended, may be gone) */
     *mailbox = NULL;
     if (s)
       continue;
@@ -374,7 +380,8 @@ static void stackful_main(void *arg) {
 static void stackful_ready(struct stackful *s) {
   char *stack = s->map + s->map_size - s->stack_size;
   *stack_mailbox(s->map, s->map_size) = NULL;
-  tsan_fiber_end(s);   /* (a kept instance's, from a body that did not end: a new context needs a new fiber) */
+  /* (a kept instance's, from a body that did not end: a new context needs a new fiber) */
+  tsan_fiber_end(s);
   if (s->own_fpenv)
     coro_ctx_init(&s->ctx, stack, s->stack_size - STACK_MAILBOX, stackful_main, s);
   else
@@ -383,9 +390,10 @@ static void stackful_ready(struct stackful *s) {
   /* its stack is there: coro_next and yield may switch inline, the first
      resume too (into the trampoline); resume point and status in one store,
      as coro_next reads them */
-  coro_set_state(as_coro(s), !s->own_fpenv  ? CORO_INLINE_SWITCH_MARK
-                             : fpenv_compare() ? CORO_INLINE_SWITCH_FPENV
-                                               : CORO_INLINE_SWITCH_FPENV_LOAD,
+  coro_set_state(as_coro(s),
+                 !s->own_fpenv     ? CORO_INLINE_SWITCH_MARK
+                 : fpenv_compare() ? CORO_INLINE_SWITCH_FPENV
+                                   : CORO_INLINE_SWITCH_FPENV_LOAD,
                  (enum coro_status)as_coro(s)->status);
 #endif
 }
@@ -403,7 +411,7 @@ static void stackful_attach(struct stackful *s) {
   if (s->own_fpenv || s->shared || coro_stack_cached == 0 ||
       !(got = coro_stack_from_cache(s, s->stack_size + page_size(), &s->ctx)))
     return;
-  guard_install();   /* (a stack in this thread's cache may come from an instance of another) */
+  guard_install(); /* (a stack in this thread's cache may come from an instance of another) */
   mapped_add(s);
   if (got == 1) {
     stackful_ready(s);
@@ -432,14 +440,15 @@ static void stackful_detach(struct stackful *s) {
 static bool stackful_start(struct stackful *s) {
   guard_install();
   if (s->shared && s->shared_default && on_shared_stack()) {
-    s->shared = false;   /* nested in a shared-stack instance: a stack of its own (stack_shared.c) */
+    /* nested in a shared-stack instance: a stack of its own (stack_shared.c) */
+    s->shared = false;
     as_coro(s)->kind &= (unsigned char)~CORO_SHARED_STACK;
   }
   if (s->shared) {
     if (!coro_stack_shared_start(s))
       return false;
     coro_ctx_init(&s->ctx, s->map + s->map_size - s->stack_size, s->stack_size, stackful_main, s);
-    return true;   /* never marked: every switch goes through stackful_resume, which copies */
+    return true; /* never marked: every switch goes through stackful_resume, which copies */
   }
   if (!coro_stack_map(s))
     return false;
@@ -453,11 +462,11 @@ static bool stackful_start(struct stackful *s) {
    is false, with errno and coro_error saying why; the first time in the
    process, the reason goes to stderr too, for programs that do not ask. */
 static __attribute__((noinline, cold)) bool stackful_resume_slow(struct stackful *s, void *out) {
-  static int told;   /* the message went to stderr once */
+  static int told; /* the message went to stderr once */
   if (as_coro(s)->status == CORO_DONE)
     coro_fatal("stackful_resume", "instance %p is done: it cannot be resumed", (void *)s);
   if (!stackful_start(s)) {
-    as_coro(s)->status = CORO_CREATED;   /* (the scheduler marked it running) */
+    as_coro(s)->status = CORO_CREATED; /* (the scheduler marked it running) */
     if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED)) {
       char buf[640];
       fprintf(stderr, "coro: coro_next: %s\n", coro_stack_error_text(s, buf, sizeof buf));
@@ -476,13 +485,13 @@ static bool stackful_resume(coro_t *c, void *out) {
   if (__builtin_expect(as_coro(s)->status == CORO_DONE || !s->map, 0))
     return stackful_resume_slow(s, out);
 #ifdef STACKFUL_SHARED_CHECK
-  if (s->shared && !on_shared_stack())   /* (from there: the nesting is refused below) */
+  if (s->shared && !on_shared_stack()) /* (from there: the nesting is refused below) */
     coro_stack_shared_check();
 #endif
   if (s->shared && coro_stack_shared_owner != s)
     shared_enter(s);
   c->status = CORO_RUNNING;
-  s->head.out = out;  /* the body, on its own stack, writes its yields there */
+  s->head.out = out; /* the body, on its own stack, writes its yields there */
 #ifdef STACKFUL_ASAN
   void *fake_save;
   tool_switch_in(s, &fake_save);
@@ -494,19 +503,20 @@ static bool stackful_resume(coro_t *c, void *out) {
   tsan_switched_back(s);
 #endif
   if (s->shared && as_coro(s)->status == CORO_DONE)
-    coro_stack_shared_owner = NULL;    /* nothing of it left to keep */
+    coro_stack_shared_owner = NULL; /* nothing of it left to keep */
 #ifdef STACKFUL_SHARED_CHECK
   if (s->shared)
-    coro_stack_shared_poison(as_coro(s)->status == CORO_DONE ? s->map + s->map_size : ctx_sp(&s->ctx));
+    coro_stack_shared_poison(as_coro(s)->status == CORO_DONE ? s->map + s->map_size
+                                                             : ctx_sp(&s->ctx));
 #endif
-  return as_coro(s)->status != CORO_DONE;  /* suspended again (a value, or a turn), or finished */
+  return as_coro(s)->status != CORO_DONE; /* suspended again (a value, or a turn), or finished */
 }
 
 void coro_stackful_suspend(coro_t *c) {
   struct stackful *s = (struct stackful *)c;
   if (__builtin_expect(as_coro(s)->status != CORO_RUNNING || !s->map, 0))
     coro_fatal("coro_stackful_suspend", "instance %p is not a running coroutine", (void *)c);
-  as_coro(s)->status = CORO_SUSPENDED;        /* coro_next answers true: a value (or a turn) */
+  as_coro(s)->status = CORO_SUSPENDED; /* coro_next answers true: a value (or a turn) */
   tool_switch_out(s, 0);
   stackful_switch(s, &s->ctx, &s->caller);
   tool_switched_in(s, 0);
@@ -538,7 +548,8 @@ void coro_stackful_unwind(coro_t *c) {
  * =================================================================== */
 
 #ifdef STACKFUL_KEEP
-_Static_assert(sizeof(struct stackful) % 8 == 0, "kept_reuse: the arguments start past a whole word");
+_Static_assert(sizeof(struct stackful) % 8 == 0,
+               "kept_reuse: the arguments start past a whole word");
 
 /* A kept instance made new: what coro_frame_new and stackful_setup would
    have left in it, but for what it has already (its stack, its place on
@@ -546,7 +557,7 @@ _Static_assert(sizeof(struct stackful) % 8 == 0, "kept_reuse: the arguments star
    is set (the resumer's context). */
 static coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c), size_t offset, size_t size,
                           enum coro_kind kind) {
-  bool parked = as_coro(s)->status == CORO_DONE;   /* (its status at its end) */
+  bool parked = as_coro(s)->status == CORO_DONE; /* (its status at its end) */
   s->head = (struct coro_stackful_head){.task.base = {.resume = stackful_resume,
                                                       .status = CORO_CREATED,
                                                       .kind = (unsigned char)(kind | CORO_STACKFUL),
@@ -577,7 +588,7 @@ static coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c), size_t o
   default:
     memset(from, 0, (size_t)(to - from));
   }
-  guard_install();   /* (the thread that first resumed it may have been another) */
+  guard_install(); /* (the thread that first resumed it may have been another) */
 #ifdef STACKFUL_PARK
   if (parked) {
     /* stackful_main is parked on it: it runs this body next */
@@ -596,10 +607,12 @@ static coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c), size_t o
 
 /* Where the arguments start: after the bookkeeping, aligned for them. */
 static size_t args_offset(size_t args_align) {
-  return (sizeof(struct stackful) + args_align - 1) & ~(args_align - 1);   /* (a power of two: no division) */
+  /* (a power of two: no division) */
+  return (sizeof(struct stackful) + args_align - 1) & ~(args_align - 1);
 }
 
-static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset, size_t bytes, size_t align) {
+static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset, size_t bytes,
+                           size_t align) {
   struct stackful *s = (struct stackful *)c;
   if (__builtin_expect(!coro_stack_thread, 0))
     coro_stack_thread = __atomic_add_fetch(&coro_stack_threads, 1, __ATOMIC_RELAXED);
@@ -612,13 +625,15 @@ static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset, s
   s->own_fpenv = STACKFUL_DEFAULT_FPENV;
   s->shared = s->shared_default = shared_by_default();
   if (s->shared)
-    c->kind |= CORO_SHARED_STACK;   /* its awaits keep the awaitable in its slot, as coro_set_shared_stack's */
-  stackful_attach(s);   /* a kept stack, if this thread has one of its size */
+    /* its awaits keep the awaitable in its slot, as coro_set_shared_stack's */
+    c->kind |= CORO_SHARED_STACK;
+  stackful_attach(s); /* a kept stack, if this thread has one of its size */
 }
 
 /* A new instance in new memory (no kept one fits). */
-static __attribute__((noinline)) coro_t *stackful_new_made(void (*entry)(coro_t *c), size_t offset, size_t size,
-                                                           size_t align, enum coro_kind kind) {
+static __attribute__((noinline)) coro_t *stackful_new_made(void (*entry)(coro_t *c), size_t offset,
+                                                           size_t size, size_t align,
+                                                           enum coro_kind kind) {
   coro_t *c = coro_frame_new(size, align, stackful_resume, kind | CORO_STACKFUL);
   stackful_setup(c, entry, offset, size, align);
   return c;
@@ -632,7 +647,8 @@ coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t arg
   if (args_align == 0)
     args_align = 1;
   if (__builtin_expect(args_align & (args_align - 1), 0))
-    coro_fatal("coro_stackful_new", "the arguments' alignment %zu is not a power of two", args_align);
+    coro_fatal("coro_stackful_new", "the arguments' alignment %zu is not a power of two",
+               args_align);
   size_t align = args_align > _Alignof(struct stackful) ? args_align : _Alignof(struct stackful);
   size_t offset = args_offset(args_align);
 #ifdef STACKFUL_KEEP
@@ -649,7 +665,8 @@ coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t arg
 }
 
 #if !defined(CORO_SWITCH_UCONTEXT)
-_Static_assert(sizeof(struct stackful) <= CORO_STACKFUL_BYTES, "coro/gen.h: CORO_STACKFUL_BYTES holds the bookkeeping");
+_Static_assert(sizeof(struct stackful) <= CORO_STACKFUL_BYTES,
+               "coro/gen.h: CORO_STACKFUL_BYTES holds the bookkeeping");
 #endif
 
 coro_t *coro_stackful_init(void *storage, size_t bytes, void (*entry)(coro_t *c), size_t args_size,
@@ -657,13 +674,16 @@ coro_t *coro_stackful_init(void *storage, size_t bytes, void (*entry)(coro_t *c)
   if (args_align == 0)
     args_align = 1;
   if (args_align & (args_align - 1))
-    coro_fatal("coro_stackful_init", "the arguments' alignment %zu is not a power of two", args_align);
+    coro_fatal("coro_stackful_init", "the arguments' alignment %zu is not a power of two",
+               args_align);
   size_t offset = args_offset(args_align);
   if (offset + args_size > bytes || (uintptr_t)storage % _Alignof(struct stackful) ||
       (uintptr_t)storage % args_align)
-    coro_fatal("coro_stackful_init", "storage of %zu bytes at %p cannot hold a stackful instance "
-               "of this libcoro (%zu bytes, aligned to %zu; CORO_STACKFUL_BYTES is %d)", bytes, storage,
-               offset + args_size, args_align > 16 ? args_align : (size_t)16, CORO_STACKFUL_BYTES);
+    coro_fatal("coro_stackful_init",
+               "storage of %zu bytes at %p cannot hold a stackful instance "
+               "of this libcoro (%zu bytes, aligned to %zu; CORO_STACKFUL_BYTES is %d)",
+               bytes, storage, offset + args_size, args_align > 16 ? args_align : (size_t)16,
+               CORO_STACKFUL_BYTES);
   coro_t *c = storage;
   coro_frame_init(c, offset + args_size, stackful_resume, kind | CORO_STACKFUL);
   stackful_setup(c, entry, offset, offset + args_size, args_align);
@@ -680,7 +700,7 @@ bool coro_set_stack_size(coro_t *c, size_t bytes) {
   if (!s || as_coro(s)->status != CORO_CREATED || size == 0)
     return false;
   if (size != s->stack_size)
-    stackful_detach(s);   /* the stack it took at its creation is not of that size */
+    stackful_detach(s); /* the stack it took at its creation is not of that size */
   s->stack_size = size;
   return true;
 }
@@ -690,7 +710,7 @@ bool coro_set_fpenv(coro_t *c, bool own) {
   if (!s || as_coro(s)->status != CORO_CREATED)
     return false;
   if (own)
-    stackful_detach(s);   /* its context is made at its first resume, with that environment */
+    stackful_detach(s); /* its context is made at its first resume, with that environment */
   s->own_fpenv = own;
   return true;
 }
@@ -712,18 +732,18 @@ bool coro_set_shared_stack(coro_t *c, bool shared) {
   struct stackful *s = as_stackful(c);
 #ifdef CORO_SWITCH_UCONTEXT
   if (shared)
-    return false;   /* a ucontext's saved stack pointer is not ours to read */
+    return false; /* a ucontext's saved stack pointer is not ours to read */
 #endif
   if (!s || as_coro(s)->status != CORO_CREATED)
     return false;
   if (shared)
-    stackful_detach(s);   /* the stack it took at its creation goes back to the cache */
+    stackful_detach(s); /* the stack it took at its creation goes back to the cache */
   s->shared = shared;
   if (shared)
-    c->kind |= CORO_SHARED_STACK;   /* its awaits keep the awaitable in its slot (coro/gen.h) */
+    c->kind |= CORO_SHARED_STACK; /* its awaits keep the awaitable in its slot (coro/gen.h) */
   else
     c->kind &= (unsigned char)~CORO_SHARED_STACK;
-  s->shared_default = false;   /* said for this one: kept even when nested */
+  s->shared_default = false; /* said for this one: kept even when nested */
   return true;
 }
 
@@ -739,7 +759,7 @@ void coro_default_shared_stack(bool shared) {
 /* The process's default: CORO_SHARED_STACK in the environment, read once
    (unset, empty or 0: not shared; anything else: shared). */
 static bool shared_by_environment(void) {
-  static int cached;   /* 0: not read yet; 1 shared; -1 not */
+  static int cached; /* 0: not read yet; 1 shared; -1 not */
   int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
   if (__builtin_expect(v == 0, 0)) {
     const char *e = getenv("CORO_SHARED_STACK");
@@ -756,7 +776,7 @@ static bool shared_by_default(void) {
 }
 #else
 void coro_default_shared_stack(bool shared) {
-  (void)shared;   /* no shared stacks in this build: every instance keeps a stack of its own */
+  (void)shared; /* no shared stacks in this build: every instance keeps a stack of its own */
 }
 
 static bool shared_by_default(void) {

@@ -70,7 +70,7 @@ static bool hand_to(struct coro_waitq *q, struct coro_waitlink *l) {
     return false;
   waitq_remove(q, l);
   w->queued = false;
-  if (w->timed)   /* armed, not fired (it would have woken the waiter): it never will now */
+  if (w->timed) /* armed, not fired (it would have woken the waiter): it never will now */
     w->timer.base.ops->cancel(&w->timer.base);
   finish(w, 0);
   return true;
@@ -125,7 +125,7 @@ static void sync_suspend(struct coro_awaitable *a, coro_t *waiter) {
     w->queued = true;
     waitq_push(kind_of(w)->queue(w->object), &w->link);
   }
-  if (w->timed && !w->timer.armed) {   /* the deadline counts from the first wait */
+  if (w->timed && !w->timer.armed) { /* the deadline counts from the first wait */
     w->timer = coro_sleep(w->ms);
     w->timer.base.ops->suspend(&w->timer.base, waiter);
   }
@@ -140,12 +140,15 @@ static void sync_cancel(struct coro_awaitable *a) {
   coro_settle(a);
 }
 
-#define SYNC_OPS {sync_ready, sync_suspend, sync_cancel}
+#define SYNC_OPS \
+  { sync_ready, sync_suspend, sync_cancel }
 
 struct coro_sync_wait coro_sync_timeout(struct coro_sync_wait wait, unsigned ms) {
   if (wait.queued || wait.done || wait.timed)
-    coro_fatal("coro_sync_timeout", "the wait %s", wait.timed ? "has a deadline already"
-               : "has begun already: give it a wait just made (coro_sem_acquire(...), ...)");
+    coro_fatal("coro_sync_timeout", "the wait %s",
+               wait.timed
+                   ? "has a deadline already"
+                   : "has begun already: give it a wait just made (coro_sem_acquire(...), ...)");
   wait.timed = true;
   wait.ms = ms;
   return wait;
@@ -272,7 +275,7 @@ void coro_group_add(struct coro_group *g, long n) {
 }
 
 void coro_group_spawn(struct coro_group *g, coro_t *task) {
-  coro_spawn(task);  /* first: it refuses what is not a new task */
+  coro_spawn(task); /* first: it refuses what is not a new task */
   g->pending++;
 }
 

@@ -43,5 +43,5 @@ static void thread_key_make(void) {
 void coro_thread_holds(enum coro_thread_part part, void (*end)(void *arg), void *arg) {
   pthread_once(&thread_key_once, thread_key_make);
   thread_parts[part] = (struct thread_part){end, arg};
-  pthread_setspecific(thread_key, thread_parts);  /* (any value but NULL: the destructor runs) */
+  pthread_setspecific(thread_key, thread_parts); /* (any value but NULL: the destructor runs) */
 }

@@ -33,7 +33,7 @@
 
 /* A min-heap of sleeping awaitables by deadline. */
 struct timer_heap {
-  struct coro_sleep **v;  /* v[0] is the earliest */
+  struct coro_sleep **v; /* v[0] is the earliest */
   size_t n, cap;
 };
 
@@ -41,8 +41,7 @@ struct timer_heap {
 static _Thread_local struct timer_heap timers;
 
 static bool earlier(struct coro_sleep *a, struct coro_sleep *b) {
-  return a->deadline_ns < b->deadline_ns ||
-         (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
+  return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
 }
 
 static void swap(struct timer_heap *h, size_t i, size_t j) {
@@ -97,10 +96,10 @@ enum { CLOCK_WANTED = 1 };
 
 /* This thread's clock. */
 static _Thread_local struct {
-  struct coro_watch watch;  /* first: the timerfd's tag in epoll */
-  int fd;                   /* the timerfd, once made */
-  bool made;                /* fd is made and in epoll */
-  uint64_t set_ns;          /* the deadline it is set to and has not yet fired for; 0: none */
+  struct coro_watch watch; /* first: the timerfd's tag in epoll */
+  int fd;                  /* the timerfd, once made */
+  bool made;               /* fd is made and in epoll */
+  uint64_t set_ns;         /* the deadline it is set to and has not yet fired for; 0: none */
 } clock_fd;
 
 /* Has the clock been tried since the heap was last empty? (If making it
@@ -139,8 +138,8 @@ static bool clock_set(uint64_t d) {
     return true;
   if (!clock_make())
     return false;
-  struct itimerspec at = {.it_value = {.tv_sec = (time_t)(d / 1000000000),
-                                       .tv_nsec = (long)(d % 1000000000)}};
+  struct itimerspec at = {
+      .it_value = {.tv_sec = (time_t)(d / 1000000000), .tv_nsec = (long)(d % 1000000000)}};
   if (timerfd_settime(clock_fd.fd, TFD_TIMER_ABSTIME, &at, NULL) < 0)
     return false;
   clock_fd.set_ns = d;
@@ -159,9 +158,9 @@ static void clock_fired(void *tag, uint32_t events) {
 
 static void heap_push(struct timer_heap *h, struct coro_sleep *t) {
   if (!h->v)
-    coro_sched_add_source(&timer_source);  /* the thread's first timer */
+    coro_sched_add_source(&timer_source); /* the thread's first timer */
   if (h->n == 0)
-    clock_tried = false;  /* a descriptor may have come free since the clock could not be made */
+    clock_tried = false; /* a descriptor may have come free since the clock could not be made */
   if (h->n == h->cap) {
     h->cap = h->cap ? h->cap * 2 : 64;
     h->v = realloc(h->v, sizeof *h->v * h->cap);
@@ -252,7 +251,7 @@ static void timers_fire(uint64_t now) {
     struct coro_sleep *t = heap_pop(&timers);
     t->fired = true;
     t->result = 0;
-    (void)coro_wake(t->base.waiter);  /* second in this turn: its wait was settled first */
+    (void)coro_wake(t->base.waiter); /* second in this turn: its wait was settled first */
   }
 }
 
@@ -265,7 +264,7 @@ static int64_t timers_timeout(uint64_t now) {
     return -1;
   uint64_t d = timers.v[0]->deadline_ns, day = 86400 * UINT64_C(1000000000);
   if (d <= now)
-    return now < late_until_ns ? (int64_t)(late_until_ns - now) : 0;  /* (late: a fault) */
+    return now < late_until_ns ? (int64_t)(late_until_ns - now) : 0; /* (late: a fault) */
   if (clock_set(d))
     return -1;
   return (int64_t)(d - now > day ? day : d - now);
@@ -286,12 +285,12 @@ static void timers_end(void) {
 }
 
 static const struct coro_source timer_source = {
-  .name = "timers",
-  .waiting = timers_waiting,
-  .timeout = timers_timeout,
-  .event = clock_fired,
-  .fire = timers_fire,
-  .end = timers_end,
+    .name = "timers",
+    .waiting = timers_waiting,
+    .timeout = timers_timeout,
+    .event = clock_fired,
+    .fire = timers_fire,
+    .end = timers_end,
 };
 
 /* }================================================================== */

@@ -40,9 +40,9 @@ typedef struct Preprocessor Preprocessor;
 
 /* A source position as the user sees it. */
 typedef struct {
-  const char *file;  /* the name to print (the input's name, or a header's) */
-  int line;          /* 1-based */
-  int col;           /* 1-based, in bytes */
+  const char *file; /* the name to print (the input's name, or a header's) */
+  int line;         /* 1-based */
+  int col;          /* 1-based, in bytes */
 } Pos;
 
 /* Print "FILE:LINE:COL: error: MSG", the source line and a caret, remove any
@@ -80,15 +80,15 @@ void advise_huge_pages(void *p, size_t size);
 /* Arenas: zeroed memory handed out in order, given back in one piece. */
 typedef struct ArenaBlock ArenaBlock;
 typedef struct {
-  ArenaBlock *top;  /* the block being filled */
+  ArenaBlock *top;   /* the block being filled */
   ArenaBlock *spare; /* a block given back by arena_release, kept for the next one needed */
 } Arena;
 typedef struct {
-  ArenaBlock *block;  /* the block being filled when the mark was taken */
-  size_t used;        /* and how much of it was used */
+  ArenaBlock *block; /* the block being filled when the mark was taken */
+  size_t used;       /* and how much of it was used */
 } ArenaMark;
-extern Arena arena_tree;  /* nodes, node lists and symbols: a plain function's body goes back */
-extern Arena arena_perm;  /* what lives to the end: spellings of tokens */
+extern Arena arena_tree; /* nodes, node lists and symbols: a plain function's body goes back */
+extern Arena arena_perm; /* what lives to the end: spellings of tokens */
 void *arena_alloc(Arena *a, size_t size);
 ArenaMark arena_mark(Arena *a);
 void arena_release(Arena *a, ArenaMark m);
@@ -112,16 +112,16 @@ FILE *xmemstream(char **buf, size_t *len);
 #include <setjmp.h>
 extern jmp_buf *diag_escape;
 void coroc_reset(void);
-void diag_release(void);    /* diag.c: the files known to diagnostics */
-void memory_release(void);  /* memory.c: every block and arena */
+void diag_release(void);      /* diag.c: the files known to diagnostics */
+void memory_release(void);    /* memory.c: every block and arena */
 void memstream_release(void); /* memstream.c: the streams an error left open */
-void scope_release(void);   /* scope.c */
-void macros_release(void);  /* macros.c */
-void source_release(void);  /* source.c: the token notes */
-void tokens_release(void);  /* tokens.c: the interned spellings (they live in arena_perm) */
-void stats_release(void);   /* stats.c */
-void lexer_release(void);   /* lexer.l: where the input's unterminated literals are */
-void lines_release(void);   /* lines.c: the numbers of `#line MACRO` directives */
+void scope_release(void);     /* scope.c */
+void macros_release(void);    /* macros.c */
+void source_release(void);    /* source.c: the token notes */
+void tokens_release(void);    /* tokens.c: the interned spellings (they live in arena_perm) */
+void stats_release(void);     /* stats.c */
+void lexer_release(void);     /* lexer.l: where the input's unterminated literals are */
+void lines_release(void);     /* lines.c: the numbers of `#line MACRO` directives */
 #endif
 
 /* {=====================================================================
@@ -131,30 +131,32 @@ void lines_release(void);   /* lines.c: the numbers of `#line MACRO` directives 
 /* What the scanner saw. Punctuators and keywords carry the parser's token
    code in Token.code; TK_* says which family a token belongs to. */
 typedef enum {
-  TK_IDENT,      /* identifier or keyword (keywords are told apart by the parser's lexer hook) */
-  TK_NUMBER,     /* a preprocessing number */
-  TK_CHAR,       /* a character constant, any prefix */
-  TK_STRING,     /* a string literal, any prefix */
-  TK_PUNCT,      /* a punctuator */
-  TK_DIRECTIVE,  /* a whole preprocessor line of the original text (kept, never parsed) */
-  TK_EOF,        /* the end of the input */
+  TK_IDENT,     /* identifier or keyword (keywords are told apart by the parser's lexer hook) */
+  TK_NUMBER,    /* a preprocessing number */
+  TK_CHAR,      /* a character constant, any prefix */
+  TK_STRING,    /* a string literal, any prefix */
+  TK_PUNCT,     /* a punctuator */
+  TK_DIRECTIVE, /* a whole preprocessor line of the original text (kept, never parsed) */
+  TK_EOF,       /* the end of the input */
 } TokenKind;
 
 /* 24 bytes: a large file with its headers makes hundreds of thousands. What
    the passes learn about the user's own tokens (the symbol a name refers
    to, ...) is kept beside them (source.c, token notes), not in each. */
 struct Token {
-  const char *text;       /* the spelling, NUL-terminated: interned (tokens.c), or a copy for strings and directives */
-  unsigned offset;        /* byte offset in the text it was scanned from */
-  int line;               /* where it stands: line (1-based) ... */
-  unsigned col;           /* ... column (1-based, in bytes) ... */
-  unsigned file : 15;     /* ... and file (an index of file_name) */
-  unsigned code : 10;     /* the parser's token code (punctuators); 0 until the parser classifies it */
-  unsigned kind : 3;      /* TokenKind: its family */
-  bool space : 1;         /* whitespace (or a comment) came before it on its line */
-  bool bol : 1;           /* it is the first token on its line */
-  bool in_main : 1;       /* it comes from the .coc itself, not from a header */
-  bool dead : 1;          /* original tokens: in a conditional group the preprocessor skipped */
+  /* the spelling, NUL-terminated: interned (tokens.c), or a copy for strings and directives */
+  const char *text;
+  unsigned offset;    /* byte offset in the text it was scanned from */
+  int line;           /* where it stands: line (1-based) ... */
+  unsigned col;       /* ... column (1-based, in bytes) ... */
+  unsigned file : 15; /* ... and file (an index of file_name) */
+  /* the parser's token code (punctuators); 0 until the parser classifies it */
+  unsigned code : 10;
+  unsigned kind : 3; /* TokenKind: its family */
+  bool space : 1;    /* whitespace (or a comment) came before it on its line */
+  bool bol : 1;      /* it is the first token on its line */
+  bool in_main : 1;  /* it comes from the .coc itself, not from a header */
+  bool dead : 1;     /* original tokens: in a conditional group the preprocessor skipped */
 };
 
 /* tokens.c: files by number (a token keeps 15 bits, not a pointer). */
@@ -183,9 +185,9 @@ char *copy_spelling(const char *s, size_t len);
 
 /* A growable array of tokens; the parser pulls from it in order. */
 typedef struct {
-  Token *v;   /* the tokens, v[n] is TK_EOF */
-  int n;      /* count, not counting the TK_EOF */
-  int cap;    /* allocated */
+  Token *v; /* the tokens, v[n] is TK_EOF */
+  int n;    /* count, not counting the TK_EOF */
+  int cap;  /* allocated */
 } TokenList;
 
 /* lexer.l: scan len bytes of text named `file` into toks. With
@@ -212,8 +214,9 @@ bool stream_more(TokenStream *ts, int want);
 
 /* The input, read and prepared by source.c. */
 typedef struct {
-  const char *name;     /* the name diagnostics and #line use ("<stdin>" for -) */
-  const char *raw;      /* the whole original text as read, NUL-terminated: what the output copies */
+  const char *name; /* the name diagnostics and #line use ("<stdin>" for -) */
+  /* the whole original text as read, NUL-terminated: what the output copies */
+  const char *raw;
   char *text;           /* the same, as coroc scans it (a lone CR made an LF: source.c) */
   size_t len;           /* its length */
   TokenList expanded;   /* the preprocessed translation unit */
@@ -222,20 +225,21 @@ typedef struct {
   bool *line_live;      /* [line] the preprocessed text has tokens from this line */
   bool *directive_live; /* [line] the preprocessor kept the directive on this line (-dD) */
   int nlines;           /* lines in the original */
-  bool has_line_directives; /* the .coc has #line directives of its own */
+  bool has_line_directives;        /* the .coc has #line directives of its own */
   struct LineDirective *line_dirs; /* its live ones, in order (lines.c, logical_line) */
-  int nline_dirs;       /* how many; -1 until they are looked for */
-  struct Preprocessor *cpp; /* the preprocessor while it runs (source.c) */
-  int *repl_at;         /* text.c: [original token] where lowered ranges start; shared by every writer */
+  int nline_dirs;                  /* how many; -1 until they are looked for */
+  struct Preprocessor *cpp;        /* the preprocessor while it runs (source.c) */
+  /* text.c: [original token] where lowered ranges start; shared by every writer */
+  int *repl_at;
   const char *cpp_text; /* -MD: the preprocessor's linemarker lines (depfile.c reads them) */
   size_t cpp_len;       /* its length */
 } Source;
 
 /* Options that reach the preprocessor. */
 typedef struct {
-  const char **args;    /* -I DIR, -D NAME=VALUE, ... as separate argv words */
+  const char **args; /* -I DIR, -D NAME=VALUE, ... as separate argv words */
   int nargs;
-  bool keep_output;     /* keep what it printed in Source.cpp_text (-MD: depfile.c reads it) */
+  bool keep_output; /* keep what it printed in Source.cpp_text (-MD: depfile.c reads it) */
 } CppArgs;
 
 void source_load(Source *src, const char *path, const CppArgs *cpp);
@@ -254,11 +258,13 @@ void source_load_text(Source *src, const char *name, const char *text, size_t le
 /* Token notes: what the parse and the passes learn about the user's own
    tokens (Source.original), kept beside them. Asked of any other token
    (a header's, a macro's), they answer NULL, and setting one is ignored. */
-Sym *token_sym(const Token *t);          /* the declaration a name refers to */
+Sym *token_sym(const Token *t); /* the declaration a name refers to */
 void token_set_sym(const Token *t, Sym *s);
-Node *token_hoisted(const Token *t);     /* the type definition this keyword starts, moved to file scope */
+/* the type definition this keyword starts, moved to file scope */
+Node *token_hoisted(const Token *t);
 void token_set_hoisted(const Token *t, Node *n);
-Node *token_literal(const Token *t);     /* the compound literal this '(' starts, kept in the frame */
+/* the compound literal this '(' starts, kept in the frame */
+Node *token_literal(const Token *t);
 void token_set_literal(const Token *t, Node *n);
 /* Where coro.h is (beside an installed coroc, or in its source tree). */
 const char *source_runtime_include(void);
@@ -305,26 +311,26 @@ int logical_line(Source *src, int physical, const char **quoted);
 
 typedef enum {
   /* statements */
-  ND_BLOCK,       /* { items }: kids */
-  ND_DECL,        /* a declaration: specs, the init-declarators in kids */
-  ND_EXPR_STMT,   /* expr; (expr NULL for the empty statement) */
-  ND_IF,          /* if (cond) then else otherwise */
-  ND_SWITCH,      /* switch (cond) body */
-  ND_WHILE,       /* while (cond) body */
-  ND_DO,          /* do body while (cond); */
-  ND_FOR,         /* for (init; cond; step) body: init an ND_DECL or ND_EXPR_STMT */
-  ND_GOTO,        /* goto label (tok) or goto *expr */
-  ND_CONTINUE,    /* continue; */
-  ND_BREAK,       /* break; */
-  ND_RETURN,      /* return expr; */
-  ND_LABEL,       /* tok: body */
-  ND_CASE,        /* case value: body, or case value ... high: body */
-  ND_DEFAULT,     /* default: body */
-  ND_YIELD,       /* yield expr; (expr NULL: bare yield;); target = yield expr; (flags: YIELD_*) */
-  ND_ASM_STMT,    /* __asm__ (...); kept as written */
-  ND_LABEL_DECL,  /* __label__ a, b; kept as written */
+  ND_BLOCK,      /* { items }: kids */
+  ND_DECL,       /* a declaration: specs, the init-declarators in kids */
+  ND_EXPR_STMT,  /* expr; (expr NULL for the empty statement) */
+  ND_IF,         /* if (cond) then else otherwise */
+  ND_SWITCH,     /* switch (cond) body */
+  ND_WHILE,      /* while (cond) body */
+  ND_DO,         /* do body while (cond); */
+  ND_FOR,        /* for (init; cond; step) body: init an ND_DECL or ND_EXPR_STMT */
+  ND_GOTO,       /* goto label (tok) or goto *expr */
+  ND_CONTINUE,   /* continue; */
+  ND_BREAK,      /* break; */
+  ND_RETURN,     /* return expr; */
+  ND_LABEL,      /* tok: body */
+  ND_CASE,       /* case value: body, or case value ... high: body */
+  ND_DEFAULT,    /* default: body */
+  ND_YIELD,      /* yield expr; (expr NULL: bare yield;); target = yield expr; (flags: YIELD_*) */
+  ND_ASM_STMT,   /* __asm__ (...); kept as written */
+  ND_LABEL_DECL, /* __label__ a, b; kept as written */
   ND_STATIC_ASSERT, /* _Static_assert(...); kept as written */
-  ND_DIRECTIVE,   /* a preprocessor line inside a body, kept in place */
+  ND_DIRECTIVE,     /* a preprocessor line inside a body, kept in place */
   /* declarations */
   ND_SPECS,       /* declaration specifiers: flags, the specifier nodes in kids */
   ND_SPECIFIER,   /* one word of the specifiers (a storage class, qualifier, built-in type
@@ -343,14 +349,14 @@ typedef enum {
   ND_INIT_LIST,   /* { ... } initializer: kids, each with its designation or NULL */
   ND_DESIGNATION, /* `[2] =`, `.x =` before an element of an initializer list, kept as written */
   /* expressions: only what lowering needs to see is told apart */
-  ND_IDENT,       /* tok: identifier; tok->sym says what it names */
-  ND_AWAIT,       /* await expr */
-  ND_STMT_EXPR,   /* ({ block }) */
-  ND_SIZEOF,      /* sizeof/_Alignof/typeof operand that C does not evaluate: expr */
-  ND_EXPR,        /* any other expression: op says which; operands lhs, rhs (and cond, then,
-                     otherwise of `?:`); a call's arguments in kids */
+  ND_IDENT,     /* tok: identifier; tok->sym says what it names */
+  ND_AWAIT,     /* await expr */
+  ND_STMT_EXPR, /* ({ block }) */
+  ND_SIZEOF,    /* sizeof/_Alignof/typeof operand that C does not evaluate: expr */
+  ND_EXPR,      /* any other expression: op says which; operands lhs, rhs (and cond, then,
+                   otherwise of `?:`); a call's arguments in kids */
   /* the file */
-  ND_FUNCDEF,     /* specs declarator body */
+  ND_FUNCDEF,          /* specs declarator body */
   ND_TRANSLATION_UNIT, /* kids: external declarations */
 } NodeKind;
 
@@ -362,13 +368,15 @@ enum {
   SP_AUTO = 1 << 3,
   SP_REGISTER = 1 << 4,
   SP_THREAD = 1 << 5,
-  SP_COROUTINE = 1 << 6,  /* the word `coroutine` */
+  SP_COROUTINE = 1 << 6, /* the word `coroutine` */
   SP_CONST = 1 << 7,
-  SP_VOID = 1 << 8,       /* the type specifier is exactly void */
-  SP_TYPE = 1 << 9,       /* some type specifier was given */
-  SP_VOLATILE = 1 << 10,  /* volatile or _Atomic: every access must reach memory */
-  SP_ATTRIBUTE = 1 << 11, /* an attribute or _Alignas: what it asks of storage is kept where it is */
-  SP_OPAQUE = 1 << 12,    /* a type coroc cannot see through: __builtin_va_list, __auto_type, _Atomic(T) */
+  SP_VOID = 1 << 8,      /* the type specifier is exactly void */
+  SP_TYPE = 1 << 9,      /* some type specifier was given */
+  SP_VOLATILE = 1 << 10, /* volatile or _Atomic: every access must reach memory */
+  /* an attribute or _Alignas: what it asks of storage is kept where it is */
+  SP_ATTRIBUTE = 1 << 11,
+  /* a type coroc cannot see through: __builtin_va_list, __auto_type, _Atomic(T) */
+  SP_OPAQUE = 1 << 12,
 };
 
 /* Where a yield stands (ND_YIELD's flags): only a plain statement, `yield;`
@@ -392,30 +400,30 @@ enum {
 
 /* A list of nodes. */
 typedef struct {
-  Node **v;  /* the nodes */
-  int n;     /* count */
-  int cap;   /* allocated */
+  Node **v; /* the nodes */
+  int n;    /* count */
+  int cap;  /* allocated */
 } NodeList;
 
 typedef struct {
-  Sym **v;   /* the symbols */
-  int n;     /* count */
-  int cap;   /* allocated */
+  Sym **v; /* the symbols */
+  int n;   /* count */
+  int cap; /* allocated */
 } SymList;
 
 /* A node's children are named by what they are for its kind (see NodeKind).
    Four slots hold them; the names of one slot are aliases, so that a walk
    that does not care what a child is can take them in order (node_child). */
 struct Node {
-  union {             /* slot 1 */
-    Node *cond;       /* ND_IF, ND_SWITCH, ND_WHILE, ND_DO, ND_FOR; `?:` */
-    Node *expr;       /* ND_EXPR_STMT, ND_RETURN, ND_YIELD, ND_AWAIT, ND_SIZEOF, ND_GOTO */
-    Node *specs;      /* ND_DECL, ND_INIT_DECL, ND_PARAM, ND_TYPENAME, ND_FUNCDEF */
-    Node *value;      /* ND_CASE, ND_ENUMERATOR */
-    Node *size;       /* ND_ARRAY (NULL for []) */
-    Node *lhs;        /* ND_EXPR: the first operand (a call's function, a cast's ND_TYPENAME) */
-    Node *operand;    /* ND_EXPR: a unary operator's one operand (the same slot as lhs) */
-    Node *block;      /* ND_STMT_EXPR: its compound statement */
+  union {          /* slot 1 */
+    Node *cond;    /* ND_IF, ND_SWITCH, ND_WHILE, ND_DO, ND_FOR; `?:` */
+    Node *expr;    /* ND_EXPR_STMT, ND_RETURN, ND_YIELD, ND_AWAIT, ND_SIZEOF, ND_GOTO */
+    Node *specs;   /* ND_DECL, ND_INIT_DECL, ND_PARAM, ND_TYPENAME, ND_FUNCDEF */
+    Node *value;   /* ND_CASE, ND_ENUMERATOR */
+    Node *size;    /* ND_ARRAY (NULL for []) */
+    Node *lhs;     /* ND_EXPR: the first operand (a call's function, a cast's ND_TYPENAME) */
+    Node *operand; /* ND_EXPR: a unary operator's one operand (the same slot as lhs) */
+    Node *block;   /* ND_STMT_EXPR: its compound statement */
   };
   union {             /* slot 2 */
     Node *then;       /* ND_IF; `?:` (NULL for GNU `a ?: b`) */
@@ -426,24 +434,25 @@ struct Node {
     Node *target;     /* ND_YIELD: the lvalue of `target = yield expr;`, which receives the value
                          sent (evaluated after the suspension, so walked after expr) */
   };
-  union {             /* slot 3 */
-    Node *otherwise;  /* ND_IF (the else branch); `?:` */
-    Node *init;       /* ND_INIT_DECL: its initializer; ND_FOR: the init clause */
+  union {            /* slot 3 */
+    Node *otherwise; /* ND_IF (the else branch); `?:` */
+    Node *init;      /* ND_INIT_DECL: its initializer; ND_FOR: the init clause */
   };
-  union {             /* slot 4 */
-    Node *body;       /* ND_SWITCH, ND_WHILE, ND_DO, ND_FOR, ND_LABEL, ND_CASE, ND_DEFAULT,
-                         ND_FUNCDEF */
-    Node *designation;/* any element of an initializer list: its designators, or NULL (so no
-                         expression's own child may take this slot) */
+  union {              /* slot 4 */
+    Node *body;        /* ND_SWITCH, ND_WHILE, ND_DO, ND_FOR, ND_LABEL, ND_CASE, ND_DEFAULT,
+                          ND_FUNCDEF */
+    Node *designation; /* any element of an initializer list: its designators, or NULL (so no
+                          expression's own child may take this slot) */
   };
-  NodeList kids;   /* children in order, by kind */
-  Token *tok;      /* the representative token: for diagnostics and names */
-  Sym *sym;        /* ND_INIT_DECL, ND_TAGGED, ND_ENUMERATOR, ND_PARAM: the symbol declared;
-                      ND_IDENT: the one named; ND_AWAIT of a task: the coroutine */
-  union {          /* one string, named by what it is for the node's kind: */
-    const char *tag;    /* ND_TAGGED: the generated tag of an anonymous hoisted type */
-    const char *callee; /* ND_AWAIT: the coroutine awaited (a task), or NULL (an awaitable operation) */
-    const char *field;  /* ND_EXPR OP_COMPOUND_LITERAL kept in the frame: its field (coro_lit_N) */
+  NodeList kids;     /* children in order, by kind */
+  Token *tok;        /* the representative token: for diagnostics and names */
+  Sym *sym;          /* ND_INIT_DECL, ND_TAGGED, ND_ENUMERATOR, ND_PARAM: the symbol declared;
+                        ND_IDENT: the one named; ND_AWAIT of a task: the coroutine */
+  union {            /* one string, named by what it is for the node's kind: */
+    const char *tag; /* ND_TAGGED: the generated tag of an anonymous hoisted type */
+    /* ND_AWAIT: the coroutine awaited (a task), or NULL (an awaitable operation) */
+    const char *callee;
+    const char *field; /* ND_EXPR OP_COMPOUND_LITERAL kept in the frame: its field (coro_lit_N) */
   };
   union {
     const char *type;        /* ND_AWAIT of an operation: the awaitable's type, as C text */
@@ -451,29 +460,30 @@ struct Node {
   };
   Coroutine *inline_child; /* ND_AWAIT of a task defined above in the file: its frame lives in
                               the awaiting frame (check.c, "Children inside their parent") */
-  int first;       /* index of its first token (in the token list it was parsed from) */
-  int last;        /* index of its last token; last < first for an empty node */
-  union {          /* a small number, named by what it is for the node's kind: */
-    int flags;        /* ND_SPECS: SP_*; ND_SIZEOF: SP_TYPE for typeof; ND_YIELD: YIELD_* */
-    int op;           /* ND_EXPR: which operator (Op) */
+  int first;               /* index of its first token (in the token list it was parsed from) */
+  int last;                /* index of its last token; last < first for an empty node */
+  union {                  /* a small number, named by what it is for the node's kind: */
+    int flags;             /* ND_SPECS: SP_*; ND_SIZEOF: SP_TYPE for typeof; ND_YIELD: YIELD_* */
+    int op;                /* ND_EXPR: which operator (Op) */
   };
-  union {          /* one number, named by what it is for the node's kind: */
+  union {             /* one number, named by what it is for the node's kind: */
     int resume_point; /* ND_YIELD, ND_AWAIT: its number */
     int cond_number;  /* ND_EXPR && or || whose right side awaits: its coro_cond_N */
   };
   unsigned char kind; /* NodeKind: what it is */
   bool has_body : 1;  /* ND_TAGGED: has a { member list } */
   bool variadic : 1;  /* ND_FUNC: its parameters end in `...` (also the params list while parsed) */
-  bool discarded : 1; /* an expression whose value is not used (a statement's, a comma's left, a (void) cast's) */
-  bool sole_await : 1; /* ND_AWAIT: the only await of its full expression (check.c): a child inside the
-                          frame is read where it ended, no other can take its place before */
-  bool awaits : 1;    /* check.c: an await stands in this subtree (set by mark_awaits) */
-  bool selects : 1;   /* check.c: a `?:` with an await in an arm stands in this subtree */
+  /* an expression whose value is not used (a statement's, a comma's left, a (void) cast's) */
+  bool discarded : 1;
+  bool sole_await : 1; /* ND_AWAIT: the only await of its full expression (check.c): a child inside
+                          the frame is read where it ended, no other can take its place before */
+  bool awaits : 1;     /* check.c: an await stands in this subtree (set by mark_awaits) */
+  bool selects : 1;    /* check.c: a `?:` with an await in an arm stands in this subtree */
 };
 
 Node *new_node(NodeKind kind, int first, int last);
 void list_push(NodeList *l, Node *n);  /* a list of the passes (malloc'd) */
-void node_add_kid(Node *n, Node *kid);  /* a tree node's kids (in the tree's arena) */
+void node_add_kid(Node *n, Node *kid); /* a tree node's kids (in the tree's arena) */
 Node *node_list(NodeKind kind, int first, int last, Node *item);
 Node *node_append(Node *list, Node *item, int last);
 void ast_dump(FILE *out, const Node *n, int depth);
@@ -493,31 +503,31 @@ Node *node_child(const Node *n, int *i);
 /* The operators of ND_EXPR (Node.op). Operands are lhs and rhs in the order
    they are written; a unary operator has its operand in lhs (alias operand). */
 typedef enum {
-  OP_COMMA = 1,   /* lhs, rhs */
-  OP_ASSIGN,      /* lhs = rhs */
-  OP_ASSIGN_OP,   /* lhs op= rhs: *=, /=, %=, +=, -=, <<=, >>=, &=, ^=, |= (tok: the operator) */
-  OP_COND,        /* cond ? then : otherwise (then NULL for GNU `cond ?: otherwise`) */
-  OP_OR,          /* lhs || rhs */
-  OP_AND,         /* lhs && rhs */
-  OP_BINARY,      /* any other binary operator: | ^ & == != < > <= >= << >> + - * / % */
-  OP_CAST,        /* (lhs) rhs: lhs an ND_TYPENAME */
-  OP_ADDRESS,     /* &operand */
-  OP_DEREF,       /* *operand */
-  OP_UNARY,       /* + - ~ ! operand, ++operand, --operand */
-  OP_POSTFIX,     /* operand++, operand-- */
-  OP_LABEL_ADDR,  /* &&label */
-  OP_REAL,        /* __real__ operand */
-  OP_IMAG,        /* __imag__ operand */
-  OP_INDEX,       /* lhs[rhs] */
-  OP_CALL,        /* lhs(kids) */
-  OP_MEMBER,      /* lhs.member, lhs->member */
+  OP_COMMA = 1,  /* lhs, rhs */
+  OP_ASSIGN,     /* lhs = rhs */
+  OP_ASSIGN_OP,  /* lhs op= rhs: *=, /=, %=, +=, -=, <<=, >>=, &=, ^=, |= (tok: the operator) */
+  OP_COND,       /* cond ? then : otherwise (then NULL for GNU `cond ?: otherwise`) */
+  OP_OR,         /* lhs || rhs */
+  OP_AND,        /* lhs && rhs */
+  OP_BINARY,     /* any other binary operator: | ^ & == != < > <= >= << >> + - * / % */
+  OP_CAST,       /* (lhs) rhs: lhs an ND_TYPENAME */
+  OP_ADDRESS,    /* &operand */
+  OP_DEREF,      /* *operand */
+  OP_UNARY,      /* + - ~ ! operand, ++operand, --operand */
+  OP_POSTFIX,    /* operand++, operand-- */
+  OP_LABEL_ADDR, /* &&label */
+  OP_REAL,       /* __real__ operand */
+  OP_IMAG,       /* __imag__ operand */
+  OP_INDEX,      /* lhs[rhs] */
+  OP_CALL,       /* lhs(kids) */
+  OP_MEMBER,     /* lhs.member, lhs->member */
   OP_COMPOUND_LITERAL, /* (lhs){kids}: lhs an ND_TYPENAME */
-  OP_PAREN,       /* (operand) */
-  OP_NUMBER,      /* a number */
-  OP_CHAR,        /* a character constant */
-  OP_STRING,      /* string literals, concatenated */
-  OP_GENERIC,     /* _Generic(lhs, associations in kids) */
-  OP_VA_ARG,      /* __builtin_va_arg(lhs, type) */
+  OP_PAREN,            /* (operand) */
+  OP_NUMBER,           /* a number */
+  OP_CHAR,             /* a character constant */
+  OP_STRING,           /* string literals, concatenated */
+  OP_GENERIC,          /* _Generic(lhs, associations in kids) */
+  OP_VA_ARG,           /* __builtin_va_arg(lhs, type) */
 } Op;
 
 /* {=====================================================================
@@ -566,26 +576,26 @@ typedef enum {
 } SymKind;
 
 struct Sym {
-  SymKind kind;    /* what it names */
-  const char *name;/* its spelling */
-  Node *decl;      /* the node that declared it */
-  int depth;       /* scope depth: 0 file scope, 1 a function's outermost block, ... */
-  int specs;       /* SP_* flags of its declaration */
-  Token *tok;      /* the token that named it */
-  Coroutine *owner;/* frame.c: the coroutine whose frame or types hold it, or NULL */
-  const char *field; /* frame.c: its name in the frame, or the renamed type/constant */
-  bool in_stmt_expr; /* declared inside a statement expression (stays a real local) */
-  bool is_array;     /* live.c: a local of array type */
-  int live_var;      /* live.c, while it works: 1 + the local's index; 0 for others */
-  bool cached;       /* live.c: a local in the frame kept in a C local of the resume function
-                        between suspensions: saved to its field as the body suspends, loaded back
-                        as it resumes */
+  SymKind kind;             /* what it names */
+  const char *name;         /* its spelling */
+  Node *decl;               /* the node that declared it */
+  int depth;                /* scope depth: 0 file scope, 1 a function's outermost block, ... */
+  int specs;                /* SP_* flags of its declaration */
+  Token *tok;               /* the token that named it */
+  Coroutine *owner;         /* frame.c: the coroutine whose frame or types hold it, or NULL */
+  const char *field;        /* frame.c: its name in the frame, or the renamed type/constant */
+  bool in_stmt_expr;        /* declared inside a statement expression (stays a real local) */
+  bool is_array;            /* live.c: a local of array type */
+  int live_var;             /* live.c, while it works: 1 + the local's index; 0 for others */
+  bool cached;              /* live.c: a local in the frame kept in a C local of the resume function
+                               between suspensions: saved to its field as the body suspends, loaded back
+                               as it resumes */
   const char *frame_reason; /* live.c: why the local or parameter is in the frame (--stats) */
   const char *cleanup; /* cleanup.c: fn of a local declared __attribute__((cleanup(fn))), or NULL */
-  TokenList *toks; /* the tokens its declaration was parsed from */
+  TokenList *toks;     /* the tokens its declaration was parsed from */
   const External *ext; /* external.c: a file-scope typedef name, enumeration constant or tag (for a
                           tag: defined with its members) of the file parse: its declaration */
-  Sym *chain;      /* scope.c: the next older symbol in the same hash chain */
+  Sym *chain;          /* scope.c: the next older symbol in the same hash chain */
 };
 
 void scope_reset(void);
@@ -593,10 +603,10 @@ void scope_push(void);
 void scope_pop(void);
 int scope_depth(void);
 Sym *scope_declare(SymKind kind, Token *tok, Node *decl, int specs);
-Sym *scope_lookup(const char *name);      /* ordinary identifiers */
-int scope_declared_count(void);           /* the symbols in scope now, in the order declared ... */
-Sym *scope_declared(int i);               /* ... the i-th of them */
-Sym *scope_lookup_tag(const char *name);  /* struct/union/enum tags */
+Sym *scope_lookup(const char *name);     /* ordinary identifiers */
+int scope_declared_count(void);          /* the symbols in scope now, in the order declared ... */
+Sym *scope_declared(int i);              /* ... the i-th of them */
+Sym *scope_lookup_tag(const char *name); /* struct/union/enum tags */
 
 /* {=====================================================================
  * front/parser.y: the two parses (its C: build.c, external.c, syntax_error.c)
@@ -604,24 +614,25 @@ Sym *scope_lookup_tag(const char *name);  /* struct/union/enum tags */
 
 /* lower.c's result: a stackless body as lines of C, in order. */
 typedef enum {
-  LINE_CODE,       /* a line of C */
-  LINE_DIRECTIVE,  /* a preprocessor line of the body, printed where it stands */
-  LINE_RESUME,     /* a resume point's label with the kept locals loaded back: on the coroutine's
-                      first line, as the dispatch that jumps there, and the lines after it are
-                      numbered as if it were not there (lower.c, resume_label) */
+  LINE_CODE,      /* a line of C */
+  LINE_DIRECTIVE, /* a preprocessor line of the body, printed where it stands */
+  LINE_RESUME,    /* a resume point's label with the kept locals loaded back: on the coroutine's
+                     first line, as the dispatch that jumps there, and the lines after it are
+                     numbered as if it were not there (lower.c, resume_label) */
 } LineKind;
 
 typedef struct {
-  LineKind kind;    /* what it is */
-  int line;         /* LINE_CODE: the .coc line it stands for (0: none); LINE_DIRECTIVE: its token */
+  LineKind kind; /* what it is */
+  /* LINE_CODE: the .coc line it stands for (0: none); LINE_DIRECTIVE: its token */
+  int line;
   int indent;       /* LINE_CODE, LINE_RESUME: its depth */
   const char *text; /* LINE_CODE, LINE_RESUME: the C */
 } Line;
 
 typedef struct {
-  Line *v;   /* the lines */
-  int n;     /* count */
-  int cap;   /* allocated */
+  Line *v; /* the lines */
+  int n;   /* count */
+  int cap; /* allocated */
 } Lines;
 
 /* A coroutine definition or prototype found by the whole-file parse. */
@@ -629,50 +640,52 @@ typedef struct {
    share storage (a union of one struct per block, emit_stackless.c). */
 typedef struct FrameScope FrameScope;
 struct FrameScope {
-  Node *node;         /* the block or for statement */
-  NodeList locals;    /* its locals in the frame (ND_INIT_DECL), in order */
-  FrameScope **kids;  /* the scopes in it that hold fields, in order */
+  Node *node;        /* the block or for statement */
+  NodeList locals;   /* its locals in the frame (ND_INIT_DECL), in order */
+  FrameScope **kids; /* the scopes in it that hold fields, in order */
   int nkids;
-  bool linked;        /* (while it is built: in its parent's kids) */
+  bool linked; /* (while it is built: in its parent's kids) */
 };
 
 struct Coroutine {
-  const char *name;   /* its name */
-  Node *def;          /* the definition parsed from the original tokens (NULL for a prototype) */
-  Node *decl;         /* the definition, or the prototype's declaration */
-  Node *specs;        /* its declaration specifiers */
-  Node *declarator;   /* its declarator (the name and the parameter list) */
-  int first, last;    /* its range in the original tokens */
-  bool is_prototype;  /* a declaration without a body */
-  bool is_static;     /* declared static */
-  bool is_generator;  /* it has a `yield EXPR;` */
-  bool is_async;      /* a generator that awaits too (an async generator: check.c) */
-  bool returns_void;  /* its declared type is void */
-  bool awaited_inline;/* some coroutine below awaits it with its frame inside its own (check.c) */
-  int nresume;        /* resume points numbered 1..nresume */
-  int *resume_lines;  /* [n]: the .coc line of resume point n */
+  const char *name;    /* its name */
+  Node *def;           /* the definition parsed from the original tokens (NULL for a prototype) */
+  Node *decl;          /* the definition, or the prototype's declaration */
+  Node *specs;         /* its declaration specifiers */
+  Node *declarator;    /* its declarator (the name and the parameter list) */
+  int first, last;     /* its range in the original tokens */
+  bool is_prototype;   /* a declaration without a body */
+  bool is_static;      /* declared static */
+  bool is_generator;   /* it has a `yield EXPR;` */
+  bool is_async;       /* a generator that awaits too (an async generator: check.c) */
+  bool returns_void;   /* its declared type is void */
+  bool awaited_inline; /* some coroutine below awaits it with its frame inside its own (check.c) */
+  int nresume;         /* resume points numbered 1..nresume */
+  int *resume_lines;   /* [n]: the .coc line of resume point n */
   const char **resume_words; /* [n]: "yield" or "await" */
-  bool has_bare_yield;      /* it has a `yield;` */
-  Token *first_bare_yield;  /* ... this one, for the message */
-  Token *first_await;       /* its first await, for messages */
-  Node *first_return_value; /* its first `return EXPR;`, for messages */
-  NodeList locals;    /* ND_INIT_DECL / ND_PARAM nodes whose objects live in the frame */
-  NodeList plain_locals; /* live.c: ND_INIT_DECL nodes of locals that stay ordinary C locals */
-  FrameScope *frame_scope; /* live.c: the locals in the frame by scope (the body's); NULL: flat */
-  NodeList types;     /* ND_DECL nodes of types declared in the body, hoisted to file scope */
-  NodeList literals;  /* compound literals kept in the frame (Node.field is the field) */
-  NodeList awaits;    /* its ND_AWAIT nodes: each has fields coro_aw_N (and coro_tmp_N) */
-  int nconds;         /* coro_cond_1..n: the int fields of && and || around an await */
-  const char **macros;/* #define lines, in effect at the coroutine, of the macros its body uses */
-  int nmacros;        /* their count */
-  SymList *live_at;   /* live.c: [resume point] the cached locals (Sym.cached) live across it */
-  Lines body;         /* lower.c: the stackless body as lines of C */
-  bool has_cleanup;   /* cleanup.c: a local of its body is declared __attribute__((cleanup(fn))) */
-  bool runs_cleanups; /* cleanup.c: coro_free of a suspended instance runs cleanups (CORO_CLEANUP) */
-  NodeList cleanups;  /* cleanup.c: stackless: its locals in the frame that have a cleanup */
-  char **cleanup_calls;   /* cleanup.c: stackless: [resume point] the cleanups in scope there, or NULL */
-  Node **cleanup_points;  /* cleanup.c: [resume point] its yield or await */
-  Coroutine *next;    /* the next one in the file */
+  bool has_bare_yield;       /* it has a `yield;` */
+  Token *first_bare_yield;   /* ... this one, for the message */
+  Token *first_await;        /* its first await, for messages */
+  Node *first_return_value;  /* its first `return EXPR;`, for messages */
+  NodeList locals;           /* ND_INIT_DECL / ND_PARAM nodes whose objects live in the frame */
+  NodeList plain_locals;     /* live.c: ND_INIT_DECL nodes of locals that stay ordinary C locals */
+  FrameScope *frame_scope;   /* live.c: the locals in the frame by scope (the body's); NULL: flat */
+  NodeList types;      /* ND_DECL nodes of types declared in the body, hoisted to file scope */
+  NodeList literals;   /* compound literals kept in the frame (Node.field is the field) */
+  NodeList awaits;     /* its ND_AWAIT nodes: each has fields coro_aw_N (and coro_tmp_N) */
+  int nconds;          /* coro_cond_1..n: the int fields of && and || around an await */
+  const char **macros; /* #define lines, in effect at the coroutine, of the macros its body uses */
+  int nmacros;         /* their count */
+  SymList *live_at;    /* live.c: [resume point] the cached locals (Sym.cached) live across it */
+  Lines body;          /* lower.c: the stackless body as lines of C */
+  bool has_cleanup;    /* cleanup.c: a local of its body is declared __attribute__((cleanup(fn))) */
+  /* cleanup.c: coro_free of a suspended instance runs cleanups (CORO_CLEANUP) */
+  bool runs_cleanups;
+  NodeList cleanups; /* cleanup.c: stackless: its locals in the frame that have a cleanup */
+  /* cleanup.c: stackless: [resume point] the cleanups in scope there, or NULL */
+  char **cleanup_calls;
+  Node **cleanup_points; /* cleanup.c: [resume point] its yield or await */
+  Coroutine *next;       /* the next one in the file */
 };
 
 /* Parse the whole preprocessed unit, then each coroutine again from the
@@ -699,16 +712,17 @@ const char *macro_definition(const char *name);
 typedef enum { BACKEND_STACKLESS, BACKEND_STACKFUL } Backend;
 
 typedef struct {
-  Backend backend;   /* --backend */
-  const CppArgs *cpp;   /* -I and -D, for --stats' compile */
+  Backend backend;       /* --backend */
+  const CppArgs *cpp;    /* -I and -D, for --stats' compile */
   const char *input_dir; /* where "..." includes are searched first */
-  bool line_directives; /* not --no-line */
-  bool hoist_all;    /* --hoist-all: every local in the frame */
-  const char *input; /* the input's path (NULL for standard input): --stats runs again on it */
-  bool dot;          /* --dot: print Graphviz instead of C */
-  bool stats;        /* --stats: print frame sizes instead of C */
-  const char *header; /* --header: where the header of the frames goes, or NULL (then each
-                         coro_in_NAME is a static inline of the .c; with it, an external function) */
+  bool line_directives;  /* not --no-line */
+  bool hoist_all;        /* --hoist-all: every local in the frame */
+  const char *input;     /* the input's path (NULL for standard input): --stats runs again on it */
+  bool dot;              /* --dot: print Graphviz instead of C */
+  bool stats;            /* --stats: print frame sizes instead of C */
+  /* --header: where the header of the frames goes, or NULL (then each coro_in_NAME is a
+     static inline of the .c; with it, an external function) */
+  const char *header;
 } Options;
 
 /* check.c: the coroutine rules, for both backends; numbers the resume
@@ -739,11 +753,13 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all);
 void lower(Source *src, Coroutine *cos, const Options *opt);
 
 /* cleanup.c: locals declared __attribute__((cleanup(fn))) (Sym.cleanup). */
-void note_cleanups(Source *src, Coroutine *co);       /* before the frame is decided */
-void cleanup_plan(Source *src, Coroutine *co);        /* lowering: where its framed ones are in scope */
-char *cleanup_exit(const Node *jump);                 /* the calls a break, continue, goto, return makes */
-char *cleanup_scope_end(const Node *scope);           /* the calls at the end of a block or for */
-void cleanup_points(Coroutine *co);                   /* Coroutine.cleanup_calls, after lowering */
+void note_cleanups(Source *src, Coroutine *co); /* before the frame is decided */
+/* lowering: where its framed ones are in scope */
+void cleanup_plan(Source *src, Coroutine *co);
+/* the calls a break, continue, goto, return makes */
+char *cleanup_exit(const Node *jump);
+char *cleanup_scope_end(const Node *scope); /* the calls at the end of a block or for */
+void cleanup_points(Coroutine *co);         /* Coroutine.cleanup_calls, after lowering */
 void decide_cleanups(Coroutine *cos, const Options *opt); /* Coroutine.runs_cleanups */
 
 /* {=====================================================================
@@ -762,11 +778,15 @@ typedef struct {
   int indent;         /* current indentation, in levels of two spaces */
   int mapped;         /* the .coc line the compiler will give the next output line; 0: unknown */
   bool named;         /* a #line has named the .coc already */
-  struct { int first, last, next; const char *text; } *repl; /* lowering: ranges printed as text */
+  struct {
+    int first, last, next;
+    const char *text;
+  } * repl; /* lowering: ranges printed as text */
   int nrepl, caprepl;
-  int *repl_at;       /* [token] the newest repl entry starting there, or -1 (Source.repl_at) */
+  int *repl_at; /* [token] the newest repl entry starting there, or -1 (Source.repl_at) */
   const char *continue_label; /* lowering: a loop whose condition awaits: where `continue` goes */
-  int open_blocks;    /* lowering: blocks opened around a statement for `?:` values, to close after it */
+  /* lowering: blocks opened around a statement for `?:` values, to close after it */
+  int open_blocks;
   int nselects;       /* lowering: coro_sel_N numbers used so far */
   bool continue_used; /* lowering: a `goto continue_label` was printed */
   int nnext_by_name;  /* printing: the generators whose coro_next_of_NAME wraps coro_next so far */
@@ -778,8 +798,8 @@ int emit_line_of(Emitter *e, const Node *n);
 void emit_indent(Emitter *e, int delta);
 /* The next output line is .coc line `line`: a #line if the compiler would not know. */
 void emit_sync(Emitter *e, int line);
-void emit_resync(Emitter *e, int line);  /* ... the compiler knows already */
-void emit_line_directive(Emitter *e, int line);  /* a #line for .coc line `line`, now */
+void emit_resync(Emitter *e, int line);         /* ... the compiler knows already */
+void emit_line_directive(Emitter *e, int line); /* a #line for .coc line `line`, now */
 /* The text of a #line directive for physical line `physical` of the input,
    as emit_line_directive writes it, but on its own: for an operand put back
    at its column in the middle of a statement (lower.c, emit_stackful.c). */
@@ -787,8 +807,9 @@ char *emit_line_text(Source *src, int physical);
 void lines_push(Lines *l, Line line);
 
 /* output/directives.c: the preprocessor lines kept inside a body */
-void emit_directives(Emitter *e, int from, int to);  /* the kept directives among tokens [from, to) */
-void emit_directive(Emitter *e, int index);          /* the one that is token index */
+/* the kept directives among tokens [from, to) */
+void emit_directives(Emitter *e, int from, int to);
+void emit_directive(Emitter *e, int index); /* the one that is token index */
 /* The macro a #define or #undef line names (*len bytes at the result), or NULL. */
 const char *directive_macro_name(const char *text, size_t *len, bool *define);
 bool is_first_define(Emitter *e, Coroutine *co, int index);
@@ -804,19 +825,19 @@ void emit_value_type(Emitter *e, Coroutine *co);
 const char *emit_in_linkage(Emitter *e, Coroutine *co);
 /* The kind of its instances (enum coro_kind): "CORO_TASK | CORO_CLEANUP", say. */
 const char *emit_kind_of(const Coroutine *co);
-void emit_in_declaration(Emitter *e, Coroutine *co);  /* ... and, when external, its prototype */
+void emit_in_declaration(Emitter *e, Coroutine *co); /* ... and, when external, its prototype */
 
 /* output/text.c: how a range of tokens is printed */
 typedef struct {
-  const Token *name;       /* a declarator's name token ... */
-  const char *name_text;   /* ... is printed as this ("" for nothing) */
-  const Node *omit;        /* a node whose tokens are left out */
-  const Node *sized;       /* an ND_ARRAY printed with ... */
-  const char *size;        /* ... this size between its brackets */
-  bool collapse;           /* print hoisted struct/union/enum definitions as `struct NAME` */
-  bool raw;                /* print names as written (the creation function's parameters) */
-  const Node *unconst;     /* an ND_POINTER whose own `const` (after its last '*') is left out */
-  const Node *literal;     /* the compound literal being printed inside its CORO_LITERAL */
+  const Token *name;     /* a declarator's name token ... */
+  const char *name_text; /* ... is printed as this ("" for nothing) */
+  const Node *omit;      /* a node whose tokens are left out */
+  const Node *sized;     /* an ND_ARRAY printed with ... */
+  const char *size;      /* ... this size between its brackets */
+  bool collapse;         /* print hoisted struct/union/enum definitions as `struct NAME` */
+  bool raw;              /* print names as written (the creation function's parameters) */
+  const Node *unconst;   /* an ND_POINTER whose own `const` (after its last '*') is left out */
+  const Node *literal;   /* the compound literal being printed inside its CORO_LITERAL */
 } Style;
 char *range_str(Emitter *e, int first, int last, const Style *st);
 char *node_str(Emitter *e, const Node *n);
@@ -825,14 +846,15 @@ char *specs_str(Emitter *e, const Node *specs, bool drop_const);
 char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
                  const char *name, bool is_param);
 char *emit_field_decl(Emitter *e, const Node *specs, const Node *declarator, const char *name);
-char *literal_type(Emitter *e, const Node *lit, const char *key);  /* a kept compound literal's field type */
+/* a kept compound literal's field type */
+char *literal_type(Emitter *e, const Node *lit, const char *key);
 char *shape_decl(Emitter *e, const Node *specs, const Node *d, const Node *init, const char *key,
-                 const Sym *self);  /* the shape sizing an array declared [], or NULL */
-void push_repl(Emitter *e, const Node *n, const char *text);  /* lowering: print n as text */
-void drop_repl(Emitter *e, int keep);                         /* ... forget those from keep on */
+                 const Sym *self); /* the shape sizing an array declared [], or NULL */
+void push_repl(Emitter *e, const Node *n, const char *text); /* lowering: print n as text */
+void drop_repl(Emitter *e, int keep);                        /* ... forget those from keep on */
 
 /* output/emit_cleanup.c: the stackless printer's part of cleanups */
-char *cleanup_strip(const char *decl);  /* a field's declaration without its cleanup attribute */
+char *cleanup_strip(const char *decl); /* a field's declaration without its cleanup attribute */
 /* coro_cleanup_NAME, what coro_free runs for a suspended stackless instance */
 void emit_cleanup_function(Emitter *e, Coroutine *co);
 

@@ -24,48 +24,48 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-  "usage: coroc [--backend=stackless|stackful] [-o OUT.c] [--header[=OUT.h]]\n"
-  "             [-I DIR]... [-D NAME[=VALUE]]...\n"
-  "             [-MD|-MMD [-MF DEPFILE] [-MT TARGET]... [-MP]]\n"
-  "             [--no-line] [--hoist-all] [--dot] [--stats] IN.coc\n"
-  "       coroc --help | --version\n";
+    "usage: coroc [--backend=stackless|stackful] [-o OUT.c] [--header[=OUT.h]]\n"
+    "             [-I DIR]... [-D NAME[=VALUE]]...\n"
+    "             [-MD|-MMD [-MF DEPFILE] [-MT TARGET]... [-MP]]\n"
+    "             [--no-line] [--hoist-all] [--dot] [--stats] IN.coc\n"
+    "       coroc --help | --version\n";
 
 static const char help_text[] =
-  "\n"
-  "Turn the coroutines of a .coc file (C with `coroutine`, `yield` and `await`)\n"
-  "into plain C. IN.coc may be - for standard input.\n"
-  "\n"
-  "  --backend=stackless  each coroutine becomes a switch-based state machine whose\n"
-  "                       locals live in a heap frame (the default)\n"
-  "  --backend=stackful   each coroutine stays a function that runs on its own stack\n"
-  "  -o OUT.c             write the C here (whole, or not at all); default: stdout\n"
-  "  --header[=OUT.h]     also write a header (whole, or not at all) with which other\n"
-  "                       files make instances of the coroutines with external\n"
-  "                       linkage: NAME(args), and coro_in_NAME(&storage, args) in\n"
-  "                       a CORO_FRAME(NAME) they give; default: OUT.c with its\n"
-  "                       suffix replaced by .h\n"
-  "  -MD                  also write a depfile: a Makefile rule naming the input and\n"
-  "                       every file the preprocessor read for it, so that a build\n"
-  "                       runs coroc again when a header changes\n"
-  "  -MMD                 the same without system headers\n"
-  "  -MF DEPFILE          where the depfile goes (whole, or not at all); default:\n"
-  "                       OUT.c with its suffix replaced by .d\n"
-  "  -MT TARGET           the rule's target, as written (may be repeated); default:\n"
-  "                       OUT.c\n"
-  "  -MP                  also a rule without prerequisites for each header, so that\n"
-  "                       make does not stop when a header is removed\n"
-  "  -I DIR, -D NAME[=V]  as for the C compiler: coroc preprocesses the input to learn\n"
-  "                       the type names of headers and which #if groups are in effect\n"
-  "  --no-line            no #line directives (they point compiler errors and gdb\n"
-  "                       into the .coc)\n"
-  "  --hoist-all          every local of a stackless coroutine in its frame (by default\n"
-  "                       only those whose values live across a yield or await)\n"
-  "  --dot                print each coroutine's state machine as a Graphviz graph\n"
-  "  --stats              print each coroutine's frame size\n"
-  "  --help, --version    print this, or the version, and exit\n"
-  "\n"
-  "The preprocessor is `cc -E` unless $COROC_CPP names another.\n"
-  "Exit status: 0 success, 1 an error in the input, 2 a usage error.\n";
+    "\n"
+    "Turn the coroutines of a .coc file (C with `coroutine`, `yield` and `await`)\n"
+    "into plain C. IN.coc may be - for standard input.\n"
+    "\n"
+    "  --backend=stackless  each coroutine becomes a switch-based state machine whose\n"
+    "                       locals live in a heap frame (the default)\n"
+    "  --backend=stackful   each coroutine stays a function that runs on its own stack\n"
+    "  -o OUT.c             write the C here (whole, or not at all); default: stdout\n"
+    "  --header[=OUT.h]     also write a header (whole, or not at all) with which other\n"
+    "                       files make instances of the coroutines with external\n"
+    "                       linkage: NAME(args), and coro_in_NAME(&storage, args) in\n"
+    "                       a CORO_FRAME(NAME) they give; default: OUT.c with its\n"
+    "                       suffix replaced by .h\n"
+    "  -MD                  also write a depfile: a Makefile rule naming the input and\n"
+    "                       every file the preprocessor read for it, so that a build\n"
+    "                       runs coroc again when a header changes\n"
+    "  -MMD                 the same without system headers\n"
+    "  -MF DEPFILE          where the depfile goes (whole, or not at all); default:\n"
+    "                       OUT.c with its suffix replaced by .d\n"
+    "  -MT TARGET           the rule's target, as written (may be repeated); default:\n"
+    "                       OUT.c\n"
+    "  -MP                  also a rule without prerequisites for each header, so that\n"
+    "                       make does not stop when a header is removed\n"
+    "  -I DIR, -D NAME[=V]  as for the C compiler: coroc preprocesses the input to learn\n"
+    "                       the type names of headers and which #if groups are in effect\n"
+    "  --no-line            no #line directives (they point compiler errors and gdb\n"
+    "                       into the .coc)\n"
+    "  --hoist-all          every local of a stackless coroutine in its frame (by default\n"
+    "                       only those whose values live across a yield or await)\n"
+    "  --dot                print each coroutine's state machine as a Graphviz graph\n"
+    "  --stats              print each coroutine's frame size\n"
+    "  --help, --version    print this, or the version, and exit\n"
+    "\n"
+    "The preprocessor is `cc -E` unless $COROC_CPP names another.\n"
+    "Exit status: 0 success, 1 an error in the input, 2 a usage error.\n";
 
 static _Noreturn void usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "coroc: ");
@@ -78,10 +78,10 @@ typedef struct {
   Options opt;
   CppArgs cpp;
   DepOptions dep;
-  const char *dep_option;  /* "-MD" or "-MMD" as given; NULL: no depfile */
+  const char *dep_option; /* "-MD" or "-MMD" as given; NULL: no depfile */
   const char *in;
   const char *out;
-  bool header;             /* --header was given (its file: opt.header) */
+  bool header; /* --header was given (its file: opt.header) */
 } Command;
 
 /* The value of an option given as "-o X" or "-oX". */
@@ -153,7 +153,7 @@ static void settle_depfile(Command *cmd) {
   if (!dep->path && !cmd->out)
     usage_error("%s needs -MF DEPFILE when there is no -o", cmd->dep_option);
   if (!dep->ntargets)
-    dep->targets[dep->ntargets++] = depfile_quote(cmd->out);  /* gcc quotes the -o target */
+    dep->targets[dep->ntargets++] = depfile_quote(cmd->out); /* gcc quotes the -o target */
   if (!dep->path)
     dep->path = beside_output(cmd->out, ".d");
   if (cmd->out && strcmp(dep->path, cmd->out) == 0)
@@ -228,8 +228,8 @@ static void write_stdout(const char *buf, size_t len) {
 
 /* A file written whole under a temporary name, until commit() renames it. */
 typedef struct {
-  const char *path;  /* the name to give it (through a symlink: its target) */
-  char *tmp;         /* the temporary file; NULL when there is nothing to rename */
+  const char *path; /* the name to give it (through a symlink: its target) */
+  char *tmp;        /* the temporary file; NULL when there is nothing to rename */
 } Pending;
 
 /* Write buf to a temporary file beside `out`; or, when `out` is a device or
@@ -243,7 +243,7 @@ static Pending write_temp(const char *out, const char *buf, size_t len) {
       fatal("cannot write %s: %s", out, strerror(errno));
     return (Pending){out, NULL};
   }
-  char *target = realpath(out, NULL);  /* through a symlink: replace its target, keep the link */
+  char *target = realpath(out, NULL); /* through a symlink: replace its target, keep the link */
   if (target)
     out = target;
   char *tmp = format("%s.tmp.XXXXXX", out);
@@ -251,7 +251,7 @@ static Pending write_temp(const char *out, const char *buf, size_t len) {
   if (fd < 0)
     fatal("cannot create %s: %s", out, strerror(errno));
   diag_remove_on_error(tmp);
-  mode_t mask = umask(0);  /* a new file as the shell would make it, not mkstemp's 0600 */
+  mode_t mask = umask(0); /* a new file as the shell would make it, not mkstemp's 0600 */
   umask(mask);
   fchmod(fd, 0666 & ~mask);
   FILE *f = fdopen(fd, "w");
@@ -318,12 +318,12 @@ static int transform(Command cmd) {
   Source src = {0};
   source_load(&src, cmd.in, &cmd.cpp);
   Coroutine *cos = parse_source(&src);
-  if (getenv("COROC_DUMP_AST"))  /* for debugging coroc: each coroutine's tree on stderr */
+  if (getenv("COROC_DUMP_AST")) /* for debugging coroc: each coroutine's tree on stderr */
     for (Coroutine *co = cos; co; co = co->next)
       ast_dump(stderr, co->decl, 0);
-  check(&src, cos);            /* check.c: the coroutine rules, for both backends */
+  check(&src, cos);                   /* check.c: the coroutine rules, for both backends */
   layout_frames(&src, cos, &cmd.opt); /* frame.c, live.c: what lives in each frame */
-  lower(&src, cos, &cmd.opt);  /* lower.c: each stackless body as lines of C */
+  lower(&src, cos, &cmd.opt);         /* lower.c: each stackless body as lines of C */
 
   size_t len = 0;
   char *buf = render(&src, cos, &cmd.opt, &len);
@@ -333,13 +333,14 @@ static int transform(Command cmd) {
     rule = depfile_rule(&cmd.dep, &src, strcmp(cmd.in, "-") == 0 ? NULL : cmd.in, &rule_len);
   char *header = NULL;
   size_t header_len = 0;
-  if (cmd.opt.header) {  /* emit_header.c: for other files (and twice the same, as render checks) */
+  if (cmd.opt.header) { /* emit_header.c: for other files (and twice the same, as render checks) */
     header = emit_header(&src, cos, &cmd.opt, &header_len);
     if (getenv("COROC_CHECK_EMIT")) {
       size_t again_len;
       char *again = emit_header(&src, cos, &cmd.opt, &again_len);
       if (again_len != header_len || memcmp(again, header, header_len) != 0)
-        internal_error("printing the header twice gave different output: a printer changed the tree");
+        internal_error(
+            "printing the header twice gave different output: a printer changed the tree");
       xfree(again);
     }
   }
@@ -365,7 +366,8 @@ int main(int argc, char **argv) {
   pthread_t thread;
   void *status;
   if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, TRANSFORM_STACK) != 0 ||
-      pthread_create(&thread, &attr, transform_thread, &cmd) != 0 || pthread_join(thread, &status) != 0)
+      pthread_create(&thread, &attr, transform_thread, &cmd) != 0 ||
+      pthread_join(thread, &status) != 0)
     fatal("cannot start a thread with a %d MiB stack", TRANSFORM_STACK >> 20);
   return (int)(intptr_t)status;
 }

@@ -18,7 +18,7 @@
    guards and a second copy would clash (their anonymous structs). Sockets'
    types are not named (coro_accept takes void *), coro_signal has a header
    of its own (<coro/signal.h>), and the code copies with __builtin_memcpy. */
-#include <errno.h>         /* ECANCELED: CORO_CANCELED */
+#include <errno.h> /* ECANCELED: CORO_CANCELED */
 #include <stdbool.h>
 typedef __SIZE_TYPE__ size_t;
 typedef __INTPTR_TYPE__ intptr_t;
@@ -42,34 +42,34 @@ extern "C" {
  * Types
  * =================================================================== */
 
-typedef struct coro coro_t;  /* a coroutine instance: a generator or a task */
+typedef struct coro coro_t; /* a coroutine instance: a generator or a task */
 
 /* The head of every awaitable struct below; its `result` member is the value
    of the await. Users name them: `struct coro_read rd = coro_read(fd, b, n);
    await coro_timeout(&rd.base, 100);` then rd.result. Layouts: coro/gen.h. */
 struct coro_awaitable;
-struct coro_read;          /* coro_read: ssize_t */
-struct coro_write;         /* coro_write: ssize_t */
-struct coro_accept;        /* coro_accept: int, the new fd */
-struct coro_connect;       /* coro_connect: int, 0 once connected */
-struct coro_read_buf;      /* coro_read_buf: struct coro_buf */
-struct coro_signal;        /* coro_signal: int, the signal */
-struct coro_sleep;         /* coro_sleep: int, 0 */
-struct coro_wait;          /* coro_wait_all, coro_wait_any: long, 0 or the index */
-struct coro_timeout;       /* coro_timeout: int, 0 or -ETIMEDOUT */
-struct coro_offload;       /* coro_offload: void *, fn's value */
-struct coro_chan_op;       /* coro_chan_send, coro_chan_recv: int, 0 or -EPIPE */
-struct coro_chan_select;   /* coro_chan_select(_timeout): int, the index or -ETIMEDOUT */
-struct coro_sync_wait;     /* every wait of the toolkit: int, 0 or -ETIMEDOUT */
-struct coro_next_await;    /* coro_next_await: bool, true with a value */
+struct coro_read;        /* coro_read: ssize_t */
+struct coro_write;       /* coro_write: ssize_t */
+struct coro_accept;      /* coro_accept: int, the new fd */
+struct coro_connect;     /* coro_connect: int, 0 once connected */
+struct coro_read_buf;    /* coro_read_buf: struct coro_buf */
+struct coro_signal;      /* coro_signal: int, the signal */
+struct coro_sleep;       /* coro_sleep: int, 0 */
+struct coro_wait;        /* coro_wait_all, coro_wait_any: long, 0 or the index */
+struct coro_timeout;     /* coro_timeout: int, 0 or -ETIMEDOUT */
+struct coro_offload;     /* coro_offload: void *, fn's value */
+struct coro_chan_op;     /* coro_chan_send, coro_chan_recv: int, 0 or -EPIPE */
+struct coro_chan_select; /* coro_chan_select(_timeout): int, the index or -ETIMEDOUT */
+struct coro_sync_wait;   /* every wait of the toolkit: int, 0 or -ETIMEDOUT */
+struct coro_next_await;  /* coro_next_await: bool, true with a value */
 
 /* Declared by the user, zeroed (a fresh one), fields the runtime's. */
-struct coro_event;         /* an event: set wakes every waiter, and it stays set */
-struct coro_sem;           /* a counting semaphore; CORO_SEM_INIT(n) or coro_sem_init */
-struct coro_mutex;         /* a mutex held by a task across awaits */
-struct coro_group;         /* a wait group of tasks */
+struct coro_event; /* an event: set wakes every waiter, and it stays set */
+struct coro_sem;   /* a counting semaphore; CORO_SEM_INIT(n) or coro_sem_init */
+struct coro_mutex; /* a mutex held by a task across awaits */
+struct coro_group; /* a wait group of tasks */
 
-struct coro_chan;          /* a channel: made by coro_chan_new, opaque */
+struct coro_chan; /* a channel: made by coro_chan_new, opaque */
 
 /* }================================================================== */
 
@@ -78,7 +78,7 @@ struct coro_chan;          /* a channel: made by coro_chan_new, opaque */
  * =================================================================== */
 
 /* Resume gen to its next value, copied to *out (NULL: dropped); false once it returned. */
-static inline bool coro_next(coro_t *gen, void *out);  /* (inline: coro/gen.h) */
+static inline bool coro_next(coro_t *gen, void *out); /* (inline: coro/gen.h) */
 
 /* coro_next that hands the pending `x = yield v;` a copy of *in (NULL: x zeroed). */
 bool coro_send(coro_t *gen, const void *in, void *out);
@@ -116,10 +116,10 @@ void coro_default_shared_stack(bool shared);
 
 /* What this thread's shared stack has copied so far. */
 struct coro_stack_stats {
-  unsigned long long copies_out;   /* suspended instances' frames copied out to their buffers */
-  unsigned long long bytes_out;    /* the bytes of those copies */
-  unsigned long long copies_in;    /* frames copied back onto the shared stack */
-  unsigned long long bytes_in;     /* the bytes of those */
+  unsigned long long copies_out; /* suspended instances' frames copied out to their buffers */
+  unsigned long long bytes_out;  /* the bytes of those copies */
+  unsigned long long copies_in;  /* frames copied back onto the shared stack */
+  unsigned long long bytes_in;   /* the bytes of those */
 };
 void coro_shared_stack_stats(struct coro_stack_stats *stats);
 
@@ -162,19 +162,24 @@ int coro_sched_faults(const char *spec);
 /* I/O on any fd, never -EAGAIN (the task waits); -errno for an error. */
 /* (ssize_t is long, and socklen_t unsigned int, on every Linux target: runtime/io.c checks it.
    addr is a struct sockaddr * of any family, as for accept(2) and connect(2).) */
-struct coro_read coro_read(int fd, void *buf, size_t len) CORO_NODISCARD;                    /* ssize_t */
-struct coro_write coro_write(int fd, const void *buf, size_t len) CORO_NODISCARD;            /* ssize_t */
-struct coro_accept coro_accept(int listen_fd, void *addr, unsigned int *len) CORO_NODISCARD; /* the new fd */
-struct coro_connect coro_connect(int fd, const void *addr, unsigned int len) CORO_NODISCARD; /* 0 once connected */
+/* ssize_t */
+struct coro_read coro_read(int fd, void *buf, size_t len) CORO_NODISCARD;
+/* ssize_t */
+struct coro_write coro_write(int fd, const void *buf, size_t len) CORO_NODISCARD;
+/* the new fd */
+struct coro_accept coro_accept(int listen_fd, void *addr, unsigned int *len) CORO_NODISCARD;
+/* 0 once connected */
+struct coro_connect coro_connect(int fd, const void *addr, unsigned int len) CORO_NODISCARD;
 
-/* A read into a buffer lent from a pool only once fd has data; give it back with coro_buf_release. */
+/* A read into a buffer lent from a pool only once fd has data; give it back with coro_buf_release.
+ */
 enum { CORO_BUF_SIZE = 65536 };
 struct coro_buf {
-  long len;               /* bytes read, 0 at the end, or -errno (an ssize_t) */
-  char *data;             /* the lent buffer (len > 0), else NULL */
+  long len;   /* bytes read, 0 at the end, or -errno (an ssize_t) */
+  char *data; /* the lent buffer (len > 0), else NULL */
 };
-struct coro_read_buf coro_read_buf(int fd);                                  /* struct coro_buf */
-void coro_buf_release(void *data);   /* give a lent buffer back (NULL: nothing) */
+struct coro_read_buf coro_read_buf(int fd); /* struct coro_buf */
+void coro_buf_release(void *data);          /* give a lent buffer back (NULL: nothing) */
 
 /* coro_signal(const sigset_t *set), a signal as an awaitable: in <coro/signal.h>. */
 
@@ -182,21 +187,26 @@ void coro_buf_release(void *data);   /* give a lent buffer back (NULL: nothing) 
 int coro_close(int fd);
 
 /* Sleep for ms (0: let the other ready tasks run first). */
-struct coro_sleep coro_sleep(unsigned ms) CORO_NODISCARD;                                    /* 0 */
+struct coro_sleep coro_sleep(unsigned ms) CORO_NODISCARD; /* 0 */
 
 /* Start n new tasks; complete when all (0) or the first (its index) have finished. */
-struct coro_wait coro_wait_all(coro_t **tasks, size_t n) CORO_NODISCARD;                     /* long: 0 */
-struct coro_wait coro_wait_any(coro_t **tasks, size_t n) CORO_NODISCARD;                     /* long: index */
+/* long: 0 */
+struct coro_wait coro_wait_all(coro_t **tasks, size_t n) CORO_NODISCARD;
+/* long: index */
+struct coro_wait coro_wait_any(coro_t **tasks, size_t n) CORO_NODISCARD;
 
 /* Await aw (kept by the caller) for at most ms: 0, or -ETIMEDOUT (it was called off). */
-struct coro_timeout coro_timeout(struct coro_awaitable *aw, unsigned ms) CORO_NODISCARD;     /* int */
+/* int */
+struct coro_timeout coro_timeout(struct coro_awaitable *aw, unsigned ms) CORO_NODISCARD;
 
 /* A generator's next value, copied to *out (NULL: dropped): true, or false once it returned.
    The generator may await (an async generator): it runs as the awaiting task's child. */
-struct coro_next_await coro_next_await(coro_t *gen, void *out) CORO_NODISCARD;              /* bool */
+/* bool */
+struct coro_next_await coro_next_await(coro_t *gen, void *out) CORO_NODISCARD;
 
 /* Run fn(arg) on a worker thread; the task waits without blocking the thread. */
-struct coro_offload coro_offload(void *(*fn)(void *arg), void *arg) CORO_NODISCARD;         /* void * */
+/* void * */
+struct coro_offload coro_offload(void *(*fn)(void *arg), void *arg) CORO_NODISCARD;
 
 /* coro_offload's value when a cancellation took the call off the queue before it ran. */
 #define CORO_CANCELED ((void *)(intptr_t)-ECANCELED)
@@ -207,17 +217,20 @@ struct coro_offload coro_offload(void *(*fn)(void *arg), void *arg) CORO_NODISCA
  * Cancellation: a task asked to stop (docs/runtime.md, "Cancellation")
  * =================================================================== */
 
-/* Ask task to stop: its wait, or its next, ends with -ECANCELED (a child it awaits first); false: ended. */
+/* Ask task to stop: its wait, or its next, ends with -ECANCELED (a child it awaits first); false:
+   ended. */
 bool coro_cancel(coro_t *task);
 
-/* Cancel task when ms have passed from now, unless it ends first; again: the new deadline replaces it. */
+/* Cancel task when ms have passed from now, unless it ends first; again: the new deadline replaces
+   it. */
 void coro_deadline(coro_t *task, unsigned ms);
 
 /* Has task been asked to stop? (NULL: the running task.) */
 bool coro_cancelled(const coro_t *task);
 
 /* coro_wait_any whose other tasks are cancelled once the first has finished. */
-struct coro_wait coro_wait_any_cancel(coro_t **tasks, size_t n) CORO_NODISCARD;             /* long: index */
+/* long: index */
+struct coro_wait coro_wait_any_cancel(coro_t **tasks, size_t n) CORO_NODISCARD;
 
 /* }================================================================== */
 
@@ -228,40 +241,47 @@ struct coro_wait coro_wait_any_cancel(coro_t **tasks, size_t n) CORO_NODISCARD; 
 /* A channel of values of elem_size bytes (capacity 0: a rendezvous); NULL: out of memory. */
 struct coro_chan *coro_chan_new(size_t elem_size, size_t capacity);
 #define CORO_CHAN_NEW(type, capacity) coro_chan_new(sizeof(type), (capacity))
-void coro_chan_free(struct coro_chan *ch);    /* no task may wait on it */
+void coro_chan_free(struct coro_chan *ch); /* no task may wait on it */
 
 /* No value is sent from now on: 0, or -EPIPE if it was closed already. */
 int coro_chan_close(struct coro_chan *ch);
 
 /* Send the value at value / receive into value (NULL: drop), waiting: 0, or -EPIPE (closed). */
-struct coro_chan_op coro_chan_send(struct coro_chan *ch, const void *value) CORO_NODISCARD; /* int */
-struct coro_chan_op coro_chan_recv(struct coro_chan *ch, void *value) CORO_NODISCARD;       /* int */
+/* int */
+struct coro_chan_op coro_chan_send(struct coro_chan *ch, const void *value) CORO_NODISCARD;
+/* int */
+struct coro_chan_op coro_chan_recv(struct coro_chan *ch, void *value) CORO_NODISCARD;
 
 /* Perform exactly one of n operations: its index; with a deadline, or -ETIMEDOUT. */
-struct coro_chan_select coro_chan_select(struct coro_chan_op *ops, size_t n) CORO_NODISCARD; /* int */
+/* int */
+struct coro_chan_select coro_chan_select(struct coro_chan_op *ops, size_t n) CORO_NODISCARD;
 struct coro_chan_select coro_chan_select_timeout(struct coro_chan_op *ops, size_t n,
-                                                 unsigned ms) CORO_NODISCARD;              /* int */
+                                                 unsigned ms) CORO_NODISCARD; /* int */
 
 /* Without waiting: 0, -EAGAIN (it would wait), -EPIPE (closed; a receive: and empty). */
 int coro_chan_try_send(struct coro_chan *ch, const void *value);
 int coro_chan_try_recv(struct coro_chan *ch, void *value);
-size_t coro_chan_len(const struct coro_chan *ch);   /* values waiting in it */
+size_t coro_chan_len(const struct coro_chan *ch); /* values waiting in it */
 bool coro_chan_closed(const struct coro_chan *ch);
 
 /* An event: wait until set; set wakes every waiter in order and stays set until reset. */
 void coro_event_set(struct coro_event *ev);
 void coro_event_reset(struct coro_event *ev);
-struct coro_sync_wait coro_event_wait(struct coro_event *ev) CORO_NODISCARD;              /* int: 0 */
+/* int: 0 */
+struct coro_sync_wait coro_event_wait(struct coro_event *ev) CORO_NODISCARD;
 
 /* A semaphore: acquire takes a unit, waiting while none is free; release gives one back. */
-#define CORO_SEM_INIT(n) {.count = (n)}
+#define CORO_SEM_INIT(n) \
+  { .count = (n) }
 void coro_sem_init(struct coro_sem *s, long count);
-struct coro_sync_wait coro_sem_acquire(struct coro_sem *s) CORO_NODISCARD;               /* int: 0 */
+/* int: 0 */
+struct coro_sync_wait coro_sem_acquire(struct coro_sem *s) CORO_NODISCARD;
 bool coro_sem_try_acquire(struct coro_sem *s);
 void coro_sem_release(struct coro_sem *s);
 
 /* A mutex: a semaphore of one unit whose unlock checks that it was locked. */
-struct coro_sync_wait coro_mutex_lock(struct coro_mutex *m) CORO_NODISCARD;              /* int: 0 */
+/* int: 0 */
+struct coro_sync_wait coro_mutex_lock(struct coro_mutex *m) CORO_NODISCARD;
 bool coro_mutex_try_lock(struct coro_mutex *m);
 void coro_mutex_unlock(struct coro_mutex *m);
 
@@ -269,10 +289,12 @@ void coro_mutex_unlock(struct coro_mutex *m);
 void coro_group_spawn(struct coro_group *g, coro_t *task);
 void coro_group_add(struct coro_group *g, long n);
 void coro_group_done(struct coro_group *g);
-struct coro_sync_wait coro_group_wait(struct coro_group *g) CORO_NODISCARD;               /* int: 0 */
+/* int: 0 */
+struct coro_sync_wait coro_group_wait(struct coro_group *g) CORO_NODISCARD;
 
 /* Any wait of the toolkit with a deadline: 0, or -ETIMEDOUT and it took nothing. */
-struct coro_sync_wait coro_sync_timeout(struct coro_sync_wait wait, unsigned ms) CORO_NODISCARD; /* int */
+/* int */
+struct coro_sync_wait coro_sync_timeout(struct coro_sync_wait wait, unsigned ms) CORO_NODISCARD;
 
 /* }================================================================== */
 
@@ -284,12 +306,12 @@ struct coro_sync_wait coro_sync_timeout(struct coro_sync_wait wait, unsigned ms)
 struct coro_awaiter {
   bool (*ready)(struct coro_awaitable *a);
   void (*suspend)(struct coro_awaitable *a, coro_t *waiter);
-  void (*cancel)(struct coro_awaitable *a);  /* optional: forget the waiter, set result, coro_settle
-                                                (coro_timeout and coro_cancel need it) */
+  void (*cancel)(struct coro_awaitable *a); /* optional: forget the waiter, set result, coro_settle
+                                               (coro_timeout and coro_cancel need it) */
 };
 struct coro_awaitable {
-  const struct coro_awaiter *ops;  /* what it does */
-  coro_t *waiter;                  /* the task suspended on it */
+  const struct coro_awaiter *ops;     /* what it does */
+  coro_t *waiter;                     /* the task suspended on it */
   struct coro_awaitable *next_waiter; /* the runtime's: others waiting for the same thing */
 };
 
@@ -305,9 +327,10 @@ void coro_settle(struct coro_awaitable *a);
  * Allocators: where this thread's new instances live
  * =================================================================== */
 
-/* alloc(bytes, align >= 16, ctx), NULL when out of memory; free(p, bytes, ctx) on the same thread. */
+/* alloc(bytes, align >= 16, ctx), NULL when out of memory; free(p, bytes, ctx) on the same thread.
+ */
 struct coro_allocator {
-  void *(*alloc)(size_t bytes, size_t align, void *ctx);  /* NULL when out of memory */
+  void *(*alloc)(size_t bytes, size_t align, void *ctx); /* NULL when out of memory */
   void (*free)(void *p, size_t bytes, void *ctx);
   void *ctx;
 };
@@ -331,6 +354,6 @@ const char *coro_error(const coro_t *c);
 }
 #endif
 
-#include "coro/gen.h"  /* what the generated code needs (docs/abi.md) */
+#include "coro/gen.h" /* what the generated code needs (docs/abi.md) */
 
 #endif /* CORO_H */

@@ -49,21 +49,74 @@ Node *node_append(Node *list, Node *item, int last) {
 }
 
 static const char *const kind_names[] = {
-  "BLOCK", "DECL", "EXPR_STMT", "IF", "SWITCH", "WHILE", "DO", "FOR", "GOTO", "CONTINUE",
-  "BREAK", "RETURN", "LABEL", "CASE", "DEFAULT", "YIELD", "ASM_STMT", "LABEL_DECL",
-  "STATIC_ASSERT", "DIRECTIVE", "SPECS", "SPECIFIER", "INIT_DECL", "DECLARATOR", "POINTER", "ARRAY", "FUNC",
-  "PARAM", "TAGGED", "ENUMERATOR", "TYPENAME", "INIT_LIST", "DESIGNATION", "IDENT", "AWAIT", "STMT_EXPR",
-  "SIZEOF", "EXPR", "FUNCDEF", "TRANSLATION_UNIT",
+    "BLOCK",
+    "DECL",
+    "EXPR_STMT",
+    "IF",
+    "SWITCH",
+    "WHILE",
+    "DO",
+    "FOR",
+    "GOTO",
+    "CONTINUE",
+    "BREAK",
+    "RETURN",
+    "LABEL",
+    "CASE",
+    "DEFAULT",
+    "YIELD",
+    "ASM_STMT",
+    "LABEL_DECL",
+    "STATIC_ASSERT",
+    "DIRECTIVE",
+    "SPECS",
+    "SPECIFIER",
+    "INIT_DECL",
+    "DECLARATOR",
+    "POINTER",
+    "ARRAY",
+    "FUNC",
+    "PARAM",
+    "TAGGED",
+    "ENUMERATOR",
+    "TYPENAME",
+    "INIT_LIST",
+    "DESIGNATION",
+    "IDENT",
+    "AWAIT",
+    "STMT_EXPR",
+    "SIZEOF",
+    "EXPR",
+    "FUNCDEF",
+    "TRANSLATION_UNIT",
 };
 
 static const char *const op_names[] = {
-  [OP_COMMA] = "comma", [OP_ASSIGN] = "assign", [OP_ASSIGN_OP] = "assign-op", [OP_COND] = "cond",
-  [OP_OR] = "or", [OP_AND] = "and", [OP_BINARY] = "binary", [OP_CAST] = "cast",
-  [OP_ADDRESS] = "address", [OP_DEREF] = "deref", [OP_UNARY] = "unary", [OP_POSTFIX] = "postfix",
-  [OP_LABEL_ADDR] = "label-address", [OP_REAL] = "real", [OP_IMAG] = "imag", [OP_INDEX] = "index",
-  [OP_CALL] = "call", [OP_MEMBER] = "member", [OP_COMPOUND_LITERAL] = "compound-literal",
-  [OP_PAREN] = "paren", [OP_NUMBER] = "number", [OP_CHAR] = "char", [OP_STRING] = "string",
-  [OP_GENERIC] = "generic", [OP_VA_ARG] = "va-arg",
+    [OP_COMMA] = "comma",
+    [OP_ASSIGN] = "assign",
+    [OP_ASSIGN_OP] = "assign-op",
+    [OP_COND] = "cond",
+    [OP_OR] = "or",
+    [OP_AND] = "and",
+    [OP_BINARY] = "binary",
+    [OP_CAST] = "cast",
+    [OP_ADDRESS] = "address",
+    [OP_DEREF] = "deref",
+    [OP_UNARY] = "unary",
+    [OP_POSTFIX] = "postfix",
+    [OP_LABEL_ADDR] = "label-address",
+    [OP_REAL] = "real",
+    [OP_IMAG] = "imag",
+    [OP_INDEX] = "index",
+    [OP_CALL] = "call",
+    [OP_MEMBER] = "member",
+    [OP_COMPOUND_LITERAL] = "compound-literal",
+    [OP_PAREN] = "paren",
+    [OP_NUMBER] = "number",
+    [OP_CHAR] = "char",
+    [OP_STRING] = "string",
+    [OP_GENERIC] = "generic",
+    [OP_VA_ARG] = "va-arg",
 };
 
 /* The name of the slot of `parent` that holds `kid` (see struct Node), or
@@ -78,24 +131,32 @@ static const char *slot_name(const Node *parent, const Node *kid) {
       return "specs";
     if (k == ND_CASE || k == ND_ENUMERATOR)
       return "value";
-    return k == ND_ARRAY ? "size" : k == ND_STMT_EXPR ? "block" : !expr ? "expr"
-           : parent->rhs || parent->op == OP_CALL ? "lhs" : "operand";
+    return k == ND_ARRAY                          ? "size"
+           : k == ND_STMT_EXPR                    ? "block"
+           : !expr                                ? "expr"
+           : parent->rhs || parent->op == OP_CALL ? "lhs"
+                                                  : "operand";
   }
   if (kid == parent->then)
-    return k == ND_IF || cond ? "then" : k == ND_FOR ? "step" : k == ND_CASE ? "high"
-           : expr ? "rhs" : "declarator";
+    return k == ND_IF || cond ? "then"
+           : k == ND_FOR      ? "step"
+           : k == ND_CASE     ? "high"
+           : expr             ? "rhs"
+                              : "declarator";
   if (kid == parent->otherwise)
     return k == ND_IF || cond ? "otherwise" : "init";
   if (kid == parent->body)
     return k == ND_EXPR || k == ND_INIT_LIST || k == ND_IDENT || k == ND_AWAIT || k == ND_SIZEOF ||
-           k == ND_STMT_EXPR ? "designation" : "body";
+                   k == ND_STMT_EXPR
+               ? "designation"
+               : "body";
   return NULL;
 }
 
 typedef struct {
   FILE *out;
   int depth;
-  NodeList parents;  /* the nodes whose children are being dumped */
+  NodeList parents; /* the nodes whose children are being dumped */
 } Dump;
 
 static bool dump_pre(Node *n, void *ctx) {
@@ -105,7 +166,8 @@ static bool dump_pre(Node *n, void *ctx) {
           kind_names[n->kind]);
   if (n->kind == ND_EXPR && n->op > 0 && n->op <= OP_VA_ARG)
     fprintf(d->out, " %s", op_names[n->op]);
-  fprintf(d->out, " [%d..%d]%s%s\n", n->first, n->last, n->tok ? " " : "", n->tok ? n->tok->text : "");
+  fprintf(d->out, " [%d..%d]%s%s\n", n->first, n->last, n->tok ? " " : "",
+          n->tok ? n->tok->text : "");
   d->depth++;
   list_push(&d->parents, n);
   return true;
@@ -132,8 +194,8 @@ void ast_dump(FILE *out, const Node *n, int depth) {
    of coroc's time on a large file) */
 static inline __attribute__((always_inline)) Node *next_child(const Node *n, int *i) {
   /* the four slots first, in the order they stand in the source */
-  static const int order_for[] = {2, 0, 1, 3};   /* init, cond, step, body */
-  static const int order_do[] = {3, 0, -1, -1};  /* body, cond */
+  static const int order_for[] = {2, 0, 1, 3};    /* init, cond, step, body */
+  static const int order_do[] = {3, 0, -1, -1};   /* body, cond */
   static const int order_decl[] = {1, 2, -1, -1}; /* declarator, init: the specs are the
                                                      declaration's, not a child of each */
   static const int order_any[] = {0, 1, 2, 3};
@@ -162,7 +224,10 @@ Node *node_child(const Node *n, int *i) {
 void visit(Node *root, VisitPre *pre, VisitPost *post, void *ctx) {
   if (!root)
     return;
-  struct Frame { Node *n; int next; } *stack = NULL;
+  struct Frame {
+    Node *n;
+    int next;
+  } *stack = NULL;
   int depth = 0, cap = 0;
   if (!pre(root, ctx)) {
     if (post)

@@ -131,12 +131,12 @@ void declare_tag(Parser *p, Node *tagged, bool defines) {
   Token *t = tagged->tok;
   tagged->flags = SP_TYPE;
   if (t->kind != TK_IDENT || keyword_code(t))
-    return;  /* anonymous */
+    return; /* anonymous */
   Sym *sym = defines ? NULL : scope_lookup_tag(t->text);
   if (defines) {
     Sym *here = scope_lookup_tag(t->text);
     if (here && here->depth == scope_depth())
-      sym = here;  /* completing a forward declaration of this scope */
+      sym = here; /* completing a forward declaration of this scope */
   }
   if (!sym)
     sym = scope_declare(SYM_TAG, t, tagged, 0);
@@ -144,7 +144,7 @@ void declare_tag(Parser *p, Node *tagged, bool defines) {
     sym->decl = tagged;
   if (p->original)
     token_set_sym(t, sym);
-  if (defines && !p->original && scope_depth() == 0) {  /* (for external_done) */
+  if (defines && !p->original && scope_depth() == 0) { /* (for external_done) */
     if (p->ntags_defined == p->captags_defined) {
       p->captags_defined = p->captags_defined ? 2 * p->captags_defined : 16;
       p->tags_defined = xrealloc(p->tags_defined, sizeof(Sym *) * p->captags_defined);

@@ -23,12 +23,12 @@
 static int expanded_of(Parser *p, int orig) {
   const TokenList *o = &p->src->original;
   const Token *close = &o->v[orig];
-  int k = 0;  /* same spellings before it on its line, as the user wrote them */
+  int k = 0; /* same spellings before it on its line, as the user wrote them */
   for (int j = orig - 1; j >= 0 && o->v[j].line == close->line; j--)
     k += o->v[j].text == close->text && !o->v[j].dead && o->v[j].kind != TK_DIRECTIVE;
   int i = p->pos > 0 ? p->pos - 1 : 0;
   while (i > 0 && p->toks->v[i - 1].in_main && p->toks->v[i - 1].line == close->line)
-    i--;  /* from the start of its line */
+    i--; /* from the start of its line */
   for (; source_more(p->src, i); i++) {
     const Token *t = &p->toks->v[i];
     if (!t->in_main || t->line < close->line)
@@ -55,7 +55,7 @@ bool body_begin(Parser *p, Node *declarator) {
   if (p->original || !p->in_coroutine)
     return false;
   int close = expanded_of(p, (*p->last_co)->last);
-  if (close < 0) {  /* parse it here too, and give its tree back at its end */
+  if (close < 0) { /* parse it here too, and give its tree back at its end */
     p->coroutine_body = arena_mark(&arena_tree);
     p->release_body = true;
     return false;
@@ -71,7 +71,7 @@ bool body_begin(Parser *p, Node *declarator) {
 static Node *keep_node(const Node *n) {
   Node *copy = arena_alloc(&arena_perm, sizeof *copy);
   *copy = *n;
-  copy->cond = copy->then = copy->otherwise = copy->body = NULL;  /* all four slots */
+  copy->cond = copy->then = copy->otherwise = copy->body = NULL; /* all four slots */
   copy->kids = (NodeList){0};
   return copy;
 }
@@ -87,7 +87,7 @@ static Node *keep_list(const Node *n) {
 
 static Node *keep_declaration(const Node *init_decl) {
   Node *copy = keep_node(init_decl);
-  copy->declarator = keep_list(init_decl->declarator);  /* and its derivations */
+  copy->declarator = keep_list(init_decl->declarator); /* and its derivations */
   copy->specs = keep_list(init_decl->specs);
   return copy;
 }
@@ -146,7 +146,7 @@ Node *funcdef_end(Parser *p, Node *specs, Node *declarator, Node *body, Loc loc)
   }
   Node *n = new_node(ND_FUNCDEF, loc.first, loc.last);
   n->specs = specs;
-  n->declarator = declarator->declarator;  /* declarator_reg made an ND_INIT_DECL around it */
+  n->declarator = declarator->declarator; /* declarator_reg made an ND_INIT_DECL around it */
   n->body = body;
   n->tok = declarator->tok;
   if (p->original && scope_depth() == 0)
@@ -188,8 +188,10 @@ int coroutine_start(Parser *p, Node *specs, Node *n, bool is_def, Loc loc) {
     if (specs->kids.v[i]->flags == SP_COROUTINE)
       kw = specs->kids.v[i]->tok;
   if (scope_depth() != 0)
-    error_at(source_original_pos(p->src, kw - p->toks->v), "a coroutine must be declared at file scope");
-  Node *d = is_def ? n->declarator : n->kids.n == 1 ? n->kids.v[0]->declarator : NULL;  /* the declarator */
+    error_at(source_original_pos(p->src, kw - p->toks->v),
+             "a coroutine must be declared at file scope");
+  /* the declarator */
+  Node *d = is_def ? n->declarator : n->kids.n == 1 ? n->kids.v[0]->declarator : NULL;
   if (!d || d->kids.n == 0 || d->kids.v[0]->kind != ND_FUNC)
     error_at(source_original_pos(p->src, kw - p->toks->v),
              "'coroutine' declares a function: give one function declarator");

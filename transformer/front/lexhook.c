@@ -48,9 +48,9 @@ static bool is_extension(const Token *t) {
    original text's directive lines and skipped conditional groups are not C. */
 static int live_index(Parser *p, int i) {
   while (have_token(p, i) && (p->toks->v[i].kind == TK_DIRECTIVE || p->toks->v[i].dead ||
-                            is_extension(&p->toks->v[i]))) {
+                              is_extension(&p->toks->v[i]))) {
     if (!p->original && p->toks->v[i].kind == TK_DIRECTIVE && i >= p->directives_seen) {
-      macro_directive(p->toks->v[i].text);  /* in effect from here on */
+      macro_directive(p->toks->v[i].text); /* in effect from here on */
       p->directives_seen = i + 1;
     }
     i++;
@@ -64,11 +64,33 @@ static int live_index(Parser *p, int i) {
 
 static bool is_type_word(int code) {
   switch (code) {
-  case T_VOID: case T_CHAR_KW: case T_SHORT: case T_INT: case T_LONG: case T_FLOAT:
-  case T_DOUBLE: case T_SIGNED: case T_UNSIGNED: case T_BOOL: case T_COMPLEX: case T_INT128:
-  case T_FLOATN: case T_CONST: case T_VOLATILE: case T_RESTRICT: case T_STATIC: case T_EXTERN:
-  case T_INLINE: case T_NORETURN: case T_REGISTER: case T_THREAD_LOCAL: case T_STRUCT:
-  case T_UNION: case T_ENUM: case T_BUILTIN_VA_LIST: case T_TYPEDEF:
+  case T_VOID:
+  case T_CHAR_KW:
+  case T_SHORT:
+  case T_INT:
+  case T_LONG:
+  case T_FLOAT:
+  case T_DOUBLE:
+  case T_SIGNED:
+  case T_UNSIGNED:
+  case T_BOOL:
+  case T_COMPLEX:
+  case T_INT128:
+  case T_FLOATN:
+  case T_CONST:
+  case T_VOLATILE:
+  case T_RESTRICT:
+  case T_STATIC:
+  case T_EXTERN:
+  case T_INLINE:
+  case T_NORETURN:
+  case T_REGISTER:
+  case T_THREAD_LOCAL:
+  case T_STRUCT:
+  case T_UNION:
+  case T_ENUM:
+  case T_BUILTIN_VA_LIST:
+  case T_TYPEDEF:
     return true;
   default:
     return false;
@@ -87,9 +109,10 @@ static bool expand_type_macro(Parser *p, const char *name, int depth) {
   for (int i = 0; i < body->n; i++) {
     Token *t = &body->v[i];
     int code = t->kind == TK_IDENT ? keyword_code(t) : 0;
-    bool after_tag = i > 0 && body->v[i - 1].kind == TK_IDENT &&
-                     (strcmp(body->v[i - 1].text, "struct") == 0 ||
-                      strcmp(body->v[i - 1].text, "union") == 0 || strcmp(body->v[i - 1].text, "enum") == 0);
+    bool after_tag =
+        i > 0 && body->v[i - 1].kind == TK_IDENT &&
+        (strcmp(body->v[i - 1].text, "struct") == 0 || strcmp(body->v[i - 1].text, "union") == 0 ||
+         strcmp(body->v[i - 1].text, "enum") == 0);
     bool ok = (t->kind == TK_PUNCT && t->code == '*') || (code && is_type_word(code)) || after_tag;
     if (!ok && t->kind == TK_IDENT && !code) {
       Sym *s = scope_lookup(t->text);
@@ -131,13 +154,20 @@ static int skip_group(Parser *p, int i, bool is_asm) {
 
 static int classify(Parser *p, Token *t, int *index) {
   switch (t->kind) {
-  case TK_NUMBER: return T_NUMBER;
-  case TK_CHAR: return T_CHAR;
-  case TK_STRING: return T_STRING;
-  case TK_PUNCT: return t->code;
-  case TK_EOF: return T_YYEOF;
-  case TK_DIRECTIVE: internal_error("directive reached the parser");
-  case TK_IDENT: break;
+  case TK_NUMBER:
+    return T_NUMBER;
+  case TK_CHAR:
+    return T_CHAR;
+  case TK_STRING:
+    return T_STRING;
+  case TK_PUNCT:
+    return t->code;
+  case TK_EOF:
+    return T_YYEOF;
+  case TK_DIRECTIVE:
+    internal_error("directive reached the parser");
+  case TK_IDENT:
+    break;
   }
   int code = keyword_code(t);
   if (code == T_ATTRIBUTE || code == T_ASM) {
@@ -163,8 +193,8 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
     *lloc = (Loc){p->pos, p->pos - 1};
     return T_YYEOF;
   }
-  if (p->skip_to > 0) {  /* a coroutine's body, parsed from the user's tokens (body_begin) */
-    for (int i = p->directives_seen; i < p->skip_to; i++)  /* its #defines still take effect */
+  if (p->skip_to > 0) { /* a coroutine's body, parsed from the user's tokens (body_begin) */
+    for (int i = p->directives_seen; i < p->skip_to; i++) /* its #defines still take effect */
       if (p->toks->v[i].kind == TK_DIRECTIVE)
         macro_directive(p->toks->v[i].text);
     if (p->directives_seen < p->skip_to)
@@ -175,7 +205,7 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
     p->prev_code = '}';
     return T_SKIPPED_BODY;
   }
-  if (p->qhead < p->nqueue) {  /* inside a type-like macro: its words, at its place */
+  if (p->qhead < p->nqueue) { /* inside a type-like macro: its words, at its place */
     Token *t = p->queue[p->qhead++];
     int index = p->qindex;
     int code = classify(p, t, &index);
@@ -192,7 +222,7 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
     if (expand_type_macro(p, t->text, 0)) {
       p->qindex = i;
       p->pos = i + 1;
-      return next_token(lval, lloc, p);  /* an empty macro (INLINE) simply vanishes */
+      return next_token(lval, lloc, p); /* an empty macro (INLINE) simply vanishes */
     }
   }
   int last = i;

@@ -32,8 +32,8 @@ static const char directive_blanks[] = " \t\v\f";
 bool is_line_directive(const char *directive) {
   const char *p = strchr(directive, '#') + 1;
   p += strspn(p, directive_blanks);
-  return (*p >= '0' && *p <= '9') || (strncmp(p, "line", 4) == 0 && !isalnum((unsigned char)p[4]) &&
-                                      p[4] != '_');
+  return (*p >= '0' && *p <= '9') ||
+         (strncmp(p, "line", 4) == 0 && !isalnum((unsigned char)p[4]) && p[4] != '_');
 }
 
 /* The number a #line of the input gives the next line (-1 when it is a
@@ -71,7 +71,7 @@ static int line_directive_number(const Token *t, int *last_line, const char **re
 char *text_for_preprocessor(Source *src, size_t *len) {
   *len = src->len;
   if (!src->original_ready)
-    return src->text;  /* none can be there (may_have_line_directives) */
+    return src->text; /* none can be there (may_have_line_directives) */
   char *buf = NULL;
   size_t size = 0, at = 0;
   FILE *out = NULL;
@@ -89,7 +89,7 @@ char *text_for_preprocessor(Source *src, size_t *len) {
     int n = line_directive_number(t, &last_line, &rest);
     if (n >= 0) {
       fprintf(out, "#line %d \"<coroc-line %d %d>\"", n, last_line, n);
-    } else {  /* a macro's number: the preprocessor's first marker will say it */
+    } else { /* a macro's number: the preprocessor's first marker will say it */
       fputs("#line ", out);
       for (; *rest && *rest != '"'; rest++)
         fputc(*rest == '\n' || *rest == '\\' ? ' ' : *rest, out);
@@ -122,7 +122,7 @@ static void find_line_directives(Source *src) {
     int last_line;
     const char *end;
     int n = line_directive_number(t, &last_line, &end);
-    if (n < 0) {  /* a macro's number: what the preprocessor said it is */
+    if (n < 0) { /* a macro's number: what the preprocessor said it is */
       n = line_macro_number(last_line, 0);
       end = strchr(end, '"') ? strchr(end, '"') : end;
     }
@@ -147,7 +147,7 @@ int logical_line(Source *src, int physical, const char **quoted) {
     return physical;
   if (src->nline_dirs < 0)
     find_line_directives(src);
-  int lo = 0, hi = src->nline_dirs;  /* the last directive before `physical` */
+  int lo = 0, hi = src->nline_dirs; /* the last directive before `physical` */
   while (lo < hi) {
     int mid = (lo + hi) / 2;
     if (src->line_dirs[mid].physical < physical)
@@ -169,9 +169,7 @@ bool coroc_line_name(const char *name, int *physical, int *number) {
 /* The numbers that #line directives written with a macro give, by the
    directive's last line: the first marker the preprocessor prints after
    one (number `seen`) says it; later ones only ask (seen 0). 0: unknown. */
-static struct MacroLine {
-  int physical, number;
-} *macro_lines;
+static struct MacroLine { int physical, number; } * macro_lines;
 static int nmacro_lines;
 
 void line_macros_forget(void) {
@@ -214,7 +212,8 @@ bool may_have_line_directives(const char *text, size_t len) {
       continue;
     while (p < text + len && *p && strchr(directive_blanks, *p))
       p++;
-    if (p < text + len && ((*p >= '0' && *p <= '9') || (text + len - p >= 4 && !memcmp(p, "line", 4))))
+    if (p < text + len &&
+        ((*p >= '0' && *p <= '9') || (text + len - p >= 4 && !memcmp(p, "line", 4))))
       return true;
   }
   return false;
@@ -223,7 +222,7 @@ bool may_have_line_directives(const char *text, size_t len) {
 #ifdef COROC_FUZZING
 /* The numbers of `#line MACRO` directives belong to one input. */
 void lines_release(void) {
-  macro_lines = NULL;  /* (its block went with the heap) */
+  macro_lines = NULL; /* (its block went with the heap) */
   nmacro_lines = 0;
 }
 #endif

@@ -18,11 +18,11 @@
 
 typedef struct Macro Macro;
 struct Macro {
-  const char *name;  /* the macro's name */
-  const char *text;  /* its whole #define line */
-  bool type_like;    /* its body is words and stars only: `body` holds its tokens */
-  TokenList body;    /* its replacement list */
-  Macro *next;       /* the next in its hash chain */
+  const char *name; /* the macro's name */
+  const char *text; /* its whole #define line */
+  bool type_like;   /* its body is words and stars only: `body` holds its tokens */
+  TokenList body;   /* its replacement list */
+  Macro *next;      /* the next in its hash chain */
 };
 
 static Macro *buckets[NBUCKETS];
@@ -43,8 +43,8 @@ static Macro **find(const char *name, size_t n) {
 
 static size_t ident_length(const char *p) {
   size_t n = 0;
-  while (p[n] == '_' || p[n] == '$' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
-         (n > 0 && p[n] >= '0' && p[n] <= '9'))
+  while (p[n] == '_' || p[n] == '$' || (p[n] >= 'a' && p[n] <= 'z') ||
+         (p[n] >= 'A' && p[n] <= 'Z') || (n > 0 && p[n] >= '0' && p[n] <= '9'))
     n++;
   return n;
 }
@@ -63,7 +63,7 @@ void macro_directive(const char *text) {
     return;
   Macro **slot = find(p, n);
   if (*slot)
-    *slot = (*slot)->next;  /* redefined or undefined: forget the old body */
+    *slot = (*slot)->next; /* redefined or undefined: forget the old body */
   if (!define)
     return;
   Macro *m = xcalloc(1, sizeof *m);
@@ -72,7 +72,8 @@ void macro_directive(const char *text) {
   /* only words and stars can make a type (`unsigned long`, `struct node *`,
      nothing at all); a body like `'` would not even scan */
   const char *body = p + n;
-  m->type_like = p[n] != '(' &&
+  m->type_like =
+      p[n] != '(' &&
       !body[strspn(body, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$ \t*")];
   if (m->type_like)
     tokenize("<macro>", body, strlen(body), false, NULL, &m->body);

@@ -35,16 +35,17 @@ static bool is_one_of(const Token *t, const char *const *words) {
 /* Words of a member's specifiers that say nothing of arrays: a type of
    its own (after which a name is the declarator's), or a qualifier. */
 static bool is_type_word(const Token *t) {
-  static const char *const words[] = {
-    "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool",
-    "_Complex", "__int128", "__signed__", "__signed", "__unsigned__", NULL};
+  static const char *const words[] = {"void",       "char",     "short",        "int",
+                                      "long",       "float",    "double",       "signed",
+                                      "unsigned",   "_Bool",    "_Complex",     "__int128",
+                                      "__signed__", "__signed", "__unsigned__", NULL};
   return is_one_of(t, words);
 }
 
 static bool is_qualifier(const Token *t) {
-  static const char *const words[] = {
-    "const", "volatile", "restrict", "__restrict", "__restrict__", "_Atomic", "__volatile__",
-    "__volatile", "__const", "__const__", "__extension__", NULL};
+  static const char *const words[] = {"const",        "volatile",  "restrict",      "__restrict",
+                                      "__restrict__", "_Atomic",   "__volatile__",  "__volatile",
+                                      "__const",      "__const__", "__extension__", NULL};
   return is_one_of(t, words);
 }
 
@@ -52,7 +53,7 @@ static bool is_qualifier(const Token *t) {
    found counts as an array. */
 static bool typedef_is_array(const Token *t) {
   Sym *s = token_sym(t);
-  if (!s)  /* a header's token: the file scope's name, which the passes still see */
+  if (!s) /* a header's token: the file scope's name, which the passes still see */
     s = scope_lookup(t->text);
   if (!s || s->kind != SYM_TYPEDEF || !s->decl || s->decl->kind != ND_INIT_DECL)
     return true;
@@ -77,7 +78,7 @@ static int skip_balanced(const TokenList *toks, int i, int last) {
    MEMBER_UNKNOWN), or MEMBER_NONE if it declares no such member. */
 static int member_in_decl(const TokenList *toks, int i, int end, const char *name) {
   bool typedef_array = false, unknown = false, typed = false;
-  for (; i < end; i++) {  /* the specifiers */
+  for (; i < end; i++) { /* the specifiers */
     const Token *t = &toks->v[i];
     if (is(t, "struct") || is(t, "union") || is(t, "enum")) {
       typed = true;
@@ -93,13 +94,13 @@ static int member_in_decl(const TokenList *toks, int i, int end, const char *nam
     } else if (is_type_word(t)) {
       typed = true;
     } else if (t->kind == TK_IDENT && !is_qualifier(t) && !typed) {
-      typedef_array = typedef_is_array(t);  /* a typedef name */
+      typedef_array = typedef_is_array(t); /* a typedef name */
       typed = true;
     } else if (!is_qualifier(t)) {
-      break;  /* the first declarator */
+      break; /* the first declarator */
     }
   }
-  while (i < end) {  /* the declarators, each up to a ',' */
+  while (i < end) { /* the declarators, each up to a ',' */
     bool star = false, paren = false, found = false, width = false;
     int dims = 0;
     for (; i < end && !is(&toks->v[i], ","); i++) {
@@ -108,7 +109,7 @@ static int member_in_decl(const TokenList *toks, int i, int end, const char *nam
         i = skip_balanced(toks, i + 1, end - 1) - 1;
         continue;
       }
-      width |= is(t, ":");  /* a bit-field's width names no member */
+      width |= is(t, ":"); /* a bit-field's width names no member */
       if (width)
         continue;
       if (is(t, "*"))
@@ -126,7 +127,7 @@ static int member_in_decl(const TokenList *toks, int i, int end, const char *nam
     if (found) {
       if (unknown || paren || (typedef_array && !star))
         return MEMBER_UNKNOWN;
-      return star && dims ? MEMBER_UNKNOWN : dims;  /* (`int *a[2]`: an array of pointers) */
+      return star && dims ? MEMBER_UNKNOWN : dims; /* (`int *a[2]`: an array of pointers) */
     }
   }
   return MEMBER_NONE;
@@ -149,7 +150,8 @@ static int member_in_list(const TokenList *toks, int first, int last, const char
     if (s[0] != ';' || s[1])
       continue;
     int here = member_in_decl(toks, start, i, name);
-    kind = here == MEMBER_NONE ? kind : kind == MEMBER_NONE ? here : MEMBER_UNKNOWN;  /* twice: not sure */
+    /* twice: not sure */
+    kind = here == MEMBER_NONE ? kind : kind == MEMBER_NONE ? here : MEMBER_UNKNOWN;
     start = i + 1;
   }
   return kind;
@@ -178,9 +180,9 @@ static int member_of_tagged(const Source *src, const TokenList *toks, const Node
   Sym *s = tagged->tok ? token_sym(tagged->tok) : NULL;
   if (!s && tagged->tok && tagged->tok->kind == TK_IDENT)
     s = scope_lookup_tag(tagged->tok->text);
-  if (s && s->ext)  /* a file-scope definition */
+  if (s && s->ext) /* a file-scope definition */
     return member_in_definition(&src->expanded, s->ext->first, s->ext->last, name);
-  if (s && s->decl && s->decl->kind == ND_TAGGED && s->decl->has_body)  /* one of the body */
+  if (s && s->decl && s->decl->kind == ND_TAGGED && s->decl->has_body) /* one of the body */
     return member_in_definition(&src->original, s->decl->first, s->decl->last, name);
   return MEMBER_UNKNOWN;
 }
@@ -190,7 +192,7 @@ static int member_of_typedef(const Source *src, const Sym *s, const char *name, 
   if (!s->decl || s->decl->kind != ND_INIT_DECL || !s->decl->specs ||
       (s->decl->declarator && s->decl->declarator->kids.n))
     return MEMBER_UNKNOWN;
-  const TokenList *toks = s->ext ? &src->expanded : &src->original;  /* file scope, or the body */
+  const TokenList *toks = s->ext ? &src->expanded : &src->original; /* file scope, or the body */
   return member_in_specs(src, toks, s->decl->specs, name, depth + 1);
 }
 

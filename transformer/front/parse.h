@@ -18,38 +18,42 @@
 #include "coroc.h"
 
 /* A location is a range of token indices; every node keeps it. */
-typedef struct { int first, last; } Loc;
+typedef struct {
+  int first, last;
+} Loc;
 
 /* One parse: the file parse of the preprocessed tokens, or a coroutine's
    second parse of the user's own (original). */
 typedef struct Parser Parser;
 struct Parser {
-  Source *src;            /* the input */
-  TokenList *toks;        /* the tokens being parsed */
-  int pos;                /* the index of the next token */
-  bool original;          /* parsing one coroutine from the original tokens */
-  bool started;           /* original: the START_COROUTINE token was sent */
-  bool done;              /* original: the coroutine has been reduced */
-  int prev_code;          /* the code of the token returned last */
-  NodeList specs;         /* the specifiers of the declarations being parsed, innermost last */
-  Node *unit;             /* the result: translation unit, or the coroutine's node */
-  Coroutine *cos;         /* the coroutines found, in file order */
-  Coroutine **cos_tail;   /* where the next one goes */
-  int stmt_expr_depth;    /* > 0 inside a statement expression ({ ... }) */
-  bool in_coroutine;      /* the file parse is inside a coroutine's body */
-  int directives_seen;    /* file parse: directives below this index went to macros.c */
-  Token *queue[64];       /* original: the expansion of a type-like macro, being returned */
-  int nqueue, qhead;      /* its length and the next to return */
-  int qindex;             /* the index of the macro's name, the location of all of it */
-  ArenaMark external_mark; /* file parse: the tree's arena where this external declaration began */
-  int external_syms;      /* ... and the count of symbols then (scope.c) */
-  bool keep_external;     /* ... it is a coroutine's: keep its tree */
+  Source *src;              /* the input */
+  TokenList *toks;          /* the tokens being parsed */
+  int pos;                  /* the index of the next token */
+  bool original;            /* parsing one coroutine from the original tokens */
+  bool started;             /* original: the START_COROUTINE token was sent */
+  bool done;                /* original: the coroutine has been reduced */
+  int prev_code;            /* the code of the token returned last */
+  NodeList specs;           /* the specifiers of the declarations being parsed, innermost last */
+  Node *unit;               /* the result: translation unit, or the coroutine's node */
+  Coroutine *cos;           /* the coroutines found, in file order */
+  Coroutine **cos_tail;     /* where the next one goes */
+  int stmt_expr_depth;      /* > 0 inside a statement expression ({ ... }) */
+  bool in_coroutine;        /* the file parse is inside a coroutine's body */
+  int directives_seen;      /* file parse: directives below this index went to macros.c */
+  Token *queue[64];         /* original: the expansion of a type-like macro, being returned */
+  int nqueue, qhead;        /* its length and the next to return */
+  int qindex;               /* the index of the macro's name, the location of all of it */
+  ArenaMark external_mark;  /* file parse: the tree's arena where this external declaration began */
+  int external_syms;        /* ... and the count of symbols then (scope.c) */
+  bool keep_external;       /* ... it is a coroutine's: keep its tree */
   ArenaMark coroutine_body; /* file parse: where the body of the coroutine being parsed began */
-  bool release_body;      /* ... give it back at its end */
-  int skip_to;            /* file parse: > 0: a coroutine's body is skipped up to here (body_begin) */
-  Sym **tags_defined;     /* file parse: the file-scope tags that this external declaration defines */
+  bool release_body;        /* ... give it back at its end */
+  /* file parse: > 0: a coroutine's body is skipped up to here (body_begin) */
+  int skip_to;
+  /* file parse: the file-scope tags that this external declaration defines */
+  Sym **tags_defined;
   int ntags_defined, captags_defined;
-  Coroutine **last_co;    /* the coroutine found last */
+  Coroutine **last_co; /* the coroutine found last */
 };
 
 /* lexhook.c: the parser's code for a keyword token, 0 for any other word
@@ -62,13 +66,13 @@ int keyword_code(const Token *t);
  * ====================================================================== */
 
 Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c);
-Node *ident(Parser *p, Token *t, Loc loc);  /* an identifier, resolved in the scopes of now */
+Node *ident(Parser *p, Token *t, Loc loc); /* an identifier, resolved in the scopes of now */
 Node *specs_add(Node *specs, Node *item, int flags, Loc loc);
 Node *declarator_new(Token *name, Loc loc);
 Node *declarator_derive(Node *d, Node *deriv, Loc loc);
 Node *declarator_paren(Node *inner, Loc loc);
-void begin_decl(Parser *p, Node *specs);  /* the specifiers of the declaration parsed now ... */
-void end_decl(Parser *p);                 /* ... until its end */
+void begin_decl(Parser *p, Node *specs); /* the specifiers of the declaration parsed now ... */
+void end_decl(Parser *p);                /* ... until its end */
 Node *decl_end(Parser *p, Node *specs, Node *list, Loc loc);
 void begin_kr_params(Parser *p, Node *init_decl, Loc loc);
 void declare(Parser *p, Node *init_decl);

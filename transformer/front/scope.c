@@ -14,7 +14,7 @@
 #define NBUCKETS 4096
 
 typedef struct {
-  Sym *buckets[NBUCKETS];  /* chains, newest declaration first */
+  Sym *buckets[NBUCKETS]; /* chains, newest declaration first */
 } Namespace;
 
 static Namespace ordinary, tags;
@@ -82,7 +82,8 @@ Sym *scope_declare(SymKind kind, Token *tok, Node *decl, int specs) {
   Namespace *ns = kind == SYM_TAG ? &tags : &ordinary;
   /* a file-scope symbol lives to the end; a block's goes with the tree */
   Sym *s = arena_alloc(depth == 0 ? &arena_perm : &arena_tree, sizeof *s);
-  *s = (Sym){.kind = kind, .name = tok->text, .decl = decl, .depth = depth, .specs = specs, .tok = tok};
+  *s = (Sym){
+      .kind = kind, .name = tok->text, .decl = decl, .depth = depth, .specs = specs, .tok = tok};
   unsigned h = hash(tok->text);
   s->chain = ns->buckets[h];
   ns->buckets[h] = s;

@@ -71,7 +71,8 @@ static char *read_input(const char *path, size_t *len) {
   int fd = open(path, O_RDONLY);
   if (fd < 0)
     fatal("cannot open %s: %s", path, strerror(errno));
-  char *text = read_fd(fd, fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, len);
+  char *text =
+      read_fd(fd, fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, len);
   close(fd);
   if (!text)
     fatal("cannot read %s: %s", path, strerror(errno));
@@ -154,7 +155,7 @@ static _Noreturn void report_cpp_failure(FILE *errs, const char *path) {
       }
     }
     int physical, number;
-    bool moved = coroc_line_name(file, &physical, &number);  /* after a #line of the input */
+    bool moved = coroc_line_name(file, &physical, &number); /* after a #line of the input */
     const char *name = moved || strcmp(file, "<stdin>") == 0 ? display_name(path) : file;
     if (moved && number == 0)
       number = line_macro_number(physical, 0);
@@ -184,13 +185,13 @@ static int cpp_command(const char **argv, int max) {
 /* The preprocessor, running: its output is scanned as it comes (lexer.l's
    streams), so that coroc parses while the preprocessor still works. */
 struct Preprocessor {
-  pid_t pid, writer;     /* it, and the child that feeds it the input */
-  int out;               /* its output */
-  FILE *errs;            /* its diagnostics */
-  const char *path;      /* the input, for messages */
-  TokenStream *stream;   /* the scan of its output */
-  FILE *markers;         /* -MD: its linemarkers, kept for depfile.c ... */
-  char *marker_text;     /* ... here */
+  pid_t pid, writer;   /* it, and the child that feeds it the input */
+  int out;             /* its output */
+  FILE *errs;          /* its diagnostics */
+  const char *path;    /* the input, for messages */
+  TokenStream *stream; /* the scan of its output */
+  FILE *markers;       /* -MD: its linemarkers, kept for depfile.c ... */
+  char *marker_text;   /* ... here */
   size_t marker_len;
 };
 
@@ -211,7 +212,7 @@ static void preprocess(Source *src, const char *path, const char *text, size_t l
      either), and the preprocessor has less to do, and coroc less to read. */
   bool plain = !memmem(text, len, "coroutine", 9);
   if (!plain)
-    argv[n++] = "-dD";  /* keep #define/#undef lines: they say which directives were in effect */
+    argv[n++] = "-dD"; /* keep #define/#undef lines: they say which directives were in effect */
   argv[n++] = "-x";
   argv[n++] = "c";
   argv[n++] = "-iquote";
@@ -273,7 +274,8 @@ static void preprocess(Source *src, const char *path, const char *text, size_t l
   *cpp = (Preprocessor){.pid = pid, .writer = writer, .out = out[0], .errs = errs, .path = path};
   if (args->keep_output)
     cpp->markers = xmemstream(&cpp->marker_text, &cpp->marker_len);
-  cpp->stream = stream_open(out[0], src->name, "<stdin>", &src->expanded, cpp->markers, scan_loading);
+  cpp->stream =
+      stream_open(out[0], src->name, "<stdin>", &src->expanded, cpp->markers, scan_loading);
   src->cpp = cpp;
   diag_before_error(source_settle);
 }
@@ -297,7 +299,7 @@ static void finish_preprocessor(Source *src) {
   src->cpp = NULL;
   diag_before_error(NULL);
   wait_preprocessor(cpp);
-  if (cpp->markers) {  /* the depfile's linemarkers */
+  if (cpp->markers) { /* the depfile's linemarkers */
     fclose(cpp->markers);
     src->cpp_text = cpp->marker_text;
     src->cpp_len = cpp->marker_len;
@@ -310,7 +312,7 @@ static void finish_preprocessor(Source *src) {
 
 bool source_more(Source *src, int index) {
   while (src->cpp && index >= src->expanded.n)
-    if (!stream_more(src->cpp->stream, index + 4096))  /* a batch at a time */
+    if (!stream_more(src->cpp->stream, index + 4096)) /* a batch at a time */
       finish_preprocessor(src);
   return index < src->expanded.n;
 }
@@ -404,7 +406,7 @@ static int first_on_line(Source *src, int line) {
 }
 
 int source_find_original(Source *src, int index) {
-  source_finish(src);  /* which lines are live needs all of the preprocessor's output */
+  source_finish(src); /* which lines are live needs all of the preprocessor's output */
   scan_original(src);
   Token *t = &src->expanded.v[index];
   if (!t->in_main)
@@ -428,7 +430,7 @@ int source_find_original(Source *src, int index) {
 }
 
 Pos source_original_pos(Source *src, int index) {
-  int i = source_find_original(src, index);  /* (scans the original) */
+  int i = source_find_original(src, index); /* (scans the original) */
   if (i >= 0)
     return tok_pos(&src->original.v[i]);
   Token *t = &src->expanded.v[index];
@@ -456,7 +458,7 @@ typedef struct {
   Node *literal;
 } Note;
 
-static const TokenList *noted;  /* the user's own tokens */
+static const TokenList *noted; /* the user's own tokens */
 static Note *notes;
 
 static Note *note_of(const Token *t, bool make) {
@@ -515,7 +517,7 @@ static void scan_original(Source *src) {
   src->original_ready = true;
   tokenize(src->name, src->text, src->len, false, NULL, &src->original);
   noted = &src->original;
-  if (src->line_live)  /* (else source_load marks them, once the lines are known) */
+  if (src->line_live) /* (else source_load marks them, once the lines are known) */
     mark_dead(src);
 }
 
@@ -534,7 +536,7 @@ static void scan_loading(void) {
 static void normalize_line_ends(Source *src) {
   char *copy = NULL;
   const char *end = src->raw + src->len;
-  for (const char *p = src->raw; (p = memchr(p, '\r', end - p)); p++)  /* (most files have none) */
+  for (const char *p = src->raw; (p = memchr(p, '\r', end - p)); p++) /* (most files have none) */
     if (p + 1 == end || p[1] != '\n') {
       if (!copy)
         copy = xstrndup(src->raw, src->len);
@@ -547,7 +549,7 @@ static void normalize_line_ends(Source *src) {
 /* The text is what diagnostics quote, and it must be text. */
 static void take_text(Source *src) {
   src->nline_dirs = -1;
-  line_macros_forget();  /* (one input's, as its #line directives) */
+  line_macros_forget(); /* (one input's, as its #line directives) */
   normalize_line_ends(src);
   diag_add_file(src->name, src->text, src->len);
   const char *nul = memchr(src->text, '\0', src->len);
@@ -569,9 +571,9 @@ void source_load(Source *src, const char *path, const CppArgs *cpp) {
     scan_original(src);
   size_t len;
   char *input = text_for_preprocessor(src, &len);
-  preprocess(src, path, input, len, cpp);  /* its output is scanned as the parser asks */
+  preprocess(src, path, input, len, cpp); /* its output is scanned as the parser asks */
   if (input != src->text)
-    xfree(input);  /* (the child feeding the preprocessor has its own copy) */
+    xfree(input); /* (the child feeding the preprocessor has its own copy) */
 }
 
 #ifdef COROC_FUZZING

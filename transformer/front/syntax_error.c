@@ -29,12 +29,18 @@ static const char *symbol_text(const char *name) {
     snprintf(buf, sizeof buf, "'%.*s'", (int)strlen(name) - 2, name + 1);
     return buf;
   }
-  if (strcmp(name, "IDENTIFIER") == 0) return "an identifier";
-  if (strcmp(name, "TYPEDEF_NAME") == 0) return "a type name";
-  if (strcmp(name, "NUMBER") == 0) return "a number";
-  if (strcmp(name, "STRING") == 0) return "a string";
-  if (strcmp(name, "CHAR") == 0) return "a character constant";
-  if (strcmp(name, "end of file") == 0) return "the end of the input";
+  if (strcmp(name, "IDENTIFIER") == 0)
+    return "an identifier";
+  if (strcmp(name, "TYPEDEF_NAME") == 0)
+    return "a type name";
+  if (strcmp(name, "NUMBER") == 0)
+    return "a number";
+  if (strcmp(name, "STRING") == 0)
+    return "a string";
+  if (strcmp(name, "CHAR") == 0)
+    return "a character constant";
+  if (strcmp(name, "end of file") == 0)
+    return "the end of the input";
   return name;
 }
 
@@ -82,9 +88,9 @@ static bool unknown_type_name(Parser *p, int at) {
 /* Could tok end a type, so that a name after it is declared (`int`, `*`, a
    typedef name or a tag)? Not `return`, `=`, ...: the name would be called. */
 static bool ends_type(const Token *tok) {
-  static const char *const words[] = {"void", "char", "short", "int", "long", "float", "double",
-                                      "signed", "unsigned", "_Bool", "const", "volatile", "coroutine",
-                                      NULL};
+  static const char *const words[] = {"void",  "char",     "short",     "int",      "long",
+                                      "float", "double",   "signed",    "unsigned", "_Bool",
+                                      "const", "volatile", "coroutine", NULL};
   if (tok->kind == TK_PUNCT)
     return tok->code == '*';
   if (tok->kind != TK_IDENT)
@@ -101,14 +107,16 @@ static bool ends_type(const Token *tok) {
    the list is not a declaration.) The index of the unknown name, or -1. */
 static int unknown_param_type(Parser *p, int at) {
   const Token *v = p->toks->v;
-  for (int type = at - 1; type <= at; type++) {  /* the parser stops at the second name, or the first */
-    if (type < 4 || v[type].kind != TK_IDENT || v[type + 1].kind != TK_IDENT || name_keyword(v[type].text) ||
-        name_keyword(v[type + 1].text) || v[type - 1].kind != TK_PUNCT)
+  /* the parser stops at the second name, or the first */
+  for (int type = at - 1; type <= at; type++) {
+    if (type < 4 || v[type].kind != TK_IDENT || v[type + 1].kind != TK_IDENT ||
+        name_keyword(v[type].text) || name_keyword(v[type + 1].text) ||
+        v[type - 1].kind != TK_PUNCT)
       continue;
     if (v[type - 1].code == '(' && v[type - 2].kind == TK_IDENT && ends_type(&v[type - 3]))
-      return type;  /* the first parameter, of a declarator `T f(` */
+      return type; /* the first parameter, of a declarator `T f(` */
     if (v[type - 1].code == ',' && v[type - 2].kind == TK_IDENT && ends_type(&v[type - 3]))
-      return type;  /* a later one, after `T a,` */
+      return type; /* a later one, after `T a,` */
   }
   return -1;
 }
@@ -142,8 +150,10 @@ void syntax_error(Parser *p, int at, const char **expected, int n, bool typedef_
 }
 
 void yyerror(Loc *loc, Parser *p, const char *msg) {
-  if (strcmp(msg, "memory exhausted") == 0)  /* the stack reached YYMAXDEPTH */
-    error_at(token_pos(p, loc->first), "nested too deeply: coroc's parser holds at most %d "
-             "unfinished constructs (brackets, operators, statements) at once", COROC_MAX_NESTING);
+  if (strcmp(msg, "memory exhausted") == 0) /* the stack reached YYMAXDEPTH */
+    error_at(token_pos(p, loc->first),
+             "nested too deeply: coroc's parser holds at most %d "
+             "unfinished constructs (brackets, operators, statements) at once",
+             COROC_MAX_NESTING);
   error_at(token_pos(p, loc->first), "%s", msg);
 }

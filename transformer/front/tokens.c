@@ -20,53 +20,131 @@
 #include <string.h>
 
 typedef struct {
-  int keyword;     /* the parser's token code if this word is a keyword, else 0 */
-  unsigned hash;   /* of the spelling */
-  int len;         /* strlen(text) */
-  char text[];     /* the spelling, NUL-terminated */
+  int keyword;   /* the parser's token code if this word is a keyword, else 0 */
+  unsigned hash; /* of the spelling */
+  int len;       /* strlen(text) */
+  char text[];   /* the spelling, NUL-terminated */
 } Name;
 
-typedef struct { const char *name; int code; } Keyword;
+typedef struct {
+  const char *name;
+  int code;
+} Keyword;
 
 /* The GNU spellings map to the standard word. Type names that gcc knows
    without a declaration, which system headers use (bits/link.h has
    __int128_t), are keywords here too; __seg_fs and __seg_gs are qualifiers. */
 static const Keyword keywords[] = {
-  {"_Alignas", T_ALIGNAS}, {"_Alignof", T_ALIGNOF}, {"_Atomic", T_ATOMIC}, {"_Bool", T_BOOL},
-  {"_Complex", T_COMPLEX}, {"_Float128", T_FLOATN}, {"_Float128x", T_FLOATN}, {"_Float16", T_FLOATN},
-  {"_Float32", T_FLOATN}, {"_Float32x", T_FLOATN}, {"_Float64", T_FLOATN}, {"_Float64x", T_FLOATN},
-  {"_Generic", T_GENERIC}, {"_Imaginary", T_IMAGINARY}, {"_Noreturn", T_NORETURN},
-  {"_Nonnull", T_NULLABILITY}, {"_Null_unspecified", T_NULLABILITY}, {"_Nullable", T_NULLABILITY},
-  {"_Static_assert", T_STATIC_ASSERT}, {"_Thread_local", T_THREAD_LOCAL},
-  {"__alignof", T_ALIGNOF}, {"__alignof__", T_ALIGNOF}, {"__asm", T_ASM}, {"__asm__", T_ASM},
-  {"__attribute", T_ATTRIBUTE}, {"__attribute__", T_ATTRIBUTE}, {"__auto_type", T_AUTO_TYPE},
-  {"__bf16", T_FLOATN}, {"__builtin_ms_va_list", T_BUILTIN_VA_LIST},
-  {"__builtin_sysv_va_list", T_BUILTIN_VA_LIST}, {"__builtin_offsetof", T_OFFSETOF},
-  {"__builtin_types_compatible_p", T_TYPES_COMPATIBLE}, {"__builtin_va_arg", T_VA_ARG},
-  {"__builtin_va_list", T_BUILTIN_VA_LIST}, {"__complex", T_COMPLEX}, {"__complex__", T_COMPLEX},
-  {"__const", T_CONST}, {"__const__", T_CONST}, {"__extension__", T_EXTENSION},
-  {"__float128", T_FLOATN}, {"__fp16", T_FLOATN}, {"__ibm128", T_FLOATN},
-  {"__imag", T_IMAG}, {"__imag__", T_IMAG}, {"__inline", T_INLINE}, {"__inline__", T_INLINE},
-  {"__int128", T_INT128}, {"__int128_t", T_INT128}, {"__uint128_t", T_INT128},
-  {"__float80", T_FLOATN}, {"_Decimal32", T_FLOATN}, {"_Decimal64", T_FLOATN},
-  {"_Decimal128", T_FLOATN}, {"__seg_fs", T_NULLABILITY}, {"__seg_gs", T_NULLABILITY},
-  {"__label__", T_LABEL}, {"__real", T_REAL}, {"__real__", T_REAL},
-  {"__restrict", T_RESTRICT}, {"__restrict__", T_RESTRICT}, {"__signed", T_SIGNED},
-  {"__signed__", T_SIGNED}, {"__thread", T_THREAD_LOCAL}, {"__typeof", T_TYPEOF},
-  {"__typeof__", T_TYPEOF}, {"__volatile", T_VOLATILE}, {"__volatile__", T_VOLATILE},
-  {"asm", T_ASM}, {"auto", T_AUTO}, {"await", T_AWAIT}, {"break", T_BREAK}, {"case", T_CASE},
-  {"char", T_CHAR_KW}, {"const", T_CONST}, {"continue", T_CONTINUE}, {"coroutine", T_COROUTINE},
-  {"default", T_DEFAULT}, {"do", T_DO}, {"double", T_DOUBLE}, {"else", T_ELSE}, {"enum", T_ENUM},
-  {"extern", T_EXTERN}, {"float", T_FLOAT}, {"for", T_FOR}, {"goto", T_GOTO}, {"if", T_IF},
-  {"inline", T_INLINE}, {"int", T_INT}, {"long", T_LONG}, {"register", T_REGISTER},
-  {"restrict", T_RESTRICT}, {"return", T_RETURN}, {"short", T_SHORT}, {"signed", T_SIGNED},
-  {"sizeof", T_SIZEOF}, {"static", T_STATIC}, {"struct", T_STRUCT}, {"switch", T_SWITCH},
-  {"typedef", T_TYPEDEF}, {"typeof", T_TYPEOF}, {"union", T_UNION}, {"unsigned", T_UNSIGNED},
-  {"void", T_VOID}, {"volatile", T_VOLATILE}, {"while", T_WHILE}, {"yield", T_YIELD},
+    {"_Alignas", T_ALIGNAS},
+    {"_Alignof", T_ALIGNOF},
+    {"_Atomic", T_ATOMIC},
+    {"_Bool", T_BOOL},
+    {"_Complex", T_COMPLEX},
+    {"_Float128", T_FLOATN},
+    {"_Float128x", T_FLOATN},
+    {"_Float16", T_FLOATN},
+    {"_Float32", T_FLOATN},
+    {"_Float32x", T_FLOATN},
+    {"_Float64", T_FLOATN},
+    {"_Float64x", T_FLOATN},
+    {"_Generic", T_GENERIC},
+    {"_Imaginary", T_IMAGINARY},
+    {"_Noreturn", T_NORETURN},
+    {"_Nonnull", T_NULLABILITY},
+    {"_Null_unspecified", T_NULLABILITY},
+    {"_Nullable", T_NULLABILITY},
+    {"_Static_assert", T_STATIC_ASSERT},
+    {"_Thread_local", T_THREAD_LOCAL},
+    {"__alignof", T_ALIGNOF},
+    {"__alignof__", T_ALIGNOF},
+    {"__asm", T_ASM},
+    {"__asm__", T_ASM},
+    {"__attribute", T_ATTRIBUTE},
+    {"__attribute__", T_ATTRIBUTE},
+    {"__auto_type", T_AUTO_TYPE},
+    {"__bf16", T_FLOATN},
+    {"__builtin_ms_va_list", T_BUILTIN_VA_LIST},
+    {"__builtin_sysv_va_list", T_BUILTIN_VA_LIST},
+    {"__builtin_offsetof", T_OFFSETOF},
+    {"__builtin_types_compatible_p", T_TYPES_COMPATIBLE},
+    {"__builtin_va_arg", T_VA_ARG},
+    {"__builtin_va_list", T_BUILTIN_VA_LIST},
+    {"__complex", T_COMPLEX},
+    {"__complex__", T_COMPLEX},
+    {"__const", T_CONST},
+    {"__const__", T_CONST},
+    {"__extension__", T_EXTENSION},
+    {"__float128", T_FLOATN},
+    {"__fp16", T_FLOATN},
+    {"__ibm128", T_FLOATN},
+    {"__imag", T_IMAG},
+    {"__imag__", T_IMAG},
+    {"__inline", T_INLINE},
+    {"__inline__", T_INLINE},
+    {"__int128", T_INT128},
+    {"__int128_t", T_INT128},
+    {"__uint128_t", T_INT128},
+    {"__float80", T_FLOATN},
+    {"_Decimal32", T_FLOATN},
+    {"_Decimal64", T_FLOATN},
+    {"_Decimal128", T_FLOATN},
+    {"__seg_fs", T_NULLABILITY},
+    {"__seg_gs", T_NULLABILITY},
+    {"__label__", T_LABEL},
+    {"__real", T_REAL},
+    {"__real__", T_REAL},
+    {"__restrict", T_RESTRICT},
+    {"__restrict__", T_RESTRICT},
+    {"__signed", T_SIGNED},
+    {"__signed__", T_SIGNED},
+    {"__thread", T_THREAD_LOCAL},
+    {"__typeof", T_TYPEOF},
+    {"__typeof__", T_TYPEOF},
+    {"__volatile", T_VOLATILE},
+    {"__volatile__", T_VOLATILE},
+    {"asm", T_ASM},
+    {"auto", T_AUTO},
+    {"await", T_AWAIT},
+    {"break", T_BREAK},
+    {"case", T_CASE},
+    {"char", T_CHAR_KW},
+    {"const", T_CONST},
+    {"continue", T_CONTINUE},
+    {"coroutine", T_COROUTINE},
+    {"default", T_DEFAULT},
+    {"do", T_DO},
+    {"double", T_DOUBLE},
+    {"else", T_ELSE},
+    {"enum", T_ENUM},
+    {"extern", T_EXTERN},
+    {"float", T_FLOAT},
+    {"for", T_FOR},
+    {"goto", T_GOTO},
+    {"if", T_IF},
+    {"inline", T_INLINE},
+    {"int", T_INT},
+    {"long", T_LONG},
+    {"register", T_REGISTER},
+    {"restrict", T_RESTRICT},
+    {"return", T_RETURN},
+    {"short", T_SHORT},
+    {"signed", T_SIGNED},
+    {"sizeof", T_SIZEOF},
+    {"static", T_STATIC},
+    {"struct", T_STRUCT},
+    {"switch", T_SWITCH},
+    {"typedef", T_TYPEDEF},
+    {"typeof", T_TYPEOF},
+    {"union", T_UNION},
+    {"unsigned", T_UNSIGNED},
+    {"void", T_VOID},
+    {"volatile", T_VOLATILE},
+    {"while", T_WHILE},
+    {"yield", T_YIELD},
 };
 
 
-static Name **table;   /* open addressing; a slot is NULL or a Name */
+static Name **table; /* open addressing; a slot is NULL or a Name */
 static size_t cap, count;
 
 static unsigned hash_bytes(const char *s, size_t len) {
@@ -112,7 +190,7 @@ const char *intern(const char *s, size_t len) {
   n->len = (int)len;
   memcpy(n->text, s, len);
   table[i] = n;
-  if (2 * ++count > cap)  /* at most half full */
+  if (2 * ++count > cap) /* at most half full */
     grow();
   return n->text;
 }
@@ -142,7 +220,7 @@ static const char **files;
 static unsigned nfiles;
 
 unsigned file_number(const char *interned_name) {
-  for (unsigned i = nfiles; i-- > 0;)  /* few files; the newest are asked most */
+  for (unsigned i = nfiles; i-- > 0;) /* few files; the newest are asked most */
     if (files[i] == interned_name)
       return i;
   if (nfiles == 1u << 15)

@@ -45,26 +45,27 @@ static bool is_word(const TokenList *toks, int i, const char *word) {
 bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList *toks, int depth) {
   if (!specs || depth > 32 || (specs->flags & (SP_ATTRIBUTE | SP_OPAQUE)))
     return false;
-  if (declarator && declarator->kids.n) {  /* the outermost derivation decides */
+  if (declarator && declarator->kids.n) { /* the outermost derivation decides */
     const Node *outer = declarator->kids.v[0];
     if (outer->kind != ND_POINTER)
-      return false;  /* an array or a function */
-    for (int i = outer->first; i <= outer->last; i++)  /* `int *volatile p` */
+      return false;                                   /* an array or a function */
+    for (int i = outer->first; i <= outer->last; i++) /* `int *volatile p` */
       if (is_word(toks, i, "volatile") || is_word(toks, i, "__volatile__") ||
-          is_word(toks, i, "__volatile") || is_word(toks, i, "_Atomic") || is_word(toks, i, "const") ||
-          is_word(toks, i, "__const") || is_word(toks, i, "__const__") ||
-          is_word(toks, i, "__attribute__") || is_word(toks, i, "__attribute"))
+          is_word(toks, i, "__volatile") || is_word(toks, i, "_Atomic") ||
+          is_word(toks, i, "const") || is_word(toks, i, "__const") ||
+          is_word(toks, i, "__const__") || is_word(toks, i, "__attribute__") ||
+          is_word(toks, i, "__attribute"))
         return false;
     return true;
   }
   if (specs->flags & (SP_VOLATILE | SP_CONST))
-    return false;  /* const: the load after a resume would assign it */
+    return false; /* const: the load after a resume would assign it */
   for (int i = 0; i < specs->kids.n; i++) {
     const Node *k = specs->kids.v[i];
     if (k->kind == ND_TAGGED && !is_word(toks, k->first, "enum"))
-      return false;  /* a struct or union */
+      return false; /* a struct or union */
     if (k->kind == ND_SIZEOF)
-      return false;  /* typeof(...): coroc does not know what it is */
+      return false; /* typeof(...): coroc does not know what it is */
     Sym *s = k->kind == ND_IDENT ? k->sym : NULL;
     if (s && s->kind == SYM_TYPEDEF) {
       if (!s->decl || s->decl->kind != ND_INIT_DECL)

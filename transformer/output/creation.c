@@ -43,8 +43,10 @@ const char *emit_in_linkage(Emitter *e, Coroutine *co) {
 void emit_in_declaration(Emitter *e, Coroutine *co) {
   if (!*emit_in_linkage(e, co)) {
     char *params = emit_param_list(e, co);
-    emit_put(e, emit_line_of(e, co->decl), "coro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s);  "
-             "/* (in the header too) */", co->name, co->name, *params ? ", " : "", params);
+    emit_put(e, emit_line_of(e, co->decl),
+             "coro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s);  "
+             "/* (in the header too) */",
+             co->name, co->name, *params ? ", " : "", params);
   }
 }
 
@@ -67,8 +69,10 @@ char *emit_param_list(Emitter *e, Coroutine *co) {
 /* `typedef int coro_value_fib;`: the declared type without the function part. */
 void emit_value_type(Emitter *e, Coroutine *co) {
   Node *d = co->declarator;
-  Style st = {.name = d->tok, .name_text = format("coro_value_%s", co->name),
-              .omit = d->kids.v[0], .collapse = true};
+  Style st = {.name = d->tok,
+              .name_text = format("coro_value_%s", co->name),
+              .omit = d->kids.v[0],
+              .collapse = true};
   emit_put(e, emit_line_of(e, co->decl), "typedef %s %s;", specs_str(e, co->specs, false),
            range_str(e, d->first, d->last, &st));
 }

@@ -66,7 +66,7 @@ static char *unquote(const char *q, const char *end, const char **after) {
       *w++ = (char)byte;
       q++;
     } else {
-      *w++ = q[1] == 't' ? '\t' : q[1] == 'n' ? '\n' : q[1];  /* clang's \t and \n */
+      *w++ = q[1] == 't' ? '\t' : q[1] == 'n' ? '\n' : q[1]; /* clang's \t and \n */
       q += 2;
     }
   }
@@ -167,7 +167,7 @@ char *depfile_rule(const DepOptions *dep, const Source *src, const char *input, 
   char *buf = NULL;
   FILE *f = xmemstream(&buf, len);
   for (int i = 0; i < dep->ntargets; i++)
-    fprintf(f, "%s%s", i ? " " : "", dep->targets[i]);  /* already as make reads them */
+    fprintf(f, "%s%s", i ? " " : "", dep->targets[i]); /* already as make reads them */
   fputc(':', f);
   for (int i = 0; i < names.n; i++) {
     fputs(i ? " \\\n " : " ", f);

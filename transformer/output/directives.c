@@ -27,8 +27,7 @@ static const char *local_field(Emitter *e, const char *name, size_t len, int at)
   const char *field = NULL;
   for (int i = 0; i < e->co->locals.n; i++) {
     Sym *s = e->co->locals.v[i]->sym;
-    if (strlen(s->name) == len && strncmp(s->name, name, len) == 0 &&
-        (s->tok - e->toks->v) < at)
+    if (strlen(s->name) == len && strncmp(s->name, name, len) == 0 && (s->tok - e->toks->v) < at)
       field = s->field;
   }
   return field;
@@ -36,7 +35,7 @@ static const char *local_field(Emitter *e, const char *name, size_t len, int at)
 
 
 /* The macro that the text of a #define or #undef line names, its length in
-   *len, and whether it defines; NULL for other lines (emit_header.c too). */
+ *len, and whether it defines; NULL for other lines (emit_header.c too). */
 const char *directive_macro_name(const char *text, size_t *len, bool *define) {
   const char *p = strchr(text, '#');
   if (!p)
@@ -111,8 +110,8 @@ static char *rewrite_define(Emitter *e, const char *directive, int at) {
           param = true;
         q += q == a ? 1 : 0;
       }
-    const char *field = member || param || w < (params_end ? params_end : w) ? NULL
-                                                                           : local_field(e, w, n, at);
+    const char *field =
+        member || param || w < (params_end ? params_end : w) ? NULL : local_field(e, w, n, at);
     if (field)
       fprintf(f, "coro_f->%s", field);
     else
@@ -153,12 +152,14 @@ static bool is_kept_directive(Emitter *e, const Token *t) {
 /* Token i is the body's first directive about its macro, and defines it. */
 bool is_first_define(Emitter *e, Coroutine *co, int i) {
   bool define;
-  const char *name = is_kept_directive(e, &e->toks->v[i]) ? directive_macro(&e->toks->v[i], &define) : NULL;
+  const char *name =
+      is_kept_directive(e, &e->toks->v[i]) ? directive_macro(&e->toks->v[i], &define) : NULL;
   if (!name || !define)
     return false;
   for (int j = co->first; j < i; j++) {
     bool d;
-    const char *other = is_kept_directive(e, &e->toks->v[j]) ? directive_macro(&e->toks->v[j], &d) : NULL;
+    const char *other =
+        is_kept_directive(e, &e->toks->v[j]) ? directive_macro(&e->toks->v[j], &d) : NULL;
     if (other && strcmp(other, name) == 0)
       return false;
   }

@@ -20,18 +20,18 @@
 #include <string.h>
 
 typedef struct {
-  int n;            /* states: 0 start, 1..nresume resume points, nresume+1 done */
-  char *edge;       /* [from * n + to] */
-  bool changed;     /* a walk added an edge or grew a label's set */
-  char **label_in;  /* [label] the states that reach it (by goto or by falling in) */
+  int n;           /* states: 0 start, 1..nresume resume points, nresume+1 done */
+  char *edge;      /* [from * n + to] */
+  bool changed;    /* a walk added an edge or grew a label's set */
+  char **label_in; /* [label] the states that reach it (by goto or by falling in) */
   const char **label_names;
   int nlabels;
 } Graph;
 
 typedef struct {
-  char *brk;        /* where `break` sends its states, or NULL */
-  char *cont;       /* where `continue` sends its states */
-  char *sw;         /* the states entering the innermost switch (its case labels get them) */
+  char *brk;  /* where `break` sends its states, or NULL */
+  char *cont; /* where `continue` sends its states */
+  char *sw;   /* the states entering the innermost switch (its case labels get them) */
 } Jumps;
 
 static char *new_set(Graph *g) {
@@ -93,7 +93,7 @@ static void flow_sequenced(Graph *g, Node *n, char *pending) {
     arrive(g, pending, n->resume_point);
     return;
   }
-  flow_expr(g, n->lhs, pending);  /* the condition of ?: */
+  flow_expr(g, n->lhs, pending); /* the condition of ?: */
   if (n->op == OP_COMMA) {
     flow_expr(g, n->rhs, pending);
     return;
@@ -104,7 +104,7 @@ static void flow_sequenced(Graph *g, Node *n, char *pending) {
     flow_expr(g, n->then, pending);
     flow_expr(g, n->otherwise, skip);
   } else {
-    flow_expr(g, n->rhs, pending);  /* && || */
+    flow_expr(g, n->rhs, pending); /* && || */
   }
   merge(g, pending, skip);
   xfree(skip);
@@ -133,18 +133,18 @@ static void arrive(Graph *g, char *pending, int state) {
 
 /* A loop: the body runs with what reaches the head; what comes round (the
    end of the body, continue) reaches the head again. */
-static void flow_loop(Graph *g, Node *body, Node *cond, Node *step, char *pending,
-                      bool test_first, Jumps j) {
+static void flow_loop(Graph *g, Node *body, Node *cond, Node *step, char *pending, bool test_first,
+                      Jumps j) {
   char *head = new_set(g), *out = new_set(g), *cont = new_set(g);
   merge(g, head, pending);
   for (int round = 0; round < 2; round++) {
     char *run = new_set(g);
     merge(g, run, head);
     if (test_first) {
-      flow_expr(g, cond, run);  /* the condition, every pass */
+      flow_expr(g, cond, run); /* the condition, every pass */
       merge(g, out, run);
     }
-    flow(g, body, run, (Jumps){out, cont, j.sw});  /* Duff's device: cases inside loops */
+    flow(g, body, run, (Jumps){out, cont, j.sw}); /* Duff's device: cases inside loops */
     merge(g, run, cont);
     flow_expr(g, step, run);
     if (!test_first) {
@@ -193,7 +193,7 @@ static void flow(Graph *g, Node *n, char *pending, Jumps j) {
     flow_loop(g, n->body, n->cond, NULL, pending, true, j);
     return;
   case ND_FOR:
-    flow(g, n->init, pending, j);  /* once */
+    flow(g, n->init, pending, j); /* once */
     flow_loop(g, n->body, n->cond, n->step, pending, true, j);
     return;
   case ND_DO:
@@ -204,8 +204,8 @@ static void flow(Graph *g, Node *n, char *pending, Jumps j) {
     char *in = new_set(g), *out = new_set(g);
     merge(g, in, pending);
     if (!has_default(n->body))
-      merge(g, out, in);  /* no case matched */
-    clear(g, pending);    /* before the first label nothing runs */
+      merge(g, out, in); /* no case matched */
+    clear(g, pending);   /* before the first label nothing runs */
     flow(g, n->body, pending, (Jumps){out, j.cont, in});
     merge(g, pending, out);
     return;
@@ -224,7 +224,7 @@ static void flow(Graph *g, Node *n, char *pending, Jumps j) {
     return;
   }
   case ND_GOTO:
-    if (!n->expr)  /* goto *p: computed, its targets unknown */
+    if (!n->expr) /* goto *p: computed, its targets unknown */
       merge_lasting(g, label_set(g, n->tok[1].text), pending);
     clear(g, pending);
     return;
@@ -239,7 +239,7 @@ static void flow(Graph *g, Node *n, char *pending, Jumps j) {
     clear(g, pending);
     return;
   default:
-    return;  /* declarations and expressions: straight through */
+    return; /* declarations and expressions: straight through */
   }
 }
 
@@ -292,7 +292,7 @@ void emit_dot(FILE *out, Source *src, Coroutine *cos) {
       char *pending = new_set(&g);
       pending[0] = 1;
       flow(&g, co->def->body, pending, (Jumps){NULL, NULL, NULL});
-      arrive(&g, pending, g.n - 1);  /* falling off the end */
+      arrive(&g, pending, g.n - 1); /* falling off the end */
       if (!g.changed)
         break;
     }

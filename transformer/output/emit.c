@@ -14,7 +14,7 @@
 static void emit_coroutine(Emitter *e, Coroutine *co) {
   e->co = co;
   if (co->is_prototype) {
-    emit_value_type(e, co);  /* an await of it reads its value as this type */
+    emit_value_type(e, co); /* an await of it reads its value as this type */
     emit_put(e, emit_line_of(e, co->decl), "CORO_NODISCARD %s;", emit_creation_header(e, co));
     return;
   }
@@ -37,13 +37,14 @@ void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
     for (size_t i = at; i < first->offset; i++)
       e.mapped += src->text[i] == '\n';
     if (src->has_line_directives)
-      e.mapped = 0, e.named = false;  /* the user's own #line may have moved the count */
+      e.mapped = 0, e.named = false; /* the user's own #line may have moved the count */
     if (first->offset > 0 && src->text[first->offset - 1] != '\n') {
       fputc('\n', out);
       e.mapped = 0;
     }
     if (!included) {
-      emit_put(&e, 0, "#include <coro.h>  /* added by coroc: the runtime of the coroutines below */");
+      emit_put(&e, 0,
+               "#include <coro.h>  /* added by coroc: the runtime of the coroutines below */");
       included = true;
     }
     emit_coroutine(&e, co);

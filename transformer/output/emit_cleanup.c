@@ -39,12 +39,12 @@ char *cleanup_strip(const char *decl) {
     close++;
     while (*close == ' ')
       close++;
-    if (*close == ',')  /* `cleanup(f), aligned(8)`: its comma goes too */
+    if (*close == ',') /* `cleanup(f), aligned(8)`: its comma goes too */
       close++;
     memmove(start, close, strlen(close) + 1);
     p = start;
   }
-  for (char *p; (p = strstr(out, "__attribute__(())")) != NULL;) {  /* nothing else was in it */
+  for (char *p; (p = strstr(out, "__attribute__(())")) != NULL;) { /* nothing else was in it */
     char *end = p + strlen("__attribute__(())");
     while (p > out && p[-1] == ' ')
       p--;
@@ -58,11 +58,14 @@ char *cleanup_strip(const char *decl) {
    innermost first, after the child inside its frame that it awaits there. */
 void emit_cleanup_function(Emitter *e, Coroutine *co) {
   int at = emit_line_of(e, co->decl);
-  emit_put(e, 0, "/* coro_free of %s suspended: its cleanups in scope where it stopped, innermost first */",
-           co->name);
+  emit_put(
+      e, 0,
+      "/* coro_free of %s suspended: its cleanups in scope where it stopped, innermost first */",
+      co->name);
   emit_put(e, at, "static void coro_cleanup_%s(coro_t *coro_c) {", co->name);
   e->indent++;
-  emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_c;", co->name, co->name);
+  emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_c;", co->name,
+           co->name);
   emit_put(e, 0, "(void)coro_f;");
   emit_put(e, at, "switch (coro_c->resume_point) {");
   for (int k = 1; co->cleanup_calls && k <= co->nresume; k++) {

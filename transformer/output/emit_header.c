@@ -56,37 +56,39 @@
 #include <string.h>
 
 typedef struct {
-  const char *name;  /* the macro */
-  const char *def;   /* its #define line, or NULL: only saved and restored (a frame's body defines it) */
-  int at;            /* the original token of its #define, for the order */
+  const char *name; /* the macro */
+  /* its #define line, or NULL: only saved and restored (a frame's body defines it) */
+  const char *def;
+  int at; /* the original token of its #define, for the order */
 } HeaderMacro;
 
 typedef struct {
-  Emitter e;             /* the printer, into the header's text */
+  Emitter e; /* the printer, into the header's text */
   Source *src;
   Coroutine *cos;
   Coroutine *co;         /* the coroutine whose frame is being followed (for messages) */
   const External **exts; /* the declarations to copy */
   int nexts, capexts;
-  HeaderMacro *macros;   /* the macros to define, and to save and restore */
+  HeaderMacro *macros; /* the macros to define, and to save and restore */
   int nmacros, capmacros;
-  Coroutine **frames;    /* the coroutines whose frames are printed */
+  Coroutine **frames; /* the coroutines whose frames are printed */
   int nframes, capframes;
-  Coroutine **values;    /* the coroutines whose value type alone is printed (awaited ones) */
+  Coroutine **values; /* the coroutines whose value type alone is printed (awaited ones) */
   int nvalues, capvalues;
-  int *directives;       /* the original tokens that are #define or #undef lines, in order */
+  int *directives; /* the original tokens that are #define or #undef lines, in order */
   int ndirectives;
 } Header;
 
-#define GROW(h, arr, n, cap)                                                \
-  do {                                                                      \
-    if ((h)->n == (h)->cap) {                                               \
-      (h)->cap = (h)->cap ? 2 * (h)->cap : 16;                              \
-      (h)->arr = xrealloc((h)->arr, sizeof *(h)->arr * (h)->cap);           \
-    }                                                                       \
+#define GROW(h, arr, n, cap)                                      \
+  do {                                                            \
+    if ((h)->n == (h)->cap) {                                     \
+      (h)->cap = (h)->cap ? 2 * (h)->cap : 16;                    \
+      (h)->arr = xrealloc((h)->arr, sizeof *(h)->arr * (h)->cap); \
+    }                                                             \
   } while (0)
 
-static void need_word(Header *h, const char *word, bool tag, const Token *blame, int at, bool precise);
+static void need_word(Header *h, const char *word, bool tag, const Token *blame, int at,
+                      bool precise);
 
 /* {==================================================================
  * Macros of the .coc
@@ -106,7 +108,7 @@ static const char *directive_name(const char *text, bool *define) {
 static void need_words(Header *h, const char *text, const Token *blame, int at, bool precise) {
   const char *prev = "";
   for (const char *p = text; *p;) {
-    if (*p == '"' || *p == '\'') {  /* a literal: nothing to follow */
+    if (*p == '"' || *p == '\'') { /* a literal: nothing to follow */
       char q = *p++;
       while (*p && *p != q)
         p += p[0] == '\\' && p[1] ? 2 : 1;
@@ -114,7 +116,7 @@ static void need_words(Header *h, const char *text, const Token *blame, int at, 
       continue;
     }
     if (!is_ident_char(*p) || (*p >= '0' && *p <= '9')) {
-      if (*p >= '0' && *p <= '9')  /* a number, suffix and all */
+      if (*p >= '0' && *p <= '9') /* a number, suffix and all */
         while (is_ident_char(*p) || *p == '.')
           p++;
       else
@@ -149,7 +151,7 @@ static void need_macro(Header *h, const char *name, const Token *blame, int at) 
     if (h->macros[i].name == name)
       return;
   if (h->e.opt->backend == BACKEND_STACKLESS && last > h->co->first && last < h->co->last)
-    return;  /* defined in the frame's own body: its printer defines it before the frame */
+    return; /* defined in the frame's own body: its printer defines it before the frame */
   GROW(h, macros, nmacros, capmacros);
   const char *def = o->v[last].text;
   def += strspn(def, " \t");
@@ -166,8 +168,9 @@ static void need_macro(Header *h, const char *name, const Token *blame, int at) 
 
 static _Noreturn void refuse(Header *h, const Token *blame, const char *fmt, const char *what,
                              const char *where) {
-  char *why = format(fmt, what, where);  /* (fmt is one of the messages below, with two %s) */
-  error_tok(blame, "--header: the frame of '%s' cannot be declared in a header: %s", h->co->name, why);
+  char *why = format(fmt, what, where); /* (fmt is one of the messages below, with two %s) */
+  error_tok(blame, "--header: the frame of '%s' cannot be declared in a header: %s", h->co->name,
+            why);
 }
 
 static char *where_expanded(Header *h, int index) {
@@ -187,31 +190,39 @@ static void need_external(Header *h, const External *ext, const Sym *s, const To
     if (h->exts[i] == ext)
       return;
   if (ext->declares_object)
-    refuse(h, blame, "%s, declared at %s together with an object or a function, which a header "
-           "cannot repeat (declare the type on its own)", sym_words(s), where_expanded(h, ext->first));
-  int first = source_find_original(h->src, ext->first), last = source_find_original(h->src, ext->last);
+    refuse(h, blame,
+           "%s, declared at %s together with an object or a function, which a header "
+           "cannot repeat (declare the type on its own)",
+           sym_words(s), where_expanded(h, ext->first));
+  int first = source_find_original(h->src, ext->first),
+      last = source_find_original(h->src, ext->last);
   if (first < 0 || last < 0 || last < first)
-    refuse(h, blame, "%s is declared at %s by a macro's expansion, which coroc does not copy "
-           "(declare it in a header of your own, or without the macro)", sym_words(s), where_expanded(h, ext->first));
+    refuse(h, blame,
+           "%s is declared at %s by a macro's expansion, which coroc does not copy "
+           "(declare it in a header of your own, or without the macro)",
+           sym_words(s), where_expanded(h, ext->first));
   const TokenList *o = &h->src->original;
   for (int i = first; i <= last; i++)
     if (o->v[i].kind == TK_DIRECTIVE)
-      refuse(h, blame, "%s, declared at %s, has a preprocessor line inside its declaration "
-             "(declare it in a header of your own)", sym_words(s), where_expanded(h, ext->first));
+      refuse(h, blame,
+             "%s, declared at %s, has a preprocessor line inside its declaration "
+             "(declare it in a header of your own)",
+             sym_words(s), where_expanded(h, ext->first));
   GROW(h, exts, nexts, capexts);
   h->exts[h->nexts++] = ext;
   const TokenList *x = &h->src->expanded;
-  for (int i = ext->first; i <= ext->last; i++) {  /* names, as the compiler sees them */
+  for (int i = ext->first; i <= ext->last; i++) { /* names, as the compiler sees them */
     const Token *t = &x->v[i];
     if (t->kind != TK_IDENT)
       continue;
     const char *prev = i > ext->first ? x->v[i - 1].text : "";
     bool tag = !strcmp(prev, "struct") || !strcmp(prev, "union") || !strcmp(prev, "enum");
     Sym *sym = tag ? scope_lookup_tag(t->text) : scope_lookup(t->text);
-    if (sym && sym->ext != ext && sym->ext && !sym->ext->declares_object && sym->tok && sym->tok->in_main)
+    if (sym && sym->ext != ext && sym->ext && !sym->ext->declares_object && sym->tok &&
+        sym->tok->in_main)
       need_external(h, sym->ext, sym, blame);
   }
-  for (int i = first; i <= last; i++)  /* and macros, as the user wrote them */
+  for (int i = first; i <= last; i++) /* and macros, as the user wrote them */
     if (o->v[i].kind == TK_IDENT && !o->v[i].dead)
       need_macro(h, o->v[i].text, blame, i);
 }
@@ -220,12 +231,12 @@ static void need_external(Header *h, const External *ext, const Sym *s, const To
    (`precise`), or one found by its spelling at file scope. */
 static void need_sym(Header *h, const Sym *s, const Token *blame, bool precise) {
   if (!s || s->depth != 0 || !s->tok || !s->tok->in_main)
-    return;  /* the body's own (printed with the frame), or a header's */
+    return; /* the body's own (printed with the frame), or a header's */
   switch (s->kind) {
   case SYM_TYPEDEF:
   case SYM_TAG:
   case SYM_ENUMCONST:
-    if (s->ext)  /* (a tag without one is never completed here: `struct node *` is all it can be) */
+    if (s->ext) /* (a tag without one is never completed here: `struct node *` is all it can be) */
       need_external(h, s->ext, s, blame);
     return;
   case SYM_OBJECT:
@@ -233,11 +244,12 @@ static void need_sym(Header *h, const Sym *s, const Token *blame, bool precise) 
     if (precise)
       refuse(h, blame, "its type names '%s', %s of this file, which a header cannot define",
              s->name, s->kind == SYM_OBJECT ? "an object" : "a function");
-    return;  /* a member's name, spelled like one: nothing to follow */
+    return; /* a member's name, spelled like one: nothing to follow */
   }
 }
 
-static void need_word(Header *h, const char *word, bool tag, const Token *blame, int at, bool precise) {
+static void need_word(Header *h, const char *word, bool tag, const Token *blame, int at,
+                      bool precise) {
   need_macro(h, word, blame, at);
   need_sym(h, tag ? scope_lookup_tag(word) : scope_lookup(word), blame, precise);
 }
@@ -252,7 +264,7 @@ static void need_tokens(Header *h, int first, int last) {
     need_macro(h, t->text, t, i);
     Sym *s = token_sym(t);
     if (s && s->tok == t)
-      continue;  /* the name that a declaration declares (the coroutine's own) */
+      continue; /* the name that a declaration declares (the coroutine's own) */
     if (s) {
       need_sym(h, s, t, true);
     } else {
@@ -318,8 +330,8 @@ static void need_frame(Header *h, Coroutine *co) {
     return;
   Coroutine *saved = h->co, *printing = h->e.co;
   h->co = h->e.co = co;
-  need_node(h, co->specs);       /* the value type */
-  need_node(h, co->declarator);  /* and the parameters */
+  need_node(h, co->specs);      /* the value type */
+  need_node(h, co->declarator); /* and the parameters */
   if (h->e.opt->backend == BACKEND_STACKLESS) {
     for (int i = 0; i < co->locals.n; i++) {
       Node *n = co->locals.v[i];
@@ -336,7 +348,7 @@ static void need_frame(Header *h, Coroutine *co) {
     }
     for (int i = 0; i < co->types.n; i++)
       need_node(h, co->types.v[i]);
-    for (int i = 0; i < co->literals.n; i++) {  /* (T){...}: T, and the list when it sizes T */
+    for (int i = 0; i < co->literals.n; i++) { /* (T){...}: T, and the list when it sizes T */
       Node *lit = co->literals.v[i];
       Node init = {.kind = ND_INIT_LIST, .first = lit->first, .last = lit->last, .kids = lit->kids};
       if (shape_decl(&h->e, lit->lhs->specs, lit->lhs->declarator, &init, lit->field, NULL))
@@ -353,7 +365,7 @@ static void need_frame(Header *h, Coroutine *co) {
       }
       Coroutine *callee = find_coroutine(h, n->callee);
       if (n->inline_child && callee)
-        need_frame(h, callee);  /* (defined above: it comes first) */
+        need_frame(h, callee); /* (defined above: it comes first) */
       else if (callee && task_has_value(n->sym))
         need_value(h, callee);
     }
@@ -387,7 +399,9 @@ static const char *base_name(const char *path) {
 static char *guard_name(const char *path) {
   char *g = format("CORO_HEADER_%s", base_name(path));
   for (char *p = g; *p; p++)
-    *p = (*p >= 'a' && *p <= 'z') ? (char)(*p - 'a' + 'A') : is_ident_char(*p) && *p != '$' ? *p : '_';
+    *p = (*p >= 'a' && *p <= 'z')         ? (char)(*p - 'a' + 'A')
+         : is_ident_char(*p) && *p != '$' ? *p
+                                          : '_';
   return g;
 }
 
@@ -412,14 +426,16 @@ static void print_header(Header *h, FILE *out) {
   const TokenList *o = &h->src->original;
   const char *backend = e->opt->backend == BACKEND_STACKFUL ? "stackful" : "stackless";
   char *guard = guard_name(e->opt->header);
-  fprintf(out, "/* Written by coroc --backend=%s from\n   %s:\n"
+  fprintf(out,
+          "/* Written by coroc --backend=%s from\n   %s:\n"
           "   the instances of its coroutines, for other files. NAME(args) makes one on\n"
           "   the heap, coro_in_NAME(&storage, args) one in a CORO_FRAME(NAME) that you\n"
           "   give: a local, a member, a block of an arena. Do not edit: coroc writes\n"
-          "   it again with the .c. */\n", backend, h->src->name);
+          "   it again with the .c. */\n",
+          backend, h->src->name);
   fprintf(out, "#ifndef %s\n#define %s\n\n", guard, guard);
 
-  int end = 0;  /* the includes before the last coroutine printed here */
+  int end = 0; /* the includes before the last coroutine printed here */
   for (int i = 0; i < h->nframes; i++)
     if (h->frames[i]->first > end)
       end = h->frames[i]->first;
@@ -435,16 +451,18 @@ static void print_header(Header *h, FILE *out) {
     saved[nsaved++] = h->macros[i].name;
   qsort(h->macros, h->nmacros, sizeof *h->macros, by_definition);
   if (nsaved)
-    fprintf(out, "\n/* the macros of %s that the frames name, for them alone */\n", base_name(h->src->name));
+    fprintf(out, "\n/* the macros of %s that the frames name, for them alone */\n",
+            base_name(h->src->name));
   for (int i = 0; i < nsaved; i++)
     fprintf(out, "#pragma push_macro(\"%s\")\n#undef %s\n", saved[i], saved[i]);
   for (int i = 0; i < h->nmacros; i++)
-    if (h->macros[i].def)  /* (NULL: the frame's body defines it) */
+    if (h->macros[i].def) /* (NULL: the frame's body defines it) */
       fprintf(out, "%s\n", h->macros[i].def);
 
   if (h->nexts) {
     qsort(h->exts, h->nexts, sizeof *h->exts, by_position);
-    fprintf(out, "\n/* the types of %s that the frames name, as written there */\n", base_name(h->src->name));
+    fprintf(out, "\n/* the types of %s that the frames name, as written there */\n",
+            base_name(h->src->name));
   }
   for (int i = 0; i < h->nexts; i++) {
     int first = source_find_original(h->src, h->exts[i]->first);
@@ -455,8 +473,8 @@ static void print_header(Header *h, FILE *out) {
   }
 
   e->out = out;
-  for (int i = 0; i < h->nvalues; i++) {  /* (before every frame: one may be defined below its awaiter,
-                                             and the .c too has its typedef twice then) */
+  for (int i = 0; i < h->nvalues; i++) { /* (before every frame: one may be defined below its
+                                            awaiter, and the .c too has its typedef twice then) */
     e->co = h->values[i];
     fprintf(out, "\n/* the value of %s, which a frame awaits */\n", e->co->name);
     emit_value_type(e, e->co);
@@ -465,8 +483,8 @@ static void print_header(Header *h, FILE *out) {
     if (!listed(h->frames, h->nframes, co))
       continue;
     e->co = co;
-    fprintf(out, "\n/* coroutine %s (%s:%d): CORO_FRAME(%s) */\n", co->name, base_name(h->src->name),
-            emit_line_of(e, co->decl), co->name);
+    fprintf(out, "\n/* coroutine %s (%s:%d): CORO_FRAME(%s) */\n", co->name,
+            base_name(h->src->name), emit_line_of(e, co->decl), co->name);
     if (e->opt->backend == BACKEND_STACKFUL) {
       emit_stackful_args(e, co);
       emit_stackful_storage(e, co);
@@ -493,7 +511,7 @@ static void print_header(Header *h, FILE *out) {
 
 char *emit_header(Source *src, Coroutine *cos, const Options *opt, size_t *len) {
   Options quiet = *opt;
-  quiet.line_directives = false;  /* the frames' lines are the header's own */
+  quiet.line_directives = false; /* the frames' lines are the header's own */
   Header h = {.src = src, .cos = cos};
   h.e = (Emitter){.src = src, .opt = &quiet, .toks = &src->original, .mapped = 1};
   const TokenList *o = &src->original;
@@ -513,7 +531,8 @@ char *emit_header(Source *src, Coroutine *cos, const Options *opt, size_t *len) 
     h.e.co = co;
     for (int i = co->first; i <= co->last; i++) {
       bool define;
-      const char *name = is_first_define(&h.e, co, i) ? directive_name(o->v[i].text, &define) : NULL;
+      const char *name =
+          is_first_define(&h.e, co, i) ? directive_name(o->v[i].text, &define) : NULL;
       bool seen = false;
       for (int k = 0; name && k < h.nmacros; k++)
         seen |= h.macros[k].name == name;

@@ -30,8 +30,8 @@
 /* The splices of a body: its yields and awaits sorted by position, and the
    next one not yet printed. */
 typedef struct {
-  NodeList nodes;  /* ND_YIELD and ND_AWAIT, by their first token */
-  int next;        /* the first one not yet reached */
+  NodeList nodes; /* ND_YIELD and ND_AWAIT, by their first token */
+  int next;       /* the first one not yet reached */
 } Splices;
 
 /* The first original token at or after byte `offset` (tokens are in order). */
@@ -57,7 +57,7 @@ static bool realign(FILE *out, Source *src, Token *t) {
   size_t start = t->offset;
   while (start > 0 && src->raw[start - 1] != '\n' && src->raw[start - 1] != '\r')
     if (t->offset - --start > COROC_MAX_ALIGN_COLUMN)
-      return false;  /* a machine-made line: no caret to keep, and no quadratic padding */
+      return false; /* a machine-made line: no caret to keep, and no quadratic padding */
   fprintf(out, "\n%s\n", emit_line_text(src, t->line));
   for (size_t i = start; i < t->offset; i++)
     fputc(src->raw[i] == '\t' ? '\t' : ' ', out);
@@ -69,7 +69,8 @@ static bool realign(FILE *out, Source *src, Token *t) {
    operand is printed by the nested call, which moves sp->next on. With
    #line directives, the operand of a splice starts a line of its own at its
    own column (realign). */
-static void splice_inline_call(FILE *out, Source *src, Coroutine *co, Splices *sp, Node *y, bool lines);
+static void splice_inline_call(FILE *out, Source *src, Coroutine *co, Splices *sp, Node *y,
+                               bool lines);
 
 static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t from, size_t to,
                    bool lines) {
@@ -81,8 +82,10 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       continue;
     while (sp->next < sp->nodes.n && sp->nodes.v[sp->next]->first < i)
       sp->next++;
-    Node *y = sp->next < sp->nodes.n && sp->nodes.v[sp->next]->first == i ? sp->nodes.v[sp->next] : NULL;
-    bool func = t->kind == TK_IDENT && (!strcmp(t->text, "__func__") || !strcmp(t->text, "__FUNCTION__"));
+    Node *y =
+        sp->next < sp->nodes.n && sp->nodes.v[sp->next]->first == i ? sp->nodes.v[sp->next] : NULL;
+    bool func =
+        t->kind == TK_IDENT && (!strcmp(t->text, "__func__") || !strcmp(t->text, "__FUNCTION__"));
     if (!y && !func)
       continue;
     fwrite(src->raw + at, 1, t->offset - at, out);
@@ -93,7 +96,7 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
     }
     sp->next++;
     at = token_end(&o->v[y->last]);
-    if (y->kind == ND_YIELD && !y->expr) {  /* `yield;` in a task */
+    if (y->kind == ND_YIELD && !y->expr) { /* `yield;` in a task */
       fputs("CORO_STACKFUL_YIELD_TASK(coro_c);", out);
       continue;
     }
@@ -102,13 +105,13 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       splice_inline_call(out, src, co, sp, y, lines);
       continue;
     }
-    if (y->kind == ND_YIELD && y->target)  /* two statements where the user wrote one */
+    if (y->kind == ND_YIELD && y->target) /* two statements where the user wrote one */
       fputs("do { ", out);
-    const char *agen = co->is_async ? "AGEN_" : "";  /* an async generator's forms */
+    const char *agen = co->is_async ? "AGEN_" : ""; /* an async generator's forms */
     if (y->kind == ND_YIELD)
       fprintf(out, "CORO_STACKFUL_%sYIELD(coro_c, coro_value_%s,", agen, co->name);
     if (y->kind == ND_AWAIT && y->discarded)
-      fputs("(void)", out);  /* its value is dropped */
+      fputs("(void)", out); /* its value is dropped */
     if (y->kind == ND_YIELD)
       ;
     else if (!y->callee)
@@ -121,7 +124,7 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       fputc(' ', out);
     splice(out, src, co, sp, first->offset, token_end(last), lines);
     fputs(y->kind == ND_YIELD ? ");" : ")", out);
-    if (y->kind == ND_YIELD && y->target) {  /* `x = yield v;`: then x gets what was sent */
+    if (y->kind == ND_YIELD && y->target) { /* `x = yield v;`: then x gets what was sent */
       Token *tf = &o->v[y->target->first], *tl = &o->v[y->target->last];
       fputs(" CORO_RECEIVE(coro_c,", out);
       if (!lines || !realign(out, src, tf))
@@ -129,7 +132,7 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       splice(out, src, co, sp, tf->offset, token_end(tl), lines);
       fputs("); } while (0)", out);
       if (lines && realign(out, src, &o->v[y->last]))
-        at = o->v[y->last].offset;  /* the ';' where it was: what follows keeps its line */
+        at = o->v[y->last].offset; /* the ';' where it was: what follows keeps its line */
       else
         fputc(';', out);
     }
@@ -143,19 +146,21 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
    this instance, `coro_body_child(coro_c, x, y)`. Where the child's body
    suspends, this whole stack does, and this instance is what waits and is
    woken; no instance of the child is made. */
-static void splice_inline_call(FILE *out, Source *src, Coroutine *co, Splices *sp, Node *y, bool lines) {
+static void splice_inline_call(FILE *out, Source *src, Coroutine *co, Splices *sp, Node *y,
+                               bool lines) {
   TokenList *o = &src->original;
   Node *call = y->expr;
   if (y->discarded)
     fputs("(void)", out);
-  if (co->runs_cleanups)  /* the child unwound: so does this body (cleanup.c) */
+  if (co->runs_cleanups) /* the child unwound: so does this body (cleanup.c) */
     fprintf(out, "CORO_STACKFUL_INLINE%s(coro_c, ", task_has_value(y->sym) ? "" : "_VOID");
   fprintf(out, "coro_body_%s(coro_c", y->callee);
   if (call->kids.n) {
     fputs(", ", out);
-    Token *first = &o->v[call->kids.v[0]->first], *last = &o->v[call->kids.v[call->kids.n - 1]->last];
+    Token *first = &o->v[call->kids.v[0]->first],
+          *last = &o->v[call->kids.v[call->kids.n - 1]->last];
     if (lines)
-      realign(out, src, first);  /* the arguments where the user wrote them */
+      realign(out, src, first); /* the arguments where the user wrote them */
     splice(out, src, co, sp, first->offset, token_end(last), lines);
   }
   fputs(co->runs_cleanups ? "))" : ")", out);
@@ -174,7 +179,8 @@ static int by_position(const void *a, const void *b) {
 /* The parameters of the body function: coro_c, then the user's own. */
 static char *body_params(Emitter *e, Coroutine *co) {
   Node *f = co->declarator->kids.v[0];
-  if (f->kids.n == 0 || (f->kids.n == 1 && !f->kids.v[0]->declarator && (f->kids.v[0]->specs->flags & SP_VOID)))
+  if (f->kids.n == 0 ||
+      (f->kids.n == 1 && !f->kids.v[0]->declarator && (f->kids.v[0]->specs->flags & SP_VOID)))
     return "coro_t *coro_c __attribute__((unused))";
   char *list = emit_range(e, f->first + 1, f->last - 1, true);
   return format("coro_t *coro_c __attribute__((unused)), %s", list);
@@ -192,7 +198,8 @@ void emit_stackful_args(Emitter *e, Coroutine *co) {
     if (f->kids.v[i]->sym)
       list_push(&params, f->kids.v[i]);
   emit_value_type(e, co);
-  emit_put(e, 0, "struct coro_args_%s {  /* its arguments, kept until the body starts */", co->name);
+  emit_put(e, 0, "struct coro_args_%s {  /* its arguments, kept until the body starts */",
+           co->name);
   emit_indent(e, 1);
   bool has_result = !co->is_generator && !co->returns_void;
   if (co->is_async)
@@ -200,10 +207,12 @@ void emit_stackful_args(Emitter *e, Coroutine *co) {
   else if (params.n == 0 && !has_result)
     emit_put(e, 0, "char coro_unused;  /* (a struct may not be empty) */");
   if (has_result)
-    emit_put(e, 0, "coro_value_%s coro_result;  /* what it returns, to the task awaiting it */", co->name);
+    emit_put(e, 0, "coro_value_%s coro_result;  /* what it returns, to the task awaiting it */",
+             co->name);
   for (int i = 0; i < params.n; i++)
-    emit_put(e, emit_line_of(e, params.v[i]), "%s;",
-             emit_field_decl(e, params.v[i]->specs, params.v[i]->declarator, params.v[i]->sym->field));
+    emit_put(
+        e, emit_line_of(e, params.v[i]), "%s;",
+        emit_field_decl(e, params.v[i]->specs, params.v[i]->declarator, params.v[i]->sym->field));
   emit_indent(e, -1);
   emit_put(e, 0, "};");
   xfree(params.v);
@@ -238,27 +247,34 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   /* the body, as written, from its '{' on */
   Splices yields = {0};
   visit(body, yields_pre, NULL, &yields.nodes);
-  if (yields.nodes.n > 1)  /* (qsort wants an array, and a body may have no yield) */
+  if (yields.nodes.n > 1) /* (qsort wants an array, and a body may have no yield) */
     qsort(yields.nodes.v, yields.nodes.n, sizeof(Node *), by_position);
   Token *open = &src->original.v[body->first], *close = &src->original.v[body->last];
   emit_sync(e, open->line);
-  bool value = !co->is_generator && !co->returns_void;  /* a task's body returns its value */
-  if (co->runs_cleanups) {  /* freed suspended, it returns from where it stopped (cleanup.c) */
+  bool value = !co->is_generator && !co->returns_void; /* a task's body returns its value */
+  if (co->runs_cleanups) { /* freed suspended, it returns from where it stopped (cleanup.c) */
     emit_put(e, 0, "#undef CORO_STACKFUL_RESUMED");
     if (value)
-      emit_put(e, 0, "#define CORO_STACKFUL_RESUMED(c) do { if (__builtin_expect(coro_stackful_unwinding(c), 0)) "
-               "return (coro_value_%s){0}; } while (0)", co->name);
+      emit_put(
+          e, 0,
+          "#define CORO_STACKFUL_RESUMED(c) do { if (__builtin_expect(coro_stackful_unwinding(c), 0)) "
+          "return (coro_value_%s){0}; } while (0)",
+          co->name);
     else
-      emit_put(e, 0, "#define CORO_STACKFUL_RESUMED(c) do { if (__builtin_expect(coro_stackful_unwinding(c), 0)) "
-               "return; } while (0)");
+      emit_put(
+          e, 0,
+          "#define CORO_STACKFUL_RESUMED(c) do { if (__builtin_expect(coro_stackful_unwinding(c), 0)) "
+          "return; } while (0)");
     emit_sync(e, open->line);
   }
   if (value)
-    fprintf(e->out, "static coro_value_%s coro_body_%s(%s)", co->name, co->name, body_params(e, co));
+    fprintf(e->out, "static coro_value_%s coro_body_%s(%s)", co->name, co->name,
+            body_params(e, co));
   else
     fprintf(e->out, "static void coro_body_%s(%s)", co->name, body_params(e, co));
   Token *next = &src->original.v[body->first + 1];
-  bool shared = body->first < body->last && next->line == open->line;  /* code after '{' on its line */
+  /* code after '{' on its line */
+  bool shared = body->first < body->last && next->line == open->line;
   if (!(e->opt->line_directives && shared && realign(e->out, src, open)))
     fputc(' ', e->out);
   splice(e->out, src, co, &yields, open->offset, token_end(close), e->opt->line_directives);
@@ -272,7 +288,8 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "/* the first thing to run on the new stack: the body, with its arguments */");
   emit_put(e, at, "static void coro_entry_%s(coro_t *coro_c) {", co->name);
   emit_indent(e, 1);
-  char *call = NULL;  /* coro_body_NAME(coro_c, coro_a->x, ...): built once, not re-formatted per parameter */
+  /* coro_body_NAME(coro_c, coro_a->x, ...): built once, not re-formatted per parameter */
+  char *call = NULL;
   size_t call_len = 0;
   FILE *args = xmemstream(&call, &call_len);
   fprintf(args, "coro_body_%s(coro_c", co->name);
@@ -282,7 +299,8 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   if (params.n || value)
     emit_put(e, at, "struct coro_args_%s *coro_a = coro_stackful_args(coro_c);", co->name);
   if (co->is_async)
-    emit_put(e, at, "(void)coro_agen_enter(coro_c);  /* (resumed by the await of its first value) */");
+    emit_put(e, at,
+             "(void)coro_agen_enter(coro_c);  /* (resumed by the await of its first value) */");
   emit_put(e, at, "%s%s);", value ? "coro_a->coro_result = " : "", call);
   emit_indent(e, -1);
   emit_put(e, 0, "}");
@@ -292,13 +310,13 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   emit_creation_body(e, co, &params, value, false);
 
   /* the same in storage the caller gives: CORO_FRAME(name), coro_in_name */
-  emit_put(e, 0, "/* %s(...) in storage the caller gives (CORO_FRAME(%s)): no allocation */", co->name,
-           co->name);
+  emit_put(e, 0, "/* %s(...) in storage the caller gives (CORO_FRAME(%s)): no allocation */",
+           co->name, co->name);
   emit_stackful_storage(e, co);
   char *params_text = emit_param_list(e, co);
   emit_in_declaration(e, co);
-  emit_put(e, at, "%scoro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {", emit_in_linkage(e, co),
-           co->name, co->name, *params_text ? ", " : "", params_text);
+  emit_put(e, at, "%scoro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {",
+           emit_in_linkage(e, co), co->name, co->name, *params_text ? ", " : "", params_text);
   emit_creation_body(e, co, &params, value, true);
 }
 
@@ -308,11 +326,11 @@ static void emit_creation_body(Emitter *e, Coroutine *co, NodeList *params, bool
                                bool in_storage) {
   int at = emit_line_of(e, co->decl);
   emit_indent(e, 1);
-  emit_put(e, at, "coro_t *coro_c = %scoro_entry_%s, sizeof(struct coro_args_%s), "
+  emit_put(e, at,
+           "coro_t *coro_c = %scoro_entry_%s, sizeof(struct coro_args_%s), "
            "_Alignof(struct coro_args_%s), %s);",
            in_storage ? "coro_stackful_init(coro_f, sizeof *coro_f, " : "coro_stackful_new(",
-           co->name, co->name, co->name,
-           emit_kind_of(co));
+           co->name, co->name, co->name, emit_kind_of(co));
   if (params->n || value || co->is_async) {
     emit_put(e, at, "struct coro_args_%s *coro_a = coro_stackful_args(coro_c);", co->name);
     for (int i = 0; i < params->n; i++)

@@ -30,12 +30,12 @@ static void emit_lines(Emitter *e, const Lines *lines) {
       emit_directive(e, l->line);
       continue;
     }
-    if (l->kind == LINE_RESUME) {  /* on the definition's line, as the dispatch that jumps here */
+    if (l->kind == LINE_RESUME) { /* on the definition's line, as the dispatch that jumps here */
       int at = e->mapped;
       e->indent = l->indent;
       emit_put(e, emit_line_of(e, e->co->decl), "%s", l->text);
       if (at)
-        emit_sync(e, at);  /* the next line has the number it would have had */
+        emit_sync(e, at); /* the next line has the number it would have had */
       continue;
     }
     e->indent = l->indent;
@@ -70,14 +70,15 @@ static void emit_shapes(Emitter *e, Coroutine *co) {
     char *shape = NULL;
     if (n->kind == ND_INIT_DECL) {
       shape = shape_decl(e, n->specs, n->declarator, n->init, n->sym->field, n->sym);
-    } else if (n->kind == ND_EXPR) {  /* a kept compound literal */
+    } else if (n->kind == ND_EXPR) { /* a kept compound literal */
       Node init = {.kind = ND_INIT_LIST, .first = n->first, .last = n->last, .kids = n->kids};
       shape = shape_decl(e, n->lhs->specs, n->lhs->declarator, &init, n->field, NULL);
     }
     if (!shape)
       continue;
     if (!open) {
-      emit_put(e, 0, "/* the sizes of arrays declared [] in %s, counted by the compiler */", co->name);
+      emit_put(e, 0, "/* the sizes of arrays declared [] in %s, counted by the compiler */",
+               co->name);
       emit_put(e, 0, "#pragma GCC diagnostic push");
       static const char *const quiet[] = {"-Wmissing-braces", "-Wmissing-field-initializers",
                                           "-Woverride-init", "-Wpedantic"};
@@ -93,14 +94,14 @@ static void emit_shapes(Emitter *e, Coroutine *co) {
 
 /* The field of a parameter or local. */
 static void emit_local_field(Emitter *e, Node *n) {
-  Node *specs = n->specs, *d = n->declarator;  /* of an ND_PARAM or ND_INIT_DECL */
+  Node *specs = n->specs, *d = n->declarator; /* of an ND_PARAM or ND_INIT_DECL */
   char *decl = field_decl(e, specs, d, n->kind == ND_PARAM ? NULL : n->init, n->sym->field,
                           n->kind == ND_PARAM);
-  if (n->kind == ND_INIT_DECL) {  /* `int x __attribute__((aligned(16)))`: the attribute too */
+  if (n->kind == ND_INIT_DECL) { /* `int x __attribute__((aligned(16)))`: the attribute too */
     int end = n->init ? n->init->first - 2 : n->last;
     if (end > d->last)
       decl = format("%s %s", decl, range_str(e, d->last + 1, end, &(Style){.collapse = true}));
-    if (n->sym->cleanup)  /* called by the body at its scope's exits instead (cleanup.c) */
+    if (n->sym->cleanup) /* called by the body at its scope's exits instead (cleanup.c) */
       decl = cleanup_strip(decl);
   }
   emit_put(e, emit_line_of(e, n), "%s;%s", decl, n->kind == ND_PARAM ? "  /* parameter */" : "");
@@ -122,8 +123,9 @@ static void emit_scope_fields(Emitter *e, const FrameScope *s) {
   emit_put(e, 0, "union {  /* blocks never active at once share their storage */");
   e->indent++;
   for (int i = 0; i < s->nkids; i++) {
-    emit_put(e, 0, "struct {  /* the %s at %s:%d */", s->kids[i]->node->kind == ND_FOR ? "for loop"
-             : "block", e->src->name, emit_line_of(e, s->kids[i]->node));
+    emit_put(e, 0, "struct {  /* the %s at %s:%d */",
+             s->kids[i]->node->kind == ND_FOR ? "for loop" : "block", e->src->name,
+             emit_line_of(e, s->kids[i]->node));
     e->indent++;
     emit_scope_fields(e, s->kids[i]);
     e->indent--;
@@ -141,7 +143,8 @@ static void emit_children(Emitter *e, Coroutine *co) {
   for (int i = 0; i < co->awaits.n; i++) {
     Node *n = co->awaits.v[i];
     if (n->inline_child)
-      emit_put(e, emit_line_of(e, n), "struct coro_frame_%s coro_in_%d;", n->callee, n->resume_point);
+      emit_put(e, emit_line_of(e, n), "struct coro_frame_%s coro_in_%d;", n->callee,
+               n->resume_point);
   }
   e->indent--;
   emit_put(e, 0, "} coro_children;");
@@ -156,9 +159,11 @@ static void emit_frame(Emitter *e, Coroutine *co) {
   if (co->is_generator && !co->is_async)
     emit_put(e, 0, "coro_t coro_base;  /* the runtime's header; must come first */");
   else
-    emit_put(e, 0, "struct coro_task coro_base;  /* the runtime's header of a task; must come first */");
+    emit_put(e, 0,
+             "struct coro_task coro_base;  /* the runtime's header of a task; must come first */");
   if (co->runs_cleanups)
-    emit_put(e, 0, "void (*coro_cleanup)(coro_t *coro_c);  /* right after the header: coro_free runs it "
+    emit_put(e, 0,
+             "void (*coro_cleanup)(coro_t *coro_c);  /* right after the header: coro_free runs it "
              "(CORO_CLEANUP) */");
   for (int i = 0; i < co->locals.n; i++)
     if (!co->frame_scope || co->locals.v[i]->kind == ND_PARAM)
@@ -168,7 +173,8 @@ static void emit_frame(Emitter *e, Coroutine *co) {
   for (int i = 0; i < co->literals.n; i++)
     emit_literal_field(e, co->literals.v[i]);
   if (!co->is_generator && !co->returns_void)
-    emit_put(e, 0, "coro_value_%s coro_result;  /* what it returns, to the task awaiting it */", co->name);
+    emit_put(e, 0, "coro_value_%s coro_result;  /* what it returns, to the task awaiting it */",
+             co->name);
   if (co->is_async)
     emit_put(e, 0, "struct coro_agen coro_agen;  /* an async generator's link to its consumer */");
   for (int i = 0; i < co->awaits.n; i++) {
@@ -193,21 +199,24 @@ static void emit_frame(Emitter *e, Coroutine *co) {
 
 /* Two tables for debuggers (coroc's gdb extension, docs/debugging.md),
    kept by `used` though no code reads them:
-     static const unsigned short coro_lines_fib[] = {3, 6, 9};     the .coc line of the start and of each resume point
-     static const char coro_locals_fib[] = "n | %a coro_a_2=a";    parameters | locals, FIELD=NAME where renamed,
-                                                                   %NAME kept in a C local while the body runs */
+     static const unsigned short coro_lines_fib[] = {3, 6, 9};     the .coc line of the start and of
+   each resume point static const char coro_locals_fib[] = "n | %a coro_a_2=a";    parameters |
+   locals, FIELD=NAME where renamed, %NAME kept in a C local while the body runs */
 static void emit_debug_tables(Emitter *e, Coroutine *co) {
-  emit_put(e, 0, "/* for debuggers (docs/debugging.md): the .coc lines of %s's start and resume points; "
-           "its parameters | locals, FIELD=NAME where renamed, %%NAME in a C local while it runs */", co->name);
+  emit_put(
+      e, 0,
+      "/* for debuggers (docs/debugging.md): the .coc lines of %s's start and resume points; "
+      "its parameters | locals, FIELD=NAME where renamed, %%NAME in a C local while it runs */",
+      co->name);
   char *text;
   size_t len;
-  FILE *f = xmemstream(&text, &len);   /* a stream: a coroutine may have 100,000 of either */
+  FILE *f = xmemstream(&text, &len); /* a stream: a coroutine may have 100,000 of either */
   fprintf(f, "%d", emit_line_of(e, co->decl));
   for (int i = 1; i <= co->nresume; i++)
     fprintf(f, ", %d", co->resume_lines[i]);
   fclose(f);
-  emit_put(e, 0, "static const unsigned short coro_lines_%s[] __attribute__((used)) = {%s};", co->name,
-           text);
+  emit_put(e, 0, "static const unsigned short coro_lines_%s[] __attribute__((used)) = {%s};",
+           co->name, text);
   xfree(text);
   f = xmemstream(&text, &len);
   bool params = true, first = true;
@@ -220,7 +229,7 @@ static void emit_debug_tables(Emitter *e, Coroutine *co) {
       fputc(' ', f);
     }
     first = false;
-    if (n->sym->cached)  /* %i: while the body runs, the C local i has its value */
+    if (n->sym->cached) /* %i: while the body runs, the C local i has its value */
       fputc('%', f);
     if (strcmp(n->sym->field, n->sym->name) == 0)
       fputs(n->sym->name, f);
@@ -228,7 +237,8 @@ static void emit_debug_tables(Emitter *e, Coroutine *co) {
       fprintf(f, "%s=%s", n->sym->field, n->sym->name);
   }
   fclose(f);
-  emit_put(e, 0, "static const char coro_locals_%s[] __attribute__((used)) = \"%s\";", co->name, text);
+  emit_put(e, 0, "static const char coro_locals_%s[] __attribute__((used)) = \"%s\";", co->name,
+           text);
   xfree(text);
 }
 
@@ -245,7 +255,8 @@ static void emit_resume(Emitter *e, Coroutine *co) {
            co->name);
   emit_put(e, 0, "(void)coro_f, (void)coro_out;");
   if (co->is_async)
-    emit_put(e, at, "CORO_AGEN_ENTER(coro_c);  /* resumed by the await of its next value, or woken */");
+    emit_put(e, at,
+             "CORO_AGEN_ENTER(coro_c);  /* resumed by the await of its next value, or woken */");
   emit_put(e, at, "switch (coro_enter(coro_c)) {  /* running now; 0: from the start */");
   for (int i = 1; i <= co->nresume; i++)
     emit_put(e, at, "case %d: goto coro_resume_%d;  /* %s:%d */", i, i, e->src->name,
@@ -255,7 +266,8 @@ static void emit_resume(Emitter *e, Coroutine *co) {
      saying so lets the compiler lay the resume paths out straight */
   emit_put(e, at, "coro_start: CORO_FIRST_RESUME;  /* only the first resume comes this way */");
   emit_lines(e, &co->body);
-  emit_put(e, e->toks->v[body->last].line, "coro_end: CORO_BODY_END;  /* reached once: the body returns */");
+  emit_put(e, e->toks->v[body->last].line,
+           "coro_end: CORO_BODY_END;  /* reached once: the body returns */");
   emit_put(e, e->toks->v[body->last].line, "CORO_FINISH(coro_c);");
   e->indent--;
   emit_put(e, 0, "}");
@@ -276,7 +288,8 @@ static void emit_creation(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "/* %s(...) makes an instance and runs nothing yet (lazy start) */", co->name);
   emit_put(e, at, "%s {", emit_creation_header(e, co));
   e->indent++;
-  emit_put(e, at, "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_frame_new("
+  emit_put(e, at,
+           "struct coro_frame_%s *coro_f = (struct coro_frame_%s *)coro_frame_new("
            "sizeof *coro_f, _Alignof(struct coro_frame_%s), coro_resume_%s, %s);",
            co->name, co->name, co->name, co->name, emit_kind_of(co));
   emit_cleanup_store(e, co, at);
@@ -307,7 +320,8 @@ static void emit_param_stores(Emitter *e, Coroutine *co, int at) {
    (coro_frame_again in <coro/gen.h>). */
 static void emit_children_zeroed(Emitter *e, Coroutine *co, int at) {
   if (has_inline_children(co))
-    emit_put(e, at, "__builtin_memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  "
+    emit_put(e, at,
+             "__builtin_memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  "
              "/* its children start from a zeroed header */");
 }
 
@@ -317,18 +331,19 @@ static void emit_children_zeroed(Emitter *e, Coroutine *co, int at) {
    Only the header is zeroed (and its children's, if it has some). */
 static void emit_creation_in(Emitter *e, Coroutine *co) {
   int at = emit_line_of(e, co->decl);
-  emit_put(e, 0, "/* %s(...) in storage the caller gives (CORO_FRAME(%s)): no allocation */", co->name,
-           co->name);
+  emit_put(e, 0, "/* %s(...) in storage the caller gives (CORO_FRAME(%s)): no allocation */",
+           co->name, co->name);
   char *params = emit_param_list(e, co);
   emit_in_declaration(e, co);
-  emit_put(e, at, "%scoro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {", emit_in_linkage(e, co),
-           co->name, co->name, *params ? ", " : "", params);
+  emit_put(e, at, "%scoro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {",
+           emit_in_linkage(e, co), co->name, co->name, *params ? ", " : "", params);
   e->indent++;
-  const char *header = co->is_generator && !co->is_async ? "coro_f->coro_base" : "coro_f->coro_base.base";
+  const char *header =
+      co->is_generator && !co->is_async ? "coro_f->coro_base" : "coro_f->coro_base.base";
   /* the header only: the body sets every field before it reads it, and a
      child made at every turn of a loop costs a few stores, not a memset */
-  emit_put(e, at, "coro_frame_init(&%s, sizeof coro_f->coro_base, coro_resume_%s, %s);", header, co->name,
-           emit_kind_of(co));
+  emit_put(e, at, "coro_frame_init(&%s, sizeof coro_f->coro_base, coro_resume_%s, %s);", header,
+           co->name, emit_kind_of(co));
   emit_cleanup_store(e, co, at);
   emit_children_zeroed(e, co, at);
   if (co->is_async) {
@@ -350,11 +365,13 @@ static void emit_creation_in(Emitter *e, Coroutine *co) {
    costs its arguments and two stores, as a call would. */
 static void emit_creation_inside(Emitter *e, Coroutine *co) {
   int at = emit_line_of(e, co->decl);
-  emit_put(e, 0, "/* %s(...) inside the frame of a task awaiting it, where a child has ended or "
-           "nothing was yet */", co->name);
+  emit_put(e, 0,
+           "/* %s(...) inside the frame of a task awaiting it, where a child has ended or "
+           "nothing was yet */",
+           co->name);
   char *params = emit_param_list(e, co);
-  emit_put(e, at, "static inline coro_t *coro_inside_%s(struct coro_frame_%s *coro_f%s%s) {", co->name,
-           co->name, *params ? ", " : "", params);
+  emit_put(e, at, "static inline coro_t *coro_inside_%s(struct coro_frame_%s *coro_f%s%s) {",
+           co->name, co->name, *params ? ", " : "", params);
   e->indent++;
   emit_put(e, at, "coro_frame_again(&coro_f->coro_base.base, coro_resume_%s, %s);", co->name,
            emit_kind_of(co));
@@ -398,22 +415,29 @@ static void emit_next_by_name(Emitter *e, Coroutine *co) {
     return;
   e->nnext_by_name++;
   int at = emit_line_of(e, co->decl);
-  emit_put(e, 0, "/* coro_next below calls %s's body by name when the instance is one of its own: "
-           "the compiler may inline it */", co->name);
-  emit_put(e, at, "static inline __attribute__((unused)) bool coro_next_of_%s(coro_t *coro_g, void *coro_o) {",
+  emit_put(e, 0,
+           "/* coro_next below calls %s's body by name when the instance is one of its own: "
+           "the compiler may inline it */",
            co->name);
+  emit_put(
+      e, at,
+      "static inline __attribute__((unused)) bool coro_next_of_%s(coro_t *coro_g, void *coro_o) {",
+      co->name);
   e->indent++;
   emit_put(e, at, "if (coro_g->resume == coro_resume_%s) {", co->name);
   e->indent++;
-  emit_put(e, at, "return coro_g->status < CORO_RUNNING ? coro_resume_%s(coro_g, coro_o) : "
-           "coro_next_refused(coro_g);", co->name);
+  emit_put(e, at,
+           "return coro_g->status < CORO_RUNNING ? coro_resume_%s(coro_g, coro_o) : "
+           "coro_next_refused(coro_g);",
+           co->name);
   e->indent--;
   emit_put(e, 0, "}");
   emit_put(e, at, "return coro_next(coro_g, coro_o);  /* another's: the one before */");
   e->indent--;
   emit_put(e, 0, "}");
   emit_put(e, 0, "#undef coro_next");
-  emit_put(e, 0, "#define coro_next(gen, out) coro_next_of_%s(gen, out)  /* from here on */", co->name);
+  emit_put(e, 0, "#define coro_next(gen, out) coro_next_of_%s(gen, out)  /* from here on */",
+           co->name);
 }
 
 void emit_stackless(Emitter *e, Coroutine *co) {

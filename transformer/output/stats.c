@@ -35,8 +35,8 @@ static int run_command(const char **argv) {
 
 /* One constant the probe asks the compiler for. */
 typedef struct {
-  char *symbol;  /* coro_stat_N */
-  long value;    /* what the compiler said; -1 if not found */
+  char *symbol; /* coro_stat_N */
+  long value;   /* what the compiler said; -1 if not found */
 } Probe;
 
 static Probe *probes;
@@ -71,8 +71,8 @@ static void read_assembly(char *asm_text) {
       continue;
     p += strlen(label);
     p += strspn(p, " \t\n");
-    bool zero = strncmp(p, ".zero", 5) == 0 || strncmp(p, ".space", 6) == 0;  /* a 0 in .bss */
-    p += strcspn(p, " \t");  /* the directive */
+    bool zero = strncmp(p, ".zero", 5) == 0 || strncmp(p, ".space", 6) == 0; /* a 0 in .bss */
+    p += strcspn(p, " \t");                                                  /* the directive */
     p += strspn(p, " \t");
     probes[i].value = zero ? 0 : strtol(p, NULL, 0);
   }
@@ -223,9 +223,11 @@ static long hoist_all_size(const HoistAll *h, const char *name) {
 static char *instance_memory(long size, long align) {
   long step = align > 8 ? 16 : 8;
   if (size <= 512 && align <= 16)
-    return format("each instance: a %ld-byte slot of its thread's slabs", (size + step - 1) / step * step);
+    return format("each instance: a %ld-byte slot of its thread's slabs",
+                  (size + step - 1) / step * step);
   long front = align > 16 ? (48 + align - 1) / align * align : 48;
-  return format("each instance: malloc'ed, %ld bytes with the runtime's record in front", size + front);
+  return format("each instance: malloc'ed, %ld bytes with the runtime's record in front",
+                size + front);
 }
 
 /* A stackful task's arguments also keep what it returns (coro_result). */
@@ -254,9 +256,10 @@ static void print_children(FILE *out, Source *src, Coroutine *co, bool stackful)
               stackful ? "its body runs on this stack, a plain call (no instance, no allocation)"
                        : "its frame is inside this one (coro_children), no allocation");
     else
-      fprintf(out, "  await %s at %s:%d: %s: %s\n", a->callee, src->name, line,
-              stackful ? "an instance of its own, with a stack of its own" : "its frame is on the heap",
-              a->heap_reason);
+      fprintf(
+          out, "  await %s at %s:%d: %s: %s\n", a->callee, src->name, line,
+          stackful ? "an instance of its own, with a stack of its own" : "its frame is on the heap",
+          a->heap_reason);
   }
 }
 
@@ -314,7 +317,8 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
     if (!co->def)
       continue;
     long size = probes[k++].value, align = probes[k++].value;
-    if (stackful && !stackful_result(co) && !has_params(co) && !co->is_async)   /* (a struct of one unused char) */
+    if (stackful && !stackful_result(co) && !has_params(co) &&
+        !co->is_async) /* (a struct of one unused char) */
       fprintf(out, "coroutine %s (%s:%d), stackful: no arguments", co->name, src->name,
               src->original.v[co->first].line);
     else
@@ -339,7 +343,8 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
     }
     if (stackful && co->is_async) {
       long off = probes[k++].value, asize = probes[k++].value;
-      fprintf(out, "  %6ld %6ld  coro_agen  (an async generator's link to its consumer)\n", off, asize);
+      fprintf(out, "  %6ld %6ld  coro_agen  (an async generator's link to its consumer)\n", off,
+              asize);
     }
     for (int i = 0; i < co->locals.n; i++) {
       Node *n = co->locals.v[i];
@@ -360,7 +365,8 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
     if (stackful)
       fprintf(out, "  and a stack of its own: 256 KiB unless coro_set_stack_size says otherwise\n");
     else if (co->plain_locals.n) {
-      fprintf(out, "  ordinary locals of the resume function, not in the frame (no value of "
+      fprintf(out,
+              "  ordinary locals of the resume function, not in the frame (no value of "
               "theirs is needed after a suspension):");
       for (int i = 0; i < co->plain_locals.n; i++) {
         Node *n = co->plain_locals.v[i];

@@ -20,13 +20,13 @@
 
 /* What a token stands for in the output. */
 static const char *token_text(Emitter *e, const Token *t) {
-  if (e->co && t->kind == TK_IDENT && (strcmp(t->text, "__func__") == 0 ||
-                                       strcmp(t->text, "__FUNCTION__") == 0))
-    return format("\"%s\"", e->co->name);  /* the coroutine's name, not coro_resume_NAME */
+  if (e->co && t->kind == TK_IDENT &&
+      (strcmp(t->text, "__func__") == 0 || strcmp(t->text, "__FUNCTION__") == 0))
+    return format("\"%s\"", e->co->name); /* the coroutine's name, not coro_resume_NAME */
   Sym *s = token_sym(t);
   if (s && s->owner && s->field) {
     if (s->kind == SYM_OBJECT && s->cached)
-      return s->name;  /* in a C local of the same name until the body suspends */
+      return s->name; /* in a C local of the same name until the body suspends */
     if (s->kind == SYM_OBJECT)
       return format("coro_f->%s", s->field);
     return s->field;
@@ -48,8 +48,8 @@ static bool is_top_const(Emitter *e, const Node *pointer, int i) {
   if (i < pointer->first || i > pointer->last)
     return false;
   const Token *t = &e->toks->v[i];
-  if (t->kind != TK_IDENT || (strcmp(t->text, "const") && strcmp(t->text, "__const") &&
-                              strcmp(t->text, "__const__")))
+  if (t->kind != TK_IDENT ||
+      (strcmp(t->text, "const") && strcmp(t->text, "__const") && strcmp(t->text, "__const__")))
     return false;
   for (int j = i + 1; j <= pointer->last; j++)
     if (e->toks->v[j].code == '*')
@@ -103,7 +103,7 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
     if (t->dead || t->kind == TK_DIRECTIVE)
       continue;
     if (st && st->name && t == st->name && !*st->name_text)
-      continue;  /* an abstract declarator: the name and its space go */
+      continue; /* an abstract declarator: the name and its space go */
     if (st && st->unconst && is_top_const(e, st->unconst, i))
       continue;
     if (started && (t->space || t->bol))
@@ -123,7 +123,7 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
       continue;
     }
     const char *repl = replacement(e, i, last);
-    if (repl && !(st && st->raw)) {  /* an await, or an && around one, already lowered */
+    if (repl && !(st && st->raw)) { /* an await, or an && around one, already lowered */
       int end = repl_end(e, i, last);
       fputs(repl, out);
       i = end;
@@ -169,7 +169,8 @@ void push_repl(Emitter *e, const Node *n, const char *text) {
     e->caprepl = e->caprepl ? e->caprepl * 2 : 16;
     e->repl = xrealloc(e->repl, sizeof e->repl[0] * e->caprepl);
   }
-  if (!e->repl_at) {  /* one table for the whole input, made once: every writer empties what it used */
+  /* one table for the whole input, made once: every writer empties what it used */
+  if (!e->repl_at) {
     if (!e->src->repl_at) {
       e->src->repl_at = xcalloc(e->toks->n + 1, sizeof(int));
       for (int i = 0; i <= e->toks->n; i++)
@@ -201,8 +202,9 @@ char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
   for (int i = 0; i < specs->kids.n; i++) {
     Node *k = specs->kids.v[i];
     if (i > 0 && k->first == specs->kids.v[i - 1]->first)
-      continue;  /* the words of one macro (`u8` for `unsigned char`) stand at one token */
-    int drop = SP_TYPEDEF | SP_EXTERN | SP_STATIC | SP_AUTO | SP_REGISTER | SP_THREAD | SP_COROUTINE;
+      continue; /* the words of one macro (`u8` for `unsigned char`) stand at one token */
+    int drop =
+        SP_TYPEDEF | SP_EXTERN | SP_STATIC | SP_AUTO | SP_REGISTER | SP_THREAD | SP_COROUTINE;
     if (k->kind == ND_SPECIFIER && (k->flags & drop))
       continue;
     if (drop_const && k->kind == ND_SPECIFIER && k->flags == SP_CONST)
@@ -260,10 +262,10 @@ char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
 
 /* What the elements of an array are, as far as counting a list goes. */
 typedef enum {
-  EL_POINTER,  /* a pointer: one item each, a string too */
-  EL_ARITH,    /* arithmetic or enum: one item each, but a string fills a char array */
-  EL_ARRAY,    /* an array (or vector) of scalars: inner braces may be left out */
-  EL_RECORD,   /* may hold a struct or union, or a type coroc cannot look into */
+  EL_POINTER, /* a pointer: one item each, a string too */
+  EL_ARITH,   /* arithmetic or enum: one item each, but a string fills a char array */
+  EL_ARRAY,   /* an array (or vector) of scalars: inner braces may be left out */
+  EL_RECORD,  /* may hold a struct or union, or a type coroc cannot look into */
 } ElemKind;
 
 static ElemKind derived_kind(const Node *specs, const Node *declarator, int from, int depth,
@@ -287,17 +289,18 @@ static bool is_vector_typedef(const Sym *s) {
 static ElemKind specs_kind(const Node *specs, int depth, const TokenList *toks) {
   for (int i = 0; specs && i < specs->kids.n; i++) {
     Node *k = specs->kids.v[i];
-    if (k->kind == ND_TAGGED)  /* its first token is struct, union or enum */
+    if (k->kind == ND_TAGGED) /* its first token is struct, union or enum */
       return strcmp(toks->v[k->first].text, "enum") == 0 ? EL_ARITH : EL_RECORD;
-    if (k->kind == ND_SIZEOF)  /* typeof */
+    if (k->kind == ND_SIZEOF) /* typeof */
       return EL_RECORD;
     if (k->kind == ND_IDENT) {
       Sym *s = k->sym;
       if (!s || s->kind != SYM_TYPEDEF || !s->decl || s->decl->kind != ND_INIT_DECL || !s->toks ||
           depth > 32)
         return EL_RECORD;
-      return is_vector_typedef(s) ? EL_ARRAY : derived_kind(s->decl->specs, s->decl->declarator, 0, depth + 1,
-                                                             s->toks);
+      return is_vector_typedef(s)
+                 ? EL_ARRAY
+                 : derived_kind(s->decl->specs, s->decl->declarator, 0, depth + 1, s->toks);
     }
   }
   return EL_ARITH;
@@ -331,7 +334,7 @@ static bool returns_scalar(Emitter *e, const Node *callee) {
   const Sym *s = callee->kind == ND_IDENT ? callee->sym : NULL;
   if (!s || s->kind != SYM_FUNCTION || !s->decl || s->decl->kind != ND_INIT_DECL)
     return false;
-  const Node *d = s->decl->declarator;  /* its derivations: the function, then what it returns */
+  const Node *d = s->decl->declarator; /* its derivations: the function, then what it returns */
   return d->kids.n && d->kids.v[0]->kind == ND_FUNC &&
          derived_kind(s->decl->specs, d, 1, 0, s->toks ? s->toks : e->toks) != EL_RECORD;
 }
@@ -347,24 +350,40 @@ static bool is_scalar_expr(Emitter *e, const Node *n) {
                  (s->kind == SYM_OBJECT && object_is_scalar(e, s)));
   }
   if (n->kind != ND_EXPR)
-    return false;  /* an await, a statement expression */
+    return false; /* an await, a statement expression */
   switch ((Op)n->op) {
   case OP_PAREN:
     return is_scalar_expr(e, n->operand);
   case OP_COMMA:
     return is_scalar_expr(e, n->rhs);
-  case OP_COND:  /* one scalar arm makes both scalar */
+  case OP_COND: /* one scalar arm makes both scalar */
     return is_scalar_expr(e, n->then ? n->then : n->cond) || is_scalar_expr(e, n->otherwise);
-  case OP_CAST:  /* to a union is GNU C */
+  case OP_CAST: /* to a union is GNU C */
     return derived_kind(n->lhs->specs, n->lhs->declarator, 0, 0, e->toks) != EL_RECORD;
   case OP_CALL:
     return returns_scalar(e, n->lhs);
-  case OP_DEREF: case OP_INDEX: case OP_MEMBER: case OP_ASSIGN: case OP_COMPOUND_LITERAL:
-  case OP_GENERIC: case OP_VA_ARG: case OP_STRING:
+  case OP_DEREF:
+  case OP_INDEX:
+  case OP_MEMBER:
+  case OP_ASSIGN:
+  case OP_COMPOUND_LITERAL:
+  case OP_GENERIC:
+  case OP_VA_ARG:
+  case OP_STRING:
     return false;
-  case OP_ASSIGN_OP: case OP_OR: case OP_AND: case OP_BINARY: case OP_ADDRESS: case OP_UNARY:
-  case OP_POSTFIX: case OP_LABEL_ADDR: case OP_REAL: case OP_IMAG: case OP_NUMBER: case OP_CHAR:
-    return true;  /* arithmetic, comparisons, logic, &x, ++, compound assignments */
+  case OP_ASSIGN_OP:
+  case OP_OR:
+  case OP_AND:
+  case OP_BINARY:
+  case OP_ADDRESS:
+  case OP_UNARY:
+  case OP_POSTFIX:
+  case OP_LABEL_ADDR:
+  case OP_REAL:
+  case OP_IMAG:
+  case OP_NUMBER:
+  case OP_CHAR:
+    return true; /* arithmetic, comparisons, logic, &x, ++, compound assignments */
   }
   return true;
 }
@@ -403,7 +422,7 @@ static bool is_one_list(const char *text) {
   int depth = 0;
   const char *p = text;
   for (; *p; p++) {
-    if (*p == '"' || *p == '\'') {  /* braces in a literal do not count */
+    if (*p == '"' || *p == '\'') { /* braces in a literal do not count */
       char quote = *p;
       while (p[1] && p[1] != quote)
         p += p[1] == '\\' && p[2] ? 2 : 1;
@@ -427,10 +446,10 @@ typedef enum { IT_BRACED, IT_COPY, IT_SCALAR, IT_TYPED } ItemKind;
 
 static ItemKind item_kind(Emitter *e, const Node *item, ElemKind el) {
   const char *macro = item_macro(e, item);
-  if (item->kind == ND_INIT_LIST || (macro && is_one_list(macro)))  /* `#define ORIGIN {0, 0}` */
+  if (item->kind == ND_INIT_LIST || (macro && is_one_list(macro))) /* `#define ORIGIN {0, 0}` */
     return IT_BRACED;
   if (is_string(item) || (macro && (is_string_text(macro) || *macro == '{')))
-    return IT_COPY;  /* a string fills a char array; a macro for several items speaks for itself */
+    return IT_COPY; /* a string fills a char array; a macro for several items speaks for itself */
   if (el != EL_RECORD || is_scalar_expr(e, item))
     return IT_SCALAR;
   return IT_TYPED;
@@ -453,9 +472,9 @@ static const Node *braced_string(const Node *init, ElemKind el) {
 
 /* How the size of `T a[] = init` is found. */
 typedef enum {
-  SIZE_COUNTED,  /* by coroc */
-  SIZE_TYPE,     /* by the compiler, from a typedef of a compound literal's type */
-  SIZE_OBJECT,   /* by the compiler, from a static object: the list has a struct value */
+  SIZE_COUNTED, /* by coroc */
+  SIZE_TYPE,    /* by the compiler, from a typedef of a compound literal's type */
+  SIZE_OBJECT,  /* by the compiler, from a static object: the list has a struct value */
 } SizeWay;
 
 static SizeWay size_way(Emitter *e, const Node *init, ElemKind el) {
@@ -499,7 +518,8 @@ static bool is_unsized(Emitter *e, const Node *specs, const Node *declarator, co
   const Node *outer = declarator && declarator->kids.n ? declarator->kids.v[0] : NULL;
   u->typedef_ = init && !outer ? unsized_typedef(specs, 0) : NULL;
   if (u->typedef_) {
-    u->el = derived_kind(u->typedef_->decl->specs, u->typedef_->decl->declarator, 1, 0, u->typedef_->toks);
+    u->el = derived_kind(u->typedef_->decl->specs, u->typedef_->decl->declarator, 1, 0,
+                         u->typedef_->toks);
     return true;
   }
   if (!init || !outer || outer->kind != ND_ARRAY || outer->size)
@@ -529,7 +549,7 @@ static const char *array_size_from(Emitter *e, const Node *specs, const Node *de
     return format("sizeof (%s) / sizeof (%s)", shape_name(e, key), element);
   }
   const Node *str = init->kind != ND_INIT_LIST ? init : braced_string(init, el);
-  if (str) {  /* "text", L"text", "te" "xt": its own size */
+  if (str) { /* "text", L"text", "te" "xt": its own size */
     char *s = node_str(e, str);
     return format("sizeof %s / sizeof %s[0]", s, s);
   }
@@ -541,10 +561,10 @@ static const char *array_size_from(Emitter *e, const Node *specs, const Node *de
    written). Array parameters are pointers. */
 static char *decl_sized(Emitter *e, const Node *specs, const Node *declarator, const char *size,
                         const char *name, bool is_param) {
-  if (!declarator)  /* a type name of specifiers only */
+  if (!declarator) /* a type name of specifiers only */
     return specs_str(e, specs, true);
   const Node *outer = declarator->kids.n ? declarator->kids.v[0] : NULL;
-  bool has_pointer = is_param && outer && outer->kind != ND_POINTER;  /* a decayed array */
+  bool has_pointer = is_param && outer && outer->kind != ND_POINTER; /* a decayed array */
   for (int i = 0; i < declarator->kids.n; i++)
     has_pointer |= declarator->kids.v[i]->kind == ND_POINTER;
   /* the frame is written by assignment (an array's elements by memcpy), so
@@ -555,7 +575,9 @@ static char *decl_sized(Emitter *e, const Node *specs, const Node *declarator, c
   while (!is_param && top < declarator->kids.n && declarator->kids.v[top]->kind == ND_ARRAY)
     top++;
   const Node *pointer = top < declarator->kids.n ? declarator->kids.v[top] : NULL;
-  Style st = {.name = declarator->tok, .name_text = name, .collapse = true,
+  Style st = {.name = declarator->tok,
+              .name_text = name,
+              .collapse = true,
               .unconst = pointer && pointer->kind == ND_POINTER ? pointer : NULL};
   if (is_param && outer && outer->kind == ND_ARRAY) {
     st.name_text = format("(*%s)", name);
@@ -590,13 +612,13 @@ static char *sized_decl(Emitter *e, const Node *specs, const Node *declarator, c
 
 /* A field and its type are named alike: the field `name`'s shape is keyed by it. */
 char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
-                        const char *name, bool is_param) {
+                 const char *name, bool is_param) {
   return sized_decl(e, specs, declarator, init, name, name, is_param);
 }
 
 /* The type of a compound literal, an array's size taken from its own list. */
 char *literal_type(Emitter *e, const Node *lit, const char *key) {
-  Node *type = lit->lhs;  /* an ND_TYPENAME */
+  Node *type = lit->lhs; /* an ND_TYPENAME */
   Node init = {.kind = ND_INIT_LIST, .first = lit->first, .last = lit->last, .kids = lit->kids};
   Unsized u;
   if (!type->declarator && !is_unsized(e, type->specs, NULL, &init, &u))
@@ -616,7 +638,7 @@ char *literal_type(Emitter *e, const Node *lit, const char *key) {
    scope what they mean in the body. */
 typedef struct {
   Emitter *e;
-  const Sym *self;  /* the array being sized: its own type is not complete yet */
+  const Sym *self; /* the array being sized: its own type is not complete yet */
 } Typing;
 
 static char *typed_node(Typing *t, Node *n);
@@ -656,11 +678,11 @@ static void type_names(Typing *t, int first, int last) {
 /* A part of a value that means nothing at file scope, as an lvalue of its
    type; NULL for any other part. */
 static const char *typed_part(Typing *t, Node *n) {
-  if (n->kind == ND_AWAIT && n->callee)  /* a task: its coroutine's value */
+  if (n->kind == ND_AWAIT && n->callee) /* a task: its coroutine's value */
     return task_has_value(n->sym) ? format("(*(coro_value_%s *)0)", n->callee) : "((void)0)";
-  if (n->kind == ND_AWAIT)  /* an operation: its awaitable's result */
+  if (n->kind == ND_AWAIT) /* an operation: its awaitable's result */
     return format("(*(__typeof__(%s) *)0).result", n->type);
-  if (n->kind == ND_STMT_EXPR) {  /* ({ ...; v; }): the type of v */
+  if (n->kind == ND_STMT_EXPR) { /* ({ ...; v; }): the type of v */
     Node *block = n->block, *last = block->kids.n ? block->kids.v[block->kids.n - 1] : NULL;
     if (!last || last->kind != ND_EXPR_STMT || !last->expr)
       return "((void)0)";
@@ -670,9 +692,9 @@ static const char *typed_part(Typing *t, Node *n) {
     return format("(*(__typeof__(%s) *)0)", literal_type(t->e, n, n->field));
   if (n->kind == ND_EXPR && n->op == OP_LABEL_ADDR)
     return "((void *)0)";
-  if (n->kind == ND_EXPR && n->op == OP_VA_ARG)  /* __builtin_va_arg(ap, T) */
-    return format("(*(__typeof__(%s) *)0)", range_str(t->e, n->lhs->last + 2, n->last - 1,
-                                                      &(Style){.collapse = true}));
+  if (n->kind == ND_EXPR && n->op == OP_VA_ARG) /* __builtin_va_arg(ap, T) */
+    return format("(*(__typeof__(%s) *)0)",
+                  range_str(t->e, n->lhs->last + 2, n->last - 1, &(Style){.collapse = true}));
   return NULL;
 }
 
@@ -696,11 +718,12 @@ static char *typed_node(Typing *t, Node *n) {
 
 /* One item of a shape, designation included. */
 static void print_shape_item(FILE *out, Typing *t, Node *item, ElemKind el) {
-  if (item->designation) {  /* its names and parts typed, as in a value */
+  if (item->designation) { /* its names and parts typed, as in a value */
     int keep = t->e->nrepl;
     type_names(t, item->designation->first, item->designation->last);
     visit(item->designation, typed_pre, NULL, t);
-    print_range(out, t->e, item->designation->first, item->designation->last, &(Style){.collapse = true});
+    print_range(out, t->e, item->designation->first, item->designation->last,
+                &(Style){.collapse = true});
     drop_repl(t->e, keep);
     fputc(' ', out);
   }
@@ -750,8 +773,8 @@ char *shape_decl(Emitter *e, const Node *specs, const Node *d, const Node *init,
   char *items = shape_items(&t, init, el);
   if (way == SIZE_TYPE)
     return format("typedef __typeof__((%s){%s}) %s;", type, items, shape_name(e, key));
-  return format("static __typeof__(%s) %s __attribute__((unused)) = {%s};", type, shape_name(e, key),
-                items);
+  return format("static __typeof__(%s) %s __attribute__((unused)) = {%s};", type,
+                shape_name(e, key), items);
 }
 
 /* }================================================================== */

@@ -28,7 +28,7 @@ void emit_line_directive(Emitter *e, int line) {
   line = logical_line(e->src, line, &quoted);
   if (quoted) {
     fprintf(e->out, "#line %d %s\n", line, quoted);
-    e->named = false;  /* the next plain one names the .coc again */
+    e->named = false; /* the next plain one names the .coc again */
     return;
   }
   if (e->named)
@@ -43,7 +43,7 @@ enum { MAX_INDENT = 40 };
 /* Print one line of output that stands for `line` of the .coc (0: a line of
    coroc's own that stands for nothing in particular). */
 void emit_put(Emitter *e, int line, const char *fmt, ...) {
-  if (e->sink) {  /* lowering: the line is kept, to be printed later */
+  if (e->sink) { /* lowering: the line is kept, to be printed later */
     va_list ap;
     va_start(ap, fmt);
     char *text = vformat(fmt, ap);
@@ -95,8 +95,7 @@ char *emit_line_text(Source *src, int physical) {
   int line = logical_line(src, physical, &quoted);
   if (quoted)
     return format("#line %d %s", line, quoted);
-  if (src->has_line_directives)  /* the name may have changed before: give it again */
+  if (src->has_line_directives) /* the name may have changed before: give it again */
     return format("#line %d \"%s\"", line, src->name);
   return format("#line %d", line);
 }
-

@@ -45,7 +45,7 @@ static int label_node(Live *l, const char *name) {
 typedef struct {
   Live *l;
   int node;
-  const Node *skip;  /* the local set by the node: not a read */
+  const Node *skip;    /* the local set by the node: not a read */
   const int *only_set; /* the locals the expression only sets (awaited_into), -1 after them */
 } UseWalk;
 
@@ -72,7 +72,9 @@ static bool partial_write(UseWalk *w, Node *n) {
   if (n->kind != ND_EXPR || n->op != OP_ASSIGN)
     return false;
   Node *lv = strip_parens(n->lhs);
-  int v = lv && lv->kind == ND_EXPR && (lv->op == OP_INDEX || lv->op == OP_MEMBER) ? lvalue_var(w->l, lv) : -1;
+  int v = lv && lv->kind == ND_EXPR && (lv->op == OP_INDEX || lv->op == OP_MEMBER)
+              ? lvalue_var(w->l, lv)
+              : -1;
   if (v < 0)
     return false;
   if (lv->op == OP_INDEX && !(w->l->vars[v]->is_array && var_of(strip_parens(lv->lhs)) == v))
@@ -189,11 +191,11 @@ static int *awaited_into(Node *e) {
    it goes; and the expression may then not set what it assigns. */
 typedef struct {
   Live *l;
-  int from;       /* the expression's node */
-  int inside;     /* statement expressions around */
-  int loops;      /* loops around, inside them */
-  int switches;   /* switches around, inside them */
-  bool jumps;     /* found one */
+  int from;     /* the expression's node */
+  int inside;   /* statement expressions around */
+  int loops;    /* loops around, inside them */
+  int switches; /* switches around, inside them */
+  bool jumps;   /* found one */
 } JumpWalk;
 
 static void jump_to(JumpWalk *j, int target) {
@@ -246,7 +248,7 @@ static int eval(Live *l, Node *e, const Node *def, const Node *set_by, int *tail
   int n = new_cfg_node(l);
   bool awaits = e && has_await(e);
   int *set_only = awaits ? awaited_into(e) : NULL;
-  UseWalk w = {l, n, set_by, set_only};  /* `x = ...`: x is not read */
+  UseWalk w = {l, n, set_by, set_only}; /* `x = ...`: x is not read */
   if (e)
     visit(e, use_pre, NULL, &w);
   bool jumps = e && jumps_out(l, e, n);
@@ -262,7 +264,7 @@ static int eval(Live *l, Node *e, const Node *def, const Node *set_by, int *tail
   visit(e, use_pre, NULL, &w2);
   l->nodes[after].def = def && !jumps_out(l, e, after) ? var_of(def) : -1;
   add_succ(l, last, after);
-  for (int i = 0; set_only && set_only[i] >= 0; i++) {  /* then set, whole */
+  for (int i = 0; set_only && set_only[i] >= 0; i++) { /* then set, whole */
     int set = new_cfg_node(l);
     l->nodes[set].def = set_only[i];
     add_succ(l, after, set);
@@ -405,7 +407,7 @@ static int build(Live *l, Node *s, int next) {
     return entry;
   }
   case ND_GOTO: {
-    if (s->expr) {  /* goto *p: any label whose address was taken */
+    if (s->expr) { /* goto *p: any label whose address was taken */
       head = eval(l, s->expr, NULL, NULL, &tail);
       l->nodes[tail].computed_goto = true;
       return head;
@@ -427,7 +429,7 @@ static int build(Live *l, Node *s, int next) {
     int r = new_cfg_node(l);
     l->nodes[r].resume_point = s->resume_point;
     l->nodes[r].tok = s->first;
-    if (s->target) {  /* `x = yield v;`: x is set after the resume point, not read */
+    if (s->target) { /* `x = yield v;`: x is set after the resume point, not read */
       Node *t = strip_parens(s->target);
       bool whole = var_of(t) >= 0;
       add_succ(l, r, eval_then(l, s->target, whole ? t : NULL, whole ? t : NULL, next));

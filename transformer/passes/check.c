@@ -24,11 +24,11 @@
 #include <string.h>
 
 typedef struct {
-  Coroutine *co;      /* the coroutine being checked */
-  Coroutine *all;     /* every coroutine of the file */
-  Source *src;        /* its input */
-  int stmt_expr;      /* > 0 inside ({ ... }) */
-  int unevaluated;    /* > 0 inside sizeof, _Alignof, typeof */
+  Coroutine *co;   /* the coroutine being checked */
+  Coroutine *all;  /* every coroutine of the file */
+  Source *src;     /* its input */
+  int stmt_expr;   /* > 0 inside ({ ... }) */
+  int unevaluated; /* > 0 inside sizeof, _Alignof, typeof */
 } Checker;
 
 /* {==================================================================
@@ -55,8 +55,10 @@ static void check_no_vla(Checker *c, const Node *declarator, const char *what) {
   for (int i = 0; i < declarator->kids.n; i++) {
     Node *d = declarator->kids.v[i];
     if (d->kind == ND_ARRAY && is_variable_size(d->size))
-      error_tok(declarator->tok ? declarator->tok : d->tok, "variable-length array %s in a "
-                "coroutine: a frame needs sizes known at compile time", what);
+      error_tok(declarator->tok ? declarator->tok : d->tok,
+                "variable-length array %s in a "
+                "coroutine: a frame needs sizes known at compile time",
+                what);
   }
   (void)c;
 }
@@ -66,7 +68,8 @@ static void check_no_vla(Checker *c, const Node *declarator, const char *what) {
    must be known at compile time and its type written out. */
 static void check_local(Checker *c, Node *init_decl, int specs) {
   Sym *s = init_decl->sym;
-  if (!s || s->in_stmt_expr || s->kind != SYM_OBJECT || (specs & (SP_STATIC | SP_EXTERN | SP_THREAD)))
+  if (!s || s->in_stmt_expr || s->kind != SYM_OBJECT ||
+      (specs & (SP_STATIC | SP_EXTERN | SP_THREAD)))
     return;
   check_no_vla(c, init_decl->declarator, format("'%s'", s->name));
   Node *kinds = init_decl->specs;
@@ -98,30 +101,35 @@ enum { MAX_RESUME_POINTS = 0x7fff };
    the comment in the dispatch switch. */
 static int new_resume_point(Checker *c, const Token *where) {
   Coroutine *co = c->co;
-  if (co->nresume == MAX_RESUME_POINTS)   /* the runtime keeps the number in 15 bits */
-    error_tok(where, "coroutine '%s' has more than %d yields and awaits; split it into several coroutines",
+  if (co->nresume == MAX_RESUME_POINTS) /* the runtime keeps the number in 15 bits */
+    error_tok(where,
+              "coroutine '%s' has more than %d yields and awaits; split it into several coroutines",
               co->name, MAX_RESUME_POINTS);
   co->nresume++;
   co->resume_lines = xrealloc(co->resume_lines, sizeof(int) * (co->nresume + 1));
   co->resume_lines[co->nresume] = where->line;
   co->resume_words = xrealloc(co->resume_words, sizeof(char *) * (co->nresume + 1));
-  co->resume_words[co->nresume] = where->text;  /* "yield" or "await" */
+  co->resume_words[co->nresume] = where->text; /* "yield" or "await" */
   return co->nresume;
 }
 
 static void walk_yield(Checker *c, Node *n) {
   Coroutine *co = c->co;
   if (c->stmt_expr)
-    error_tok(n->tok, "'yield' inside a statement expression is not supported: the "
+    error_tok(n->tok,
+              "'yield' inside a statement expression is not supported: the "
               "expression's unfinished value would be lost while the coroutine is suspended");
   if (n->flags & YIELD_IN_INIT)
-    error_tok(n->tok, "'yield' in an initializer: declare the variable, then receive the value "
+    error_tok(n->tok,
+              "'yield' in an initializer: declare the variable, then receive the value "
               "sent with the statement 'NAME = yield EXPR;'");
   if (n->flags & YIELD_COMPOUND)
-    error_tok(n->tok, "only '=' receives the value sent to a 'yield': write 'tmp = yield EXPR;', "
+    error_tok(n->tok,
+              "only '=' receives the value sent to a 'yield': write 'tmp = yield EXPR;', "
               "then use tmp");
   if (n->flags & YIELD_IN_EXPR)
-    error_tok(n->tok, "'LVALUE = yield EXPR;' must be a statement of its own, not part of a "
+    error_tok(n->tok,
+              "'LVALUE = yield EXPR;' must be a statement of its own, not part of a "
               "larger expression or of a for loop's clauses");
   if (n->expr) {
     if (co->returns_void)
@@ -216,8 +224,8 @@ static void place_child(Checker *c, Node *n, Coroutine *callee) {
   if (!callee)
     n->heap_reason = "its definition is not in this file";
   else if (c->co->is_async)
-    n->heap_reason = format("%s is an async generator, whose body runs only as its consumer's child",
-                            c->co->name);
+    n->heap_reason = format(
+        "%s is an async generator, whose body runs only as its consumer's child", c->co->name);
   else if (callee == c->co)
     n->heap_reason = "it awaits itself (recursion)";
   else if (callee->first > c->co->first)
@@ -241,11 +249,15 @@ static void classify_await(Checker *c, Node *n) {
   if (f && (f->specs & SP_COROUTINE)) {
     Coroutine *callee = find_definition(c, f->name);
     if (callee && callee->is_async)
-      error_tok(n->tok, "'%s' is an async generator: a task takes its values with 'await "
-                "coro_next_await(gen, &value)'; only tasks are awaited", f->name);
+      error_tok(n->tok,
+                "'%s' is an async generator: a task takes its values with 'await "
+                "coro_next_await(gen, &value)'; only tasks are awaited",
+                f->name);
     if (callee && callee->is_generator)
-      error_tok(n->tok, "'%s' is a generator: consume it with coro_next; only tasks are "
-                "awaited", f->name);
+      error_tok(n->tok,
+                "'%s' is a generator: consume it with coro_next; only tasks are "
+                "awaited",
+                f->name);
     n->callee = f->name;
     n->sym = f;
     place_child(c, n, callee);
@@ -255,7 +267,8 @@ static void classify_await(Checker *c, Node *n) {
     n->type = return_type(f);
     return;
   }
-  error_tok(n->tok, "'await' needs a call: of a coroutine, or of a function that returns an "
+  error_tok(n->tok,
+            "'await' needs a call: of a coroutine, or of a function that returns an "
             "awaitable (docs/runtime.md)");
 }
 
@@ -300,7 +313,7 @@ void mark_discarded(Node *n) {
     } else if (n->op == OP_PAREN) {
       heirs[0] = n->operand;
     } else if (n->op == OP_CAST && (n->lhs->specs->flags & SP_VOID) && !n->lhs->declarator) {
-      heirs[0] = n->rhs;  /* (void)x */
+      heirs[0] = n->rhs; /* (void)x */
     }
     for (int i = 0; i < 2; i++)
       if (heirs[i])
@@ -386,14 +399,16 @@ void collect_sequenced(Node *n, NodeList *out) {
    lower_unsequenced does), one at most may hold such a `?:`. Refused for
    both backends, so that both accept the same programs. */
 static void check_one_select(Checker *c, Node *n) {
-  if (!has_awaiting_select(n) || (n->kind != ND_EXPR && n->kind != ND_INIT_LIST) || is_sequencing(n))
+  if (!has_awaiting_select(n) || (n->kind != ND_EXPR && n->kind != ND_INIT_LIST) ||
+      is_sequencing(n))
     return;
   Node *kid, *first = NULL;
   for (int i = 0; (kid = node_child(n, &i));) {
     if (!has_awaiting_select(kid))
       continue;
     if (first)
-      error_tok(&c->src->original.v[kid->first], "two operands that each hold a '?:' with 'await' "
+      error_tok(&c->src->original.v[kid->first],
+                "two operands that each hold a '?:' with 'await' "
                 "in one expression: put one in a variable first");
     first = kid;
   }
@@ -414,7 +429,7 @@ typedef struct {
 static bool changes_pre(Node *n, void *ctx) {
   Changes *ch = ctx;
   if (n->kind == ND_EXPR && (n->op == OP_ASSIGN || n->op == OP_ASSIGN_OP || n->op == OP_ADDRESS)) {
-    Node *target = n->lhs;  /* (a unary operator's operand is lhs) */
+    Node *target = n->lhs; /* (a unary operator's operand is lhs) */
     if (target && target->kind == ND_IDENT && target->sym == ch->sym)
       ch->changed = true;
   }
@@ -447,8 +462,10 @@ static void check_next_call(Checker *c, Node *n) {
     return;
   Coroutine *g = async_made_by(c, n->kids.v[0]);
   if (g)
-    error_tok(n->lhs->tok, "'%s' is an async generator (it awaits): a task takes its values with "
-              "'await coro_next_await(gen, &value)', not %s", g->name, n->lhs->tok->text);
+    error_tok(n->lhs->tok,
+              "'%s' is an async generator (it awaits): a task takes its values with "
+              "'await coro_next_await(gen, &value)', not %s",
+              g->name, n->lhs->tok->text);
 }
 
 /* `while (({ if (done) break; 1; }))`: a break or continue inside a
@@ -467,9 +484,11 @@ static bool header_jump_pre(Node *n, void *ctx) {
   h->loops += n->kind == ND_WHILE || n->kind == ND_DO || n->kind == ND_FOR;
   h->switches += n->kind == ND_SWITCH;
   if ((n->kind == ND_BREAK && !h->loops && !h->switches) || (n->kind == ND_CONTINUE && !h->loops))
-    error_tok(n->tok, "'%s' inside a statement expression in a loop's condition or step: gcc and "
-              "clang do not agree on which loop it leaves; test the condition in the loop's body instead",
-              n->kind == ND_BREAK ? "break" : "continue");
+    error_tok(
+        n->tok,
+        "'%s' inside a statement expression in a loop's condition or step: gcc and "
+        "clang do not agree on which loop it leaves; test the condition in the loop's body instead",
+        n->kind == ND_BREAK ? "break" : "continue");
   return true;
 }
 
@@ -525,7 +544,7 @@ static bool check_pre(Node *n, void *ctx) {
   if (n->kind == ND_EXPR && n->op == OP_COMMA)
     mark_discarded(n->lhs);
   if (n->kind == ND_EXPR && (n->op == OP_AND || n->op == OP_OR) && has_await(n->rhs))
-    n->cond_number = ++c->co->nconds;  /* its coro_cond_N field */
+    n->cond_number = ++c->co->nconds; /* its coro_cond_N field */
   return true;
 }
 
@@ -540,17 +559,22 @@ static void check_post(Node *n, void *ctx) {
 /* The rules that depend on the whole body: what kind of coroutine it is. */
 static void check_kind(Coroutine *co) {
   if (!co->is_generator) {
-    if (co->returns_void && co->first_return_value)  /* C11 6.8.6.4p1, as for any function */
-      error_tok(co->first_return_value->tok, "'return' with a value in coroutine '%s', whose "
-                "type is void", co->name);
+    if (co->returns_void && co->first_return_value) /* C11 6.8.6.4p1, as for any function */
+      error_tok(co->first_return_value->tok,
+                "'return' with a value in coroutine '%s', whose "
+                "type is void",
+                co->name);
     return;
   }
   if (co->has_bare_yield)
-    error_tok(co->first_bare_yield, "a generator cannot use a bare 'yield;': it hands values to "
+    error_tok(co->first_bare_yield,
+              "a generator cannot use a bare 'yield;': it hands values to "
               "its consumer, and only tasks yield to the scheduler");
   if (co->first_return_value)
-    error_tok(co->first_return_value->tok, "'return' with a value in generator '%s': use "
-              "'return;' to end the sequence", co->name);
+    error_tok(co->first_return_value->tok,
+              "'return' with a value in generator '%s': use "
+              "'return;' to end the sequence",
+              co->name);
 }
 
 /* `#include` inside a body: its text is not in the tokens coroc prints. */
@@ -568,8 +592,10 @@ static void check_no_include(Checker *c) {
 
 static void check_variadic(Coroutine *co) {
   if (co->declarator->kids.v[0]->variadic)
-    error_tok(co->declarator->tok, "coroutine '%s' cannot be variadic: its body runs after the "
-              "call that had the extra arguments", co->name);
+    error_tok(co->declarator->tok,
+              "coroutine '%s' cannot be variadic: its body runs after the "
+              "call that had the extra arguments",
+              co->name);
 }
 
 /* The awaits that are alone in their full expression (a statement's, a
@@ -579,14 +605,14 @@ static void check_variadic(Coroutine *co) {
 static bool count_awaits_pre(Node *n, void *ctx) {
   if (n->kind == ND_AWAIT) {
     Node **one = ctx;
-    one[one[0] ? 1 : 0] = n;  /* the first, and whether there is a second */
+    one[one[0] ? 1 : 0] = n; /* the first, and whether there is a second */
   }
   return true;
 }
 
 static bool is_expression(const Node *n) {
-  return n->kind == ND_EXPR || n->kind == ND_AWAIT || n->kind == ND_IDENT || n->kind == ND_STMT_EXPR ||
-         n->kind == ND_SIZEOF || n->kind == ND_INIT_LIST;
+  return n->kind == ND_EXPR || n->kind == ND_AWAIT || n->kind == ND_IDENT ||
+         n->kind == ND_STMT_EXPR || n->kind == ND_SIZEOF || n->kind == ND_INIT_LIST;
 }
 
 static bool sole_awaits_pre(Node *n, void *ctx) {
@@ -605,7 +631,7 @@ static bool sole_awaits_pre(Node *n, void *ctx) {
 /* }================================================================== */
 
 void check(Source *src, Coroutine *cos) {
-  for (Coroutine *co = cos; co; co = co->next)  /* an await of a later one must know */
+  for (Coroutine *co = cos; co; co = co->next) /* an await of a later one must know */
     co->is_generator = co->def && yields_values(co->def->body);
   for (Coroutine *co = cos; co; co = co->next)
     co->is_async = co->is_generator && awaits_any(co->def->body);

@@ -45,7 +45,7 @@ static bool is_punct(const Token *t, const char *p) {
 
 /* The fn of a `cleanup(fn)` inside an __attribute__ in tokens [from, to], or NULL. */
 static const char *cleanup_in(const TokenList *o, int from, int to) {
-  int depth = -1;  /* inside an __attribute__'s parentheses: their depth; -1 outside */
+  int depth = -1; /* inside an __attribute__'s parentheses: their depth; -1 outside */
   for (int i = from; i <= to && i < o->n; i++) {
     const Token *t = &o->v[i];
     if (t->dead)
@@ -61,7 +61,8 @@ static const char *cleanup_in(const TokenList *o, int from, int to) {
       if (--depth == 0)
         depth = -1;
     } else if (depth == 2 && is_word(t, "cleanup", "__cleanup__") && i + 3 <= to &&
-               is_punct(&o->v[i + 1], "(") && o->v[i + 2].kind == TK_IDENT && is_punct(&o->v[i + 3], ")")) {
+               is_punct(&o->v[i + 1], "(") && o->v[i + 2].kind == TK_IDENT &&
+               is_punct(&o->v[i + 3], ")")) {
       return o->v[i + 2].text;
     }
   }
@@ -78,10 +79,10 @@ static bool note_pre(Node *n, void *ctx) {
   if (n->kind != ND_INIT_DECL || !n->sym || n->sym->kind != SYM_OBJECT || !n->declarator)
     return true;
   const TokenList *o = &k->src->original;
-  int end = n->init ? n->init->first - 2 : n->last;  /* `int x __attribute__((...)) = ...` */
+  int end = n->init ? n->init->first - 2 : n->last; /* `int x __attribute__((...)) = ...` */
   const char *fn = cleanup_in(o, n->declarator->first, end);
   if (!fn && n->specs)
-    fn = cleanup_in(o, n->specs->first, n->specs->last);  /* before the type: every declarator's */
+    fn = cleanup_in(o, n->specs->first, n->specs->last); /* before the type: every declarator's */
   if (fn) {
     n->sym->cleanup = fn;
     k->co->has_cleanup = true;
@@ -101,15 +102,15 @@ void note_cleanups(Source *src, Coroutine *co) {
  * =================================================================== */
 
 typedef struct {
-  Node *decl;   /* its ND_INIT_DECL */
-  Node *scope;  /* the block or for statement that declares it */
-  int start;    /* in scope from the token after its declarator (and initializer) ... */
-  int end;      /* ... to the last token of its scope */
+  Node *decl;  /* its ND_INIT_DECL */
+  Node *scope; /* the block or for statement that declares it */
+  int start;   /* in scope from the token after its declarator (and initializer) ... */
+  int end;     /* ... to the last token of its scope */
 } Span;
 
 typedef struct {
-  const Node *jump;  /* a break, continue, goto or return */
-  int to;            /* where it goes (a token position; INT_MAX: out of the body) */
+  const Node *jump; /* a break, continue, goto or return */
+  int to;           /* where it goes (a token position; INT_MAX: out of the body) */
 } Exit;
 
 static struct {
@@ -121,12 +122,12 @@ static struct {
 } plan;
 
 typedef struct {
-  Node **open;      /* the blocks and for statements around, innermost last */
+  Node **open; /* the blocks and for statements around, innermost last */
   int nopen;
-  Node **loops;     /* the loops and switches around, innermost last */
+  Node **loops; /* the loops and switches around, innermost last */
   int nloops;
-  NodeList labels;  /* ND_LABEL */
-  NodeList gotos;   /* ND_GOTO */
+  NodeList labels; /* ND_LABEL */
+  NodeList gotos;  /* ND_GOTO */
   Source *src;
 } PlanWalk;
 
@@ -138,9 +139,9 @@ static bool framed_cleanup(const Coroutine *co, const Sym *s) {
    the scope of what n's own first clause declares, outside its body. */
 static int jump_target(const Node *n, bool is_continue) {
   if (n->kind == ND_DO)
-    return n->body->last + 1;  /* the `while` after the body */
+    return n->body->last + 1; /* the `while` after the body */
   (void)is_continue;
-  return n->body->first - 1;  /* the `)` before the body */
+  return n->body->first - 1; /* the `)` before the body */
 }
 
 static void add_exit(const Node *jump, int to) {
@@ -189,7 +190,7 @@ static bool plan_pre(Node *n, void *ctx) {
     w->loops = xrealloc(w->loops, sizeof(Node *) * (w->nloops + 1));
     w->loops[w->nloops++] = n;
   }
-  return true;  /* (a statement expression's jumps may leave it too: lower.c, replace_expr_jumps) */
+  return true; /* (a statement expression's jumps may leave it too: lower.c, replace_expr_jumps) */
 }
 
 static void plan_post(Node *n, void *ctx) {
@@ -217,16 +218,17 @@ void cleanup_plan(Source *src, Coroutine *co) {
   visit(co->def->body, plan_pre, plan_post, &w);
   for (int i = 0; i < w.gotos.n; i++) {
     Node *g = w.gotos.v[i];
-    if (g->expr) {  /* goto *p: it may go anywhere */
+    if (g->expr) { /* goto *p: it may go anywhere */
       for (int k = 0; k < plan.nspans; k++)
         if (in_span(&plan.spans[k], g->first))
-          error_tok(&src->original.v[g->first],
-                    "a computed 'goto' in the scope of '%s', which has a cleanup and is kept across "
-                    "a suspension: coroc cannot tell which cleanups it must run",
-                    plan.spans[k].decl->sym->name);
+          error_tok(
+              &src->original.v[g->first],
+              "a computed 'goto' in the scope of '%s', which has a cleanup and is kept across "
+              "a suspension: coroc cannot tell which cleanups it must run",
+              plan.spans[k].decl->sym->name);
       continue;
     }
-    const char *name = src->original.v[g->first + 1].text;  /* goto NAME; */
+    const char *name = src->original.v[g->first + 1].text; /* goto NAME; */
     for (int k = 0; k < w.labels.n; k++)
       if (!strcmp(w.labels.v[k]->tok->text, name)) {
         add_exit(g, w.labels.v[k]->first);
@@ -243,7 +245,8 @@ void cleanup_plan(Source *src, Coroutine *co) {
 
 /* The calls of the cleanups of spans that `keep` selects, innermost (last
    declared) first: "fn(&coro_f->x); fn2(&coro_f->y);", or NULL. */
-static char *calls(bool (*keep)(const Span *s, int a, int b, const void *n), int a, int b, const void *n) {
+static char *calls(bool (*keep)(const Span *s, int a, int b, const void *n), int a, int b,
+                   const void *n) {
   char *text = NULL;
   for (int k = plan.nspans - 1; k >= 0; k--) {
     const Span *s = &plan.spans[k];

@@ -50,7 +50,8 @@ static unsigned name_hash(const char *s) {
 static bool name_taken(Layout *l, const char *name) {
   if (!l->capnames)
     return false;
-  for (unsigned i = name_hash(name) & (l->capnames - 1); l->names[i]; i = (i + 1) & (l->capnames - 1))
+  for (unsigned i = name_hash(name) & (l->capnames - 1); l->names[i];
+       i = (i + 1) & (l->capnames - 1))
     if (strcmp(l->names[i], name) == 0)
       return true;
   return false;
@@ -64,7 +65,7 @@ static void insert_name(const char **set, int cap, const char *name) {
 }
 
 static const char *take_name(Layout *l, const char *name) {
-  if (2 * (l->nnames + 1) > l->capnames) {  /* keep it at most half full */
+  if (2 * (l->nnames + 1) > l->capnames) { /* keep it at most half full */
     int cap = l->capnames ? l->capnames * 2 : 64;
     const char **set = xcalloc(cap, sizeof(char *));
     for (int i = 0; i < l->capnames; i++)
@@ -214,12 +215,12 @@ static bool layout_pre(Node *n, void *ctx) {
   else if (n->kind == ND_DECL)
     layout_decl(l, n);
   if (is_compound_literal(n) && is_array_type(n->lhs->specs, n->lhs->declarator, 0))
-    keep_literal(l, n);  /* (int[]){...}, or (three){...} of `typedef int three[3]` */
+    keep_literal(l, n); /* (int[]){...}, or (three){...} of `typedef int three[3]` */
   if (n->kind == ND_EXPR && n->op == OP_ADDRESS && is_compound_literal(n->operand))
     keep_literal(l, n->operand);
   Node *lit = literal_under_member(l, n);
   if (lit)
-    keep_literal(l, lit);  /* &(struct pt){1, 2}.y, or a member that may be an array */
+    keep_literal(l, lit); /* &(struct pt){1, 2}.y, or a member that may be an array */
   return true;
 }
 
@@ -243,15 +244,17 @@ static void layout_post(Node *n, void *ctx) {
 static void check_field_types(Layout *l) {
   for (int i = 0; i < l->co->locals.n; i++) {
     Node *n = l->co->locals.v[i];
-    Node *specs = n->specs, *d = n->declarator;  /* of an ND_PARAM or ND_INIT_DECL */
+    Node *specs = n->specs, *d = n->declarator; /* of an ND_PARAM or ND_INIT_DECL */
     int ranges[2][2] = {{specs->first, specs->last}, {d->first, d->last}};
     for (int r = 0; r < 2; r++)
       for (int j = ranges[r][0]; j <= ranges[r][1]; j++) {
         Token *t = &l->src->original.v[j];
         Sym *s = token_sym(t);
         if (s && s->kind == SYM_OBJECT && s->owner == l->co && t != n->sym->tok)
-          error_tok(t, "the type of '%s' depends on '%s', a local of coroutine '%s': a frame "
-                    "needs every type known outside the body", n->sym->name, t->text, l->co->name);
+          error_tok(t,
+                    "the type of '%s' depends on '%s', a local of coroutine '%s': a frame "
+                    "needs every type known outside the body",
+                    n->sym->name, t->text, l->co->name);
       }
   }
 }
@@ -265,8 +268,10 @@ static void check_hoisted_types(Layout *l) {
       Token *tok = &l->src->original.v[j];
       Sym *s = token_sym(tok);
       if (s && s->kind == SYM_OBJECT && s->owner == l->co && s->tok != tok)
-        error_tok(tok, "a type declared in coroutine '%s' cannot depend on its local '%s': "
-                  "coroc moves the type to file scope", l->co->name, tok->text);
+        error_tok(tok,
+                  "a type declared in coroutine '%s' cannot depend on its local '%s': "
+                  "coroc moves the type to file scope",
+                  l->co->name, tok->text);
     }
   }
 }
@@ -280,8 +285,8 @@ void layout_frames(Source *src, Coroutine *cos, const Options *opt) {
     Layout l = {.co = co, .src = src};
     layout_params(&l);
     visit(co->def->body, layout_pre, layout_post, &l);
-    note_cleanups(src, co);  /* cleanup.c: which locals have __attribute__((cleanup)) */
-    decide_frame(src, co, opt->hoist_all);  /* live.c: only what must survive a suspension */
+    note_cleanups(src, co); /* cleanup.c: which locals have __attribute__((cleanup)) */
+    decide_frame(src, co, opt->hoist_all); /* live.c: only what must survive a suspension */
     check_hoisted_types(&l);
     check_field_types(&l);
     xfree(l.names);

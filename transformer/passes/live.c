@@ -45,7 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { LIVE_MAX_BITS = 1 << 27 };  /* 16 MiB of live sets at most */
+enum { LIVE_MAX_BITS = 1 << 27 }; /* 16 MiB of live sets at most */
 
 /* {==================================================================
  * The locals, and what makes one stay in the frame whatever its liveness
@@ -90,14 +90,14 @@ static bool path_may_decay(const Live *l, Node *path, int v) {
     else
       ops[nops++] = n;
   const Node *decl = l->decls[v];
-  int left = array_dims(decl);  /* the array dimensions not yet indexed */
-  const Node *specs = decl->specs;  /* the struct whose member `.` names, if known */
+  int left = array_dims(decl);     /* the array dimensions not yet indexed */
+  const Node *specs = decl->specs; /* the struct whose member `.` names, if known */
   if (decl->declarator && decl->declarator->kids.n > left)
-    specs = NULL;  /* elements are pointers (or functions) */
-  while (nops > 0) {  /* from the local outwards */
+    specs = NULL;    /* elements are pointers (or functions) */
+  while (nops > 0) { /* from the local outwards */
     Node *op = ops[--nops];
     if (op->op == OP_INDEX && left == 0)
-      return false;  /* through a pointer: into what it points at */
+      return false; /* through a pointer: into what it points at */
     if (op->op == OP_INDEX) {
       left--;
       continue;
@@ -107,7 +107,7 @@ static bool path_may_decay(const Live *l, Node *path, int v) {
     left = member_dims(l->src, specs, l->src->original.v[op->last].text);
     if (left < 0)
       return true;
-    specs = NULL;  /* (a member's own members: not looked up) */
+    specs = NULL; /* (a member's own members: not looked up) */
   }
   return left > 0;
 }
@@ -119,8 +119,8 @@ static bool path_may_decay(const Live *l, Node *path, int v) {
    g[1];`). */
 typedef struct {
   Live *l;
-  const char **why;  /* [var]: where its address is taken, or NULL */
-  bool *decay;       /* [var]: only by a part that may be an array (a weaker reason, said last) */
+  const char **why; /* [var]: where its address is taken, or NULL */
+  bool *decay;      /* [var]: only by a part that may be an array (a weaker reason, said last) */
 } AddrWalk;
 
 static bool address_pre(Node *n, void *ctx);
@@ -156,7 +156,7 @@ static bool address_pre(Node *n, void *ctx) {
   AddrWalk *a = ctx;
   Live *l = a->l;
   if (n->kind == ND_SIZEOF)
-    return false;  /* not evaluated */
+    return false; /* not evaluated */
   if (n->kind == ND_EXPR && n->op == OP_ADDRESS)
     address_taken(a, lvalue_var(l, n->operand), "address taken", n);
   Node *written = written_operand(l, n);
@@ -172,7 +172,8 @@ static bool address_pre(Node *n, void *ctx) {
     int v = lvalue_var(l, n);
     if (v >= 0) {
       if (path_may_decay(l, n, v) && !a->why[v]) {
-        a->why[v] = format("a part of it that may be an array used as a pointer at %s", where(l, n));
+        a->why[v] =
+            format("a part of it that may be an array used as a pointer at %s", where(l, n));
         a->decay[v] = true;
       }
       walk_indexes(a, n);
@@ -192,18 +193,18 @@ static bool address_pre(Node *n, void *ctx) {
    can be looked up among them. */
 
 typedef struct {
-  int *resumes;     /* the first tokens of the resume points, in order */
+  int *resumes; /* the first tokens of the resume points, in order */
   int nresumes;
-  int *labels;      /* the tokens of the labels, in order */
+  int *labels; /* the tokens of the labels, in order */
   int nlabels;
-  int *open;        /* the scopes around, innermost last */
+  int *open; /* the scopes around, innermost last */
   int nopen, capopen;
-  Node **scope;     /* [scope]: its node */
-  int *parent;      /* [scope]: the scope around it, or -1 */
+  Node **scope; /* [scope]: its node */
+  int *parent;  /* [scope]: the scope around it, or -1 */
   int nscopes, capscopes;
-  Range *range;     /* [var]: its scope */
-  int *home;        /* [var]: the scope that declares it */
-  SymList *names;   /* every name the body declares (the same walk: see choose_cached) */
+  Range *range;   /* [var]: its scope */
+  int *home;      /* [var]: the scope that declares it */
+  SymList *names; /* every name the body declares (the same walk: see choose_cached) */
 } ScopeWalk;
 
 static void name_declared(Node *n, SymList *names);
@@ -247,7 +248,7 @@ static void scope_post(Node *n, void *ctx) {
 
 /* Does a token of the sorted list v lie in r? */
 static bool any_in(const int *v, int n, Range r) {
-  int lo = 0, hi = n;  /* the first at or after r.first */
+  int lo = 0, hi = n; /* the first at or after r.first */
   while (lo < hi) {
     int mid = (lo + hi) / 2;
     if (v[mid] < r.first)
@@ -395,18 +396,19 @@ static void solve(Live *l) {
       }
     }
   }
-  int *at = xcalloc(l->co->nresume + 1, sizeof(int));  /* [resume point]: its node */
+  int *at = xcalloc(l->co->nresume + 1, sizeof(int)); /* [resume point]: its node */
   for (int n = 0; n < l->nnodes; n++)
     at[l->nodes[n].resume_point] = n;
   l->co->live_at = xcalloc(l->co->nresume + 1, sizeof(SymList));
-  for (int rp = 1; rp <= l->co->nresume; rp++)  /* the first that keeps it says why */
+  for (int rp = 1; rp <= l->co->nresume; rp++) /* the first that keeps it says why */
     for (int v = 0; v < l->nvars; v++)
       if (at[rp] && in[(size_t)at[rp] * words + v / 64] >> (v % 64) & 1) {
-        must_frame(l, v, format("live across the %s at %s:%d", l->co->resume_words[rp],
-                                l->src->name, l->co->resume_lines[rp]));
+        must_frame(l, v,
+                   format("live across the %s at %s:%d", l->co->resume_words[rp], l->src->name,
+                          l->co->resume_lines[rp]));
         sym_push(&l->co->live_at[rp], l->vars[v]);
         if (!in_scope(l, v, l->nodes[at[rp]].tok))
-          l->pinned[v] = true;  /* live where its name means something else, or nothing */
+          l->pinned[v] = true; /* live where its name means something else, or nothing */
       }
   xfree(at);
   xfree(in);
@@ -432,7 +434,7 @@ static void frame_named_in(Live *l, const char *define) {
     p++;
   const char *macro = xstrndup(name, p - name);
   while (*p) {
-    if (*p == '"' || *p == '\'') {  /* a literal names nothing */
+    if (*p == '"' || *p == '\'') { /* a literal names nothing */
       char quote = *p++;
       while (*p && *p != quote)
         p += (*p == '\\' && p[1]) ? 2 : 1;
@@ -440,7 +442,7 @@ static void frame_named_in(Live *l, const char *define) {
       continue;
     }
     if (!is_ident_char(*p) || (*p >= '0' && *p <= '9')) {
-      while (is_ident_char(*p))  /* (the rest of a number) */
+      while (is_ident_char(*p)) /* (the rest of a number) */
         p++;
       p += *p ? 1 : 0;
       continue;
@@ -486,8 +488,8 @@ static bool moved_decls_pre(Node *n, void *ctx) {
     frame_moved_decl(l, n->init, "declared in a for loop's first clause that awaits");
   if (n->kind == ND_DECL && has_awaiting_select(n))
     frame_moved_decl(l, n, "its initializer has a ?: that awaits");
-  if (n->kind == ND_SWITCH && n->body->kind == ND_BLOCK)  /* `switch (k) { int x; case 1: ...`: */
-    for (int i = 0; i < n->body->kids.n; i++) {             /* no statement there ever runs */
+  if (n->kind == ND_SWITCH && n->body->kind == ND_BLOCK) /* `switch (k) { int x; case 1: ...`: */
+    for (int i = 0; i < n->body->kids.n; i++) {          /* no statement there ever runs */
       Node *item = n->body->kids.v[i];
       if (item->kind == ND_CASE || item->kind == ND_DEFAULT || item->kind == ND_LABEL)
         break;
@@ -495,7 +497,7 @@ static bool moved_decls_pre(Node *n, void *ctx) {
         if (item->kids.v[j]->sym && item->kids.v[j]->sym->live_var)
           l->pinned[item->kids.v[j]->sym->live_var - 1] = true;
     }
-  if (n->kind == ND_DECL && has_await(n))  /* lowered as assignments to its fields (lower.c) */
+  if (n->kind == ND_DECL && has_await(n)) /* lowered as assignments to its fields (lower.c) */
     for (int i = 0; i < n->kids.n; i++)
       if (n->kids.v[i]->sym && n->kids.v[i]->sym->live_var)
         l->pinned[n->kids.v[i]->sym->live_var - 1] = true;
@@ -545,23 +547,22 @@ static bool shared_name(const SymList *sorted, Sym *s) {
 static bool is_plain_local(Live *l, int v, const SymList *names) {
   Node *d = l->decls[v];
   Sym *s = l->vars[v];
-  int end = d->init ? d->init->first - 2 : d->last;  /* `int x __attribute__((...))` */
+  int end = d->init ? d->init->first - 2 : d->last; /* `int x __attribute__((...))` */
   return s->frame_reason && !l->pinned[v] && !s->in_stmt_expr && end <= d->declarator->last &&
-         is_plain_scalar(d->specs, d->declarator, &l->src->original, 0) &&
-         !shared_name(names, s);
+         is_plain_scalar(d->specs, d->declarator, &l->src->original, 0) && !shared_name(names, s);
 }
 
 static void choose_cached(Live *l, const SymList *names) {
   bool *ok = xcalloc(l->nvars + 1, sizeof(bool));
   for (int v = 0; v < l->nvars; v++)
     ok[v] = is_plain_local(l, v, names);
-  for (int v = 0; v < l->nvars; v++)  /* one declaration's locals go together */
+  for (int v = 0; v < l->nvars; v++) /* one declaration's locals go together */
     if (!ok[v])
       for (int u = l->group[v]; u < l->nvars && l->group[u] == l->group[v]; u++)
         ok[u] = false;
   for (int v = 0; v < l->nvars; v++)
     l->vars[v]->cached = ok[v];
-  for (int rp = 1; rp <= l->co->nresume; rp++) {  /* the live sets keep the cached ones */
+  for (int rp = 1; rp <= l->co->nresume; rp++) { /* the live sets keep the cached ones */
     SymList *live = &l->co->live_at[rp];
     int kept = 0;
     for (int i = 0; i < live->n; i++)
@@ -596,11 +597,11 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
   l.group = xcalloc(co->locals.n + 1, sizeof(int));
   l.pinned = xcalloc(co->locals.n + 1, sizeof(bool));
   l.decls = xcalloc(co->locals.n + 1, sizeof(Node *));
-  SymList names = {0};  /* every name the body declares, and the parameters' */
+  SymList names = {0}; /* every name the body declares, and the parameters' */
   for (int i = 0; i < co->locals.n; i++)
     if (co->locals.v[i]->kind == ND_PARAM)
       sym_push(&names, co->locals.v[i]->sym);
-  scopes.names = &names;  /* the scope walk adds the body's */
+  scopes.names = &names; /* the scope walk adds the body's */
   const Node *decl_of_prev = NULL;
   for (int i = 0; i < co->locals.n; i++) {
     Node *n = co->locals.v[i];
@@ -626,7 +627,7 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
       qsort(names.v, names.n, sizeof(Sym *), compare_names);
     l.range = scopes.range;
     frame_address_taken(&l, &scopes);
-    for (int v = 0; v < l.nvars; v++)  /* the lowering calls its cleanup (cleanup.c) */
+    for (int v = 0; v < l.nvars; v++) /* the lowering calls its cleanup (cleanup.c) */
       if (l.vars[v]->cleanup && scopes.nresumes > 0 && !l.vars[v]->in_stmt_expr) {
         must_frame(&l, v, "a cleanup, called by the body where its scope ends");
         l.pinned[v] = true;
@@ -644,12 +645,12 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
       if (l.late_why[v])
         must_frame(&l, v, l.late_why[v]);
     bool analysed = co->live_at != NULL;
-    for (int v = 0; v < l.nvars; v++)  /* one declaration's locals go together */
+    for (int v = 0; v < l.nvars; v++) /* one declaration's locals go together */
       if (l.vars[v]->frame_reason)
         for (int u = l.group[v]; u < l.nvars && l.group[u] == l.group[v]; u++)
           if (!l.vars[u]->frame_reason)
-            l.vars[u]->frame_reason = format("declared with '%s', which is in the frame",
-                                             l.vars[v]->name);
+            l.vars[u]->frame_reason =
+                format("declared with '%s', which is in the frame", l.vars[v]->name);
     if (analysed)
       choose_cached(&l, &names);
   }
@@ -662,7 +663,7 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
       co->locals.v[kept++] = n;
       continue;
     }
-    s->field = NULL;  /* an ordinary local of the resume function (still the coroutine's) */
+    s->field = NULL; /* an ordinary local of the resume function (still the coroutine's) */
     list_push(&co->plain_locals, n);
   }
   co->locals.n = kept;

@@ -10,17 +10,17 @@
 #include "coroc.h"
 
 typedef struct {
-  int first, last;  /* token indices */
+  int first, last; /* token indices */
 } Range;
 
 /* A node of the graph. */
 typedef struct {
-  int *succ;       /* the nodes that may run next */
+  int *succ; /* the nodes that may run next */
   int nsucc, capsucc;
-  int *use, nuse;  /* the locals it reads (indices) */
-  int def;         /* the local it sets whole, or -1 */
-  int resume_point;/* > 0: a resume point */
-  int tok;         /* a resume point's first token (its place, for scopes) */
+  int *use, nuse;     /* the locals it reads (indices) */
+  int def;            /* the local it sets whole, or -1 */
+  int resume_point;   /* > 0: a resume point */
+  int tok;            /* a resume point's first token (its place, for scopes) */
   bool computed_goto; /* goto *p: it may go to any label */
 } CfgNode;
 
@@ -30,27 +30,29 @@ typedef struct {
 } Label;
 
 typedef struct {
-  int *cases, ncases;   /* the nodes of its case and default labels */
+  int *cases, ncases; /* the nodes of its case and default labels */
   bool has_default;
 } SwitchCtx;
 
 typedef struct {
   Coroutine *co;
   Source *src;
-  Sym **vars;          /* the locals that may need the frame, by index */
+  Sym **vars; /* the locals that may need the frame, by index */
   int nvars;
-  int *group;          /* [var]: the index of the first local of its declaration */
+  int *group; /* [var]: the index of the first local of its declaration */
   CfgNode *nodes;
   int nnodes, capnodes;
   Label *labels;
   int nlabels;
-  int brk, cont;       /* where break and continue go (-1: nowhere) */
-  SwitchCtx *sw;       /* the innermost switch */
-  int exit;            /* the end of the body */
-  bool *pinned;        /* [var]: it may not leave memory (its address, a macro, a moved declaration) */
-  const Range *range;  /* [var]: its scope (walk_scopes) */
-  Node **decls;        /* [var]: its ND_INIT_DECL */
-  const char **late_why; /* [var]: a reason to keep it, given after liveness's (frame_address_taken) */
+  int brk, cont; /* where break and continue go (-1: nowhere) */
+  SwitchCtx *sw; /* the innermost switch */
+  int exit;      /* the end of the body */
+  /* [var]: it may not leave memory (its address, a macro, a moved declaration) */
+  bool *pinned;
+  const Range *range; /* [var]: its scope (walk_scopes) */
+  Node **decls;       /* [var]: its ND_INIT_DECL */
+  /* [var]: a reason to keep it, given after liveness's (frame_address_taken) */
+  const char **late_why;
 } Live;
 
 /* Build the graph of l->co's body: a node per expression evaluation and per
@@ -72,7 +74,8 @@ static inline Node *strip_parens(Node *n) {
 }
 
 static inline bool is_dot(const Live *l, const Node *n) {
-  return n->kind == ND_EXPR && n->op == OP_MEMBER && l->src->original.v[n->lhs->last + 1].code == '.';
+  return n->kind == ND_EXPR && n->op == OP_MEMBER &&
+         l->src->original.v[n->lhs->last + 1].code == '.';
 }
 
 /* A path into an object: `s.x`, `a[i]`, `s.t[2].u`, through parentheses. */

@@ -67,7 +67,7 @@ static char *at_own_column(Emitter *e, Node *n) {
   size_t start = t->offset;
   while (start > 0 && e->src->raw[start - 1] != '\n' && e->src->raw[start - 1] != '\r')
     if (t->offset - --start > COROC_MAX_ALIGN_COLUMN)
-      return " ";  /* a machine-made line: no caret to keep, and no quadratic padding */
+      return " "; /* a machine-made line: no caret to keep, and no quadratic padding */
   char *pad = xcalloc(t->offset - start + 1, 1);
   for (size_t i = start; i < t->offset; i++)
     pad[i - start] = e->src->raw[i] == '\t' ? '\t' : ' ';
@@ -156,7 +156,7 @@ static char *lower_await(Emitter *e, Node *n) {
     emit_put(e, line, "CORO_AWAIT_SUSPEND(coro_c, %d, coro_f->coro_aw_%d);", k, k);
     resume_label(e, k);
     e->indent--;
-    emit_put(e, line, "}");  /* the await's line: not the next line's, whose code it is not */
+    emit_put(e, line, "}"); /* the await's line: not the next line's, whose code it is not */
     return format("coro_f->coro_aw_%d.result", k);
   }
   save_kept(e, k, line);
@@ -164,7 +164,8 @@ static char *lower_await(Emitter *e, Node *n) {
   resume_label(e, k);
   bool is_void = !task_has_value(n->sym);
   if (!is_void)
-    emit_put(e, line, "coro_f->coro_tmp_%d = *(coro_value_%s *)coro_as_task(coro_f->coro_aw_%d)->result;", k,
+    emit_put(e, line,
+             "coro_f->coro_tmp_%d = *(coro_value_%s *)coro_as_task(coro_f->coro_aw_%d)->result;", k,
              n->callee, k);
   emit_put(e, line, "coro_free(coro_f->coro_aw_%d);", k);
   return is_void ? "(void)0" : format("coro_f->coro_tmp_%d", k);
@@ -177,7 +178,8 @@ static char *lower_await(Emitter *e, Node *n) {
    heap. Its arguments have no await (or it would be on the heap).
 
      coro_inside_child(&coro_f->coro_children.coro_in_3, x);
-     if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base, coro_resume_child)) {
+     if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base,
+   coro_resume_child)) {
        ...save the kept locals...; CORO_SUSPEND(coro_c, 3);
      coro_resume_3:;
        ...load them back...
@@ -196,17 +198,20 @@ static char *lower_await_inline(Emitter *e, Node *n) {
            line);
   emit_put(e, line, "coro_inside_%s(&coro_f->coro_children.coro_in_%d%s);", n->callee, k, args);
   xfree(args);
-  emit_put(e, line, "if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_%d.coro_base.base, "
-           "coro_resume_%s)) {", k, n->callee);
+  emit_put(e, line,
+           "if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_%d.coro_base.base, "
+           "coro_resume_%s)) {",
+           k, n->callee);
   e->indent++;
   save_kept(e, k, line);
-  emit_put(e, line, "CORO_SUSPEND(coro_c, %d);  /* it waits for something: so does this task */", k);
+  emit_put(e, line, "CORO_SUSPEND(coro_c, %d);  /* it waits for something: so does this task */",
+           k);
   resume_label(e, k);
   e->indent--;
-  emit_put(e, line, "}");  /* the await's line, as above */
+  emit_put(e, line, "}"); /* the await's line, as above */
   if (!task_has_value(n->sym))
     return "(void)0";
-  if (n->sole_await)  /* read from the child's frame: nothing takes its place first */
+  if (n->sole_await) /* read from the child's frame: nothing takes its place first */
     return format("coro_f->coro_children.coro_in_%d.coro_result", k);
   emit_put(e, line, "coro_f->coro_tmp_%d = coro_f->coro_children.coro_in_%d.coro_result;", k, k);
   return format("coro_f->coro_tmp_%d", k);
@@ -219,7 +224,7 @@ static char *lower_await_inline(Emitter *e, Node *n) {
 static char *lower_logical(Emitter *e, Node *n, bool is_and) {
   int open = e->open_blocks;
   char *left = lower_await_expr(e, n->lhs);
-  int k = n->cond_number, line = emit_line_of(e, n);  /* check.c numbered the conds */
+  int k = n->cond_number, line = emit_line_of(e, n); /* check.c numbered the conds */
   emit_put(e, line, "coro_f->coro_cond_%d = (%s) != 0;", k, left);
   close_blocks(e, open);
   emit_put(e, line, "if (%scoro_f->coro_cond_%d) {", is_and ? "" : "!", k);
@@ -269,7 +274,7 @@ static char *typed_text(Emitter *e, Node *n) {
 static char *lower_select(Emitter *e, Node *n) {
   int line = emit_line_of(e, n), k = ++e->nselects;
   char *cond = lower_await_expr(e, n->cond);
-  if (n->discarded) {  /* its value is dropped (it may be void): just the arms */
+  if (n->discarded) { /* its value is dropped (it may be void): just the arms */
     emit_put(e, line, "if (%s) {", cond);
     e->indent++;
     int open = e->open_blocks;
@@ -333,7 +338,7 @@ static void lower_unsequenced(Emitter *e, Node *n) {
       lower_await_expr(e, parts.v[i]);
   for (int i = 0; i < parts.n; i++)
     if (has_awaiting_select(parts.v[i])) {
-      if (select)  /* lower.c (check_one_select) refused it */
+      if (select) /* lower.c (check_one_select) refused it */
         internal_error("two operands hold a '?:' that awaits");
       select = parts.v[i];
     }
@@ -354,14 +359,15 @@ static char *lower_await_expr(Emitter *e, Node *n) {
     text = lower_await(e, n);
   } else if (n->kind == ND_EXPR && (n->op == OP_AND || n->op == OP_OR) && has_await(n->rhs)) {
     text = lower_logical(e, n, n->op == OP_AND);
-  } else if (n->kind == ND_EXPR && n->op == OP_COMMA) {  /* left, then right, as C says */
+  } else if (n->kind == ND_EXPR && n->op == OP_COMMA) { /* left, then right, as C says */
     int open = e->open_blocks;
     char *left = lower_await_expr(e, n->lhs);
-    if (n->lhs->kind != ND_AWAIT)  /* an await's own statements are all it needs */
+    if (n->lhs->kind != ND_AWAIT) /* an await's own statements are all it needs */
       emit_put(e, emit_line_of(e, n), "(void)(%s);", left);
     close_blocks(e, open);
     text = format("(%s)", lower_await_expr(e, n->rhs));
-  } else if (n->kind == ND_EXPR && n->op == OP_COND && (has_await(n->then) || has_await(n->otherwise))) {
+  } else if (n->kind == ND_EXPR && n->op == OP_COND &&
+             (has_await(n->then) || has_await(n->otherwise))) {
     text = lower_select(e, n);
   } else {
     lower_unsequenced(e, n);
@@ -387,8 +393,8 @@ static char *init_str(Emitter *e, Node *init_decl) {
   const char *lhs = format("coro_f->%s", s->field);
   if (is_array_type(specs, d, 0)) {
     char *type = field_decl(e, specs, d, init, "", false);
-    const char *lit = init->kind == ND_INIT_LIST ? node_str(e, init)
-                                                 : format("{%s}", node_str(e, init));
+    const char *lit =
+        init->kind == ND_INIT_LIST ? node_str(e, init) : format("{%s}", node_str(e, init));
     return format("__builtin_memcpy(%s, (%s)%s, sizeof %s)", lhs, type, lit, lhs);
   }
   if (init->kind == ND_INIT_LIST)
@@ -418,7 +424,7 @@ static bool stays_in_place(Emitter *e, Node *decl) {
   for (int i = 0; i < decl->kids.n; i++) {
     Sym *s = decl->kids.v[i]->sym;
     if (s && !is_framed(e, s))
-      return true;  /* static, extern, a function declaration, a local not in the frame */
+      return true; /* static, extern, a function declaration, a local not in the frame */
   }
   return false;
 }
@@ -440,7 +446,7 @@ static void lower_awaiting_decl(Emitter *e, Node *decl) {
 
 static void lower_decl(Emitter *e, Node *decl) {
   if (decl->specs->flags & SP_TYPEDEF)
-    return;  /* hoisted */
+    return; /* hoisted */
   if (has_await(decl) && !stays_in_place(e, decl)) {
     lower_awaiting_decl(e, decl);
     return;
@@ -468,7 +474,7 @@ static void lower_decl(Emitter *e, Node *decl) {
 
 static void lower_yield(Emitter *e, Node *n) {
   int line = emit_line_of(e, n);
-  if (!n->expr) {  /* `yield;` in a task: every other ready task gets a turn */
+  if (!n->expr) { /* `yield;` in a task: every other ready task gets a turn */
     emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
     save_kept(e, n->resume_point, line);
     emit_put(e, line, "CORO_YIELD_TASK(coro_c, %d);", n->resume_point);
@@ -481,18 +487,19 @@ static void lower_yield(Emitter *e, Node *n) {
   char *at = value ? "" : at_own_column(e, n->expr);
   emit_put(e, 0, "/* resume point %d: %s:%d */", n->resume_point, e->src->name, line);
   const SymList *kept = kept_across(e, n->resume_point);
-  if (kept) {  /* the value first (`yield i++;`), then the kept locals, in one statement */
+  if (kept) { /* the value first (`yield i++;`), then the kept locals, in one statement */
     char *stores = kept_copies(kept, false, ", ");
     emit_put(e, line, "CORO_%sYIELD_KEEPING(coro_c, coro_out, %d, coro_value_%s, (%s),%s%s);", agen,
              n->resume_point, e->co->name, stores, at, value ? value : node_str(e, n->expr));
     xfree(stores);
   } else {
-    emit_put(e, line, "CORO_%sYIELD(coro_c, coro_out, %d, coro_value_%s,%s%s);", agen, n->resume_point,
-             e->co->name, at, value ? value : node_str(e, n->expr));
+    emit_put(e, line, "CORO_%sYIELD(coro_c, coro_out, %d, coro_value_%s,%s%s);", agen,
+             n->resume_point, e->co->name, at, value ? value : node_str(e, n->expr));
   }
   resume_label(e, n->resume_point);
-  if (n->target)  /* `x = yield v;`: after the kept locals are back, x gets what was sent */
-    emit_put(e, line, "CORO_RECEIVE(coro_c,%s%s);", at_own_column(e, n->target), node_str(e, n->target));
+  if (n->target) /* `x = yield v;`: after the kept locals are back, x gets what was sent */
+    emit_put(e, line, "CORO_RECEIVE(coro_c,%s%s);", at_own_column(e, n->target),
+             node_str(e, n->target));
 }
 
 /* The cleanups of the locals in the frame whose scope ends here, or that a
@@ -555,7 +562,7 @@ static char *for_init(Emitter *e, Node *init) {
     char *text = node_str(e, init);
     size_t len = strlen(text);
     while (len > 0 && (text[len - 1] == ';' || text[len - 1] == ' '))
-      text[--len] = '\0';  /* its ';' is the clause's */
+      text[--len] = '\0'; /* its ';' is the clause's */
     return text;
   }
   if (init->kind == ND_DECL) {
@@ -567,9 +574,9 @@ static char *for_init(Emitter *e, Node *init) {
 
 static void lower_for(Emitter *e, Node *n) {
   char *init = for_init(e, n->init);
-  char *header = format("for (%s;%s%s;%s%s)", init, n->cond ? " " : "",
-                        n->cond ? node_str(e, n->cond) : "", n->step ? " " : "",
-                        n->step ? node_str(e, n->step) : "");
+  char *header =
+      format("for (%s;%s%s;%s%s)", init, n->cond ? " " : "", n->cond ? node_str(e, n->cond) : "",
+             n->step ? " " : "", n->step ? node_str(e, n->step) : "");
   lower_loop_body(e, emit_line_of(e, n), header, n->body);
   put_cleanups(e, e->toks->v[n->last].line, cleanup_scope_end(n));
 }
@@ -583,7 +590,7 @@ static void lower_for(Emitter *e, Node *n) {
    after the body, it becomes `goto coro_cont_N`. With `init_done`, a for
    loop's init (which awaits) was printed before the loop by the caller. */
 static void lower_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, bool cond_last,
-                               bool init_done) {
+                                bool init_done) {
   int line = emit_line_of(e, n);
   char *init = "";
   if (init_done) {
@@ -619,7 +626,7 @@ static void lower_awaiting_loop(Emitter *e, Node *n, Node *cond, Node *step, boo
     e->indent++;
   }
   if (cond && cond_last) {
-    drop_repl(e, 0);  /* (the body's statements replaced their own) */
+    drop_repl(e, 0); /* (the body's statements replaced their own) */
     replace_expr_jumps(e, n);
     emit_put(e, line, "if (!(%s)) break;", lower_await_expr(e, cond));
     close_blocks(e, open);
@@ -658,14 +665,15 @@ static void lower_return(Emitter *e, Node *n) {
    label, a `return` that stores the result and finishes the instance. Its
    text is replaced so (push_repl) while the statement around is printed.
 
-     ({ if (x) return 5; 2; })  ->  ({ if (x) { coro_f->coro_result = 5; CORO_FINISH(coro_c); } 2; })
+     ({ if (x) return 5; 2; })  ->  ({ if (x) { coro_f->coro_result = 5; CORO_FINISH(coro_c); } 2;
+   })
 */
 typedef struct {
   Emitter *e;
-  Node *root;    /* the statement whose own expressions are walked */
-  int inside;    /* statement expressions around */
-  int loops;     /* loops around, inside them */
-  int switches;  /* switches around, inside them */
+  Node *root;   /* the statement whose own expressions are walked */
+  int inside;   /* statement expressions around */
+  int loops;    /* loops around, inside them */
+  int switches; /* switches around, inside them */
 } ExprJumps;
 
 static bool is_loop(const Node *n) {
@@ -677,7 +685,13 @@ static bool is_substatement(const Node *root, const Node *n) {
   switch (root->kind) {
   case ND_IF:
     return n == root->then || n == root->otherwise;
-  case ND_WHILE: case ND_DO: case ND_FOR: case ND_SWITCH: case ND_LABEL: case ND_CASE: case ND_DEFAULT:
+  case ND_WHILE:
+  case ND_DO:
+  case ND_FOR:
+  case ND_SWITCH:
+  case ND_LABEL:
+  case ND_CASE:
+  case ND_DEFAULT:
     return n == root->body;
   case ND_BLOCK:
     return true;
@@ -707,7 +721,9 @@ static void replace_jump(ExprJumps *j, Node *n) {
     e->continue_used = true;
   }
   if (calls || jump)
-    push_repl(e, n, format("{ %s%s%s }", calls ? calls : "", calls ? " " : "", jump ? jump : node_str(e, n)));
+    push_repl(
+        e, n,
+        format("{ %s%s%s }", calls ? calls : "", calls ? " " : "", jump ? jump : node_str(e, n)));
 }
 
 static bool expr_jumps_pre(Node *n, void *ctx) {
@@ -780,9 +796,9 @@ static void lower_stmt_kind(Emitter *e, Node *n) {
     if (has_await(n->expr)) {
       char *value = lower_await_expr(e, n->expr);
       if (n->expr->kind == ND_AWAIT || (n->expr->kind == ND_EXPR && n->expr->op == OP_COND))
-        return;  /* `await op(...);` alone: nothing is left to do */
+        return; /* `await op(...);` alone: nothing is left to do */
       if (n->expr->kind == ND_EXPR && n->expr->op == OP_COMMA)
-        emit_put(e, line, "(void)%s;", value);  /* the value of a comma's right side, dropped */
+        emit_put(e, line, "(void)%s;", value); /* the value of a comma's right side, dropped */
       else
         emit_put(e, line, "%s;", value);
       return;
@@ -797,7 +813,7 @@ static void lower_stmt_kind(Emitter *e, Node *n) {
       jump = format("goto %s;", e->continue_label);
       e->continue_used = true;
     }
-    if (calls)  /* one statement still: it may be the body of an if */
+    if (calls) /* one statement still: it may be the body of an if */
       emit_put(e, line, "{ %s %s }  /* cleanups: leaving their scope */", calls, jump);
     else
       emit_put(e, line, "%s", jump);
@@ -831,7 +847,7 @@ static void lower_stmt_kind(Emitter *e, Node *n) {
       return;
     }
     lower_loop_body(e, line, "do", n->body);
-    drop_repl(e, 0);  /* (the body's statements replaced their own) */
+    drop_repl(e, 0); /* (the body's statements replaced their own) */
     replace_expr_jumps(e, n);
     emit_put(e, e->toks->v[n->last].line, "while (%s);", node_str(e, n->cond));
     return;
@@ -890,18 +906,18 @@ static void lower_stmt_kind(Emitter *e, Node *n) {
 void lower(Source *src, Coroutine *cos, const Options *opt) {
   if (opt->backend != BACKEND_STACKLESS) {
     decide_cleanups(cos, opt);
-    return;  /* a stackful body stays as written (emit_stackful.c) */
+    return; /* a stackful body stays as written (emit_stackful.c) */
   }
   for (Coroutine *co = cos; co; co = co->next) {
     if (!co->def)
       continue;
-    Emitter e = {.src = src, .opt = opt, .toks = &src->original, .co = co, .indent = 1,
-                 .sink = &co->body};
+    Emitter e = {
+        .src = src, .opt = opt, .toks = &src->original, .co = co, .indent = 1, .sink = &co->body};
     cleanup_plan(src, co);
     lower_items(&e, co->def->body);
     put_cleanups(&e, e.toks->v[co->def->body->last].line, cleanup_scope_end(co->def->body));
     cleanup_points(co);
-    drop_repl(&e, 0);  /* the table of ranges is shared: leave it empty */
+    drop_repl(&e, 0); /* the table of ranges is shared: leave it empty */
     xfree(e.repl);
   }
   decide_cleanups(cos, opt);

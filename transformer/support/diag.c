@@ -31,7 +31,7 @@ typedef struct {
 
 static KnownFile known[16];
 static int nknown;
-static const char *remove_paths[8];  /* --stats's files, the temporary output and depfile */
+static const char *remove_paths[8]; /* --stats's files, the temporary output and depfile */
 static int nremove;
 
 void diag_add_file(const char *name, const char *text, size_t len) {
@@ -72,7 +72,7 @@ static void show_line(const KnownFile *f, int line, int col) {
   if (!eol)
     eol = end;
   int width = fprintf(stderr, " %4d | ", line) - 2;
-  fwrite(p, 1, eol - p, stderr);  /* as it is, even with a NUL byte in it */
+  fwrite(p, 1, eol - p, stderr); /* as it is, even with a NUL byte in it */
   fprintf(stderr, "\n%*s| ", width, "");
   /* the caret line is written in pieces of a buffer on the stack, not a
      byte at a time: stderr is unbuffered, and a machine-made line can be a
@@ -82,7 +82,7 @@ static void show_line(const KnownFile *f, int line, int col) {
   for (int i = 1; i < col && p + i - 1 < eol; i++) {
     unsigned char c = p[i - 1];
     if ((c & 0xC0) == 0x80)
-      continue;  /* a UTF-8 continuation byte: the character took one column */
+      continue; /* a UTF-8 continuation byte: the character took one column */
     caret[n++] = c == '\t' ? '\t' : ' ';
     if (n == sizeof caret) {
       fwrite(caret, 1, n, stderr);
@@ -146,7 +146,7 @@ void internal_error_at(const char *file, int line, const char *fmt, ...) {
   fputc('\n', stderr);
   va_end(ap);
 #ifdef COROC_FUZZING
-  abort();  /* a bug in coroc, not in the input: the fuzzer must report it */
+  abort(); /* a bug in coroc, not in the input: the fuzzer must report it */
 #endif
   die();
 }

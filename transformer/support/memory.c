@@ -30,9 +30,9 @@
 enum { ARENA_BLOCK = 1 << 20 };
 
 struct ArenaBlock {
-  ArenaBlock *prev;  /* the block filled before this one */
-  size_t size;       /* usable bytes in data */
-  size_t used;       /* bytes handed out */
+  ArenaBlock *prev; /* the block filled before this one */
+  size_t size;      /* usable bytes in data */
+  size_t used;      /* bytes handed out */
   _Alignas(16) char data[];
 };
 
@@ -190,7 +190,8 @@ void advise_huge_pages(void *p, size_t size) {
   if (size < (4u << 20))
     return;
   uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-  uintptr_t start = ((uintptr_t)p + page - 1) & ~(page - 1), end = ((uintptr_t)p + size) & ~(page - 1);
+  uintptr_t start = ((uintptr_t)p + page - 1) & ~(page - 1),
+            end = ((uintptr_t)p + size) & ~(page - 1);
   if (end > start)
     madvise((void *)start, end - start, MADV_HUGEPAGE);
 }

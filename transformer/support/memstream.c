@@ -41,7 +41,7 @@ static ssize_t stream_write(void *cookie, const char *data, size_t n) {
   if (m->len + n + 1 > m->cap) {
     m->cap = 2 * (m->len + n + 1);
     m->buf = xrealloc(m->buf, m->cap);
-    advise_huge_pages(m->buf, m->cap);  /* (the output of a large file) */
+    advise_huge_pages(m->buf, m->cap); /* (the output of a large file) */
   }
   memcpy(m->buf + m->len, data, n);
   m->len += n;
@@ -77,8 +77,9 @@ FILE *xmemstream(char **buf, size_t *len) {
   m->lenp = len;
   *buf = NULL;
   *len = 0;
-  m->file = fopencookie(m, "w", (cookie_io_functions_t){
-    .write = stream_write, .seek = stream_seek, .close = stream_close});
+  m->file = fopencookie(
+      m, "w",
+      (cookie_io_functions_t){.write = stream_write, .seek = stream_seek, .close = stream_close});
   if (!m->file)
     fatal("out of memory");
   m->next = streams;
@@ -117,7 +118,7 @@ char *format(const char *fmt, ...) {
    memory_release). */
 void memstream_release(void) {
   while (streams) {
-    streams->bufp = NULL;  /* the caller's frame is gone */
+    streams->bufp = NULL; /* the caller's frame is gone */
     fclose(streams->file);
   }
 }

@@ -22,10 +22,10 @@ extern "C" {
 
 /* The life cycle of an instance. coro_status_name() gives each a name. */
 enum coro_status {
-  CORO_CREATED,     /* made by name(args); the body has not started (lazy start) */
-  CORO_SUSPENDED,   /* stopped at a yield; resumable */
-  CORO_RUNNING,     /* its body is executing now */
-  CORO_DONE         /* its body returned; never runs again */
+  CORO_CREATED,   /* made by name(args); the body has not started (lazy start) */
+  CORO_SUSPENDED, /* stopped at a yield; resumable */
+  CORO_RUNNING,   /* its body is executing now */
+  CORO_DONE       /* its body returned; never runs again */
 };
 
 /* The largest resume point number of a stackless body (coroc refuses more
@@ -43,27 +43,27 @@ enum coro_status {
    by a generator (`yield EXPR`: consumed by coro_next, never awaited) or a
    task, by either backend. */
 enum coro_kind {
-  CORO_GENERATOR = 1,   /* consumed by coro_next */
-  CORO_TASK = 2,        /* run by the scheduler or awaited; its header is a struct coro_task */
-  CORO_STACKFUL = 4,    /* the stackful backend's (runtime/stackful.c): a struct coro_task too */
-  CORO_CLEANUP = 8,     /* its body has cleanups (__attribute__((cleanup))) that coro_free runs when
-                           it frees the instance suspended: coro_cleanup_suspended */
+  CORO_GENERATOR = 1, /* consumed by coro_next */
+  CORO_TASK = 2,      /* run by the scheduler or awaited; its header is a struct coro_task */
+  CORO_STACKFUL = 4,  /* the stackful backend's (runtime/stackful.c): a struct coro_task too */
+  CORO_CLEANUP = 8,   /* its body has cleanups (__attribute__((cleanup))) that coro_free runs when
+                         it frees the instance suspended: coro_cleanup_suspended */
   /* Not kinds: how a task stands with cancellation (runtime/cancel.c), kept
      in this byte so that the task header does not grow for it. */
-  CORO_CANCELLED = 16,  /* coro_cancel asked it to stop: its waits end with -ECANCELED */
-  CORO_DEADLINE = 32,   /* it has a deadline (coro_deadline), which coro_free drops */
+  CORO_CANCELLED = 16,   /* coro_cancel asked it to stop: its waits end with -ECANCELED */
+  CORO_DEADLINE = 32,    /* it has a deadline (coro_deadline), which coro_free drops */
   CORO_SHARED_STACK = 64 /* stackful, on its thread's shared stack (coro_set_shared_stack, or by
                             default): what it awaits is kept off that stack (CORO_STACKFUL_AWAIT) */
-};                      /* GENERATOR | TASK: an async generator (it yields and awaits), whose
-                           task header's `result` points to its struct coro_agen */
+};                       /* GENERATOR | TASK: an async generator (it yields and awaits), whose
+                            task header's `result` points to its struct coro_agen */
 
 /* Where an instance's memory comes from (struct coro's `home`): what
    coro_free gives it back to. */
 enum coro_home {
-  CORO_HOME_NONE,       /* not the runtime's: a relay inside an awaitable */
-  CORO_HOME_SLAB,       /* a slot of one of its thread's slabs (runtime/registry.c) */
-  CORO_HOME_MALLOC      /* malloc or the thread's allocator, with a struct coro_live in front
-                           (runtime/registry.c) */
+  CORO_HOME_NONE,  /* not the runtime's: a relay inside an awaitable */
+  CORO_HOME_SLAB,  /* a slot of one of its thread's slabs (runtime/registry.c) */
+  CORO_HOME_MALLOC /* malloc or the thread's allocator, with a struct coro_live in front
+                      (runtime/registry.c) */
 };
 
 /* The header every instance starts with: 16 bytes, what a generator needs
@@ -75,29 +75,33 @@ enum coro_home {
 struct coro {
   bool (*resume)(coro_t *c, void *out); /* run the body from where it stopped to its next suspension
                                    (true; a generator's value went to *out) or its end (false) */
-  unsigned short resume_point;  /* stackless: the numbered point where resume continues; 0 = start
-                                   (at most CORO_MAX_RESUME_POINTS). Stackful: CORO_INLINE_SWITCH_MARK
-                                   or an _FPENV mark once coro_next and yield may switch inline, else 0 */
-  unsigned short status;        /* enum coro_status. Two shorts side by side: a suspension's two
-                                   stores (resume point, status) merge into one, and coro_next
-                                   tests both with one load */
-  unsigned char kind;           /* enum coro_kind: generator or task, which backend */
-  unsigned char home;           /* enum coro_home: where its memory came from */
-  unsigned char spawned;        /* a task handed to coro_spawn: the scheduler frees it at its end */
-  unsigned char ready;          /* a task in its scheduler's ready queue (coro_ready, once) */
+  unsigned short
+      resume_point;      /* stackless: the numbered point where resume continues; 0 = start
+                            (at most CORO_MAX_RESUME_POINTS). Stackful: CORO_INLINE_SWITCH_MARK
+                            or an _FPENV mark once coro_next and yield may switch inline, else 0 */
+  unsigned short status; /* enum coro_status. Two shorts side by side: a suspension's two
+                            stores (resume point, status) merge into one, and coro_next
+                            tests both with one load */
+  unsigned char kind;    /* enum coro_kind: generator or task, which backend */
+  unsigned char home;    /* enum coro_home: where its memory came from */
+  unsigned char spawned; /* a task handed to coro_spawn: the scheduler frees it at its end */
+  unsigned char ready;   /* a task in its scheduler's ready queue (coro_ready, once) */
 };
 
 /* A task's header: what the scheduler and await need besides. Generators
    do not pay for it. */
 struct coro_task {
-  coro_t base;                  /* first: a task is a coro_t too */
-  struct coro_task *parent;     /* a task being awaited: the task awaiting it, resumed directly when it ends */
-  struct coro_task *awaiting;   /* set as a task suspends to await a child: the child to start now */
-  void *result;                 /* where its return value is kept; NULL for void */
-  struct coro_task *next_ready; /* the scheduler's ready queue (intrusive, FIFO); while it is
-                                   suspended to await a child, that child (coro_cancel follows it) */
-  struct coro_awaitable *waiting_on; /* what it waits for, from its suspension until woken (debuggers,
-                                   and coro_cancel, which calls it off) */
+  coro_t base; /* first: a task is a coro_t too */
+  /* a task being awaited: the task awaiting it, resumed directly when it ends */
+  struct coro_task *parent;
+  /* set as a task suspends to await a child: the child to start now */
+  struct coro_task *awaiting;
+  void *result; /* where its return value is kept; NULL for void */
+  struct coro_task
+      *next_ready;                   /* the scheduler's ready queue (intrusive, FIFO); while it is
+                                        suspended to await a child, that child (coro_cancel follows it) */
+  struct coro_awaitable *waiting_on; /* what it waits for, from its suspension until woken
+                                   (debuggers, and coro_cancel, which calls it off) */
 };
 
 /* The start of every stackful instance (runtime/stackful.c's struct
@@ -108,7 +112,7 @@ struct coro_task {
    right after. */
 struct coro_stackful_head {
   struct coro_task task;
-  void *out;                    /* where the yield being made copies its value; NULL: drop it */
+  void *out; /* where the yield being made copies its value; NULL: drop it */
 };
 
 /* The task header of an instance made by a task (CORO_TASK). */
@@ -128,7 +132,7 @@ struct coro_read {
   int fd;
   void *buf;
   size_t len;
-  long result;                 /* an ssize_t */
+  long result; /* an ssize_t */
 };
 struct coro_read_buf {
   struct coro_awaitable base;
@@ -137,10 +141,11 @@ struct coro_read_buf {
 };
 struct coro_signal {
   struct coro_awaitable base;
-  unsigned char set[128] __attribute__((aligned(8)));  /* a sigset_t (runtime/signal.c checks the size) */
-  int fd;                      /* the signalfd while waiting; -1 before and after */
-  struct coro_read read;       /* of info from fd */
-  unsigned char info[128] __attribute__((aligned(8)));  /* a struct signalfd_siginfo */
+  /* a sigset_t (runtime/signal.c checks the size) */
+  unsigned char set[128] __attribute__((aligned(8)));
+  int fd;                /* the signalfd while waiting; -1 before and after */
+  struct coro_read read; /* of info from fd */
+  unsigned char info[128] __attribute__((aligned(8))); /* a struct signalfd_siginfo */
   int result;
 };
 struct coro_write {
@@ -148,20 +153,20 @@ struct coro_write {
   int fd;
   const void *buf;
   size_t len;
-  long result;                 /* an ssize_t */
+  long result; /* an ssize_t */
 };
 struct coro_accept {
   struct coro_awaitable base;
   int fd;
-  void *addr;                  /* a struct sockaddr */
-  unsigned int *addrlen;       /* a socklen_t */
+  void *addr;            /* a struct sockaddr */
+  unsigned int *addrlen; /* a socklen_t */
   int result;
 };
 struct coro_connect {
   struct coro_awaitable base;
   int fd;
-  const void *addr;            /* a struct sockaddr */
-  unsigned int addrlen;        /* a socklen_t */
+  const void *addr;     /* a struct sockaddr */
+  unsigned int addrlen; /* a socklen_t */
   bool started;
   int result;
 };
@@ -169,17 +174,18 @@ struct coro_sleep {
   struct coro_awaitable base;
   unsigned ms;
   bool armed, fired;
-  uint64_t deadline_ns;   /* CLOCK_MONOTONIC, ns: set when the sleep starts, + ms */
-  unsigned long seq;      /* timers due together fire in the order they were set */
-  size_t heap_index;      /* where it is in the scheduler's heap of timers */
+  uint64_t deadline_ns; /* CLOCK_MONOTONIC, ns: set when the sleep starts, + ms */
+  unsigned long seq;    /* timers due together fire in the order they were set */
+  size_t heap_index;    /* where it is in the scheduler's heap of timers */
   int result;
 };
-struct coro_wait {        /* coro_wait_all, coro_wait_any */
+struct coro_wait { /* coro_wait_all, coro_wait_any */
   struct coro_awaitable base;
   coro_t **tasks;
   size_t n, left;
   bool any, started, finished;
-  bool cancel_rest;       /* coro_wait_any_cancel: the tasks that did not finish first are cancelled */
+  /* coro_wait_any_cancel: the tasks that did not finish first are cancelled */
+  bool cancel_rest;
   struct coro_task relay; /* the parent of the tasks, in the waiter's place (runtime/futures.c) */
   long result;
 };
@@ -188,17 +194,17 @@ struct coro_timeout {
   struct coro_awaitable *inner;
   unsigned ms;
   bool finished, timed_out;
-  bool inner_done;        /* inner completed in the turn the timer fired: it wins */
+  bool inner_done; /* inner completed in the turn the timer fired: it wins */
   struct coro_sleep timer;
   struct coro_task relay; /* woken by inner or timer, in the waiter's place */
   int result;
 };
 
-struct coro_next_await {  /* coro_next_await (runtime/agen.c) */
+struct coro_next_await { /* coro_next_await (runtime/agen.c) */
   struct coro_awaitable base;
-  coro_t *gen;            /* the generator whose next value it is */
-  void *out;              /* where the value goes (NULL: dropped) */
-  bool result;            /* true: a value; false: the generator returned */
+  coro_t *gen; /* the generator whose next value it is */
+  void *out;   /* where the value goes (NULL: dropped) */
+  bool result; /* true: a value; false: the generator returned */
 };
 
 struct coro_offload {
@@ -207,13 +213,14 @@ struct coro_offload {
   void *arg;
   bool started;
 #ifndef __cplusplus
-  _Atomic int state;             /* settles the race with the worker (runtime/offload.c) */
+  _Atomic int state; /* settles the race with the worker (runtime/offload.c) */
 #else
-  int state;                     /* (C++ sees the same layout; only the runtime touches it) */
+  int state; /* (C++ sees the same layout; only the runtime touches it) */
 #endif
-  struct coro_remote *home;      /* where the awaiting task's thread takes finished calls (runtime/offload.c) */
-  struct coro_offload *next_job; /* the workers' queue */
-  struct coro_offload *next_done;/* the scheduler's remote queue */
+  /* where the awaiting task's thread takes finished calls (runtime/offload.c) */
+  struct coro_remote *home;
+  struct coro_offload *next_job;  /* the workers' queue */
+  struct coro_offload *next_done; /* the scheduler's remote queue */
   void *result;
 };
 
@@ -255,40 +262,40 @@ struct coro_chan_select {
   struct coro_chan_op *ops;
   size_t n;
   bool started, done;
-  bool timed;                      /* coro_chan_select_timeout: with a deadline */
-  unsigned ms;                     /* its time, from the first wait */
-  struct coro_sleep timer;         /* the deadline's timer, armed at the first wait */
-  int result;                      /* the index of the operation performed, or -ETIMEDOUT */
+  bool timed;              /* coro_chan_select_timeout: with a deadline */
+  unsigned ms;             /* its time, from the first wait */
+  struct coro_sleep timer; /* the deadline's timer, armed at the first wait */
+  int result;              /* the index of the operation performed, or -ETIMEDOUT */
 };
 
 /* The awaitable of every wait of the toolkit: a waiter in a queue. */
 struct coro_sync_wait {
   struct coro_awaitable base;
-  void *object;                    /* the event, semaphore, mutex or group */
-  bool queued;                     /* waiting in its queue */
-  bool done;                       /* woken with the wait over (result set) */
-  struct coro_waitlink link;       /* its place in the queue */
-  bool timed;                      /* coro_sync_timeout: with a deadline */
-  unsigned ms;                     /* its time, from the first wait */
-  struct coro_sleep timer;         /* the deadline's timer, armed at the first wait */
-  int result;                      /* 0, or -ETIMEDOUT */
+  void *object;              /* the event, semaphore, mutex or group */
+  bool queued;               /* waiting in its queue */
+  bool done;                 /* woken with the wait over (result set) */
+  struct coro_waitlink link; /* its place in the queue */
+  bool timed;                /* coro_sync_timeout: with a deadline */
+  unsigned ms;               /* its time, from the first wait */
+  struct coro_sleep timer;   /* the deadline's timer, armed at the first wait */
+  int result;                /* 0, or -ETIMEDOUT */
 };
 
 struct coro_event {
   bool set;
-  struct coro_waitq waiters;       /* its waits */
+  struct coro_waitq waiters; /* its waits */
 };
 struct coro_sem {
-  long count;                      /* units free */
-  struct coro_waitq waiters;       /* its waits */
+  long count;                /* units free */
+  struct coro_waitq waiters; /* its waits */
 };
 struct coro_mutex {
   bool locked;
-  struct coro_waitq waiters;       /* its waits */
+  struct coro_waitq waiters; /* its waits */
 };
 struct coro_group {
-  long pending;                    /* counted in, not done yet */
-  struct coro_waitq waiters;       /* its waits */
+  long pending;              /* counted in, not done yet */
+  struct coro_waitq waiters; /* its waits */
 };
 
 /* }================================================================== */
@@ -304,11 +311,12 @@ struct coro_group {
  * the same thread.
  * =================================================================== */
 struct coro_live {
-  struct coro_live *next, *prev;     /* this thread's malloc'ed instances: a ring through its registry */
-  size_t bytes;                      /* the allocation's, this record included */
-  size_t offset;                     /* from the start of the allocation to the instance */
+  /* this thread's malloc'ed instances: a ring through its registry */
+  struct coro_live *next, *prev;
+  size_t bytes;  /* the allocation's, this record included */
+  size_t offset; /* from the start of the allocation to the instance */
   void (*free)(void *p, size_t bytes, void *ctx); /* the allocator's that made it; NULL: free(3) */
-  void *ctx;                         /* its context */
+  void *ctx;                                      /* its context */
 };
 
 /* A task suspends on aw (CORO_AWAIT_SUSPEND, CORO_STACKFUL_AWAIT); coro_ready forgets it. */
@@ -354,7 +362,7 @@ bool coro_next_refused(coro_t *gen);
    and a compiler merges the two stores only when it sees both values. */
 static inline void coro_set_state(coro_t *c, unsigned resume_point, enum coro_status status) {
 #ifdef CORO_INLINE_SWITCH
-  uint32_t gate = resume_point | (uint32_t)status << 16;   /* x86_64 is little-endian */
+  uint32_t gate = resume_point | (uint32_t)status << 16; /* x86_64 is little-endian */
   __builtin_memcpy((char *)c + __builtin_offsetof(struct coro, resume_point), &gate, sizeof gate);
 #else
   c->resume_point = (unsigned short)resume_point;
@@ -378,18 +386,19 @@ static inline bool coro_next_gated(coro_t *gen, void *out) {
     return coro_next_refused(gen);
   struct coro_stackful_head *head = (struct coro_stackful_head *)gen;
   struct coro_ctx *body = (struct coro_ctx *)(head + 1);
-  head->out = out;                   /* the body writes its yield there */
+  head->out = out; /* the body writes its yield there */
   if (__builtin_expect(gen->resume_point == CORO_INLINE_SWITCH_MARK, 1)) {
     coro_set_state(gen, CORO_INLINE_SWITCH_MARK, CORO_RUNNING);
     CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_ASM);
-  } else {                           /* CORO_INLINE_SWITCH_FPENV or _FPENV_LOAD */
+  } else { /* CORO_INLINE_SWITCH_FPENV or _FPENV_LOAD */
     return coro_next_fpenv(gen);
   }
-  return gen->status != CORO_DONE;   /* suspended again, or finished */
+  return gen->status != CORO_DONE; /* suspended again, or finished */
 }
 
-CORO_STATIC_ASSERT(__builtin_offsetof(struct coro, status) == __builtin_offsetof(struct coro, resume_point) + 2,
-               "coro_next reads resume_point and status as one 32-bit gate");
+CORO_STATIC_ASSERT(__builtin_offsetof(struct coro, status) ==
+                       __builtin_offsetof(struct coro, resume_point) + 2,
+                   "coro_next reads resume_point and status as one 32-bit gate");
 #endif
 
 static inline bool coro_next(coro_t *gen, void *out) {
@@ -400,14 +409,15 @@ static inline bool coro_next(coro_t *gen, void *out) {
      CORO_RUNNING and which has no CORO_INLINE_SWITCH_MARK: one load and one
      test, what stackless instances pay without the inline switch too. */
   uint32_t gate;
-  __builtin_memcpy(&gate, (const char *)gen + __builtin_offsetof(struct coro, resume_point), sizeof gate);
+  __builtin_memcpy(&gate, (const char *)gen + __builtin_offsetof(struct coro, resume_point),
+                   sizeof gate);
   if (__builtin_expect(gate & (~(uint32_t)CORO_SUSPENDED << 16 | CORO_INLINE_SWITCH_MARK), 0))
     return coro_next_gated(gen, out);
 #else
-  if (__builtin_expect(gen->status >= CORO_RUNNING, 0))  /* RUNNING or DONE */
+  if (__builtin_expect(gen->status >= CORO_RUNNING, 0)) /* RUNNING or DONE */
     return coro_next_refused(gen);
 #endif
-  return gen->resume(gen, out);  /* it marks itself running; out in a register, the answer in one */
+  return gen->resume(gen, out); /* it marks itself running; out in a register, the answer in one */
 }
 
 /* coro_free of a stackless instance in storage its caller gave (made by
@@ -417,7 +427,8 @@ static inline bool coro_next(coro_t *gen, void *out) {
    file, the compiler sees the whole of its life. Every other instance goes
    to the library's coro_free, which `&coro_free` and `(coro_free)(c)` name. */
 static inline void coro_free_inline(coro_t *c) {
-  if (c && c->home == CORO_HOME_NONE && !(c->kind & (CORO_STACKFUL | CORO_CLEANUP)) && c->status != CORO_RUNNING)
+  if (c && c->home == CORO_HOME_NONE && !(c->kind & (CORO_STACKFUL | CORO_CLEANUP)) &&
+      c->status != CORO_RUNNING)
     return;
   (coro_free)(c);
 }
@@ -462,7 +473,8 @@ static inline void coro_frame_again(coro_t *c, bool (*resume)(coro_t *c, void *o
   c->resume = resume;
   c->resume_point = 0;
   c->status = CORO_CREATED;
-  c->kind = (unsigned char)kind;   /* (what the child before left there, CORO_CANCELLED say, goes) */
+  /* (what the child before left there, CORO_CANCELLED say, goes) */
+  c->kind = (unsigned char)kind;
 }
 
 /* Cleanups (docs/language.md, "Cleanup when an instance ends early"). A
@@ -479,7 +491,7 @@ struct coro_cleanup_slot {
 };
 static inline struct coro_cleanup_slot *coro_cleanup_slot(coro_t *c) {
   return (struct coro_cleanup_slot *)((char *)c + ((c->kind & CORO_TASK) ? sizeof(struct coro_task)
-                                                                          : sizeof(struct coro)));
+                                                                         : sizeof(struct coro)));
 }
 
 /* The name of a status, for messages. */
@@ -493,12 +505,12 @@ const char *coro_status_name(int status);
 /* `yield EXPR;` in a generator of T: EXPR is evaluated once, converted to
    T and stored where coro_next asked; then suspend at resume point n. One
    line of output, so that a debugger shows the yield's line for all of it. */
-#define CORO_YIELD(c, out, n, T, ...)   /* ... is EXPR, which may hold commas */ \
-  do {                                                                   \
-    T coro_value_ = (__VA_ARGS__);                                       \
-    if (out)                                                             \
-      *(T *)(out) = coro_value_;                                         \
-    CORO_SUSPEND(c, n);                                                  \
+#define CORO_YIELD(c, out, n, T, ...) /* ... is EXPR, which may hold commas */ \
+  do {                                                                         \
+    T coro_value_ = (__VA_ARGS__);                                             \
+    if (out)                                                                   \
+      *(T *)(out) = coro_value_;                                               \
+    CORO_SUSPEND(c, n);                                                        \
   } while (0)
 
 /* What a resume function does first: mark the instance running, so that a
@@ -534,20 +546,20 @@ static inline unsigned coro_enter(coro_t *c) {
    stores to the frame (`(coro_f->i = i)`), comes after EXPR is evaluated
    (`yield i++;` keeps the i after the increment) and before the suspension;
    one statement, so a debugger's breakpoint on the yield's line stops once. */
-#define CORO_YIELD_KEEPING(c, out, n, T, KEEP, ...)   /* ... is EXPR */  \
-  do {                                                                   \
-    T coro_value_ = (__VA_ARGS__);                                       \
-    if (out)                                                             \
-      *(T *)(out) = coro_value_;                                         \
-    (void)KEEP;                                                          \
-    CORO_SUSPEND(c, n);                                                  \
+#define CORO_YIELD_KEEPING(c, out, n, T, KEEP, ...) /* ... is EXPR */ \
+  do {                                                                \
+    T coro_value_ = (__VA_ARGS__);                                    \
+    if (out)                                                          \
+      *(T *)(out) = coro_value_;                                      \
+    (void)KEEP;                                                       \
+    CORO_SUSPEND(c, n);                                               \
   } while (0)
 
 /* Suspend at resume point n: the next resume continues at label coro_resume_n. */
-#define CORO_SUSPEND(c, n)                                               \
-  do {                                                                   \
-    coro_set_state((c), (n), CORO_SUSPENDED);                            \
-    return true;                                                         \
+#define CORO_SUSPEND(c, n)                    \
+  do {                                        \
+    coro_set_state((c), (n), CORO_SUSPENDED); \
+    return true;                              \
   } while (0)
 
 /* A compound literal whose storage must outlive a suspension (an array, or
@@ -557,10 +569,10 @@ static inline unsigned coro_enter(coro_t *c) {
   (*(__typeof__(field) *)__builtin_memcpy(&(field), &(__VA_ARGS__), sizeof(field)))
 
 /* The body returned: the instance is done for good. */
-#define CORO_FINISH(c)                                                   \
-  do {                                                                   \
-    (c)->status = CORO_DONE;                                             \
-    return false;                                                        \
+#define CORO_FINISH(c)       \
+  do {                       \
+    (c)->status = CORO_DONE; \
+    return false;            \
   } while (0)
 
 /* The stackful backend (runtime/stackful.c). An instance is a struct
@@ -612,8 +624,10 @@ void coro_stackful_suspend(coro_t *c);
 /* The same, with the switch inline where it can be (coro/switch_x86_64.h). */
 static inline void coro_stackful_yield(coro_t *c) {
 #ifdef CORO_INLINE_SWITCH
-  struct coro_ctx *body = (struct coro_ctx *)((struct coro_stackful_head *)c + 1);  /* the resumer's: body + 1 */
-  if (__builtin_expect(c->resume_point == CORO_INLINE_SWITCH_MARK && c->status == CORO_RUNNING, 1)) {
+  /* the resumer's: body + 1 */
+  struct coro_ctx *body = (struct coro_ctx *)((struct coro_stackful_head *)c + 1);
+  if (__builtin_expect(c->resume_point == CORO_INLINE_SWITCH_MARK && c->status == CORO_RUNNING,
+                       1)) {
     coro_set_state(c, CORO_INLINE_SWITCH_MARK, CORO_SUSPENDED);
     CORO_SWITCH_INLINE(body, body + 1, CORO_SWITCH_ASM);
     return;
@@ -649,28 +663,28 @@ static inline bool coro_stackful_unwinding(coro_t *c) {
 
 /* `await child(...)` of a child on this stack (its body called inline), in
    a body with cleanups: after the call, unwind too if the child did. */
-#define CORO_STACKFUL_INLINE(c, ...)                                     \
-  __extension__({                                                        \
-    __typeof__(__VA_ARGS__) coro_inline_ = (__VA_ARGS__);                \
-    CORO_STACKFUL_RESUMED(c);                                            \
-    coro_inline_;                                                        \
+#define CORO_STACKFUL_INLINE(c, ...)                      \
+  __extension__({                                         \
+    __typeof__(__VA_ARGS__) coro_inline_ = (__VA_ARGS__); \
+    CORO_STACKFUL_RESUMED(c);                             \
+    coro_inline_;                                         \
   })
-#define CORO_STACKFUL_INLINE_VOID(c, ...)                                \
-  __extension__({                                                        \
-    (__VA_ARGS__);                                                       \
-    CORO_STACKFUL_RESUMED(c);                                            \
+#define CORO_STACKFUL_INLINE_VOID(c, ...) \
+  __extension__({                         \
+    (__VA_ARGS__);                        \
+    CORO_STACKFUL_RESUMED(c);             \
   })
 
 /* `yield EXPR;` in a stackful generator of T: EXPR is evaluated once,
    converted to T and stored where coro_next asked; then suspend. */
-#define CORO_STACKFUL_YIELD(c, T, ...)  /* ... is EXPR, which may hold commas */ \
-  do {                                                                   \
-    T coro_value_ = (__VA_ARGS__);                                       \
-    void *coro_out_ = ((struct coro_stackful_head *)(c))->out;           \
-    if (coro_out_)                                                       \
-      *(T *)coro_out_ = coro_value_;                                     \
-    coro_stackful_yield(c);                                              \
-    CORO_STACKFUL_RESUMED(c);                                            \
+#define CORO_STACKFUL_YIELD(c, T, ...) /* ... is EXPR, which may hold commas */ \
+  do {                                                                          \
+    T coro_value_ = (__VA_ARGS__);                                              \
+    void *coro_out_ = ((struct coro_stackful_head *)(c))->out;                  \
+    if (coro_out_)                                                              \
+      *(T *)coro_out_ = coro_value_;                                            \
+    coro_stackful_yield(c);                                                     \
+    CORO_STACKFUL_RESUMED(c);                                                   \
   } while (0)
 
 /* `x = yield v;` in either backend: what coro_send(gen, in, out) sends, for
@@ -679,22 +693,22 @@ static inline bool coro_stackful_unwinding(coro_t *c) {
    in turn never sees it. CORO_RECEIVE: x gets *in, or zero bytes when
    nothing was sent to it (coro_next). */
 struct coro_sent {
-  coro_t *to;                   /* the instance that coro_send resumes, or NULL */
-  const void *in;               /* the value it sends */
+  coro_t *to;     /* the instance that coro_send resumes, or NULL */
+  const void *in; /* the value it sends */
 };
 #ifdef __cplusplus
 extern thread_local struct coro_sent coro_sent;
 #else
 extern _Thread_local struct coro_sent coro_sent;
 #endif
-#define CORO_RECEIVE(c, LVALUE)                                          \
-  do {                                                                   \
-    if (coro_sent.to == (c)) {                                           \
-      coro_sent.to = (void *)0;                                              \
-      __builtin_memcpy(&(LVALUE), coro_sent.in, sizeof(LVALUE));                   \
-    } else {                                                             \
-      __builtin_memset(&(LVALUE), 0, sizeof(LVALUE));                              \
-    }                                                                    \
+#define CORO_RECEIVE(c, LVALUE)                                  \
+  do {                                                           \
+    if (coro_sent.to == (c)) {                                   \
+      coro_sent.to = (void *)0;                                  \
+      __builtin_memcpy(&(LVALUE), coro_sent.in, sizeof(LVALUE)); \
+    } else {                                                     \
+      __builtin_memset(&(LVALUE), 0, sizeof(LVALUE));            \
+    }                                                            \
   } while (0)
 
 /* Tasks in the stackless backend. */
@@ -706,19 +720,19 @@ void coro_task_suspends(coro_t *c);
 void coro_yield_task(coro_t *c);
 
 /* `yield;`: give every other ready task a turn, then go on. */
-#define CORO_YIELD_TASK(c, n)                                            \
-  do {                                                                   \
-    coro_yield_task(c);                                                  \
-    CORO_SUSPEND(c, n);                                                  \
+#define CORO_YIELD_TASK(c, n) \
+  do {                        \
+    coro_yield_task(c);       \
+    CORO_SUSPEND(c, n);       \
   } while (0)
 
 /* `await child(...)`: suspend at n; the scheduler starts the child at once,
    and resumes this task directly when the child returns. */
 void coro_await_task(coro_t *parent, coro_t *child);
-#define CORO_AWAIT_TASK(c, n, child)                                     \
-  do {                                                                   \
-    coro_await_task(c, child);                                           \
-    CORO_SUSPEND(c, n);                                                  \
+#define CORO_AWAIT_TASK(c, n, child) \
+  do {                               \
+    coro_await_task(c, child);       \
+    CORO_SUSPEND(c, n);              \
   } while (0)
 
 /* The task this thread's scheduler is running now (NULL between tasks): a
@@ -743,36 +757,34 @@ extern _Thread_local coro_t *coro_current_task;
    the parent links to the running task), not here: a child that returns at
    once costs no check.
 
-     if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base, coro_resume_child)) {
-       CORO_SUSPEND(coro_c, 3);
-     coro_resume_3:;
+     if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base,
+   coro_resume_child)) { CORO_SUSPEND(coro_c, 3); coro_resume_3:;
      }                                                                      */
 bool coro_child_waits(coro_t *parent, coro_t *child);
 static inline bool coro_start_child(coro_t *parent, coro_t *child,
                                     bool (*resume)(coro_t *c, void *out)) {
-  coro_as_task(child)->parent = coro_as_task(parent);  /* (the scheduler still runs parent) */
+  coro_as_task(child)->parent = coro_as_task(parent); /* (the scheduler still runs parent) */
   return resume(child, (void *)0) && coro_child_waits(parent, child);
 }
 
 /* `await op(...)`: while the awaitable aw is not ready, arrange to be woken
    and suspend at n (the caller's loop tries again on resume). */
-#define CORO_READY(aw) \
-  ((struct coro_awaitable *)&(aw))->ops->ready((struct coro_awaitable *)&(aw))
-#define CORO_AWAIT_SUSPEND(c, n, aw)                                     \
-  do {                                                                   \
-    coro_waits_for(c, (struct coro_awaitable *)&(aw));                   \
-    coro_task_suspends(c);                                               \
+#define CORO_READY(aw) ((struct coro_awaitable *)&(aw))->ops->ready((struct coro_awaitable *)&(aw))
+#define CORO_AWAIT_SUSPEND(c, n, aw)                                                   \
+  do {                                                                                 \
+    coro_waits_for(c, (struct coro_awaitable *)&(aw));                                 \
+    coro_task_suspends(c);                                                             \
     ((struct coro_awaitable *)&(aw))->ops->suspend((struct coro_awaitable *)&(aw), c); \
-    CORO_SUSPEND(c, n);                                                  \
+    CORO_SUSPEND(c, n);                                                                \
   } while (0)
 
 /* Tasks in the stackful backend: the same, as expressions (GNU statement
    expressions), since the body keeps its own C. */
-#define CORO_STACKFUL_YIELD_TASK(c)                                      \
-  do {                                                                   \
-    coro_yield_task(c);                                                  \
-    coro_stackful_yield(c);                                              \
-    CORO_STACKFUL_RESUMED(c);                                            \
+#define CORO_STACKFUL_YIELD_TASK(c) \
+  do {                              \
+    coro_yield_task(c);             \
+    coro_stackful_yield(c);         \
+    CORO_STACKFUL_RESUMED(c);       \
   } while (0)
 
 /* A task on the shared stack (CORO_SHARED_STACK) awaits its awaitable in
@@ -786,43 +798,43 @@ static inline bool coro_start_child(coro_t *parent, coro_t *child,
    of another is over before the outer one is made.) */
 void *coro_stackful_await_slot(coro_t *c, const void *aw, size_t size);
 
-#define CORO_STACKFUL_AWAIT(c, ...)                                      \
-  __extension__({                                                        \
-    __typeof__(__VA_ARGS__) coro_aw_ = (__VA_ARGS__);                    \
-    __typeof__(coro_aw_) *coro_ap_ = &coro_aw_;                          \
-    if (__builtin_expect((c)->kind & CORO_SHARED_STACK, 0))              \
+#define CORO_STACKFUL_AWAIT(c, ...)                                                               \
+  __extension__({                                                                                 \
+    __typeof__(__VA_ARGS__) coro_aw_ = (__VA_ARGS__);                                             \
+    __typeof__(coro_aw_) *coro_ap_ = &coro_aw_;                                                   \
+    if (__builtin_expect((c)->kind & CORO_SHARED_STACK, 0))                                       \
       coro_ap_ = (__typeof__(coro_aw_) *)coro_stackful_await_slot(c, &coro_aw_, sizeof coro_aw_); \
-    while (!CORO_READY(*coro_ap_)) {                                     \
-      coro_waits_for(c, (struct coro_awaitable *)coro_ap_);              \
-      coro_task_suspends(c);                                             \
-      ((struct coro_awaitable *)coro_ap_)->ops->suspend((struct coro_awaitable *)coro_ap_, c); \
-      coro_stackful_yield(c);                                            \
-      CORO_STACKFUL_RESUMED(c);                                          \
-    }                                                                    \
-    coro_ap_->result;                                                    \
+    while (!CORO_READY(*coro_ap_)) {                                                              \
+      coro_waits_for(c, (struct coro_awaitable *)coro_ap_);                                       \
+      coro_task_suspends(c);                                                                      \
+      ((struct coro_awaitable *)coro_ap_)->ops->suspend((struct coro_awaitable *)coro_ap_, c);    \
+      coro_stackful_yield(c);                                                                     \
+      CORO_STACKFUL_RESUMED(c);                                                                   \
+    }                                                                                             \
+    coro_ap_->result;                                                                             \
   })
 
 /* The await of a child task, which gives up the thread with `wait` until
    the child has ended: coro_stackful_yield here, coro_agen_stackful_wait
    in an async generator (below). */
-#define CORO_STACKFUL_AWAIT_TASK_WITH_(c, wait, T, ...)                  \
-  __extension__({                                                        \
-    coro_t *coro_child_ = (__VA_ARGS__);                                 \
-    coro_await_task(c, coro_child_);                                     \
-    wait(c);                                                             \
-    CORO_STACKFUL_RESUMED(c);                                            \
-    T coro_value_ = *(T *)coro_as_task(coro_child_)->result;             \
-    coro_free(coro_child_);                                              \
-    coro_value_;                                                         \
+#define CORO_STACKFUL_AWAIT_TASK_WITH_(c, wait, T, ...)      \
+  __extension__({                                            \
+    coro_t *coro_child_ = (__VA_ARGS__);                     \
+    coro_await_task(c, coro_child_);                         \
+    wait(c);                                                 \
+    CORO_STACKFUL_RESUMED(c);                                \
+    T coro_value_ = *(T *)coro_as_task(coro_child_)->result; \
+    coro_free(coro_child_);                                  \
+    coro_value_;                                             \
   })
 
-#define CORO_STACKFUL_AWAIT_VOID_TASK_WITH_(c, wait, ...)                \
-  __extension__({                                                        \
-    coro_t *coro_child_ = (__VA_ARGS__);                                 \
-    coro_await_task(c, coro_child_);                                     \
-    wait(c);                                                             \
-    CORO_STACKFUL_RESUMED(c);                                            \
-    coro_free(coro_child_);                                              \
+#define CORO_STACKFUL_AWAIT_VOID_TASK_WITH_(c, wait, ...) \
+  __extension__({                                         \
+    coro_t *coro_child_ = (__VA_ARGS__);                  \
+    coro_await_task(c, coro_child_);                      \
+    wait(c);                                              \
+    CORO_STACKFUL_RESUMED(c);                             \
+    coro_free(coro_child_);                               \
   })
 
 #define CORO_STACKFUL_AWAIT_TASK(c, T, ...) \
@@ -843,9 +855,10 @@ void *coro_stackful_await_slot(coro_t *c, const void *aw, size_t size);
  * =================================================================== */
 struct coro_agen {
   struct coro_next_await *next; /* the await of its next value that it works for now, or NULL */
-  bool stepping;                /* its body runs now, resumed by that await (not by the scheduler) */
-  bool yielded;                 /* its last suspension was a yield: a value went to next->out */
-  bool woken;                   /* what it awaits woke it: the await of its next value resumes it */
+  /* its body runs now, resumed by that await (not by the scheduler) */
+  bool stepping;
+  bool yielded; /* its last suspension was a yield: a value went to next->out */
+  bool woken;   /* what it awaits woke it: the await of its next value resumes it */
 };
 
 static inline struct coro_agen *coro_agen_of(coro_t *c) {
@@ -859,24 +872,24 @@ static inline struct coro_agen *coro_agen_of(coro_t *c) {
 bool coro_agen_enter(coro_t *c);
 
 /* Stackless: the first statement of the resume function. */
-#define CORO_AGEN_ENTER(c)                                               \
-  do {                                                                   \
-    if (!coro_agen_enter(c)) {                                           \
-      (c)->status = CORO_SUSPENDED;                                      \
-      return true;                                                       \
-    }                                                                    \
+#define CORO_AGEN_ENTER(c)          \
+  do {                              \
+    if (!coro_agen_enter(c)) {      \
+      (c)->status = CORO_SUSPENDED; \
+      return true;                  \
+    }                               \
   } while (0)
 
 /* `yield EXPR;` in an async generator: a yield that says so. */
-#define CORO_AGEN_YIELD(c, out, n, T, ...)                               \
-  do {                                                                   \
-    coro_agen_of(c)->yielded = true;                                     \
-    CORO_YIELD(c, out, n, T, __VA_ARGS__);                               \
+#define CORO_AGEN_YIELD(c, out, n, T, ...) \
+  do {                                     \
+    coro_agen_of(c)->yielded = true;       \
+    CORO_YIELD(c, out, n, T, __VA_ARGS__); \
   } while (0)
-#define CORO_AGEN_YIELD_KEEPING(c, out, n, T, KEEP, ...)                 \
-  do {                                                                   \
-    coro_agen_of(c)->yielded = true;                                     \
-    CORO_YIELD_KEEPING(c, out, n, T, KEEP, __VA_ARGS__);                 \
+#define CORO_AGEN_YIELD_KEEPING(c, out, n, T, KEEP, ...) \
+  do {                                                   \
+    coro_agen_of(c)->yielded = true;                     \
+    CORO_YIELD_KEEPING(c, out, n, T, KEEP, __VA_ARGS__); \
   } while (0)
 
 /* Stackful: suspend, and go on only once the await of the next value
@@ -888,28 +901,28 @@ static inline void coro_agen_stackful_wait(coro_t *c) {
   while (!coro_stackful_unwinding(c) && !coro_agen_enter(c));
 }
 
-#define CORO_STACKFUL_AGEN_YIELD(c, T, ...)  /* ... is EXPR */             \
-  do {                                                                   \
-    T coro_value_ = (__VA_ARGS__);                                       \
-    void *coro_out_ = ((struct coro_stackful_head *)(c))->out;           \
-    if (coro_out_)                                                       \
-      *(T *)coro_out_ = coro_value_;                                     \
-    coro_agen_of(c)->yielded = true;                                     \
-    coro_agen_stackful_wait(c);                                          \
-    CORO_STACKFUL_RESUMED(c);                                            \
+#define CORO_STACKFUL_AGEN_YIELD(c, T, ...) /* ... is EXPR */  \
+  do {                                                         \
+    T coro_value_ = (__VA_ARGS__);                             \
+    void *coro_out_ = ((struct coro_stackful_head *)(c))->out; \
+    if (coro_out_)                                             \
+      *(T *)coro_out_ = coro_value_;                           \
+    coro_agen_of(c)->yielded = true;                           \
+    coro_agen_stackful_wait(c);                                \
+    CORO_STACKFUL_RESUMED(c);                                  \
   } while (0)
 
-#define CORO_STACKFUL_AGEN_AWAIT(c, ...)                                 \
-  __extension__({                                                        \
-    __typeof__(__VA_ARGS__) coro_aw_ = (__VA_ARGS__);                    \
-    while (!CORO_READY(coro_aw_)) {                                      \
-      coro_waits_for(c, (struct coro_awaitable *)&coro_aw_);             \
-      coro_task_suspends(c);                                             \
+#define CORO_STACKFUL_AGEN_AWAIT(c, ...)                                                         \
+  __extension__({                                                                                \
+    __typeof__(__VA_ARGS__) coro_aw_ = (__VA_ARGS__);                                            \
+    while (!CORO_READY(coro_aw_)) {                                                              \
+      coro_waits_for(c, (struct coro_awaitable *)&coro_aw_);                                     \
+      coro_task_suspends(c);                                                                     \
       ((struct coro_awaitable *)&coro_aw_)->ops->suspend((struct coro_awaitable *)&coro_aw_, c); \
-      coro_agen_stackful_wait(c);                                        \
-      CORO_STACKFUL_RESUMED(c);                                          \
-    }                                                                    \
-    coro_aw_.result;                                                     \
+      coro_agen_stackful_wait(c);                                                                \
+      CORO_STACKFUL_RESUMED(c);                                                                  \
+    }                                                                                            \
+    coro_aw_.result;                                                                             \
   })
 
 #define CORO_STACKFUL_AGEN_AWAIT_TASK(c, T, ...) \

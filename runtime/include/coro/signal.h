@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /* Wait for one of the signals in set, blocked in this thread from the first await. */
-struct coro_signal coro_signal(const sigset_t *set);  /* int: the signal */
+struct coro_signal coro_signal(const sigset_t *set); /* int: the signal */
 
 #ifdef __cplusplus
 }

@@ -36,14 +36,18 @@
 #endif
 
 struct coro_ctx {
-  uint64_t rsp;        /* stack pointer; [rsp] = where it goes on, [rsp + 8] = its rbp */
-  uint32_t mxcsr;      /* SSE control (rounding, exception masks, FTZ/DAZ): only when the instance keeps its own */
-  uint16_t fpucw;      /* x87 control word (precision, rounding, masks): likewise */
+  uint64_t rsp; /* stack pointer; [rsp] = where it goes on, [rsp + 8] = its rbp */
+  /* SSE control (rounding, exception masks, FTZ/DAZ): only when the instance keeps its own */
+  uint32_t mxcsr;
+  uint16_t fpucw; /* x87 control word (precision, rounding, masks): likewise */
   uint16_t unused;
 };
-CORO_STATIC_ASSERT(__builtin_offsetof(struct coro_ctx, rsp) == 0x00, "switch_x86_64.S: rsp at 0x00");
-CORO_STATIC_ASSERT(__builtin_offsetof(struct coro_ctx, mxcsr) == 0x08, "switch_x86_64.S: mxcsr at 0x08");
-CORO_STATIC_ASSERT(__builtin_offsetof(struct coro_ctx, fpucw) == 0x0c, "switch_x86_64.S: fpucw at 0x0c");
+CORO_STATIC_ASSERT(__builtin_offsetof(struct coro_ctx, rsp) == 0x00,
+                   "switch_x86_64.S: rsp at 0x00");
+CORO_STATIC_ASSERT(__builtin_offsetof(struct coro_ctx, mxcsr) == 0x08,
+                   "switch_x86_64.S: mxcsr at 0x08");
+CORO_STATIC_ASSERT(__builtin_offsetof(struct coro_ctx, fpucw) == 0x0c,
+                   "switch_x86_64.S: fpucw at 0x0c");
 CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes in all");
 
 /* Inline only where it can be: GCC or clang (the asm statement), and not
@@ -63,6 +67,8 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes
 #endif
 
 #ifdef CORO_INLINE_SWITCH
+/* The asm text lines up in columns as runtime/asm/switch_x86_64.S does: no formatter. */
+/* clang-format off */
 /* The switch proper, as text for the asm statements below: save the running
    context in *rdi, resume *rsi. Line by line as coro_ctx_switch in
    runtime/asm/switch_x86_64.S, which comments each one. The running context
@@ -201,6 +207,7 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes
                      :                                                                 \
                      : CORO_CLOBBERS_CALL);                                            \
   } while (0)
-#endif   /* CORO_INLINE_SWITCH */
+/* clang-format on */
+#endif /* CORO_INLINE_SWITCH */
 
 #endif /* CORO_SWITCH_X86_64_H */
