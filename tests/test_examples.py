@@ -38,6 +38,31 @@ def example(name, backend):
 
 
 # {==================================================================
+# each example is one .coc
+# ===================================================================
+
+ONE_SOURCE = {"generator": [], "fizzbuzz": [], "echo": ["--self-test", "20", "16", "3"]}
+
+
+@pytest.mark.parametrize("name", ONE_SOURCE)
+def test_example_is_one_coc_built_alone(name, toolchain):
+    """generator, fizzbuzz and echo are each one .coc (the project's contract): coroc on
+    that file alone, cc on its C with libcoro and nothing else, in both backends; the two
+    programs exit 0 and print the same."""
+    src = SOURCE_DIR / "examples" / f"{name}.coc"
+    assert src.is_file(), f"examples/{name}.coc: each example is one .coc source"
+    outputs = {}
+    for backend in BACKENDS:
+        exe = toolchain.compile(toolchain.transform(src, backend))
+        res = run([exe, *ONE_SOURCE[name]], timeout=60)
+        assert res.returncode == 0, f"{name} ({backend}): {res.stderr}"
+        # echo's self-test prints its speed; the rest of its lines are the same
+        outputs[backend] = [line for line in res.stdout.splitlines() if "/s" not in line]
+        assert outputs[backend], f"{name} ({backend}) printed nothing"
+    assert len(set(map(tuple, outputs.values()))) == 1, outputs
+
+
+# {==================================================================
 # fizzbuzz
 # ===================================================================
 

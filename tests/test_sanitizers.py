@@ -116,24 +116,12 @@ def test_shared_stack_tasks_under_stale_check(toolchain, libcoro_checked, case, 
     assert res.stdout.rstrip().splitlines()[-1] == "OK"
 
 
-def build_echo(toolchain, tmp_path, lib, flags):
-    """examples/echo, stackful: its server.coc and client.coc through coroc, with its main.c."""
-    echo = SOURCE_DIR / "examples" / "echo"
-    c_files = [toolchain.transform(echo / f"{part}.coc", "stackful", extra=(f"-I{echo}",))
-               for part in ("server", "client")]
-    exe = tmp_path / "echo"
-    res = run(["gcc", "-std=gnu11", "-g", *flags, *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{echo}",
-               "-o", exe, *c_files, echo / "main.c", lib, "-pthread", "-lm"], timeout=120)
-    assert res.returncode == 0, res.stderr
-    return exe
-
-
 def test_echo_clients_leaving_under_stale_check(toolchain, libcoro_checked, tmp_path):
-    """examples/echo built stackful against the checked libcoro (its connection tasks run on
+    """examples/echo.coc built stackful against the checked libcoro (its connection tasks run on
     the shared stack), and test_examples' clients that leave mid-message (FIN, RST, gone before
     their echo), 15 at a time, five times over: the server reports nothing, and stops with
     status 0 on SIGTERM."""
-    exe = build_echo(toolchain, tmp_path, libcoro_checked, ["-O1"])
+    exe = build(toolchain, SOURCE_DIR / "examples" / "echo.coc", tmp_path, libcoro_checked, ["-O1"])
     err = tmp_path / "stderr"
     with open(err, "w+b") as err_file:
         proc = subprocess.Popen([exe, "--port", "0"], stdout=subprocess.PIPE, stderr=err_file)

@@ -245,8 +245,7 @@ EXAMPLE_BUILDS = {
     "generator": [(EXAMPLES / "generator.coc", "stackful")],
     "fizzbuzz": [(EXAMPLES / "fizzbuzz.coc", "stackful")],
     "pipeline": [(EXAMPLES / "pipeline.coc", "stackful"), (EXAMPLES / "pipeline_stage.coc", "stackless")],
-    "echo": [(EXAMPLES / "echo" / "server.coc", "stackful"), (EXAMPLES / "echo" / "client.coc", "stackful"),
-             (EXAMPLES / "echo" / "main.c", None)],
+    "echo": [(EXAMPLES / "echo.coc", "stackful")],
 }
 
 

@@ -56,8 +56,7 @@ EXAMPLE_PROGRAMS = [
     ("generator", [("generator.coc", None)], [], "generator.expected"),
     ("fizzbuzz", [("fizzbuzz.coc", None)], ["1"], "fizzbuzz.expected"),  # a tick a millisecond
     ("pipeline", [("pipeline.coc", None), ("pipeline_stage.coc", "other")], [], "pipeline.expected"),
-    ("echo", [("echo/server.coc", None), ("echo/client.coc", None), ("echo/main.c", None)],
-     ["--self-test", "20", "16", "3"], None),
+    ("echo", [("echo.coc", None)], ["--self-test", "20", "16", "3"], None),
 ]
 
 

@@ -1,15 +1,9 @@
 #!/usr/bin/env bash
 # echo.sh: the echo example's server and client tasks in one process
 # (--self-test), stackful, as coroc's gdb extension shows them: under gdb
-# with echo.gdb. The example is several files (examples/echo/): its .coc
-# files go through coroc, and gcc builds their C with its main.c, in the
-# folder where gdb then looks for them (as debug_build does for one file).
+# with echo.gdb.
 . "$(dirname "$0")/../lib.sh"
-need_coroc
-mkdir -p "$work/echo"
-cp "$root"/examples/echo/*.coc "$root"/examples/echo/*.c "$root"/examples/echo/*.h "$work/echo/"
-(cd "$work/echo" &&
-   "$COROC" --backend=stackful -o server.stackful.c server.coc &&
-   "$COROC" --backend=stackful -o client.stackful.c client.coc &&
-   gcc $CFLAGS -I"$COROC_INCLUDE" -o echo server.stackful.c client.stackful.c main.c "$COROC_LIB")
+cp "$root/examples/echo.coc" .   # debug_build takes the .coc from here
+trap 'rm -f echo.coc' EXIT
+debug_build echo echo --backend=stackful
 debug_session echo echo echo.gdb

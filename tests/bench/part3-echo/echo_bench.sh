@@ -4,7 +4,7 @@
 #   echo_bench.sh --client EXE --epoll EXE --stackless EXE [--stackful EXE] [--libuv EXE]
 #                 [--runs K] [--quick] [--threads N]
 #
-# Measures each echo server with the same verifying client (examples/echo/client.coc's
+# Measures each echo server with the same verifying client (examples/echo.coc's
 # --client, built stackless: every byte of every echo is checked, and a wrong
 # or missing byte fails the run) in four configurations:
 #

@@ -1,6 +1,6 @@
 /* epoll_echo.c: a plain epoll echo server in C, callbacks and a state per
  * connection, the reference that the echo part of the benchmark measures
- * examples/echo/server.coc against (docs/benchmarks.md, part 3).
+ * examples/echo.coc against (docs/benchmarks.md, part 3).
  *
  *   epoll_echo [--addr A] [--port P]    serve (default 127.0.0.1:7008; port 0:
  *                                       any free port). The first line printed
@@ -40,7 +40,7 @@
 
 enum {
   DEFAULT_PORT = 7008,
-  BUF_SIZE = 16384,  /* a connection's buffer, as in examples/echo */
+  BUF_SIZE = 16384,  /* a connection's buffer, as in examples/echo.coc */
   MAX_EVENTS = 256   /* events taken from epoll_wait at once */
 };
 

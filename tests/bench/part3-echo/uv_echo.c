@@ -5,7 +5,7 @@
  *                                       any free port). The first line printed
  *                                       names the address and port.
  *
- * The same protocol as examples/echo/server.coc: write back whatever is
+ * The same protocol as examples/echo.coc: write back whatever is
  * read, until the peer closes or goes away; TCP_NODELAY on every connection.
  * Memory is held only while data is in hand: libuv asks for a buffer
  * (alloc_cb) only once a connection is readable, and this server hands out
@@ -26,7 +26,7 @@
 
 enum {
   DEFAULT_PORT = 7009,
-  BUF_SIZE = 16384   /* as examples/echo's and epoll_echo.c's */
+  BUF_SIZE = 16384   /* as examples/echo.coc's and epoll_echo.c's */
 };
 
 /* A connection: its handle, and the write queued while the socket was full. */
