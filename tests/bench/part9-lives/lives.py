@@ -51,7 +51,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))   # benchlib
-from benchlib import fail, processor, sh  # noqa: E402
+from benchlib import fail, placement, processor, sh  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 INCLUDE = ROOT / "runtime" / "include"
@@ -280,7 +280,10 @@ def build(work, coroc, lib, baseline_lib=None):
     (w / "gen3.coc").write_text(GEN_COC)
     (w / "coroc_main.c").write_text(COROC_MAIN)
     sh(["cc", "-O2", "-c", "-o", w / "count.o", w / "count.c"])
-    cflags = ["-O2", "-std=gnu11", f"-I{INCLUDE}", f"-I{w}"]
+    # placement: code at fixed alignments, so that a row measures its code and not where the
+    # linker put its loop (the same generated C measured 2.1x and 2.9x the baseline in two
+    # trees whose PLTs differed in size; docs/benchmarks.md, "Code placement")
+    cflags = ["-O2", *placement("cc"), "-std=gnu11", f"-I{INCLUDE}", f"-I{w}"]
     for backend in ("stackful", "stackless"):
         c = w / f"gen3_{backend}.c"
         sh([coroc, f"--backend={backend}", "-o", c, w / "gen3.coc"])
@@ -301,7 +304,7 @@ def build(work, coroc, lib, baseline_lib=None):
     if shutil.which("clang++"):
         (w / "halo.cpp").write_text(HALO_CPP)
         exe = w / "halo"
-        res = subprocess.run(["clang++", "-O2", "-std=c++20", f"-I{w}", f"-I{Path(__file__).resolve().parents[1] / 'part1-generator'}",
+        res = subprocess.run(["clang++", "-O2", *placement("clang++"), "-std=c++20", f"-I{w}", f"-I{Path(__file__).resolve().parents[1] / 'part1-generator'}",
                               "-o", str(exe), str(w / "halo.cpp"),
                               str(w / "count.o")], capture_output=True, text=True)
         if res.returncode != 0:
@@ -325,7 +328,7 @@ def build(work, coroc, lib, baseline_lib=None):
     else:
         (w / "fiber.cpp").write_text(FIBER)
         exe = w / "fiber"
-        res = subprocess.run([cxx, "-O2", "-std=c++17", f"-DSTACK={STACK}", f"-I{w}", "-o", str(exe),
+        res = subprocess.run([cxx, "-O2", *placement(cxx), "-std=c++17", f"-DSTACK={STACK}", f"-I{w}", "-o", str(exe),
                               str(w / "fiber.cpp"), str(w / "count.o"), "-lboost_context"],
                              capture_output=True, text=True)
         if res.returncode != 0:
