@@ -80,6 +80,35 @@ bool coro_cancel(coro_t *c) {
   }
 }
 
+/* The tasks left, collected before any is cancelled: a cancellation
+   makes instances of its own (none here, but the walk must not meet one). */
+struct tasks_left {
+  coro_t **v;
+  size_t n, cap;
+};
+
+static void note_task_left(coro_t *c, void *arg) {
+  struct tasks_left *l = arg;
+  if (!(c->kind & CORO_TASK) || !c->spawned || c->status == CORO_DONE)
+    return;
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 16;
+    l->v = realloc(l->v, l->cap * sizeof *l->v);
+    if (!l->v)
+      coro_fatal("coro_cancel_all", "out of memory");
+  }
+  l->v[l->n++] = c;
+}
+
+long coro_cancel_all(void) {
+  struct tasks_left l = {0};
+  coro_registry_each(note_task_left, &l);
+  for (size_t i = 0; i < l.n; i++)
+    coro_cancel(l.v[i]);
+  free(l.v);
+  return (long)l.n;
+}
+
 bool coro_cancelled(const coro_t *c) {
   if (!c)
     c = coro_current_task;

@@ -31,6 +31,9 @@ void coro_instance_free(coro_t *c);
 /* registry.c: where this thread's instances come from (coro_set_allocator,
    in coro.c, checked a already). */
 void coro_instance_allocator(const struct coro_allocator *a);
+/* registry.c: fn(c, arg) for each live instance of this thread; fn makes and
+   frees none. */
+void coro_registry_each(void (*fn)(coro_t *c, void *arg), void *arg);
 
 /* stack_cache.c: coro_free of a stackful instance: its stack, then its memory. */
 void coro_stackful_release(coro_t *c);

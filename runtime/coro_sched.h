@@ -29,6 +29,9 @@ struct coro_source {
                                        is worth a call (coro_sched_poll_every) */
   int64_t (*timeout)(uint64_t now); /* how long epoll may wait for its sake: ns, or -1
                                        (the timers set a timerfd of theirs instead) */
+  /* the time to the next thing it does by itself (a deadline), ns, or -1: what a host loop
+     is told to wait at most (coro_sched_timeout), whether or not a clock of its wakes epoll */
+  int64_t (*deadline)(uint64_t now);
   void (*event)(void *tag, uint32_t events); /* one of its epoll events (tag: its data.ptr) */
   /* after every poll: make ready what is due at now (ns) */
   void (*fire)(uint64_t now);
@@ -57,6 +60,13 @@ struct sched {
   const struct coro_source *sources[CORO_MAX_SOURCES]; /* registered, in the order they came */
   unsigned nsources;
   bool in_registry; /* coro_registry_note_sched told the registry of it (gdb's way in) */
+  /* A host loop drives it (coro_sched_fd, docs/runtime.md "Driven by another loop"): an
+     eventfd in epoll, written when the ready queue becomes non-empty, so that epoll's
+     descriptor is readable while tasks are ready. */
+  int wakefd;    /* the eventfd, once a host asked for the descriptor; else 0 */
+  bool wake_set; /* it holds a count: epoll's descriptor is readable for it */
+  bool wake_arm; /* the next task made ready on an empty queue writes it (a host, not the
+                    loop, runs now: the loop settles it itself as it returns) */
 };
 
 /* registry.c: this thread's scheduler has work; the gdb extension finds it

@@ -191,6 +191,23 @@ void coro_registry_note_sched(struct sched *s) {
   r->sched = s;
 }
 
+/* Each live instance of this thread: fn(c, arg), the slabs' in their order,
+   then the others' (coro_cancel_all finds the tasks left this way, as the
+   gdb extension does: the slabs are already the list of live instances). */
+void coro_registry_each(void (*fn)(coro_t *c, void *arg), void *arg) {
+  struct coro_registry *r = tls_registry;
+  if (!r)
+    return;
+  for (struct coro_slab *s = r->slabs.next; s != &r->slabs; s = s->next)
+    for (unsigned i = 0; i < s->carved; i++) {
+      coro_t *c = (coro_t *)((char *)s + s->first + (size_t)i * s->slot_size);
+      if (c->resume) /* (a free slot's first word is NULL) */
+        fn(c, arg);
+    }
+  for (struct coro_live *n = r->ring.next; n != &r->ring; n = n->next)
+    fn((coro_t *)(n + 1), arg);
+}
+
 /* }================================================================== */
 
 /* {==================================================================

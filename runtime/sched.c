@@ -14,6 +14,16 @@
  * the ready queue runs dry before the scheduler polls for events, which
  * gives the highest throughput to tasks that are ready; polling every n
  * turns bounds how long an event waits behind a busy queue.
+ *
+ * The loop is one engine with two drivers: coro_run, which waits in epoll
+ * itself until no task is left, and a host loop of the program's (libuv,
+ * GLib, a game's frame loop), which waits on epoll's descriptor among its
+ * own and calls coro_run_ready when it is readable or its time has come
+ * (coro_sched_fd, coro_sched_timeout). Both run turns of the same kind:
+ * collect the events, then run the ready queue (run_queue). What only a
+ * host needs (an eventfd that makes the descriptor readable while tasks
+ * are ready) costs coro_run nothing: one flag tested when the queue goes
+ * from empty to not.
  */
 #define _GNU_SOURCE
 #include "coro_internal.h"
@@ -22,16 +32,21 @@
 #include "coro_thread.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
 _Thread_local struct sched coro_sched_self;
 _Thread_local coro_t *coro_current_task;
+
+static void host_wake(struct sched *s);
+static void host_settle(struct sched *s);
 
 /* {==================================================================
  * The ready queue
@@ -57,10 +72,13 @@ bool coro_wake(coro_t *c) {
   struct coro_task *t = coro_as_task(c);
   t->waiting_on = NULL; /* woken: it waits for nothing now */
   t->next_ready = NULL;
-  if (s->tail)
+  if (s->tail) {
     s->tail->next_ready = t;
-  else
+  } else {
     s->head = t;
+    if (__builtin_expect(s->wake_arm, 0))
+      host_wake(s); /* a host loop drives, and this came between its calls */
+  }
   s->tail = t;
   return true;
 }
@@ -396,7 +414,7 @@ static void poll_events(struct sched *s, int64_t timeout_ns) {
   /* a busy server's events in one call (1,000 connections: 4 calls) */
   struct epoll_event events[256];
   int n = 0;
-  bool polled = timeout_ns != 0;
+  bool polled = timeout_ns != 0 || s->wakefd > 0; /* (a host's: events are consumed) */
   for (unsigned i = 0; i < s->nsources && !polled; i++)
     polled = s->sources[i]->polled && s->sources[i]->polled();
   if (polled) {
@@ -419,21 +437,165 @@ static void poll_events(struct sched *s, int64_t timeout_ns) {
     fire_due(s);
 }
 
+/* The engine: run up to `limit` tasks of the ready queue, in its order
+   (polling every poll_every turns if asked): how many it ran. */
+static unsigned long run_queue(struct sched *s, unsigned long limit) {
+  unsigned long ran = 0;
+  while (s->head && ran < limit) {
+    run_task(dequeue(s));
+    ran++;
+    if (s->poll_every && ran % s->poll_every == 0)
+      poll_events(s, 0);
+  }
+  return ran;
+}
+
 int coro_run(void) {
   struct sched *s = &coro_sched_self;
+  s->wake_arm = false; /* (the loop runs: host_settle below) */
+  int r = 0;
+  run_queue(s, ~0ul);
   for (;;) {
-    unsigned turns = 0;
-    while (s->head) {
-      run_task(dequeue(s));
-      if (s->poll_every && ++turns % s->poll_every == 0)
-        poll_events(s, 0);
-    }
     if (s->live == 0)
-      return 0;
-    if (!sources_waiting(s))
-      return -EDEADLK; /* tasks are left, and nothing can ever wake them */
+      break;
+    if (!sources_waiting(s)) {
+      r = -EDEADLK; /* tasks are left, and nothing can ever wake them */
+      break;
+    }
     poll_events(s, sources_timeout(s, coro_sched_now_ns()));
+    run_queue(s, ~0ul);
   }
+  if (__builtin_expect(s->wakefd > 0, 0))
+    host_settle(s);
+  return r;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Driven by another loop (docs/runtime.md, "Driven by another loop")
+ * =================================================================== */
+
+/* The eventfd's tag in epoll. Its event clears it (a coro_run that waits
+   after a host's calls must not find it readable for ever); host_settle
+   writes it again if tasks are still ready as the loop returns. */
+static void wake_event(void *tag, uint32_t events);
+static void wake_end(void);
+static const struct coro_source wake_source = {
+    .name = "host loop",
+    .event = wake_event,
+    .end = wake_end,
+};
+static const struct coro_watch wake_watch = {&wake_source};
+
+static void wake_write(struct sched *s) {
+  uint64_t one = 1;
+  if (write(s->wakefd, &one, sizeof one) < 0 && errno != EAGAIN)
+    coro_fatal("coro_sched_fd", "write to its eventfd: %s", strerror(errno));
+  s->wake_set = true;
+}
+
+static void wake_clear(struct sched *s) {
+  uint64_t n;
+  if (read(s->wakefd, &n, sizeof n) < 0 && errno != EAGAIN)
+    coro_fatal("coro_sched_fd", "read of its eventfd: %s", strerror(errno));
+  s->wake_set = false;
+}
+
+static void wake_event(void *tag, uint32_t events) {
+  (void)tag;
+  (void)events;
+  struct sched *s = &coro_sched_self;
+  if (s->wake_set)
+    wake_clear(s);
+}
+
+static void wake_end(void) {
+  struct sched *s = &coro_sched_self;
+  if (s->wakefd > 0)
+    close(s->wakefd);
+  s->wakefd = 0;
+  s->wake_set = s->wake_arm = false;
+}
+
+/* A task became ready on an empty queue between a host's calls (coro_spawn,
+   coro_cancel, coro_ready from one of its callbacks): the descriptor is
+   readable from now on. Once until the loop runs again. */
+static __attribute__((noinline, cold)) void host_wake(struct sched *s) {
+  s->wake_arm = false;
+  if (!s->wake_set)
+    wake_write(s);
+}
+
+/* The loop returns to the host: the eventfd holds a count exactly while
+   tasks are ready, and the next task made ready on an empty queue writes it. */
+static void host_settle(struct sched *s) {
+  if (s->head && !s->wake_set)
+    wake_write(s);
+  else if (!s->head && s->wake_set)
+    wake_clear(s);
+  s->wake_arm = !s->wake_set;
+}
+
+int coro_sched_fd(void) {
+  struct sched *s = &coro_sched_self;
+  if (s->wakefd <= 0) {
+    int epfd = coro_sched_epoll();
+    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (fd < 0)
+      return -errno;
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = (void *)&wake_watch};
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+      int err = errno;
+      close(fd);
+      return -err;
+    }
+    s->wakefd = fd;
+    coro_sched_add_source(&wake_source); /* its end closes the eventfd */
+    host_settle(s);
+  }
+  return s->epfd;
+}
+
+/* The time to the earliest deadline a source has, ns (-1: none). */
+static int64_t sources_deadline(struct sched *s, uint64_t now) {
+  int64_t t = -1;
+  for (unsigned i = 0; i < s->nsources; i++) {
+    int64_t ti = s->sources[i]->deadline ? s->sources[i]->deadline(now) : -1;
+    if (ti >= 0 && (t < 0 || ti < t))
+      t = ti;
+  }
+  return t;
+}
+
+int coro_sched_timeout(void) {
+  struct sched *s = &coro_sched_self;
+  if (s->head)
+    return 0;
+  uint64_t now = coro_sched_now_ns();
+  (void)sources_timeout(s, now); /* (sets the timers' clock: the descriptor wakes too) */
+  int64_t ns = sources_deadline(s, now);
+  if (ns < 0)
+    return -1;
+  int64_t ms = (ns + 999999) / 1000000; /* rounded up: never a wake before the deadline */
+  return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+long coro_run_ready(unsigned long *ran) {
+  struct sched *s = &coro_sched_self;
+  s->wake_arm = false; /* (the loop runs: host_settle below) */
+  poll_events(s, 0);
+  unsigned long n = 0; /* the tasks ready now; those made ready meanwhile wait for the next call */
+  for (struct coro_task *t = s->head; t; t = t->next_ready)
+    n++;
+  n = run_queue(s, n);
+  if (ran)
+    *ran = n;
+  if (!s->head) /* (sets the timers' clock, so that the descriptor alone wakes the host) */
+    (void)sources_timeout(s, coro_sched_now_ns());
+  if (s->wakefd > 0)
+    host_settle(s);
+  return s->live;
 }
 
 /* }================================================================== */

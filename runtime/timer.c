@@ -270,6 +270,18 @@ static int64_t timers_timeout(uint64_t now) {
   return (int64_t)(d - now > day ? day : d - now);
 }
 
+/* The time to the earliest deadline at `now`, ns: 0 if one is due (or
+   when the timers due are held back: a fault); -1 without timers. What a
+   host loop waits at most (coro_sched_timeout), with a clock or without. */
+static int64_t timers_deadline(uint64_t now) {
+  if (!timers.n)
+    return -1;
+  uint64_t d = timers.v[0]->deadline_ns;
+  if (d <= now)
+    return now < late_until_ns ? (int64_t)(late_until_ns - now) : 0;
+  return (int64_t)(d - now);
+}
+
 /* The thread ends: its clock goes, and the heap's memory if no timer is
    left in it (one that is belongs to a task that will never run again). */
 static void timers_end(void) {
@@ -288,6 +300,7 @@ static const struct coro_source timer_source = {
     .name = "timers",
     .waiting = timers_waiting,
     .timeout = timers_timeout,
+    .deadline = timers_deadline,
     .event = clock_fired,
     .fire = timers_fire,
     .end = timers_end,

@@ -138,6 +138,26 @@ int coro_run(void);
 /* Look for events after every n turns (0, the default: only when none is ready). */
 void coro_sched_poll_every(unsigned n);
 
+/* Driven by another loop (docs/runtime.md, "Driven by another loop"): this thread's
+   scheduler as a descriptor, a timeout and a call, for a loop of the program's own (poll,
+   libuv, GLib, a frame loop) instead of coro_run, on this thread only. The descriptor (an
+   epoll instance; -errno if it cannot be made) is readable, level, while the scheduler has
+   work: ready tasks, I/O, a timer due, an offloaded call finished, a signal. */
+int coro_sched_fd(void);
+
+/* How long the host may wait, ms, before coro_run_ready: 0 when tasks are ready, -1 when
+   no deadline is pending, else until the earliest (rounded up). Ask it before every wait. */
+int coro_sched_timeout(void);
+
+/* Run what is ready now, without waiting: the events that came in, then the tasks ready
+   (those they make ready wait for the next call). *ran (NULL: not wanted) = the tasks it
+   resumed. Returns the spawned tasks that have not ended: 0 when none is left. */
+long coro_run_ready(unsigned long *ran);
+
+/* Cancel every task spawned on this thread that has not ended (coro_cancel of each):
+   how many. Then drive until they end (coro_run): a host loop's clean end. */
+long coro_cancel_all(void);
+
 /* Decide from seed every order the runtime leaves open on this thread: which of the
    descriptors ready in one wait wakes its task first, whether the timers due in a turn
    fire before or after them, in which order offloaded calls finished meanwhile wake
