@@ -68,8 +68,8 @@ void diag_remove_on_error(const char *path);
  * support/memory.c: allocation that cannot fail quietly, and arenas
  * ====================================================================== */
 
-/* What these give is freed with xfree (the fuzz build keeps its own list of
-   blocks: see COROC_FUZZING below). */
+/* What these give is freed with xfree, or at the end of the run with
+   everything else (memory_release, below). */
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 void xfree(void *p);
@@ -102,13 +102,13 @@ char *vformat(const char *fmt, va_list ap);
 /* open_memstream: *buf and *len are set by fclose; *buf is freed with xfree. */
 FILE *xmemstream(char **buf, size_t *len);
 
-#ifdef COROC_FUZZING
-/* The fuzz build (tests/fuzz, cmake -DCOROC_FUZZ=ON) runs the pipeline on
-   input after input in one process. An error in the input longjmps to
-   *diag_escape when it is set, instead of exiting (an internal error still
-   aborts); coroc_reset() (reset.c) then gives back all that a run left
-   (memory, symbol tables, macros, token notes), so that the next run starts
-   as a new process would. Each module's part of it: */
+/* Running the pipeline again and again in one process (a language server,
+   the fuzz harness, tests/reset): an error in the input longjmps to
+   *diag_escape when it is set, instead of exiting (coroc_try in run.c sets
+   it; the fuzz build's internal error still aborts); coroc_reset() (reset.c)
+   then gives back all that a run left (memory, symbol tables, macros, token
+   notes, a preprocessor still running), so that the next run starts as a new
+   process would. Each module's part of it: */
 #include <setjmp.h>
 extern jmp_buf *diag_escape;
 void coroc_reset(void);
@@ -122,7 +122,7 @@ void tokens_release(void);    /* tokens.c: the interned spellings (they live in 
 void stats_release(void);     /* stats.c */
 void lexer_release(void);     /* lexer.l: where the input's unterminated literals are */
 void lines_release(void);     /* lines.c: the numbers of `#line MACRO` directives */
-#endif
+void cleanup_release(void);   /* cleanup.c: the plan of the last coroutine lowered */
 
 /* {=====================================================================
  * front/source.c, lexer.l, tokens.c: the input and its tokens
@@ -902,5 +902,30 @@ typedef struct {
 char *depfile_rule(const DepOptions *dep, const Source *src, const char *input, size_t *len);
 /* A file name quoted for make as gcc quotes it. */
 char *depfile_quote(const char *name);
+
+/* {=====================================================================
+ * run.c: one run of the whole pipeline, in memory
+ * ====================================================================== */
+
+typedef struct {
+  char *text; /* the C, --dot's graphs or --stats' table */
+  size_t len;
+  char *rule; /* -MD's rule, or NULL */
+  size_t rule_len;
+  char *header; /* --header's, or NULL */
+  size_t header_len;
+} RunOutput;
+
+/* What `coroc` does with `in` ("-": standard input) short of writing files:
+   read it, parse, check, lay out, lower and print, by `opt` (its cpp, input
+   and input_dir are set here from `cpp` and `in`); `dep`, when not NULL, is
+   -MD's. An error ends the run as error_at says: by exit(1), or by a
+   longjmp to *diag_escape. What it gives lives until coroc_reset(). */
+void coroc_run(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
+               RunOutput *out);
+/* coroc_run with the error caught: 0, or 1 when the input had an error (its
+   message is on stderr). The caller calls coroc_reset() after either. */
+int coroc_try(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
+              RunOutput *out);
 
 #endif

@@ -288,63 +288,10 @@ static void write_results(const Command *cmd, const char *buf, size_t len, const
   commit(&out);
 }
 
-/* What coroc prints: the C, --dot's graphs, or --stats' table, which is
-   read off the C. The printers only read what the passes decided, so
-   printing twice gives the same bytes: with COROC_CHECK_EMIT set (the test
-   suite sets it for every run) coroc prints twice and compares. */
-static char *render(Source *src, Coroutine *cos, const Options *opt, size_t *len) {
-  char *out = emit_to_string(src, cos, opt, opt->dot, len);
-  if (getenv("COROC_CHECK_EMIT")) {
-    size_t again_len;
-    char *again = emit_to_string(src, cos, opt, opt->dot, &again_len);
-    if (again_len != *len || memcmp(again, out, *len) != 0)
-      internal_error("printing twice gave different output: a printer changed the tree");
-    xfree(again);
-  }
-  if (!opt->stats)
-    return out;
-  char *table = NULL;
-  FILE *mem = xmemstream(&table, len);
-  emit_stats(mem, src, cos, opt, out);
-  fclose(mem);
-  xfree(out);
-  return table;
-}
-
 static int transform(Command cmd) {
-  cmd.opt.cpp = &cmd.cpp;
-  cmd.opt.input_dir = strcmp(cmd.in, "-") == 0 ? "." : source_dir_of(cmd.in);
-  cmd.opt.input = strcmp(cmd.in, "-") == 0 ? NULL : cmd.in;
-  Source src = {0};
-  source_load(&src, cmd.in, &cmd.cpp);
-  Coroutine *cos = parse_source(&src);
-  if (getenv("COROC_DUMP_AST")) /* for debugging coroc: each coroutine's tree on stderr */
-    for (Coroutine *co = cos; co; co = co->next)
-      ast_dump(stderr, co->decl, 0);
-  check(&src, cos);                   /* check.c: the coroutine rules, for both backends */
-  layout_frames(&src, cos, &cmd.opt); /* frame.c, live.c: what lives in each frame */
-  lower(&src, cos, &cmd.opt);         /* lower.c: each stackless body as lines of C */
-
-  size_t len = 0;
-  char *buf = render(&src, cos, &cmd.opt, &len);
-  char *rule = NULL;
-  size_t rule_len = 0;
-  if (cmd.dep_option)
-    rule = depfile_rule(&cmd.dep, &src, strcmp(cmd.in, "-") == 0 ? NULL : cmd.in, &rule_len);
-  char *header = NULL;
-  size_t header_len = 0;
-  if (cmd.opt.header) { /* emit_header.c: for other files (and twice the same, as render checks) */
-    header = emit_header(&src, cos, &cmd.opt, &header_len);
-    if (getenv("COROC_CHECK_EMIT")) {
-      size_t again_len;
-      char *again = emit_header(&src, cos, &cmd.opt, &again_len);
-      if (again_len != header_len || memcmp(again, header, header_len) != 0)
-        internal_error(
-            "printing the header twice gave different output: a printer changed the tree");
-      xfree(again);
-    }
-  }
-  write_results(&cmd, buf, len, rule, rule_len, header, header_len);
+  RunOutput r;
+  coroc_run(cmd.in, &cmd.opt, &cmd.cpp, cmd.dep_option ? &cmd.dep : NULL, &r); /* run.c */
+  write_results(&cmd, r.text, r.len, r.rule, r.rule_len, r.header, r.header_len);
   return 0;
 }
 

@@ -1,15 +1,15 @@
-/* reset.c: the fuzz build's way back to the start (tests/fuzz).
+/* reset.c: the way back to the start, for a program that runs the pipeline
+ * again and again in one process (a language server; the fuzz harness;
+ * tests/reset).
  *
- * The fuzz harness runs the pipeline on input after input in one process,
- * where coroc runs once and leaves its memory to exit(). After each run,
- * coroc_reset() gives back all that the run left, also when an error
- * longjmp'ed out of it halfway, so that the next run starts as a new process
- * would. Each module gives back its own; this file only knows them all, so
- * it stands on top, beside main.c, and is built into the fuzz target alone.
+ * coroc runs once and leaves its memory to exit(). A program that runs it
+ * on input after input calls coroc_reset() after each run (coroc_try,
+ * run.c), also when an error longjmp'ed out of it halfway: it gives back
+ * all that the run left, memory, descriptors and child processes, so that
+ * the next run starts as a new process would. Each module gives back its
+ * own; this file only knows them all, so it stands on top, beside main.c.
  */
 #include "coroc.h"
-
-#ifdef COROC_FUZZING
 
 /* Every module's state, as at the start of the process: the modules' own
    first (they free into the heap), the streams an error left open, then
@@ -22,9 +22,8 @@ void coroc_reset(void) {
   stats_release();
   lexer_release();
   lines_release();
+  cleanup_release();
   memstream_release();
   memory_release();
   diag_release();
 }
-
-#endif /* COROC_FUZZING */

@@ -37,9 +37,11 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 SOURCE_DIR = HERE.parent.parent
+# Where each program's objects are: the transformer is main.c (coroc.dir) and
+# the library of the rest (coroc_pipeline.dir), which tests/reset links too.
 PROGRAMS = {
-    "transformer": "transformer/CMakeFiles/coroc.dir",
-    "runtime": "runtime/CMakeFiles/coro.dir",
+    "transformer": ("transformer/CMakeFiles/coroc.dir", "transformer/CMakeFiles/coroc_pipeline.dir"),
+    "runtime": ("runtime/CMakeFiles/coro.dir",),
 }
 DEFINED = set("TDBRCVWGSi")  # nm's kinds of a symbol an object defines (global or weak)
 
@@ -49,6 +51,8 @@ def file_name(obj, base):
     folder: runtime/CMakeFiles/coro.dir/sched.c.o -> sched.c,
     transformer/CMakeFiles/coroc.dir/front/lexer.c.o -> front/lexer.l (the
     scanner and the parser are generated from lexer.l and parser.y)."""
+    bases = [] if base is None else [base] if isinstance(base, pathlib.Path) else base
+    base = next((b for b in bases if obj.is_relative_to(b)), None)
     rel = obj.relative_to(base).as_posix() if base else obj.name
     name = rel[:-2] if rel.endswith(".o") else rel
     folder, _, leaf = name.rpartition("/")
@@ -60,9 +64,10 @@ def objects_of(build, program):
     """The object files of a program, in every folder of its sources; an
     object whose source is gone (a build from before a file moved) is not
     the program's any more."""
-    base = build / PROGRAMS[program]
-    folder = SOURCE_DIR / PROGRAMS[program].split("/")[0]
-    return sorted(o for o in base.rglob("*.o") if (folder / file_name(o, base)).exists())
+    bases = [build / d for d in PROGRAMS[program]]
+    folder = SOURCE_DIR / PROGRAMS[program][0].split("/")[0]
+    return sorted(o for base in bases for o in base.rglob("*.o")
+                  if (folder / file_name(o, bases)).exists())
 
 
 def read_symbols(objects, base=None):
@@ -206,8 +211,8 @@ def problems(graph, layers, known_circles, known_edges):
 def graph_of(build, program):
     objects = objects_of(build, program)
     if not objects:
-        sys.exit(f"map.py: no objects in {build / PROGRAMS[program]}: build first")
-    return edges(read_symbols(objects, build / PROGRAMS[program]))
+        sys.exit(f"map.py: no objects in {build / PROGRAMS[program][0]}: build first")
+    return edges(read_symbols(objects, [build / d for d in PROGRAMS[program]]))
 
 
 DOCS = SOURCE_DIR / "docs"

@@ -219,10 +219,8 @@ bool may_have_line_directives(const char *text, size_t len) {
   return false;
 }
 
-#ifdef COROC_FUZZING
 /* The numbers of `#line MACRO` directives belong to one input. */
 void lines_release(void) {
   macro_lines = NULL; /* (its block went with the heap) */
   nmacro_lines = 0;
 }
-#endif

@@ -81,8 +81,7 @@ void macro_directive(const char *text) {
   *slot = m;
 }
 
-#ifdef COROC_FUZZING
-/* Each fuzz run starts with no macro defined, as a process would. */
+/* Each run starts with no macro defined, as a process would. */
 void macros_release(void) {
   for (int i = 0; i < NBUCKETS; i++)
     while (buckets[i]) {
@@ -94,7 +93,6 @@ void macros_release(void) {
       xfree(m);
     }
 }
-#endif
 
 const TokenList *macro_body(const char *name) {
   Macro *m = *find(name, strlen(name));

@@ -38,15 +38,13 @@ void scope_reset(void) {
   ndeclared = 0;
 }
 
-#ifdef COROC_FUZZING
-/* The symbols live in the arenas, which go back after each fuzz run. */
+/* The symbols live in the arenas, which go back after each run. */
 void scope_release(void) {
   scope_reset();
   xfree(declared);
   declared = NULL;
   capdeclared = 0;
 }
-#endif
 
 void scope_push(void) {
   depth++;

@@ -196,10 +196,19 @@ struct Preprocessor {
 };
 
 static Source *loading;
+/* The preprocessor until it is waited for and its diagnostics closed: an
+   error that ends the run before that (an internal error, or the report of
+   the preprocessor's own failure) leaves it to source_release. */
+static Preprocessor *running;
 static void mark_live_lines(Source *src);
 static void mark_dead(Source *src);
 static void source_settle(void);
 static void scan_loading(void);
+
+static void close_pipe(const int fd[2]) {
+  close(fd[0]);
+  close(fd[1]);
+}
 
 static void preprocess(Source *src, const char *path, const char *text, size_t len,
                        const CppArgs *args) {
@@ -234,12 +243,24 @@ static void preprocess(Source *src, const char *path, const char *text, size_t l
   argv[n++] = "-";
   argv[n] = NULL;
 
+  /* Each failure below closes what was opened before it: a run that ends
+     in an error gives back its descriptors too (a language server runs the
+     pipeline on every keystroke). */
   int in[2], out[2];
-  if (pipe(in) < 0 || pipe(out) < 0)
+  if (pipe(in) < 0)
     fatal("pipe: %s", strerror(errno));
+  if (pipe(out) < 0) {
+    int e = errno;
+    close_pipe(in);
+    fatal("pipe: %s", strerror(e));
+  }
   FILE *errs = tmpfile();
-  if (!errs)
-    fatal("cannot make a temporary file: %s", strerror(errno));
+  if (!errs) {
+    int e = errno;
+    close_pipe(in);
+    close_pipe(out);
+    fatal("cannot make a temporary file: %s", strerror(e));
+  }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, in[0], 0);
@@ -250,9 +271,13 @@ static void preprocess(Source *src, const char *path, const char *text, size_t l
   pid_t pid;
   int err = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (err)
+  if (err) {
+    close_pipe(in);
+    close_pipe(out);
+    fclose(errs);
     fatal("cannot run the preprocessor '%s': %s (set COROC_CPP to a command like \"cc -E\")",
           argv[0], strerror(err));
+  }
   close(in[0]);
   close(out[1]);
 
@@ -277,6 +302,7 @@ static void preprocess(Source *src, const char *path, const char *text, size_t l
   cpp->stream =
       stream_open(out[0], src->name, "<stdin>", &src->expanded, cpp->markers, scan_loading);
   src->cpp = cpp;
+  running = cpp;
   diag_before_error(source_settle);
 }
 
@@ -284,13 +310,17 @@ static void preprocess(Source *src, const char *path, const char *text, size_t l
    the one to report, whatever came of reading its output. */
 static void wait_preprocessor(Preprocessor *cpp) {
   close(cpp->out);
+  cpp->out = -1;
   int status;
   waitpid(cpp->pid, &status, 0);
+  cpp->pid = 0;
   if (cpp->writer > 0)
     waitpid(cpp->writer, NULL, 0);
+  cpp->writer = 0;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    report_cpp_failure(cpp->errs, cpp->path);
+    report_cpp_failure(cpp->errs, cpp->path); /* (source_release closes errs) */
   fclose(cpp->errs);
+  running = NULL;
 }
 
 /* The end of the preprocessor's output: what needs all of it is done now. */
@@ -613,11 +643,26 @@ void source_load_text(Source *src, const char *name, const char *text, size_t le
     mark_dead(src);
 }
 
-/* The token notes belong to one run's tokens. */
+#endif
+
+/* What a run leaves here: the token notes, which belong to its tokens, and
+   a preprocessor an error left running (an internal error reports without
+   settling it) or not yet closed (its own failure is reported from inside
+   wait_preprocessor). Its output closed, it stops at its next write. */
 void source_release(void) {
+  Preprocessor *cpp = running;
+  running = NULL;
+  if (cpp) {
+    if (cpp->out >= 0)
+      close(cpp->out);
+    if (cpp->pid > 0)
+      waitpid(cpp->pid, NULL, 0);
+    if (cpp->writer > 0)
+      waitpid(cpp->writer, NULL, 0);
+    fclose(cpp->errs);
+  }
   loading = NULL;
   noted = NULL;
   xfree(notes);
   notes = NULL;
 }
-#endif

@@ -234,9 +234,8 @@ const char *file_name(unsigned number) {
   return files[number];
 }
 
-#ifdef COROC_FUZZING
 /* The interned spellings (and the file names among them) live in
-   arena_perm, which goes back after each fuzz run: the table must go too
+   arena_perm, which goes back after each run: the table must go too
    (the keywords come back with the first word interned). */
 void tokens_release(void) {
   xfree(table);
@@ -246,7 +245,6 @@ void tokens_release(void) {
   files = NULL;
   nfiles = 0;
 }
-#endif
 
 bool is_ident_char(char c) {
   return c == '_' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||

@@ -119,7 +119,7 @@ static struct {
   int nspans;
   Exit *exits;
   int nexits;
-} plan;
+} plan; /* the coroutine being lowered's: cleanup_plan makes it, lower reads it */
 
 typedef struct {
   Node **open; /* the blocks and for statements around, innermost last */
@@ -358,3 +358,13 @@ void cleanup_points(Coroutine *co) {
 }
 
 /* }================================================================== */
+
+/* The plan outlives cleanup_plan (lower reads it), so the last coroutine's
+   is still here at the end of the run: it goes with the run. Left for the
+   next run, its lists would be freed twice (memory_release takes every block
+   back, then the next cleanup_plan frees them again). */
+void cleanup_release(void) {
+  xfree(plan.spans);
+  xfree(plan.exits);
+  memset(&plan, 0, sizeof plan);
+}

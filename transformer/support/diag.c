@@ -44,19 +44,15 @@ void diag_remove_on_error(const char *path) {
     remove_paths[nremove++] = path;
 }
 
-#ifdef COROC_FUZZING
 jmp_buf *diag_escape;
-#endif
 
 static _Noreturn void die(void) {
   for (int i = 0; i < nremove; i++)
     unlink(remove_paths[i]);
-#ifdef COROC_FUZZING
-  /* The fuzz harness runs input after input in one process: an error in
-     the input ends the run, not the process. */
+  /* A program that runs the pipeline again and again (the fuzz harness, a
+     language server: coroc_try) ends the run on an error, not the process. */
   if (diag_escape)
     longjmp(*diag_escape, 1);
-#endif
   exit(1);
 }
 
@@ -151,10 +147,10 @@ void internal_error_at(const char *file, int line, const char *fmt, ...) {
   die();
 }
 
-#ifdef COROC_FUZZING
-/* The files known to diagnostics and the files to remove belong to one run. */
+/* The files known to diagnostics, the files to remove and what to do
+   before an error belong to one run. */
 void diag_release(void) {
   nknown = 0;
   nremove = 0;
+  before_error = NULL;
 }
-#endif

@@ -3,9 +3,10 @@
  * xcalloc, xrealloc and xfree are malloc's, with "out of memory" reported
  * in the one format (diag.c) instead of a NULL to check. The tree, the
  * symbols and the spellings of tokens come from arenas instead: allocated
- * in order, given back in one piece. The fuzz build keeps a list of every
- * block, so that a run that ends halfway (an error in its input) gives all
- * of them back (memory_release).
+ * in order, given back in one piece. Every block is kept in a list, so
+ * that the end of a run gives all of them back (memory_release, from
+ * coroc_reset), also a run that an error ended halfway: the fuzz harness
+ * and a language server run the pipeline again and again in one process.
  *
  * Just above diag.c, the lowest file of coroc: it calls nothing of coroc but
  * fatal.
@@ -78,35 +79,14 @@ void arena_release(Arena *a, ArenaMark m) {
 
 /* }================================================================== */
 
-#ifndef COROC_FUZZING
-
-void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size ? size : 1);
-  if (!p)
-    fatal("out of memory");
-  return p;
-}
-
-void *xrealloc(void *p, size_t size) {
-  p = realloc(p, size ? size : 1);
-  if (!p)
-    fatal("out of memory");
-  return p;
-}
-
-void xfree(void *p) {
-  free(p);
-}
-
-#else /* COROC_FUZZING */
-
 /* {==================================================================
- * The fuzz build's heap. coroc runs once and leaves its memory to exit():
- * the passes free little. The fuzz harness runs input after input in one
- * process, so every block coroc takes is linked into one list, and
- * memory_release() gives back whatever a run left, also when an error
- * longjmp'ed out of it halfway. A block is a Block header and the bytes
- * handed out after it (aligned as malloc's).
+ * The heap. The coroc program runs once and leaves its memory to exit():
+ * the passes free little. A program that runs the pipeline again and again
+ * (the fuzz harness, a language server) must get it all back, so every
+ * block coroc takes is linked into one list, and memory_release() gives
+ * back whatever a run left, also when an error longjmp'ed out of it
+ * halfway. A block is a Block header and the bytes handed out after it
+ * (aligned as malloc's). One run at a time: the list has no lock.
  * =================================================================== */
 
 typedef union Block Block;
@@ -177,7 +157,6 @@ void memory_release(void) {
 
 /* }================================================================== */
 
-#endif /* COROC_FUZZING */
 
 /* Large blocks written once, in order (the token arrays, the input, the
    output), take a page fault for each 4 KiB they touch: 7% of the time on a

@@ -113,7 +113,6 @@ char *format(const char *fmt, ...) {
   return s;
 }
 
-#ifdef COROC_FUZZING
 /* A stream an error left open is closed (its buffer goes with the heap,
    memory_release). */
 void memstream_release(void) {
@@ -122,4 +121,3 @@ void memstream_release(void) {
     fclose(streams->file);
   }
 }
-#endif
