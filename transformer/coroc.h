@@ -720,6 +720,7 @@ typedef struct {
   const char *input;     /* the input's path (NULL for standard input): --stats runs again on it */
   bool dot;              /* --dot: print Graphviz instead of C */
   bool stats;            /* --stats: print frame sizes instead of C */
+  bool html;             /* --html: print the page of both lowerings instead of C (html.c) */
   /* --header: where the header of the frames goes, or NULL (then each coro_in_NAME is a
      static inline of the .c; with it, an external function) */
   const char *header;
@@ -767,6 +768,21 @@ void decide_cleanups(Coroutine *cos, const Options *opt); /* Coroutine.runs_clea
  * too; the printers come after them.
  * ====================================================================== */
 
+/* output/writer.c: where the lines of a printed output come from, noted for
+   --html (html.c): each line the writer began (emit_put), at its byte offset
+   in the output, with the .coc line it stands for (0: a line of coroc's
+   own). Lines copied from the .coc, and those after a #line inside one
+   line's text, are not noted: the #line directives say where they are. */
+typedef struct {
+  size_t offset; /* where the line starts in the output */
+  /* the .coc line it stands for; 0: none in particular; -1: the one the compiler counts */
+  int line;
+} LineMark;
+typedef struct {
+  LineMark *v;
+  int n, cap;
+} LineMarks;
+
 /* output/writer.c: the line writer that lowering and printing share. */
 typedef struct {
   FILE *out;          /* where the output goes */
@@ -790,10 +806,13 @@ typedef struct {
   int nselects;       /* lowering: coro_sel_N numbers used so far */
   bool continue_used; /* lowering: a `goto continue_label` was printed */
   int nnext_by_name;  /* printing: the generators whose coro_next_of_NAME wraps coro_next so far */
+  LineMarks *marks;   /* printing for --html: each line begun is noted here; NULL: not */
 } Emitter;
 
 /* One line of output that stands for .coc line `line` (0: none in particular). */
 void emit_put(Emitter *e, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* ... and the line just begun with no .coc line stands where the compiler counts it (--html) */
+void emit_counted(Emitter *e);
 int emit_line_of(Emitter *e, const Node *n);
 void emit_indent(Emitter *e, int delta);
 /* The next output line is .coc line `line`: a #line if the compiler would not know. */
@@ -873,6 +892,8 @@ void emit_stackful_storage(Emitter *e, Coroutine *co);
 void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
 /* The output (or --dot's graphs, with `dot`) as a string of *len bytes. */
 char *emit_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len);
+/* The output, the same bytes, with the lines the writer began noted in *marks (--html). */
+char *emit_marked(Source *src, Coroutine *cos, const Options *opt, LineMarks *marks, size_t *len);
 
 /* output/emit_header.c: --header, the frames and creation functions of the
    coroutines with external linkage, for other files (docs/cli.md) */
@@ -880,8 +901,20 @@ char *emit_header(Source *src, Coroutine *cos, const Options *opt, size_t *len);
 
 /* output/dot.c: --dot, each coroutine's state machine as a Graphviz graph */
 void emit_dot(FILE *out, Source *src, Coroutine *cos);
+/* ... one coroutine's alone, as --dot prints it for a file with no other (--html) */
+void emit_dot_coroutine(FILE *out, Source *src, Coroutine *co);
 /* output/stats.c: --stats, each coroutine's frame as the compiler lays it out */
 void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, const char *c_text);
+
+/* output/html.c: --html, one page with the .coc and both lowerings side by side */
+typedef struct {
+  const char *c;     /* the C a backend printed (with #line directives) ... */
+  size_t len;        /* ... its length ... */
+  LineMarks marks;   /* ... and the lines the writer began in it (emit_marked) */
+  const char *stats; /* what --stats prints for it */
+} HtmlColumn;
+char *emit_html(Source *src, Coroutine *cos, const HtmlColumn *stackless,
+                const HtmlColumn *stackful, size_t *len);
 
 /* {=====================================================================
  * output/depfile.c: the dependency file of -MD/-MMD

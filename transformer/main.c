@@ -4,12 +4,13 @@
  *         [-I DIR]... [-D NAME[=VALUE]]...
  *         [-MD|-MMD [-MF DEPFILE] [-MT TARGET]... [-MP]]
  *         [--no-line] [--dot] [--stats] IN.coc
+ *   coroc --html[=OUT.html] [--hoist-all] [-I DIR]... [-D NAME[=VALUE]]... IN.coc
  *
  * The output is built in memory and written only once everything succeeded:
  * to a temporary file beside OUT.c that is then renamed over it, so a failed
  * run leaves no partial file and leaves an existing OUT.c as it was. The
  * depfile of -MD (depfile.c) and the header of --header (emit_header.c)
- * are written the same way.
+ * are written the same way, and so is the page of --html (html.c).
  * Exit status: 0 success, 1 an error in the input, 2 a usage error.
  */
 #define _GNU_SOURCE
@@ -28,6 +29,7 @@ static const char usage_text[] =
     "             [-I DIR]... [-D NAME[=VALUE]]...\n"
     "             [-MD|-MMD [-MF DEPFILE] [-MT TARGET]... [-MP]]\n"
     "             [--no-line] [--hoist-all] [--dot] [--stats] IN.coc\n"
+    "       coroc --html[=OUT.html] [--hoist-all] [-I DIR]... [-D NAME[=VALUE]]... IN.coc\n"
     "       coroc --help | --version\n";
 
 static const char help_text[] =
@@ -62,6 +64,11 @@ static const char help_text[] =
     "                       only those whose values live across a yield or await)\n"
     "  --dot                print each coroutine's state machine as a Graphviz graph\n"
     "  --stats              print each coroutine's frame size\n"
+    "  --html[=OUT.html]    instead of C, write one page (whole, or not at all): the\n"
+    "                       .coc and the C of both backends side by side, each line of\n"
+    "                       C linked to the .coc line it comes from, and each\n"
+    "                       coroutine's frame and state machine; default: IN's name\n"
+    "                       with its suffix replaced by .html, in the current directory\n"
     "  --help, --version    print this, or the version, and exit\n"
     "\n"
     "The preprocessor is `cc -E` unless $COROC_CPP names another.\n"
@@ -81,7 +88,10 @@ typedef struct {
   const char *dep_option; /* "-MD" or "-MMD" as given; NULL: no depfile */
   const char *in;
   const char *out;
-  bool header; /* --header was given (its file: opt.header) */
+  bool header;      /* --header was given (its file: opt.header) */
+  bool html;        /* --html was given ... */
+  const char *page; /* ... and its page goes here (given, or settle_html's) */
+  const char *only; /* the first option that --html cannot go with, or NULL */
 } Command;
 
 /* The value of an option given as "-o X" or "-oX". */
@@ -140,6 +150,27 @@ static void settle_header(Command *cmd) {
     usage_error("the header and the depfile are both '%s'", cmd->opt.header);
 }
 
+/* The page's name, given or IN's; what it may not go with: --html prints
+   no C, and shows both backends with their #line directives. */
+static void settle_html(Command *cmd) {
+  if (!cmd->html)
+    return;
+  if (cmd->only)
+    usage_error("--html cannot be combined with %s (the page is all it writes)", cmd->only);
+  if (cmd->opt.dot || cmd->opt.stats)
+    usage_error("%s", "--html cannot be combined with --dot or --stats (the page shows both)");
+  if (!cmd->page && strcmp(cmd->in, "-") == 0)
+    usage_error("%s",
+                "--html needs a file name when the input is standard input: give "
+                "--html=OUT.html");
+  if (!cmd->page) { /* IN's name in the current directory, as cc -c names its object */
+    const char *base = strrchr(cmd->in, '/');
+    cmd->page = beside_output(base ? base + 1 : cmd->in, ".html");
+  }
+  if (strcmp(cmd->page, cmd->in) == 0)
+    usage_error("the page and the input are both '%s'", cmd->in);
+}
+
 /* The depfile's name and the rule's target, given or derived from -o. */
 static void settle_depfile(Command *cmd) {
   DepOptions *dep = &cmd->dep;
@@ -173,6 +204,7 @@ static void parse_args(int argc, char **argv, Command *cmd) {
       printf("coroc %s\n", COROC_VERSION);
       exit(0);
     } else if (strncmp(a, "--backend=", 10) == 0) {
+      cmd->only = cmd->only ? cmd->only : "--backend";
       if (strcmp(a + 10, "stackless") == 0)
         cmd->opt.backend = BACKEND_STACKLESS;
       else if (strcmp(a + 10, "stackful") == 0)
@@ -180,6 +212,7 @@ static void parse_args(int argc, char **argv, Command *cmd) {
       else
         usage_error("unknown backend '%s' (stackless or stackful)", a + 10);
     } else if (strcmp(a, "--no-line") == 0) {
+      cmd->only = cmd->only ? cmd->only : "--no-line";
       cmd->opt.line_directives = false;
     } else if (strcmp(a, "--hoist-all") == 0) {
       cmd->opt.hoist_all = true;
@@ -194,9 +227,19 @@ static void parse_args(int argc, char **argv, Command *cmd) {
       if (a[8] == '=' && a[9] == '\0')
         usage_error("option '%s' needs a value", "--header=");
       cmd->opt.header = a[8] == '=' ? a + 9 : NULL;
+      cmd->only = cmd->only ? cmd->only : "--header";
+    } else if (strcmp(a, "--html") == 0 || strncmp(a, "--html=", 7) == 0) {
+      if (cmd->html)
+        usage_error("%s", "more than one --html");
+      if (a[6] == '=' && a[7] == '\0')
+        usage_error("option '%s' needs a value", "--html=");
+      cmd->html = true;
+      cmd->page = a[6] == '=' ? a + 7 : NULL;
     } else if (parse_dep_option(argc, argv, &i, cmd)) {
+      cmd->only = cmd->only ? cmd->only : "a depfile (-MD, -MMD, -MF, -MT, -MP)";
       continue;
     } else if (strncmp(a, "-o", 2) == 0) {
+      cmd->only = cmd->only ? cmd->only : "-o";
       if (cmd->out)
         usage_error("%s", "more than one -o");
       cmd->out = option_value(argc, argv, &i, "-o");
@@ -216,6 +259,7 @@ static void parse_args(int argc, char **argv, Command *cmd) {
     usage_error("%s", "no input file");
   if (cmd->opt.dot && cmd->opt.stats)
     usage_error("%s", "--dot and --stats cannot be combined");
+  settle_html(cmd);
   settle_depfile(cmd);
   settle_header(cmd);
   cmd->cpp.keep_output = cmd->dep_option != NULL;
@@ -290,7 +334,13 @@ static void write_results(const Command *cmd, const char *buf, size_t len, const
 
 static int transform(Command cmd) {
   RunOutput r;
+  cmd.opt.html = cmd.html;
   coroc_run(cmd.in, &cmd.opt, &cmd.cpp, cmd.dep_option ? &cmd.dep : NULL, &r); /* run.c */
+  if (cmd.html) { /* the page, whole or not at all */
+    Pending p = write_temp(cmd.page, r.text, r.len);
+    commit(&p);
+    return 0;
+  }
   write_results(&cmd, r.text, r.len, r.rule, r.rule_len, r.header, r.header_len);
   return 0;
 }

@@ -13,12 +13,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* --stats' table of the C text `c`, which it compiles. */
+static char *stats_table(Source *src, Coroutine *cos, const Options *opt, const char *c,
+                         size_t *len) {
+  char *table = NULL;
+  FILE *mem = xmemstream(&table, len);
+  emit_stats(mem, src, cos, opt, c);
+  fclose(mem);
+  return table;
+}
+
 /* What coroc prints: the C, --dot's graphs, or --stats' table, which is
-   read off the C. The printers only read what the passes decided, so
-   printing twice gives the same bytes: with COROC_CHECK_EMIT set (the test
-   suite sets it for every run) coroc prints twice and compares. */
-static char *render(Source *src, Coroutine *cos, const Options *opt, size_t *len) {
-  char *out = emit_to_string(src, cos, opt, opt->dot, len);
+   read off the C; with `marks` (--html), the C with its lines noted. The
+   printers only read what the passes decided, so printing twice gives the
+   same bytes: with COROC_CHECK_EMIT set (the test suite sets it for every
+   run) coroc prints twice and compares (with marks, the second time
+   without them: noting lines changes no byte either). */
+static char *render(Source *src, Coroutine *cos, const Options *opt, LineMarks *marks,
+                    size_t *len) {
+  char *out =
+      marks ? emit_marked(src, cos, opt, marks, len) : emit_to_string(src, cos, opt, opt->dot, len);
   if (getenv("COROC_CHECK_EMIT")) {
     size_t again_len;
     char *again = emit_to_string(src, cos, opt, opt->dot, &again_len);
@@ -28,12 +42,29 @@ static char *render(Source *src, Coroutine *cos, const Options *opt, size_t *len
   }
   if (!opt->stats)
     return out;
-  char *table = NULL;
-  FILE *mem = xmemstream(&table, len);
-  emit_stats(mem, src, cos, opt, out);
-  fclose(mem);
+  char *table = stats_table(src, cos, opt, out, len);
   xfree(out);
   return table;
+}
+
+/* --html: both lowerings of the one parse, each printed and measured as
+   --stats measures it, on one page (html.c). The passes up to the frames
+   decide the same for both backends; lower() is what differs. The stackful
+   one goes first: its lowering only decides which instances run cleanups
+   (cleanup.c), and the stackless lowering after it decides that again, for
+   itself, before lowering the bodies; each is printed before the next
+   lowering runs, so each sees the tree its own run of coroc would. */
+static char *render_page(Source *src, Coroutine *cos, const Options *opt, size_t *len) {
+  HtmlColumn col[2] = {{0}}; /* stackful, stackless */
+  for (int i = 0; i < 2; i++) {
+    Options one = *opt;
+    one.backend = i == 0 ? BACKEND_STACKFUL : BACKEND_STACKLESS;
+    lower(src, cos, &one);
+    col[i].c = render(src, cos, &one, &col[i].marks, &col[i].len);
+    size_t stats_len;
+    col[i].stats = stats_table(src, cos, &one, col[i].c, &stats_len);
+  }
+  return emit_html(src, cos, &col[1], &col[0], len);
 }
 
 void coroc_run(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
@@ -51,9 +82,13 @@ void coroc_run(const char *in, Options *opt, const CppArgs *cpp, const DepOption
       ast_dump(stderr, co->decl, 0);
   check(&src, cos);              /* check.c: the coroutine rules, for both backends */
   layout_frames(&src, cos, opt); /* frame.c, live.c: what lives in each frame */
-  lower(&src, cos, opt);         /* lower.c: each stackless body as lines of C */
+  if (opt->html) {               /* lowered twice: one page with both backends */
+    out->text = render_page(&src, cos, opt, &out->len);
+    return;
+  }
+  lower(&src, cos, opt); /* lower.c: each stackless body as lines of C */
 
-  out->text = render(&src, cos, opt, &out->len);
+  out->text = render(&src, cos, opt, NULL, &out->len);
   if (dep)
     out->rule = depfile_rule(dep, &src, std_in ? NULL : in, &out->rule_len);
   if (opt->header) { /* emit_header.c: for other files (and twice the same, as render checks) */

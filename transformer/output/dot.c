@@ -272,6 +272,22 @@ static void print_graph(FILE *out, Source *src, Coroutine *co, Graph *g, bool cl
   fprintf(out, cluster ? "  }\n" : "}\n");
 }
 
+/* Work out one coroutine's graph and print it. */
+static void graph_coroutine(FILE *out, Source *src, Coroutine *co, bool cluster) {
+  Graph g = {.n = co->nresume + 2};
+  g.edge = xcalloc(g.n * g.n, 1);
+  for (int round = 0; round < 64; round++) {
+    g.changed = false;
+    char *pending = new_set(&g);
+    pending[0] = 1;
+    flow(&g, co->def->body, pending, (Jumps){NULL, NULL, NULL});
+    arrive(&g, pending, g.n - 1); /* falling off the end */
+    if (!g.changed)
+      break;
+  }
+  print_graph(out, src, co, &g, cluster);
+}
+
 void emit_dot(FILE *out, Source *src, Coroutine *cos) {
   int ndefs = 0;
   for (Coroutine *co = cos; co; co = co->next)
@@ -282,22 +298,14 @@ void emit_dot(FILE *out, Source *src, Coroutine *cos) {
     fprintf(out, "  label=\"%s\";\n", src->name);
     fprintf(out, "  node [shape=box, fontname=\"monospace\"];\n");
   }
-  for (Coroutine *co = cos; co; co = co->next) {
-    if (!co->def)
-      continue;
-    Graph g = {.n = co->nresume + 2};
-    g.edge = xcalloc(g.n * g.n, 1);
-    for (int round = 0; round < 64; round++) {
-      g.changed = false;
-      char *pending = new_set(&g);
-      pending[0] = 1;
-      flow(&g, co->def->body, pending, (Jumps){NULL, NULL, NULL});
-      arrive(&g, pending, g.n - 1); /* falling off the end */
-      if (!g.changed)
-        break;
-    }
-    print_graph(out, src, co, &g, cluster);
-  }
+  for (Coroutine *co = cos; co; co = co->next)
+    if (co->def)
+      graph_coroutine(out, src, co, cluster);
   if (cluster)
     fprintf(out, "}\n");
+}
+
+/* One coroutine's graph, a digraph of its own (--html draws one a coroutine). */
+void emit_dot_coroutine(FILE *out, Source *src, Coroutine *co) {
+  graph_coroutine(out, src, co, false);
 }

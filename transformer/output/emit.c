@@ -26,9 +26,12 @@ static void emit_coroutine(Emitter *e, Coroutine *co) {
 }
 
 /* Copy the user's text between coroutines verbatim, and print each
-   coroutine in its place. */
-void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
-  Emitter e = {.out = out, .src = src, .opt = opt, .toks = &src->original, .mapped = 1};
+   coroutine in its place; note the lines the writer begins in *marks, if
+   given. */
+static void print_output(FILE *out, Source *src, Coroutine *cos, const Options *opt,
+                         LineMarks *marks) {
+  Emitter e = {
+      .out = out, .src = src, .opt = opt, .toks = &src->original, .mapped = 1, .marks = marks};
   size_t at = 0;
   bool included = false;
   for (Coroutine *co = cos; co; co = co->next) {
@@ -56,6 +59,10 @@ void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
   fwrite(src->raw + at, 1, src->len - at, out);
 }
 
+void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
+  print_output(out, src, cos, opt, NULL);
+}
+
 /* The output (or --dot's graphs, with `dot`) as a string of *len bytes:
    what main.c writes, and what the fuzz harness compares. */
 char *emit_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len) {
@@ -67,6 +74,16 @@ char *emit_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, 
     emit_dot(mem, src, cos);
   else
     emit(mem, src, cos, opt);
+  if (fclose(mem) != 0)
+    fatal("out of memory");
+  return buf;
+}
+
+/* The same output, the writer's lines noted (--html: html.c links them). */
+char *emit_marked(Source *src, Coroutine *cos, const Options *opt, LineMarks *marks, size_t *len) {
+  char *buf = NULL;
+  FILE *mem = xmemstream(&buf, len);
+  print_output(mem, src, cos, opt, marks);
   if (fclose(mem) != 0)
     fatal("out of memory");
   return buf;

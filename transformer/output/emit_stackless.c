@@ -40,6 +40,8 @@ static void emit_lines(Emitter *e, const Lines *lines) {
     }
     e->indent = l->indent;
     emit_put(e, l->line, "%s", l->text);
+    if (!l->line)
+      emit_counted(e); /* a `}`, say: it stands where the compiler counts it */
   }
   e->indent = indent;
 }

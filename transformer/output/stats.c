@@ -272,6 +272,7 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
   fputs("\n/* --stats probes */\n", c);
   bool stackful = opt->backend == BACKEND_STACKFUL;
   const char *kind = stackful ? "args" : "frame";
+  int k = nprobes; /* this call's first probe (--html asks once for each backend) */
   for (Coroutine *co = cos; co; co = co->next) {
     if (!co->def)
       continue;
@@ -310,7 +311,6 @@ void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, cons
   unlink(path);
   HoistAll all = hoist_all_sizes(opt);
 
-  int k = 0;
   for (Coroutine *co = cos; co; co = co->next) {
     if (!co->def)
       continue;

@@ -55,6 +55,14 @@ void emit_put(Emitter *e, int line, const char *fmt, ...) {
     emit_line_directive(e, line);
   if (line > 0)
     e->mapped = line;
+  if (e->marks) { /* --html: where this line starts, and what it stands for */
+    LineMarks *m = e->marks;
+    if (m->n == m->cap) {
+      m->cap = m->cap ? m->cap * 2 : 256;
+      m->v = xrealloc(m->v, sizeof(LineMark) * m->cap);
+    }
+    m->v[m->n++] = (LineMark){(size_t)ftell(e->out), line};
+  }
   /* deeper than MAX_INDENT levels the text stops moving right: readable for
      any real body, and linear in size for a machine-made one nested 10^5 deep */
   static const char spaces[2 * MAX_INDENT + 1] = {[0 ... 2 * MAX_INDENT - 1] = ' '};
@@ -66,6 +74,13 @@ void emit_put(Emitter *e, int line, const char *fmt, ...) {
   fputc('\n', e->out);
   if (e->mapped)
     e->mapped++;
+}
+
+/* The line just begun stands for the .coc line the compiler counts for it
+   (--html's map; a line begun with no .coc line is otherwise coroc's own). */
+void emit_counted(Emitter *e) {
+  if (e->marks && e->marks->n)
+    e->marks->v[e->marks->n - 1].line = -1;
 }
 
 int emit_line_of(Emitter *e, const Node *n) {
