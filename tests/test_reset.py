@@ -20,9 +20,9 @@ preprocessed text, fuzzed); each with the default options and with one other
 mode in turn (stackful, --dot, --no-line, --hoist-all, stackful --no-line).
 
 Before this test's change, a run left behind what it took: coroc built with
-AddressSanitizer leaked 42,060 bytes in 588 allocations on
-examples/echo/client.coc and 85,463 bytes in 801 allocations on
-examples/echo/server.coc (LeakSanitizer at the exit), and the fuzz harness
+AddressSanitizer leaked 42,060 bytes in 588 allocations on the echo
+example's client and 85,463 bytes in 801 allocations on its server (then
+files of their own; LeakSanitizer at the exit), and the fuzz harness
 found a use after free of cleanup.c's plan kept from one run to the next.
 Without coroc_reset (coroc_repeat --no-reset, run below) the heap still
 grows with every run; with it, nothing is left: no leak report, and the heap
