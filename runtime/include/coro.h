@@ -28,6 +28,22 @@ typedef __UINT64_TYPE__ uint64_t;
 
 #ifdef __cplusplus
 extern "C" {
+/* The awaitables below are returned by value from C functions and defined
+   at the end (coro/gen.h): plain structs, laid out the same in C++. */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wreturn-type-c-linkage"
+#endif
+#endif
+
+/* In C++, the calls that run coroutine bodies are noexcept (the end of this
+   header): an exception thrown into a body by a C++ function it calls ends
+   in std::terminate there, instead of leaving the instance and the
+   scheduler half way through a turn (docs/hosts.md, "From C++"). */
+#ifdef __cplusplus
+#define CORO_NOEXCEPT noexcept
+#else
+#define CORO_NOEXCEPT
 #endif
 
 /* Made and dropped, an awaitable or a new instance does nothing
@@ -78,7 +94,7 @@ struct coro_chan; /* a channel: made by coro_chan_new, opaque */
  * =================================================================== */
 
 /* Resume gen to its next value, copied to *out (NULL: dropped); false once it returned. */
-static inline bool coro_next(coro_t *gen, void *out); /* (inline: coro/gen.h) */
+static inline bool coro_next(coro_t *gen, void *out) CORO_NOEXCEPT; /* (inline: coro/gen.h) */
 
 /* coro_next that hands the pending `x = yield v;` a copy of *in (NULL: x zeroed). */
 bool coro_send(coro_t *gen, const void *in, void *out);
@@ -291,8 +307,15 @@ void coro_event_reset(struct coro_event *ev);
 struct coro_sync_wait coro_event_wait(struct coro_event *ev) CORO_NODISCARD;
 
 /* A semaphore: acquire takes a unit, waiting while none is free; release gives one back. */
+#ifndef __cplusplus
 #define CORO_SEM_INIT(n) \
   { .count = (n) }
+#else
+#define CORO_SEM_INIT(n) \
+  {                      \
+    (n), {}              \
+  }
+#endif
 void coro_sem_init(struct coro_sem *s, long count);
 /* int: 0 */
 struct coro_sync_wait coro_sem_acquire(struct coro_sem *s) CORO_NODISCARD;
@@ -370,10 +393,32 @@ const char *coro_error(const coro_t *c);
 
 /* }================================================================== */
 
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 #ifdef __cplusplus
 }
 #endif
 
 #include "coro/gen.h" /* what the generated code needs (docs/abi.md) */
+
+#ifdef __cplusplus
+/* From C++, the library's calls that resume bodies go through these
+   noexcept inlines (coro_next and coro_free are inline already): an
+   exception cannot cross the C frames between them and the body, whatever
+   the frames of the caller above. */
+static inline bool coro_send_noexcept(coro_t *gen, const void *in, void *out) noexcept {
+  return coro_send(gen, in, out);
+}
+static inline int coro_run_noexcept(void) noexcept {
+  return coro_run();
+}
+static inline long coro_run_ready_noexcept(unsigned long *ran) noexcept {
+  return coro_run_ready(ran);
+}
+#define coro_send(gen, in, out) coro_send_noexcept(gen, in, out)
+#define coro_run() coro_run_noexcept()
+#define coro_run_ready(ran) coro_run_ready_noexcept(ran)
+#endif
 
 #endif /* CORO_H */

@@ -401,7 +401,7 @@ CORO_STATIC_ASSERT(__builtin_offsetof(struct coro, status) ==
                    "coro_next reads resume_point and status as one 32-bit gate");
 #endif
 
-static inline bool coro_next(coro_t *gen, void *out) {
+static inline bool coro_next(coro_t *gen, void *out) CORO_NOEXCEPT {
 #ifdef CORO_INLINE_SWITCH
   /* The gate: resume_point in the low half, status in the high half
      (x86_64 is little-endian), read as the one word that a stackless
@@ -426,7 +426,7 @@ static inline bool coro_next(coro_t *gen, void *out) {
    not a call: with the instance in a local and its generator in the same
    file, the compiler sees the whole of its life. Every other instance goes
    to the library's coro_free, which `&coro_free` and `(coro_free)(c)` name. */
-static inline void coro_free_inline(coro_t *c) {
+static inline void coro_free_inline(coro_t *c) CORO_NOEXCEPT {
   if (c && c->home == CORO_HOME_NONE && !(c->kind & (CORO_STACKFUL | CORO_CLEANUP)) &&
       c->status != CORO_RUNNING)
     return;
