@@ -120,7 +120,7 @@ void macros_release(void);    /* macros.c */
 void source_release(void);    /* source.c: the token notes */
 void tokens_release(void);    /* tokens.c: the interned spellings (they live in arena_perm) */
 void stats_release(void);     /* stats.c */
-void lexer_release(void);     /* lexer.l: where the input's unterminated literals are */
+void lexer_release(void);     /* lexer.l: unterminated literals; the room of the stream tokens */
 void lines_release(void);     /* lines.c: the numbers of `#line MACRO` directives */
 void cleanup_release(void);   /* cleanup.c: the plan of the last coroutine lowered */
 
