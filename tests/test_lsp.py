@@ -422,7 +422,7 @@ def test_malformed_messages_are_answered_and_survived(server, tmp_path):
     server.send_raw(b"Content-Length: twelve\r\n\r\n")
     assert server.response(None)["error"]["code"] == -32700
     server.alive()
-    # a body that is not JSON, and one cut short of its length by the next header
+    # bodies that are not JSON: cut short, not UTF-8, unbalanced, empty
     for body in [b"{not json", b"\xff\xfe", b"[1, 2", b""]:
         server.send_raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         assert server.response(None)["error"]["code"] == -32700, body
