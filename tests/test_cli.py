@@ -106,6 +106,7 @@ def test_help(coroc, tmp_path):
                  "--stats", "--header", "--help", "--version", "IN.coc"]:
         assert re.search(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", out), f"--help does not mention {word}:\n{out}"
     assert "-" in out and "standard input" in out, f"--help does not say that - reads standard input:\n{out}"
+    assert "coroc-lsp" in out, f"--help does not mention the language server:\n{out}"
 
 
 def test_version(coroc, tmp_path):

@@ -17,6 +17,7 @@ Makefile generator and with Ninja. A fourth asks coroc_generate for the
 header of the frames (HEADER), which a program of plain C in another target
 includes to make instances in its own storage.
 """
+import json
 import os
 import shlex
 import pathlib
@@ -131,6 +132,31 @@ def installed(coroc, tmp_path_factory):
     return Install(prefix, BUILD_DIR)
 
 
+def lsp_session(lsp):
+    """The installed language server, over its pipes: initialize, a document
+    that includes <coro.h> (found beside it, as coroc finds it) with no
+    diagnostics, shutdown and exit."""
+    assert lsp.is_file() and os.access(lsp, os.X_OK), f"{lsp} not installed"
+    msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}},
+            {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+                "uri": "file:///nowhere/gen.coc", "languageId": "coc", "version": 1,
+                "text": GEN_COC.replace("LIMIT", "3")}}},
+            {"jsonrpc": "2.0", "id": 2, "method": "coroc/generatedC",
+             "params": {"textDocument": {"uri": "file:///nowhere/gen.coc"}}},
+            {"jsonrpc": "2.0", "id": 3, "method": "shutdown"},
+            {"jsonrpc": "2.0", "method": "exit"}]
+    data = b"".join(b"Content-Length: %d\r\n\r\n%s" % (len(b), b)
+                    for b in (json.dumps(m).encode() for m in msgs))
+    proc = subprocess.run([lsp], input=data, capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    replies = [json.loads(body) for body in re.split(rb"Content-Length: \d+\r\n\r\n", proc.stdout)
+               if body]
+    published = [r["params"] for r in replies if r.get("method") == "textDocument/publishDiagnostics"]
+    assert published and published[0]["diagnostics"] == [], replies
+    generated = next(r for r in replies if r.get("id") == 2)
+    assert "upto" in generated["result"]["text"], replies
+
+
 def test_installed_files(installed):
     inst = installed
     assert inst.coroc.is_file() and os.access(inst.coroc, os.X_OK)
@@ -145,6 +171,7 @@ def test_installed_files(installed):
         assert (inst.cmakedir / name).is_file(), f"{name} not installed in {inst.cmakedir}"
     res = subprocess.run([inst.coroc, "--version"], capture_output=True, text=True, timeout=30)
     assert res.returncode == 0, res.stderr
+    lsp_session(inst.bindir / "coroc-lsp")  # docs/editors.md: installed beside coroc
     seeds = inst.bindir / "coro-seeds"  # docs/testing.md: installed beside coroc
     res = subprocess.run([seeds, "-n", "2", "true"], capture_output=True, text=True, timeout=30)
     assert res.returncode == 0 and "2 seeds (1..2) passed" in res.stderr, res.stderr

@@ -43,6 +43,7 @@ typedef struct {
   const char *file; /* the name to print (the input's name, or a header's) */
   int line;         /* 1-based */
   int col;          /* 1-based, in bytes */
+  int len;          /* the bytes it spans from col (a token's), 0 if not known */
 } Pos;
 
 /* Print "FILE:LINE:COL: error: MSG", the source line and a caret, remove any
@@ -56,6 +57,23 @@ _Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 #define internal_error(...) internal_error_at(__FILE__, __LINE__, __VA_ARGS__)
 _Noreturn void internal_error_at(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A diagnostic as data, for a program that shows it itself (a language
+   server) instead of coroc's stderr. */
+typedef enum {
+  DIAG_ERROR,    /* error_at: in the input, at pos */
+  DIAG_FATAL,    /* fatal: no position (pos.file is NULL) */
+  DIAG_INTERNAL, /* internal_error: a bug in coroc (pos: coroc's own source file and line) */
+} DiagKind;
+typedef struct {
+  DiagKind kind;
+  Pos pos;
+  const char *message; /* the text after "error: ", without the newline */
+} Diagnostic;
+/* Send every diagnostic to fn (with ctx) instead of printing it; NULL:
+   print again. Kept across coroc_reset: it belongs to the program, not to
+   one run. What the run does after the report (exit, or the longjmp to
+   *diag_escape) is unchanged. */
+void diag_set_sink(void (*fn)(const Diagnostic *d, void *ctx), void *ctx);
 /* Register the text of a file so that diagnostics can print its lines. */
 void diag_add_file(const char *name, const char *text, size_t len);
 /* A function to call once before any error is reported (source.c: a
@@ -120,7 +138,7 @@ void macros_release(void);    /* macros.c */
 void source_release(void);    /* source.c: the token notes */
 void tokens_release(void);    /* tokens.c: the interned spellings (they live in arena_perm) */
 void stats_release(void);     /* stats.c */
-void lexer_release(void);     /* lexer.l: where the input's unterminated literals are */
+void lexer_release(void);     /* lexer.l: unterminated literals; the room of the stream tokens */
 void lines_release(void);     /* lines.c: the numbers of `#line MACRO` directives */
 void cleanup_release(void);   /* cleanup.c: the plan of the last coroutine lowered */
 
@@ -165,7 +183,7 @@ const char *file_name(unsigned number);
 
 /* Where a token stands. */
 static inline Pos tok_pos(const Token *t) {
-  return (Pos){file_name(t->file), t->line, (int)t->col};
+  return (Pos){file_name(t->file), t->line, (int)t->col, (int)__builtin_strlen(t->text)};
 }
 
 /* The byte offset just past a token (its spelling is the text's own bytes). */
@@ -243,6 +261,10 @@ typedef struct {
 } CppArgs;
 
 void source_load(Source *src, const char *path, const CppArgs *cpp);
+/* The same with the text given (len bytes, copied) instead of read from
+   `path`, which names it (an editor's buffer, not yet saved). */
+void source_load_buffer(Source *src, const char *path, const char *text, size_t len,
+                        const CppArgs *cpp);
 /* The preprocessed tokens come as the preprocessor writes them: is token
    `index` there (scanning more if needed)? source_finish: all of them. */
 bool source_more(Source *src, int index);
@@ -957,8 +979,13 @@ typedef struct {
 void coroc_run(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
                RunOutput *out);
 /* coroc_run with the error caught: 0, or 1 when the input had an error (its
-   message is on stderr). The caller calls coroc_reset() after either. */
+   message is on stderr, or with diag_set_sink's sink). The caller calls
+   coroc_reset() after either. */
 int coroc_try(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
               RunOutput *out);
+/* coroc_try on `text` (len bytes: an editor's buffer) named `path`, whose
+   directory is searched first for "..." includes, as the file's would be. */
+int coroc_try_buffer(const char *path, const char *text, size_t len, Options *opt,
+                     const CppArgs *cpp, RunOutput *out);
 
 #endif

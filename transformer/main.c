@@ -72,6 +72,8 @@ static const char help_text[] =
     "  --help, --version    print this, or the version, and exit\n"
     "\n"
     "The preprocessor is `cc -E` unless $COROC_CPP names another.\n"
+    "For editors, coroc-lsp (installed beside coroc) is the language server of .coc\n"
+    "files: it speaks LSP on standard input and output (docs/editors.md).\n"
     "Exit status: 0 success, 1 an error in the input, 2 a usage error.\n";
 
 static _Noreturn void usage_error(const char *fmt, const char *arg) {

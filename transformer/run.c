@@ -3,9 +3,10 @@
  *
  * main.c calls it once and writes what it gives; a program that runs the
  * pipeline again and again in one process (a language server, on every
- * keystroke; tests/reset) calls coroc_try, then coroc_reset() (reset.c),
- * which gives back everything the run took, so that each run gives what a
- * new `coroc` process would. Separate from main.c, which is the command
+ * keystroke; tests/reset) calls coroc_try (or coroc_try_buffer, on an
+ * editor's text), then coroc_reset() (reset.c), which gives back
+ * everything the run took, so that each run gives what a new `coroc`
+ * process would. Separate from main.c, which is the command
  * line and the files, so that such a program links the pipeline without it.
  */
 #include "coroc.h"
@@ -67,15 +68,19 @@ static char *render_page(Source *src, Coroutine *cos, const Options *opt, size_t
   return emit_html(src, cos, &col[1], &col[0], len);
 }
 
-void coroc_run(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
-               RunOutput *out) {
+/* coroc_run, on the file `in`, or on `text` (NULL: read `in`) named `in`. */
+static void run(const char *in, const char *text, size_t text_len, Options *opt, const CppArgs *cpp,
+                const DepOptions *dep, RunOutput *out) {
   *out = (RunOutput){0};
   bool std_in = strcmp(in, "-") == 0;
   opt->cpp = cpp;
   opt->input_dir = std_in ? "." : source_dir_of(in);
   opt->input = std_in ? NULL : in;
   Source src = {0};
-  source_load(&src, in, cpp);
+  if (text)
+    source_load_buffer(&src, in, text, text_len, cpp);
+  else
+    source_load(&src, in, cpp);
   Coroutine *cos = parse_source(&src);
   if (getenv("COROC_DUMP_AST")) /* for debugging coroc: each coroutine's tree on stderr */
     for (Coroutine *co = cos; co; co = co->next)
@@ -104,8 +109,14 @@ void coroc_run(const char *in, Options *opt, const CppArgs *cpp, const DepOption
   }
 }
 
-int coroc_try(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
-              RunOutput *out) {
+void coroc_run(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
+               RunOutput *out) {
+  run(in, NULL, 0, opt, cpp, dep, out);
+}
+
+/* run() with the error caught. */
+static int try_run(const char *in, const char *text, size_t text_len, Options *opt,
+                   const CppArgs *cpp, const DepOptions *dep, RunOutput *out) {
   jmp_buf escape;
   jmp_buf *volatile outer = diag_escape;
   *out = (RunOutput){0};
@@ -115,7 +126,17 @@ int coroc_try(const char *in, Options *opt, const CppArgs *cpp, const DepOptions
     return 1;
   }
   diag_escape = &escape;
-  coroc_run(in, opt, cpp, dep, out);
+  run(in, text, text_len, opt, cpp, dep, out);
   diag_escape = outer;
   return 0;
+}
+
+int coroc_try(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
+              RunOutput *out) {
+  return try_run(in, NULL, 0, opt, cpp, dep, out);
+}
+
+int coroc_try_buffer(const char *path, const char *text, size_t len, Options *opt,
+                     const CppArgs *cpp, RunOutput *out) {
+  return try_run(path, text, len, opt, cpp, NULL, out);
 }

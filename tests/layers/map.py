@@ -38,9 +38,11 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 SOURCE_DIR = HERE.parent.parent
 # Where each program's objects are: the transformer is main.c (coroc.dir) and
-# the library of the rest (coroc_pipeline.dir), which tests/reset links too.
+# the library of the rest (coroc_pipeline.dir), which tests/reset and the
+# language server (coroc-lsp.dir, lsp/) link too.
 PROGRAMS = {
-    "transformer": ("transformer/CMakeFiles/coroc.dir", "transformer/CMakeFiles/coroc_pipeline.dir"),
+    "transformer": ("transformer/CMakeFiles/coroc.dir", "transformer/CMakeFiles/coroc_pipeline.dir",
+                    "transformer/CMakeFiles/coroc-lsp.dir"),
     "runtime": ("runtime/CMakeFiles/coro.dir",),
 }
 DEFINED = set("TDBRCVWGSi")  # nm's kinds of a symbol an object defines (global or weak)

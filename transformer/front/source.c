@@ -162,7 +162,7 @@ static _Noreturn void report_cpp_failure(FILE *errs, const char *path) {
     if (moved && ln > 0)
       ln = number ? physical + 1 + (ln - number) : physical + 1;
     if (ln > 0)
-      error_at((Pos){xstrndup(name, strlen(name)), ln, col}, "%s", kind + skip);
+      error_at((Pos){xstrndup(name, strlen(name)), ln, col, 0}, "%s", kind + skip);
     fatal("%s: %s", name, kind + skip);
   }
   fatal("the preprocessor failed on %s and said nothing", display_name(path));
@@ -472,7 +472,7 @@ Pos source_original_pos(Source *src, int index) {
   i = first_on_line(src, t->line);
   if (i < src->original.n && src->original.v[i].line == t->line)
     return tok_pos(&src->original.v[i]);
-  return (Pos){src->name, t->line, 1};
+  return (Pos){src->name, t->line, 1, 0};
 }
 
 /* }================================================================== */
@@ -584,18 +584,20 @@ static void take_text(Source *src) {
   diag_add_file(src->name, src->text, src->len);
   const char *nul = memchr(src->text, '\0', src->len);
   if (nul) {
-    Pos pos = {src->name, 1, 1};
+    Pos pos = {src->name, 1, 1, 1};
     for (const char *p = src->text; p < nul; p++, pos.col++)
       if (*p == '\n')
-        pos = (Pos){src->name, pos.line + 1, 0};
+        pos = (Pos){src->name, pos.line + 1, 0, 1};
     error_at(pos, "a NUL byte in the source: is this a C file?");
   }
 }
 
-void source_load(Source *src, const char *path, const CppArgs *cpp) {
+/* The text read (or given), then preprocessed as the parser asks. */
+static void load(Source *src, const char *path, char *text, size_t text_len, const CppArgs *cpp) {
   loading = src;
   src->name = display_name(path);
-  src->raw = src->text = read_input(path, &src->len);
+  src->raw = src->text = text;
+  src->len = text_len;
   take_text(src);
   if (may_have_line_directives(src->text, src->len))
     scan_original(src);
@@ -604,6 +606,17 @@ void source_load(Source *src, const char *path, const CppArgs *cpp) {
   preprocess(src, path, input, len, cpp); /* its output is scanned as the parser asks */
   if (input != src->text)
     xfree(input); /* (the child feeding the preprocessor has its own copy) */
+}
+
+void source_load(Source *src, const char *path, const CppArgs *cpp) {
+  size_t len;
+  char *text = read_input(path, &len);
+  load(src, path, text, len, cpp);
+}
+
+void source_load_buffer(Source *src, const char *path, const char *text, size_t len,
+                        const CppArgs *cpp) {
+  load(src, path, xstrndup(text, len), len, cpp);
 }
 
 #ifdef COROC_FUZZING

@@ -12,6 +12,10 @@
  * output and depfile were being written to, so a failed run never leaves a
  * partial file behind.
  *
+ * A program that shows diagnostics itself (a language server) sets a sink
+ * (diag_set_sink): each report then goes to it as data, its message
+ * formatted into a buffer on the stack, and nothing is printed.
+ *
  * The lowest layer of coroc: it calls nothing of coroc, and allocates
  * nothing, so that memory.c can report through it that memory ran out.
  */
@@ -103,7 +107,29 @@ static void settle(void) {
     fn();
 }
 
+static void (*sink)(const Diagnostic *d, void *ctx);
+static void *sink_ctx;
+
+void diag_set_sink(void (*fn)(const Diagnostic *d, void *ctx), void *ctx) {
+  sink = fn;
+  sink_ctx = ctx;
+}
+
+/* The report as data, to the sink. A message longer than the buffer (one
+   quoting a machine-made line) is cut, and says so. */
+static void deliver(DiagKind kind, Pos pos, const char *fmt, va_list ap) {
+  char message[8192];
+  int n = vsnprintf(message, sizeof message, fmt, ap);
+  if (n >= (int)sizeof message)
+    memcpy(message + sizeof message - 4, "...", 4);
+  sink(&(Diagnostic){kind, pos, message}, sink_ctx);
+}
+
 static void vreport(Pos pos, const char *fmt, va_list ap) {
+  if (sink) {
+    deliver(DIAG_ERROR, pos, fmt, ap);
+    return;
+  }
   fprintf(stderr, "%s:%d:%d: error: ", pos.file, pos.line, pos.col);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
@@ -127,9 +153,13 @@ void fatal(const char *fmt, ...) {
   settle();
   va_list ap;
   va_start(ap, fmt);
-  fputs("coroc: error: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  if (sink) {
+    deliver(DIAG_FATAL, (Pos){0}, fmt, ap);
+  } else {
+    fputs("coroc: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+  }
   va_end(ap);
   die();
 }
@@ -137,9 +167,13 @@ void fatal(const char *fmt, ...) {
 void internal_error_at(const char *file, int line, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "coroc: internal error at %s:%d: ", file, line);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  if (sink) {
+    deliver(DIAG_INTERNAL, (Pos){file, line, 0, 0}, fmt, ap);
+  } else {
+    fprintf(stderr, "coroc: internal error at %s:%d: ", file, line);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+  }
   va_end(ap);
 #ifdef COROC_FUZZING
   abort(); /* a bug in coroc, not in the input: the fuzzer must report it */

@@ -1,0 +1,377 @@
+/* server.c: coroc-lsp, the language server for .coc files (docs/editors.md).
+ *
+ *   coroc-lsp        speaks LSP on standard input and output
+ *
+ * The methods of this first slice: initialize (the position encoding is
+ * agreed there: UTF-8 when the client offers it, else UTF-16; the
+ * workspace's root, where compile_commands.json is looked for),
+ * initialized, shutdown, exit, textDocument/didOpen, didChange
+ * (incremental) and didClose; the server publishes coroc's own errors
+ * for each open document (diagnose.c). coroc/generatedC answers with the
+ * last good translation of a document by a backend.
+ *
+ * The open documents are diagnosed when the input is idle: a burst of
+ * changes (typing) is diagnosed once, at its last version. Everything runs
+ * on one thread with a stack as large as coroc's own (main.c: the passes
+ * recurse as deep as the input nests), and never ends on a bad message:
+ * only `exit` or the end of the input ends it (status 0 after shutdown,
+ * else 1, as the protocol says).
+ */
+#define _GNU_SOURCE
+#include "coroc.h"
+#include "lsp.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct {
+  bool initialized;
+  bool shutdown;
+  Encoding enc;
+  Document **docs;
+  int ndocs, cap;
+} server;
+
+/* {==================================================================
+ * Documents
+ * =================================================================== */
+
+/* The path a file: URI names (percent-escapes decoded); for another
+   scheme, a name in the current directory that coroc can report with. */
+static char *uri_path(const char *uri) {
+  const char *p = NULL;
+  if (strncmp(uri, "file://", 7) == 0) {
+    p = uri + 7;
+    if (strncmp(p, "localhost/", 10) == 0)
+      p += 9;
+  }
+  if (!p || *p != '/') {
+    const char *slash = strrchr(uri, '/');
+    p = slash && slash[1] ? slash + 1 : "untitled.coc";
+  }
+  char *path = malloc(strlen(p) + 1), *o = path;
+  if (!path)
+    abort();
+  for (; *p && *p != '?' && *p != '#'; p++) {
+    unsigned v;
+    if (p[0] == '%' && sscanf(p + 1, "%2x", &v) == 1 && p[1] && p[2] && v != 0) {
+      *o++ = (char)v;
+      p += 2;
+    } else {
+      *o++ = *p;
+    }
+  }
+  *o = '\0';
+  return path;
+}
+
+static Document *find_doc(const char *uri) {
+  for (int i = 0; i < server.ndocs; i++)
+    if (strcmp(server.docs[i]->uri, uri) == 0)
+      return server.docs[i];
+  return NULL;
+}
+
+static void close_doc(Document *doc) {
+  for (int i = 0; i < server.ndocs; i++)
+    if (server.docs[i] == doc)
+      server.docs[i] = server.docs[--server.ndocs];
+  free(doc->uri);
+  free(doc->path);
+  text_free(&doc->text);
+  translation_free(&doc->good[0]);
+  translation_free(&doc->good[1]);
+  free(doc);
+}
+
+static Document *open_doc(const char *uri) {
+  Document *doc = find_doc(uri);
+  if (doc)
+    return doc;
+  doc = calloc(1, sizeof *doc);
+  if (!doc || !(doc->uri = strdup(uri)))
+    abort();
+  doc->path = uri_path(uri);
+  if (server.ndocs == server.cap) {
+    server.cap = server.cap ? 2 * server.cap : 8;
+    server.docs = realloc(server.docs, server.cap * sizeof *server.docs);
+    if (!server.docs)
+      abort();
+  }
+  server.docs[server.ndocs++] = doc;
+  return doc;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * The methods
+ * =================================================================== */
+
+/* The reason params do not fit, for the reply or the log. */
+typedef struct {
+  char text[200];
+} Why;
+
+static bool null_or_string(const json_t *j) {
+  return !j || json_is_null(j) || json_is_string(j);
+}
+
+static void initialize(Message *m) {
+  json_t *caps = NULL, *folders = NULL, *uri = NULL, *path = NULL;
+  json_error_t err;
+  if (json_unpack_ex(m->params, &err, 0, "{s?o, s?o, s?o, s?o}", "capabilities", &caps, "rootUri",
+                     &uri, "rootPath", &path, "workspaceFolders", &folders) != 0) {
+    rpc_error(m->id, RPC_INVALID_PARAMS, "initialize: %s", err.text);
+    return;
+  }
+  if ((caps && !json_is_object(caps)) || !null_or_string(uri) || !null_or_string(path)) {
+    rpc_error(m->id, RPC_INVALID_PARAMS, "initialize: %s",
+              caps && !json_is_object(caps) ? "capabilities must be an object"
+                                            : "rootUri and rootPath must be strings or null");
+    return;
+  }
+  const char *root_uri = json_string_value(uri), *root_path = json_string_value(path);
+  server.enc = ENC_UTF16; /* LSP's default */
+  json_t *encodings = json_object_get(json_object_get(caps, "general"), "positionEncodings");
+  size_t i;
+  json_t *e;
+  json_array_foreach(encodings, i, e) {
+    if (json_is_string(e) && strcmp(json_string_value(e), "utf-8") == 0)
+      server.enc = ENC_UTF8;
+  }
+  if (!root_uri && json_is_array(folders))
+    root_uri = json_string_value(json_object_get(json_array_get(folders, 0), "uri"));
+  char *root = root_uri ? uri_path(root_uri) : root_path ? strdup(root_path) : NULL;
+  compdb_set_root(root && root[0] == '/' ? root : NULL);
+  free(root);
+  server.initialized = true;
+  rpc_reply(m->id,
+            json_pack("{s:{s:s, s:{s:b, s:i}}, s:{s:s, s:s}}", "capabilities", "positionEncoding",
+                      server.enc == ENC_UTF8 ? "utf-8" : "utf-16", "textDocumentSync", "openClose",
+                      1, "change", 2, "serverInfo", "name", "coroc-lsp", "version", COROC_VERSION));
+}
+
+static bool did_open(json_t *params, Why *why) {
+  const char *uri, *text;
+  size_t len;
+  json_int_t version;
+  json_error_t err;
+  if (json_unpack_ex(params, &err, 0, "{s:{s:s, s:I, s:s%}}", "textDocument", "uri", &uri,
+                     "version", &version, "text", &text, &len) != 0) {
+    snprintf(why->text, sizeof why->text, "%s", err.text);
+    return false;
+  }
+  Document *doc = open_doc(uri);
+  text_set(&doc->text, text, len);
+  doc->version = version;
+  doc->dirty = true;
+  return true;
+}
+
+/* One change of didChange: a range and its new text, or the whole text. */
+static bool apply_change(Document *doc, json_t *change, Why *why) {
+  const char *text;
+  size_t len;
+  json_t *range = NULL;
+  json_error_t err;
+  if (json_unpack_ex(change, &err, 0, "{s?o, s:s%}", "range", &range, "text", &text, &len) != 0) {
+    snprintf(why->text, sizeof why->text, "contentChanges: %s", err.text);
+    return false;
+  }
+  if (!range) {
+    text_set(&doc->text, text, len);
+    return true;
+  }
+  json_int_t l0, c0, l1, c1;
+  if (json_unpack_ex(range, &err, 0, "{s:{s:I, s:I}, s:{s:I, s:I}}", "start", "line", &l0,
+                     "character", &c0, "end", "line", &l1, "character", &c1) != 0) {
+    snprintf(why->text, sizeof why->text, "contentChanges' range: %s", err.text);
+    return false;
+  }
+  size_t from = text_offset(&doc->text, server.enc, l0, c0);
+  size_t to = text_offset(&doc->text, server.enc, l1, c1);
+  text_replace(&doc->text, from, to < from ? from : to, text, len);
+  return true;
+}
+
+static bool did_change(json_t *params, Why *why) {
+  const char *uri;
+  json_int_t version;
+  json_t *changes = NULL;
+  json_error_t err;
+  if (json_unpack_ex(params, &err, 0, "{s:{s:s, s:I}, s:o}", "textDocument", "uri", &uri, "version",
+                     &version, "contentChanges", &changes) != 0 ||
+      !json_is_array(changes)) {
+    snprintf(why->text, sizeof why->text, "%s", changes ? "contentChanges" : err.text);
+    return false;
+  }
+  Document *doc = find_doc(uri);
+  if (!doc) {
+    snprintf(why->text, sizeof why->text, "%s is not open", uri);
+    return false;
+  }
+  size_t i;
+  json_t *change;
+  json_array_foreach(changes, i, change) {
+    if (!apply_change(doc, change, why))
+      return false; /* (the ones before it stand: the client's text is what it sent) */
+  }
+  doc->version = version;
+  doc->dirty = true;
+  return true;
+}
+
+static bool did_close(json_t *params, Why *why) {
+  const char *uri;
+  json_error_t err;
+  if (json_unpack_ex(params, &err, 0, "{s:{s:s}}", "textDocument", "uri", &uri) != 0) {
+    snprintf(why->text, sizeof why->text, "%s", err.text);
+    return false;
+  }
+  Document *doc = find_doc(uri);
+  if (!doc) {
+    snprintf(why->text, sizeof why->text, "%s is not open", uri);
+    return false;
+  }
+  /* its diagnostics go with it */
+  rpc_notify("textDocument/publishDiagnostics",
+             json_pack("{s:s, s:[]}", "uri", uri, "diagnostics"));
+  close_doc(doc);
+  return true;
+}
+
+/* coroc/generatedC {textDocument: {uri}, backend: "stackless"|"stackful"}:
+   {version, text} of the last good translation, or null before there is one. */
+static void generated_c(Message *m) {
+  const char *uri, *backend = "stackless";
+  json_error_t err;
+  if (json_unpack_ex(m->params, &err, 0, "{s:{s:s}, s?s}", "textDocument", "uri", &uri, "backend",
+                     &backend) != 0) {
+    rpc_error(m->id, RPC_INVALID_PARAMS, "coroc/generatedC: %s", err.text);
+    return;
+  }
+  int b = strcmp(backend, "stackful") == 0 ? 1 : strcmp(backend, "stackless") == 0 ? 0 : -1;
+  Document *doc = find_doc(uri);
+  if (b < 0 || !doc) {
+    rpc_error(m->id, RPC_INVALID_PARAMS, "coroc/generatedC: %s",
+              b < 0 ? "backend is stackless or stackful" : "the document is not open");
+    return;
+  }
+  if (doc->dirty)
+    diagnose(doc, server.enc); /* (the answer is of the text as it stands) */
+  Translation *t = &doc->good[b];
+  rpc_reply(m->id, t->c ? json_pack("{s:I, s:o}", "version", (json_int_t)t->version, "text",
+                                    json_text(t->c, t->len))
+                        : json_null());
+}
+
+static void request(Message *m) {
+  if (strcmp(m->method, "initialize") == 0) {
+    if (server.initialized)
+      rpc_error(m->id, RPC_INVALID_REQUEST, "initialize was sent already");
+    else
+      initialize(m);
+  } else if (!server.initialized) {
+    rpc_error(m->id, RPC_SERVER_NOT_INITIALIZED, "%s before initialize", m->method);
+  } else if (server.shutdown) {
+    rpc_error(m->id, RPC_INVALID_REQUEST, "%s after shutdown", m->method);
+  } else if (strcmp(m->method, "shutdown") == 0) {
+    server.shutdown = true;
+    rpc_reply(m->id, NULL);
+  } else if (strcmp(m->method, "coroc/generatedC") == 0) {
+    generated_c(m);
+  } else {
+    rpc_error(m->id, RPC_METHOD_NOT_FOUND, "%s is not supported", m->method);
+  }
+}
+
+static void notification(Message *m) {
+  if (strcmp(m->method, "exit") == 0)
+    exit(server.shutdown ? 0 : 1);
+  if (!server.initialized || server.shutdown)
+    return; /* (dropped, as the protocol says) */
+  static const struct {
+    const char *method;
+    bool (*fn)(json_t *params, Why *why);
+  } methods[] = {{"textDocument/didOpen", did_open},
+                 {"textDocument/didChange", did_change},
+                 {"textDocument/didClose", did_close}};
+  for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+    Why why = {""};
+    /* (a notification gets no reply: the log says why it was ignored) */
+    if (strcmp(m->method, methods[i].method) == 0 && !methods[i].fn(m->params, &why))
+      rpc_log(2, "coroc-lsp: %s ignored: %s", m->method, why.text);
+  }
+  /* initialized, $/cancelRequest, $/setTrace and the rest: nothing to do */
+}
+
+/* }================================================================== */
+
+/* Diagnose what changed, while no message waits. */
+static void catch_up(void) {
+  for (int i = 0; i < server.ndocs && !rpc_pending(); i++)
+    if (server.docs[i]->dirty)
+      diagnose(server.docs[i], server.enc);
+}
+
+static void *serve(void *arg) {
+  (void)arg;
+  for (;;) {
+    catch_up();
+    Message m;
+    switch (rpc_read(&m)) {
+    case MSG_EOF:
+      exit(server.shutdown ? 0 : 1);
+    case MSG_REQUEST:
+      request(&m);
+      break;
+    case MSG_NOTIFICATION:
+      notification(&m);
+      break;
+    case MSG_BAD:
+    case MSG_RESPONSE:
+      break;
+    }
+    rpc_done(&m);
+  }
+  return NULL;
+}
+
+/* A write to a client that has gone fails (rpc.c exits then) instead of
+   killing the server unseen. A handler, not SIG_IGN: the preprocessor that
+   each run starts gets SIGPIPE's default back at its exec. */
+static void on_sigpipe(int sig) {
+  (void)sig;
+}
+
+/* As coroc's own (main.c): the passes recurse as deep as the input nests. */
+enum { SERVE_STACK = 1 << 30 };
+
+int main(int argc, char **argv) {
+  if (argc > 1) {
+    bool help = strcmp(argv[1], "--help") == 0, version = strcmp(argv[1], "--version") == 0;
+    if (version)
+      printf("coroc-lsp %s\n", COROC_VERSION);
+    else
+      fprintf(help ? stdout : stderr,
+              "usage: coroc-lsp\n\nThe language server for .coc files: it speaks the Language "
+              "Server Protocol on\nstandard input and output (docs/editors.md).\n");
+    return help || version ? 0 : 2;
+  }
+  signal(SIGPIPE, on_sigpipe);
+  pthread_attr_t attr;
+  pthread_t thread;
+  if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, SERVE_STACK) != 0 ||
+      pthread_create(&thread, &attr, serve, NULL) != 0) {
+    fprintf(stderr, "coroc-lsp: cannot start a thread with a %d MiB stack\n", SERVE_STACK >> 20);
+    return 1;
+  }
+  pthread_join(thread, NULL);
+  return 1;
+}
