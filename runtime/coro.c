@@ -9,6 +9,7 @@
  */
 #include "coro_internal.h"
 #include "coro_seed.h"
+#include "coro_trace.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -98,6 +99,8 @@ void(coro_free)(coro_t *c) { /* (in parentheses: <coro.h>'s macro of the same na
     return;
   if (c->status == CORO_RUNNING)
     coro_fatal("coro_free", "instance %p is running; it cannot free itself", (void *)c);
+  if (__builtin_expect(coro_trace_active, 0))
+    coro_trace_free(c);
   if ((c->kind & CORO_CLEANUP) && c->status == CORO_SUSPENDED)
     coro_cleanup_suspended(c); /* the cleanups in scope where it stopped (above) */
   if (c->kind & CORO_DEADLINE)

@@ -349,6 +349,15 @@ static inline void coro_waits_for(coro_t *c, struct coro_awaitable *aw) {
 
 /* }================================================================== */
 
+/* The trace of a run (runtime/trace.c; docs/debugging.md, "Tracing a run"):
+   nonzero while one is recorded. The resume path tests it once on the way in
+   (coro_enter, a stackful switch) and once on the way out (a suspension, the
+   end), and calls the runtime only then: with no trace, one predictable
+   branch on a global each way. */
+extern int coro_trace_active;
+void coro_trace_begin(coro_t *c);
+void coro_trace_end(coro_t *c);
+
 /* coro_next, inline: the resume path is one check and one indirect call,
    as lean as calling a hand-written state machine; for a
    stackful instance, the stack switch itself, right here. What is not the
@@ -388,8 +397,12 @@ static inline bool coro_next_gated(coro_t *gen, void *out) {
   struct coro_ctx *body = (struct coro_ctx *)(head + 1);
   head->out = out; /* the body writes its yield there */
   if (__builtin_expect(gen->resume_point == CORO_INLINE_SWITCH_MARK, 1)) {
+    if (__builtin_expect(coro_trace_active, 0))
+      coro_trace_begin(gen);
     coro_set_state(gen, CORO_INLINE_SWITCH_MARK, CORO_RUNNING);
     CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_ASM);
+    if (__builtin_expect(coro_trace_active, 0))
+      coro_trace_end(gen);
   } else { /* CORO_INLINE_SWITCH_FPENV or _FPENV_LOAD */
     return coro_next_fpenv(gen);
   }
@@ -519,6 +532,8 @@ const char *coro_status_name(int status);
    with no call on the way, the compiler drops the store, since the
    suspension's store overwrites it. */
 static inline unsigned coro_enter(coro_t *c) {
+  if (__builtin_expect(coro_trace_active, 0))
+    coro_trace_begin(c);
   c->status = CORO_RUNNING;
   return c->resume_point;
 }
@@ -556,10 +571,12 @@ static inline unsigned coro_enter(coro_t *c) {
   } while (0)
 
 /* Suspend at resume point n: the next resume continues at label coro_resume_n. */
-#define CORO_SUSPEND(c, n)                    \
-  do {                                        \
-    coro_set_state((c), (n), CORO_SUSPENDED); \
-    return true;                              \
+#define CORO_SUSPEND(c, n)                      \
+  do {                                          \
+    coro_set_state((c), (n), CORO_SUSPENDED);   \
+    if (__builtin_expect(coro_trace_active, 0)) \
+      coro_trace_end(c);                        \
+    return true;                                \
   } while (0)
 
 /* A compound literal whose storage must outlive a suspension (an array, or
@@ -569,10 +586,12 @@ static inline unsigned coro_enter(coro_t *c) {
   (*(__typeof__(field) *)__builtin_memcpy(&(field), &(__VA_ARGS__), sizeof(field)))
 
 /* The body returned: the instance is done for good. */
-#define CORO_FINISH(c)       \
-  do {                       \
-    (c)->status = CORO_DONE; \
-    return false;            \
+#define CORO_FINISH(c)                          \
+  do {                                          \
+    (c)->status = CORO_DONE;                    \
+    if (__builtin_expect(coro_trace_active, 0)) \
+      coro_trace_end(c);                        \
+    return false;                               \
   } while (0)
 
 /* The stackful backend (runtime/stackful.c). An instance is a struct
