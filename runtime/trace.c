@@ -105,7 +105,7 @@ static uint64_t calibrate(void) {
     nanosleep(&ms, NULL);
     now = monotonic_ns();
   }
-  uint64_t ticks = __rdtsc();
+  uint64_t ticks = coro_trace_now();
   ns_per_tick = ticks > start_ticks ? (double)(now - start_ns) / (double)(ticks - start_ticks) : 1;
   return now;
 }
