@@ -134,16 +134,20 @@ def test_fizzbuzz(toolchain, backend):
     assert reads and writes
     assert all(w["direction"] == "in" and w["fd"] in (fizz_r, buzz_r, timer) for w in reads), reads
     assert all(w["direction"] == "out" and w["fd"] in (fizz_w, buzz_w) for w in writes), writes
-    # the consumer waits on its timer on every tick: 20 reads of the timerfd
+    # the consumer itself waits only on its timer (its pipe reads are its
+    # child's, packet): at most once a line, at least once (a tick may be
+    # due already when a loaded machine gets to the read: no wait then)
     consume = t.tracks_named("consume")[0]
-    timer_waits = [w for w in t.waits(consume) if w["args"].get("fd") == timer]
-    assert len(timer_waits) == 20, t.waits(consume)
+    timer_waits = t.waits(consume)
+    assert all(w["args"]["kind"] == "read" and w["args"]["fd"] == timer for w in timer_waits)
+    assert 1 <= len(timer_waits) <= 20, timer_waits
     # each writer fills its pipe (16 packets) and waits on it
     assert {w["fd"] for w in writes} == {fizz_w, buzz_w}
-    # every wait ended with a wake-up: each ends where a flow ends
+    # every wait ended with a wake-up (by epoll's event, or at once, as it
+    # suspended, if the descriptor was ready by then)
     flow_ends = {(e["pid"], e["tid"], e["ts"]) for e in t.of("f")}
     for w in waits:
-        assert w["args"]["end"] == "woken", w
+        assert w["args"]["end"] in ("woken", "settled as it suspended"), w
     if backend == "stackless":   # the .coc line of each resume point
         read_line = line_of(FIZZBUZZ, "ssize_t n = await coro_read(timer")
         runs = t.runs(consume)
