@@ -44,6 +44,18 @@ bool coro_next_refused(coro_t *gen) {
              (void *)gen);
 }
 
+/* coro_next of an instance that failed its test (coro_next_open): running
+   or done, or any instance while a trace is recorded, whose resume is
+   recorded around it here, the body untouched. A stackful instance is
+   switched to by its resume function (stackful.c), as the scheduler does. */
+bool coro_next_slow(coro_t *gen, void *out) {
+  if (gen->status >= CORO_RUNNING)
+    return coro_next_refused(gen);
+  if (coro_trace_active)
+    return coro_trace_resume(gen, out);
+  return gen->resume(gen, out); /* (the trace stopped on the way here) */
+}
+
 /* `x = yield v;`: coro_send marks the value for gen alone, and takes the
    mark back when gen suspends or ends (gen took it already if it waited
    at a `x = yield v;`, and the mark must not reach a later resume). */

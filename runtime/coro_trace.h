@@ -85,6 +85,12 @@ struct coro_trace_thread {
 extern const void *(*coro_trace_entry_of)(coro_t *c);
 
 /* Hooks: record one event of this thread. */
+void coro_trace_begin(coro_t *c); /* c runs (from its resume point) */
+void coro_trace_end(coro_t *c);   /* it stopped: suspended, or done */
+/* c->resume(c, out), between its begin and its end: what the callers of a
+   resume call instead while a trace is recorded (coro_next_slow, the
+   scheduler, an async generator's step). */
+bool coro_trace_resume(coro_t *c, void *out);
 void coro_trace_create(coro_t *c);
 void coro_trace_wait(coro_t *c, enum coro_trace_wait sub, const void *what);
 void coro_trace_wake(coro_t *woken, coro_t *waker);

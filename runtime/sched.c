@@ -196,7 +196,10 @@ static void run_chain(coro_t *c, struct coro_task *stop) {
                  coro_status_name(c->status));
     c->status = CORO_RUNNING;
     coro_current_task = c;
-    c->resume(c, NULL);
+    if (__builtin_expect(coro_trace_active, 0))
+      coro_trace_resume(c, NULL); /* (recorded around the body: nothing in it) */
+    else
+      c->resume(c, NULL);
     coro_current_task = outer;
     struct coro_task *t = coro_as_task(c);
     if (c->status == CORO_DONE) {
@@ -271,6 +274,15 @@ bool coro_child_waits(coro_t *parent, coro_t *child) {
     run_chain(grandchild, coro_as_task(parent));
   }
   return child->status != CORO_DONE;
+}
+
+/* coro_start_child while a trace is recorded: the child's run is recorded
+   around it, as the scheduler records a task's (run_chain), not inside it. */
+bool coro_start_child_traced(coro_t *parent, coro_t *child, bool (*resume)(coro_t *c, void *out)) {
+  coro_trace_begin(child);
+  bool more = resume(child, NULL);
+  coro_trace_end(child);
+  return more && coro_child_waits(parent, child);
 }
 
 void coro_yield_task(coro_t *c) {

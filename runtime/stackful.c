@@ -313,8 +313,6 @@ static SWITCH_INLINE void stackful_switch(struct stackful *s, struct coro_ctx *f
    _FPENV_LOAD (coro/gen.h, coro_next_gated, which has stored out). */
 bool coro_next_fpenv(coro_t *gen) {
   struct coro_ctx *body = (struct coro_ctx *)((struct coro_stackful_head *)gen + 1);
-  if (__builtin_expect(coro_trace_active, 0))
-    coro_trace_begin(gen);
   if (gen->resume_point == CORO_INLINE_SWITCH_FPENV) {
     coro_set_state(gen, CORO_INLINE_SWITCH_FPENV, CORO_RUNNING);
     CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_ASM);
@@ -322,8 +320,6 @@ bool coro_next_fpenv(coro_t *gen) {
     coro_set_state(gen, CORO_INLINE_SWITCH_FPENV_LOAD, CORO_RUNNING);
     CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_LOAD_ASM);
   }
-  if (__builtin_expect(coro_trace_active, 0))
-    coro_trace_end(gen);
   return gen->status != CORO_DONE; /* suspended again, or finished */
 }
 #else
@@ -497,8 +493,6 @@ static bool stackful_resume(coro_t *c, void *out) {
     shared_enter(s);
   c->status = CORO_RUNNING;
   s->head.out = out; /* the body, on its own stack, writes its yields there */
-  if (__builtin_expect(coro_trace_active, 0))
-    coro_trace_begin(c);
 #ifdef STACKFUL_ASAN
   void *fake_save;
   tool_switch_in(s, &fake_save);
@@ -516,8 +510,6 @@ static bool stackful_resume(coro_t *c, void *out) {
     coro_stack_shared_poison(as_coro(s)->status == CORO_DONE ? s->map + s->map_size
                                                              : ctx_sp(&s->ctx));
 #endif
-  if (__builtin_expect(coro_trace_active, 0))
-    coro_trace_end(c);
   return as_coro(s)->status != CORO_DONE; /* suspended again (a value, or a turn), or finished */
 }
 

@@ -35,7 +35,7 @@
 #define TRACE_TSC 1
 #endif
 
-int coro_trace_active;
+unsigned coro_trace_active; /* 0, or CORO_TRACE_ON (coro/gen.h) */
 _Thread_local const char *coro_trace_source __attribute__((tls_model("initial-exec")));
 /* stackful.c: the entry function of a stackful instance (its coroutine), set at its first use */
 const void *(*coro_trace_entry_of)(coro_t *c);
@@ -254,6 +254,16 @@ void coro_trace_end(coro_t *c) {
   put(CORO_TR_END, c, 0, 0);
 }
 
+/* A resume, recorded around it: its run's end, a suspension or the body's,
+   is read from c's state when it comes back (nothing is recorded inside a
+   body). */
+bool coro_trace_resume(coro_t *c, void *out) {
+  coro_trace_begin(c);
+  bool more = c->resume(c, out);
+  coro_trace_end(c);
+  return more;
+}
+
 void coro_trace_create(coro_t *c) {
   if (coro_trace_active)
     put(CORO_TR_CREATE, c, (uintptr_t)code_of(c), 0);
@@ -361,7 +371,7 @@ void coro_trace_open(uint64_t max_events) {
   start_ns = monotonic_ns();
   start_ticks = coro_trace_now();
   __atomic_store_n(&session, session + 1, __ATOMIC_RELEASE);
-  __atomic_store_n(&coro_trace_active, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&coro_trace_active, CORO_TRACE_ON, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&threads_lock);
 }
 
