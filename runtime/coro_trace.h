@@ -25,6 +25,7 @@ enum coro_trace_type {
   CORO_TR_CANCEL,     /* coro_cancel(inst), asked by a = the running task (or NULL) */
   CORO_TR_FREE,       /* coro_free(inst) */
   CORO_TR_THREAD_END, /* the thread ends */
+  CORO_TR_MORE,       /* the rest of the record before it (a wait's words): see coro_trace_rec */
 };
 
 /* What a CORO_TR_WAIT waits for. */
@@ -37,8 +38,8 @@ enum coro_trace_wait {
   CORO_TW_CHILD,     /* await of a child task: b = the child */
 };
 
-/* One event: 64 bytes, a cache line. */
-struct coro_trace_rec {
+/* One event, as the file is written from it (coro_trace_unpack). */
+struct coro_trace_event {
   uint64_t ts; /* the clock's ticks (trace.c: coro_trace_ns converts) */
   const void *inst;
   uintptr_t a, b, c, d;
@@ -47,12 +48,25 @@ struct coro_trace_rec {
   uint8_t status; /* CORO_TR_END: its status */
   uint8_t sub;    /* CORO_TR_WAIT: enum coro_trace_wait */
   uint16_t point; /* BEGIN, END: its resume point */
-  uint16_t spare;
-  uint32_t spare2;
 };
 
-/* Records to a chunk: a chunk is a megabyte (its header takes a record's room). */
-enum { CORO_TRACE_CHUNK = (1 << 20) / 64 - 1 };
+/* One event as recorded: 32 bytes, half a cache line, what a run's begin
+   and end need (an event's cost is mostly its memory and its clock). The
+   rare event with more to say takes a second record right after it, in
+   the same chunk: a wait on an awaitable (CORO_TR_MORE: b, c, d in ts,
+   inst and a, and the byte after them in status). A wake-up has its waker
+   in a, or, with sub 1, the name of the source that woke it. */
+struct coro_trace_rec {
+  uint64_t ts;
+  const void *inst;
+  uintptr_t a;
+  uint8_t type, kind, status, sub;
+  uint16_t point;
+  uint16_t spare;
+};
+
+/* Records to a chunk: a chunk is a megabyte (its header takes two records' room). */
+enum { CORO_TRACE_CHUNK = (1 << 20) / 32 - 2 };
 
 struct coro_trace_chunk {
   struct coro_trace_chunk *next; /* the thread's next one (set with release) */
@@ -63,13 +77,19 @@ struct coro_trace_chunk {
   struct coro_trace_rec rec[];
 };
 
+/* trace.c, for trace_write.c: the event at record i of chunk c into *ev;
+   the records it takes (1, or 2 with its CORO_TR_MORE). */
+unsigned coro_trace_unpack(const struct coro_trace_chunk *c, unsigned i,
+                           struct coro_trace_event *ev);
+
 /* A thread's records, in the list of every thread's (kept when it ends). */
 struct coro_trace_thread {
   struct coro_trace_thread *next;
   struct coro_trace_chunk *head, *tail;
-  unsigned long session; /* the trace these are of (coro_trace_start counts them) */
-  uint64_t kept;         /* records kept */
-  uint64_t dropped;      /* records that the cap dropped, and the clock at the first */
+  struct coro_trace_chunk *spare; /* an earlier trace's, their pages present: taken first */
+  unsigned long session;          /* the trace these are of (coro_trace_start counts them) */
+  uint64_t kept;                  /* records kept */
+  uint64_t dropped;               /* records that the cap dropped, and the clock at the first */
   uint64_t drop_ts;
   long tid;   /* its kernel thread id */
   int ended;  /* the thread ended: its records stay until the next trace starts */

@@ -1,13 +1,14 @@
 /* trace.c: recording the trace of a run (coro_trace.h; docs/debugging.md,
  * "Tracing a run"): CORO_TRACE=FILE, coro_trace_start and coro_trace_stop.
  *
- * Each thread appends 64-byte records to chunks of its own: no lock, no
+ * Each thread appends 32-byte records to chunks of its own: no lock, no
  * system call, one clock read per event (the processor's time-stamp
  * counter where it is constant and goes on in every state, converted to
  * CLOCK_MONOTONIC nanoseconds when the file is written; elsewhere
  * CLOCK_MONOTONIC itself, through the vDSO). A full chunk takes a new one,
  * a megabyte mapped with its pages present, once per CORO_TRACE_CHUNK
- * (16,383) records: the one system call, off the common path. A cap (CORO_TRACE_MAX
+ * (32,766) records: the one system call, off the common path, and the
+ * next trace of the thread takes the chunks of the last one again. A cap (CORO_TRACE_MAX
  * events a thread) bounds a long run: past it, a thread's new events are
  * counted and dropped, and the file says how many and from when.
  *
@@ -145,8 +146,9 @@ static __attribute__((noinline, cold)) struct coro_trace_thread *thread_start(vo
     self = t;
   }
   for (struct coro_trace_chunk *c = t->head, *next; c; c = next) {
-    next = c->next;
-    chunk_free(c);
+    next = c->next; /* (kept for this trace: their pages are present already) */
+    c->next = t->spare;
+    t->spare = c;
   }
   t->head = t->tail = NULL;
   t->kept = t->dropped = t->drop_ts = 0;
@@ -155,9 +157,19 @@ static __attribute__((noinline, cold)) struct coro_trace_thread *thread_start(vo
 }
 
 /* A chunk of room for n records. Mapped with its pages made present at
-   once: a page fault for every 64 records, taken one at a time in the
-   middle of the run, cost more than the records themselves. */
-static struct coro_trace_chunk *chunk_new(unsigned n) {
+   once: a page fault for every 128 records, taken one at a time in the
+   middle of the run, cost more than the records themselves. A chunk of an
+   earlier trace of the thread is taken first. */
+static struct coro_trace_chunk *chunk_new(struct coro_trace_thread *t, unsigned n) {
+  struct coro_trace_chunk *kept = t->spare;
+  if (kept) {
+    t->spare = kept->next;
+    unsigned room = (unsigned)((kept->bytes - sizeof *kept) / sizeof(struct coro_trace_rec));
+    kept->next = NULL;
+    kept->n = 0;
+    kept->cap = n < room ? n : room;
+    return kept;
+  }
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   size_t bytes = (sizeof(struct coro_trace_chunk) + n * sizeof(struct coro_trace_rec) + page - 1) /
                  page * page;
@@ -179,18 +191,18 @@ static void chunk_free(struct coro_trace_chunk *c) {
 
 /* Where the next record goes, past a full chunk: a new one, or NULL once
    the cap is reached (the event is counted as dropped). */
-static __attribute__((noinline, cold)) struct coro_trace_rec *slot_slow(void) {
+static __attribute__((noinline, cold)) struct coro_trace_rec *slot_slow(unsigned k) {
   struct coro_trace_thread *t = self;
   if (!t || t->session != __atomic_load_n(&session, __ATOMIC_RELAXED))
     t = thread_start();
   if (!t)
     return NULL;
-  if (t->tail && t->tail->n < t->tail->cap)
+  if (t->tail && t->tail->n + k <= t->tail->cap)
     return &t->tail->rec[t->tail->n];
   uint64_t room = t->kept < cap ? cap - t->kept : 0;
   struct coro_trace_chunk *c = NULL;
-  if (room)
-    c = chunk_new(room < CORO_TRACE_CHUNK ? (unsigned)room : CORO_TRACE_CHUNK);
+  if (room >= k)
+    c = chunk_new(t, room < CORO_TRACE_CHUNK ? (unsigned)room : CORO_TRACE_CHUNK);
   if (!c) {
     if (!t->dropped++)
       t->drop_ts = coro_trace_now();
@@ -205,38 +217,37 @@ static __attribute__((noinline, cold)) struct coro_trace_rec *slot_slow(void) {
   return &c->rec[0];
 }
 
-/* Where this thread's next record goes (NULL: dropped); filled, then
-   counted by commit (release), so that a writer on another thread reads
-   only whole records. */
-static inline struct coro_trace_rec *slot(enum coro_trace_type type, const coro_t *c, uintptr_t a,
-                                          uintptr_t b) {
+/* Where this thread's next k records go, in one chunk (NULL: dropped);
+   filled, then counted by commit (release), so that a writer on another
+   thread reads only whole records. */
+static inline struct coro_trace_rec *slot(unsigned k, enum coro_trace_type type, const coro_t *c,
+                                          uintptr_t a, unsigned sub) {
   struct coro_trace_thread *t = self;
   struct coro_trace_rec *r;
-  if (__builtin_expect(t && t->tail && t->tail->n < t->tail->cap && t->session == session, 1))
+  if (__builtin_expect(t && t->tail && t->tail->n + k <= t->tail->cap && t->session == session, 1))
     r = &t->tail->rec[t->tail->n];
-  else if (!(r = slot_slow()))
+  else if (!(r = slot_slow(k)))
     return NULL;
   r->ts = coro_trace_now();
   r->inst = c;
   r->a = a;
-  r->b = b;
-  r->c = r->d = 0;
   r->type = (uint8_t)type;
   r->kind = c ? c->kind : 0;
   r->status = c ? (uint8_t)c->status : 0;
-  r->sub = 0;
+  r->sub = (uint8_t)sub;
   r->point = c ? c->resume_point : 0;
+  r->spare = 0;
   return r;
 }
 
-static inline void commit(void) {
-  struct coro_trace_chunk *k = self->tail;
-  __atomic_store_n(&k->n, k->n + 1, __ATOMIC_RELEASE);
+static inline void commit(unsigned k) {
+  struct coro_trace_chunk *ch = self->tail;
+  __atomic_store_n(&ch->n, ch->n + k, __ATOMIC_RELEASE);
 }
 
-static inline void put(enum coro_trace_type type, const coro_t *c, uintptr_t a, uintptr_t b) {
-  if (slot(type, c, a, b))
-    commit();
+static inline void put(enum coro_trace_type type, const coro_t *c, uintptr_t a, unsigned sub) {
+  if (slot(1, type, c, a, sub))
+    commit(1);
 }
 
 static const void *code_of(coro_t *c) {
@@ -284,21 +295,50 @@ void coro_trace_wait(coro_t *c, enum coro_trace_wait sub, const void *what) {
     words = (const uintptr_t *)(aw + 1);
     w0 = words[0];
   }
-  struct coro_trace_rec *r = slot(CORO_TR_WAIT, c, ops, w0);
+  struct coro_trace_rec *r = slot(2, CORO_TR_WAIT, c, ops, sub);
   if (!r)
     return;
-  r->sub = (uint8_t)sub;
+  struct coro_trace_rec *more = r + 1; /* b, c, d and a byte (coro_trace.h) */
+  *more = (struct coro_trace_rec){.ts = w0, .type = CORO_TR_MORE};
   const char *o = (const char *)ops;
   if (words && o >= __start_coro_trace_wide && o < __stop_coro_trace_wide) {
-    r->c = words[1];
-    r->d = words[2];
-    r->status = *(const uint8_t *)(words + 3);
+    more->inst = (const void *)words[1];
+    more->a = words[2];
+    more->status = *(const uint8_t *)(words + 3);
   }
-  commit();
+  commit(2);
 }
 
 void coro_trace_wake(coro_t *woken, coro_t *waker) {
-  put(CORO_TR_WAKE, woken, (uintptr_t)waker, waker ? 0 : (uintptr_t)coro_trace_source);
+  if (waker)
+    put(CORO_TR_WAKE, woken, (uintptr_t)waker, 0);
+  else
+    put(CORO_TR_WAKE, woken, (uintptr_t)coro_trace_source, 1); /* (a source's name) */
+}
+
+unsigned coro_trace_unpack(const struct coro_trace_chunk *ch, unsigned i,
+                           struct coro_trace_event *ev) {
+  const struct coro_trace_rec *r = &ch->rec[i];
+  *ev = (struct coro_trace_event){.ts = r->ts,
+                                  .inst = r->inst,
+                                  .a = r->a,
+                                  .type = r->type,
+                                  .kind = r->kind,
+                                  .status = r->status,
+                                  .sub = r->sub,
+                                  .point = r->point};
+  if (r->type == CORO_TR_WAKE && r->sub == 1) {
+    ev->b = ev->a; /* the source's name; no waker */
+    ev->a = 0;
+    ev->sub = 0;
+  }
+  if (r->type != CORO_TR_WAIT || i + 1 >= ch->n || r[1].type != CORO_TR_MORE)
+    return 1;
+  ev->b = (uintptr_t)r[1].ts;
+  ev->c = (uintptr_t)r[1].inst;
+  ev->d = r[1].a;
+  ev->status = r[1].status;
+  return 2;
 }
 
 void coro_trace_cancel(coro_t *c, coro_t *by) {
@@ -362,6 +402,10 @@ void coro_trace_open(uint64_t max_events) {
     }
     *tp = t->next;
     for (struct coro_trace_chunk *c = t->head, *next; c; c = next) {
+      next = c->next;
+      chunk_free(c);
+    }
+    for (struct coro_trace_chunk *c = t->spare, *next; c; c = next) {
       next = c->next;
       chunk_free(c);
     }

@@ -229,7 +229,7 @@ struct life {
   bool had_run;         /* a run ended: last_begin, last_end */
   uint64_t last_begin, last_end;
   bool has_wait; /* a wait was recorded in this run: wait */
-  struct coro_trace_rec wait;
+  struct coro_trace_event wait;
   bool waiting; /* its wait runs from wait_from */
   uint64_t wait_from;
   bool woken_early;   /* woken before its run ended (settled as it suspended) */
@@ -311,7 +311,7 @@ static struct life *new_life(struct writer *w, uintptr_t addr, uintptr_t code, u
 
 /* The life of r's instance: a new one after the last ended (made again in
    its parent's frame for another await, with no creation to record). */
-static struct life *life_of(struct writer *w, const struct coro_trace_rec *r) {
+static struct life *life_of(struct writer *w, const struct coro_trace_event *r) {
   struct life *l = find(w, (uintptr_t)r->inst);
   if (!l || l->done)
     l = new_life(w, (uintptr_t)r->inst, 0, r->kind);
@@ -418,7 +418,7 @@ static const char *awaitable_kind(const char *ops) {
 /* A wait, from its record: a slice on the waiter's track. */
 static void wait_slice(struct writer *w, struct life *l, uint64_t from, uint64_t to,
                        const char *how) {
-  const struct coro_trace_rec *r = &l->wait;
+  const struct coro_trace_event *r = &l->wait;
   char text[160];
   FILE *f = w->f;
   const char *ops = r->sub == CORO_TW_AWAITABLE ? sym_name(r->a) : NULL;
@@ -486,7 +486,7 @@ static void instant(struct writer *w, unsigned long tid, uint64_t ns, const char
 }
 
 /* A task or a source woke l: the flow's start, kept until l runs. */
-static void wake(struct writer *w, struct life *l, const struct coro_trace_rec *r, uint64_t ns) {
+static void wake(struct writer *w, struct life *l, const struct coro_trace_event *r, uint64_t ns) {
   unsigned long tid = w->pid;
   uint64_t at = ns;
   struct life *by = r->a ? find(w, r->a) : NULL;
@@ -513,7 +513,7 @@ static void wake(struct writer *w, struct life *l, const struct coro_trace_rec *
   l->flow_ts = at;
 }
 
-static void one(struct writer *w, const struct coro_trace_rec *r) {
+static void one(struct writer *w, const struct coro_trace_event *r) {
   uint64_t ns = coro_trace_ns(r->ts);
   struct life *l;
   switch (r->type) {
@@ -632,8 +632,11 @@ static void one_thread(struct writer *w, const struct coro_trace_thread *t) {
   for (const struct coro_trace_chunk *c = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE); c;
        c = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE)) {
     unsigned n = __atomic_load_n(&c->n, __ATOMIC_ACQUIRE);
-    for (unsigned i = 0; i < n; i++)
-      one(w, &c->rec[i]);
+    struct coro_trace_event ev;
+    for (unsigned i = 0, k; i < n; i += k) {
+      k = coro_trace_unpack(c, i, &ev); /* (a wait takes two records) */
+      one(w, &ev);
+    }
   }
   uint64_t end = w->end_ns;
   for (size_t i = 0; i < w->nlives; i++) {
@@ -668,8 +671,10 @@ static int write_file(const char *path, uint64_t start_ns, uint64_t end_ns) {
     for (const struct coro_trace_chunk *c = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE); c;
          c = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE)) {
       unsigned n = __atomic_load_n(&c->n, __ATOMIC_ACQUIRE);
-      for (unsigned i = 0; i < n; i++) {
-        const struct coro_trace_rec *r = &c->rec[i];
+      struct coro_trace_event ev;
+      for (unsigned i = 0, k; i < n; i += k) {
+        k = coro_trace_unpack(c, i, &ev);
+        const struct coro_trace_event *r = &ev;
         if (r->type == CORO_TR_CREATE || r->type == CORO_TR_BEGIN)
           want(r->a);
         else if (r->type == CORO_TR_WAIT && r->sub == CORO_TW_AWAITABLE) {
