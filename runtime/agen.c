@@ -18,6 +18,7 @@
  * it with coro_next, so that code written for either works with both.
  */
 #include "coro_internal.h"
+#include "coro_trace.h"
 
 /* The generator's state, checked: an async generator's record, or NULL for a plain one. */
 static struct coro_agen *agen_state(const char *func, coro_t *gen) {
@@ -36,7 +37,10 @@ static void agen_step(coro_t *gen, struct coro_agen *ag, void *out) {
   ag->woken = false;
   ag->stepping = true;
   coro_current_task = gen; /* its awaits suspend it, as a task the scheduler runs */
-  gen->resume(gen, out);
+  if (__builtin_expect(coro_trace_active, 0))
+    coro_trace_resume(gen, out);
+  else
+    gen->resume(gen, out);
   coro_current_task = outer;
   ag->stepping = false;
 }

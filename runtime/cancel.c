@@ -29,6 +29,7 @@
  */
 #define _GNU_SOURCE
 #include "coro_sched.h"
+#include "coro_trace.h"
 
 #include <stdlib.h>
 
@@ -62,6 +63,8 @@ bool coro_cancel(coro_t *c) {
                (void *)c);
   if (c->status == CORO_DONE)
     return false;
+  if (__builtin_expect(coro_trace_active, 0))
+    coro_trace_cancel(c, coro_current_task);
   struct coro_task *t = coro_as_task(c);
   coro_cancelled_wait = cancelled_wait; /* the scheduler asks it when a marked task waits */
   for (;;) {

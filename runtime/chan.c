@@ -35,6 +35,7 @@
  * once.
  */
 #include "coro_waitq.h"
+#include "coro_trace.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -319,7 +320,9 @@ static void select_cancel(struct coro_awaitable *a) {
   coro_settle(a);
 }
 
-static const struct coro_awaiter chan_select_ops = {select_ready, select_suspend, select_cancel};
+/* (its kind is read further by a trace: coro_trace.h) */
+static const struct coro_awaiter chan_select_ops CORO_TRACE_WIDE = {select_ready, select_suspend,
+                                                                    select_cancel};
 
 struct coro_chan_select coro_chan_select(struct coro_chan_op *ops, size_t n) {
   if (!ops && n)

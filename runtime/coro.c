@@ -9,6 +9,7 @@
  */
 #include "coro_internal.h"
 #include "coro_seed.h"
+#include "coro_trace.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +42,18 @@ bool coro_next_refused(coro_t *gen) {
     return false;
   coro_fatal("coro_next", "instance %p is already running (a generator cannot resume itself)",
              (void *)gen);
+}
+
+/* coro_next of an instance that failed its test (coro_next_open): running
+   or done, or any instance while a trace is recorded, whose resume is
+   recorded around it here, the body untouched. A stackful instance is
+   switched to by its resume function (stackful.c), as the scheduler does. */
+bool coro_next_slow(coro_t *gen, void *out) {
+  if (gen->status >= CORO_RUNNING)
+    return coro_next_refused(gen);
+  if (coro_trace_active)
+    return coro_trace_resume(gen, out);
+  return gen->resume(gen, out); /* (the trace stopped on the way here) */
 }
 
 /* `x = yield v;`: coro_send marks the value for gen alone, and takes the
@@ -98,6 +111,8 @@ void(coro_free)(coro_t *c) { /* (in parentheses: <coro.h>'s macro of the same na
     return;
   if (c->status == CORO_RUNNING)
     coro_fatal("coro_free", "instance %p is running; it cannot free itself", (void *)c);
+  if (__builtin_expect(coro_trace_active, 0))
+    coro_trace_free(c);
   if ((c->kind & CORO_CLEANUP) && c->status == CORO_SUSPENDED)
     coro_cleanup_suspended(c); /* the cleanups in scope where it stopped (above) */
   if (c->kind & CORO_DEADLINE)

@@ -12,6 +12,9 @@
 _Noreturn void coro_fatal(const char *func, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* fatal.c: what coro_fatal calls before it aborts, if set (trace.c: the trace's file). */
+extern void (*coro_fatal_hook)(void);
+
 /* sched.c: wake the suspended task c, settling the wait it is suspended
    on: true if this is the first wake since it suspended; false if
    something settled the wait first in this turn (c is queued already), and

@@ -15,7 +15,9 @@ enum coro_thread_part {
   CORO_THREAD_STACKFUL, /* stack_cache.c: the instances and stacks kept for the thread's next
                            ones, given back to the slabs */
   CORO_THREAD_ALTSTACK, /* stack_guard.c: the signal stack of the stack overflow handler */
-  CORO_THREAD_REGISTRY, /* registry.c: the slabs, last: everything above gave its slots back */
+  CORO_THREAD_REGISTRY, /* registry.c: the slabs: everything above gave its slots back */
+  CORO_THREAD_TRACE,    /* trace.c: the thread's records are kept for the file, marked ended;
+                           last, so that whatever the parts above record is in them */
   CORO_THREAD_PARTS
 };
 

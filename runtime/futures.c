@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "coro_sched.h"
+#include "coro_trace.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -113,7 +114,9 @@ static void group_cancel(struct coro_awaitable *a) {
   coro_settle(a);
 }
 
-static const struct coro_awaiter group_awaiter = {group_ready, group_suspend, group_cancel};
+/* (its kind is read further by a trace: coro_trace.h) */
+static const struct coro_awaiter group_awaiter CORO_TRACE_WIDE = {group_ready, group_suspend,
+                                                                  group_cancel};
 
 struct coro_wait coro_wait_all(coro_t **tasks, size_t n) {
   return (struct coro_wait){.base = {.ops = &group_awaiter}, .tasks = tasks, .n = n};
@@ -212,7 +215,9 @@ static void timeout_cancel(struct coro_awaitable *a) {
   coro_settle(a);
 }
 
-static const struct coro_awaiter timeout_awaiter = {timeout_ready, timeout_suspend, timeout_cancel};
+/* (its kind is read further by a trace: coro_trace.h) */
+static const struct coro_awaiter timeout_awaiter CORO_TRACE_WIDE = {timeout_ready, timeout_suspend,
+                                                                    timeout_cancel};
 
 struct coro_timeout coro_timeout(struct coro_awaitable *aw, unsigned ms) {
   if (!aw->ops->cancel)

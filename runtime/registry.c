@@ -41,6 +41,7 @@
 #define _GNU_SOURCE /* syscall */
 
 #include "coro_internal.h"
+#include "coro_trace.h"
 #include "coro_sched.h"
 #include "coro_thread.h"
 
@@ -160,6 +161,7 @@ static void registry_end(void *arg) {
 
 /* The thread's first instance: its registry, linked where gdb finds it. */
 static __attribute__((noinline, cold)) struct coro_registry *registry_start(void) {
+  coro_trace_env(); /* (CORO_TRACE, at the runtime's first use) */
   struct coro_registry *r = calloc(1, sizeof *r);
   if (!r)
     coro_fatal("coro_frame_new", "out of memory for the registry of live instances");
@@ -415,6 +417,8 @@ coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void
   c->resume = resume;
   c->kind = (unsigned char)kind;
   c->status = CORO_CREATED;
+  if (__builtin_expect(coro_trace_active, 0) && !(kind & CORO_STACKFUL))
+    coro_trace_create(c); /* (a stackful one once its entry is set: stackful.c) */
   return c;
 }
 

@@ -30,6 +30,7 @@
 #include "coro_sched.h"
 #include "coro_seed.h"
 #include "coro_thread.h"
+#include "coro_trace.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -80,6 +81,8 @@ bool coro_wake(coro_t *c) {
       host_wake(s); /* a host loop drives, and this came between its calls */
   }
   s->tail = t;
+  if (__builtin_expect(coro_trace_active, 0))
+    coro_trace_wake(c, coro_current_task);
   return true;
 }
 
@@ -90,6 +93,7 @@ void coro_ready(coro_t *c) {
 /* The thread's first task or source: the gdb extension can see the
    scheduler from now on (its ready queue, its timers). */
 static __attribute__((noinline, cold)) void sched_in_registry(struct sched *s) {
+  coro_trace_env(); /* (CORO_TRACE, at the runtime's first use) */
   coro_registry_note_sched(s);
   s->in_registry = true;
 }
@@ -192,14 +196,19 @@ static void run_chain(coro_t *c, struct coro_task *stop) {
                  coro_status_name(c->status));
     c->status = CORO_RUNNING;
     coro_current_task = c;
-    c->resume(c, NULL);
+    if (__builtin_expect(coro_trace_active, 0))
+      coro_trace_resume(c, NULL); /* (recorded around the body: nothing in it) */
+    else
+      c->resume(c, NULL);
     coro_current_task = outer;
     struct coro_task *t = coro_as_task(c);
     if (c->status == CORO_DONE) {
       if (t->parent == stop && stop)
         return; /* the parent that started it goes on itself */
       if (t->parent) {
-        c = &t->parent->base; /* it reads the child's result and frees it */
+        if (__builtin_expect(coro_trace_active, 0))
+          coro_trace_wake(&t->parent->base, c); /* (it goes on at once, not queued) */
+        c = &t->parent->base;                   /* it reads the child's result and frees it */
         continue;
       }
       if (c->spawned) {
@@ -235,6 +244,8 @@ void coro_task_suspends(coro_t *c) {
                  "instance %p is a task (it awaits or yields to the scheduler): hand "
                  "it to the scheduler with coro_spawn, or await it; coro_next is for generators",
                  (void *)c);
+  if (__builtin_expect(coro_trace_active, 0) && coro_as_task(c)->waiting_on)
+    coro_trace_wait(c, CORO_TW_AWAITABLE, coro_as_task(c)->waiting_on);
   /* The task the scheduler runs (c, or the one c is a child inside) was
      cancelled: the wait c begins now is called off (cancel.c). */
   if (__builtin_expect(running->kind & CORO_CANCELLED, 0))
@@ -265,8 +276,19 @@ bool coro_child_waits(coro_t *parent, coro_t *child) {
   return child->status != CORO_DONE;
 }
 
+/* coro_start_child while a trace is recorded: the child's run is recorded
+   around it, as the scheduler records a task's (run_chain), not inside it. */
+bool coro_start_child_traced(coro_t *parent, coro_t *child, bool (*resume)(coro_t *c, void *out)) {
+  coro_trace_begin(child);
+  bool more = resume(child, NULL);
+  coro_trace_end(child);
+  return more && coro_child_waits(parent, child);
+}
+
 void coro_yield_task(coro_t *c) {
   coro_task_suspends(c);
+  if (__builtin_expect(coro_trace_active, 0))
+    coro_trace_wait(c, CORO_TW_YIELD, NULL);
   coro_ready(c);
 }
 
@@ -285,6 +307,8 @@ void coro_await_task(coro_t *parent, coro_t *child) {
   if (child->status != CORO_CREATED)
     coro_fatal("await", "instance %p is %s: await needs a new task (a call of a coroutine)",
                (void *)child, coro_status_name(child->status));
+  if (__builtin_expect(coro_trace_active, 0))
+    coro_trace_wait(parent, CORO_TW_CHILD, child);
   coro_as_task(child)->parent = coro_as_task(parent);
   coro_as_task(parent)->awaiting = coro_as_task(child);
   if (!parent->ready)
@@ -403,8 +427,11 @@ static int64_t sources_timeout(struct sched *s, uint64_t now) {
 static void fire_due(struct sched *s) {
   uint64_t now = coro_sched_now_ns();
   for (unsigned i = 0; i < s->nsources; i++)
-    if (s->sources[i]->fire)
+    if (s->sources[i]->fire) {
+      coro_trace_source = s->sources[i]->name; /* (what wakes a task now, for a trace) */
       s->sources[i]->fire(now);
+    }
+  coro_trace_source = NULL;
 }
 
 /* Wait for events up to `timeout_ns` (-1: no limit) and hand each to its
@@ -431,8 +458,10 @@ static void poll_events(struct sched *s, int64_t timeout_ns) {
     fire_due(s);
   for (int i = 0; i < n; i++) {
     struct coro_watch *w = events[i].data.ptr;
+    coro_trace_source = w->source->name;
     w->source->event(w, events[i].events);
   }
+  coro_trace_source = NULL;
   if (!fire_first)
     fire_due(s);
 }

@@ -39,6 +39,7 @@
  */
 
 #include "coro_stack.h"
+#include "coro_trace.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -589,6 +590,8 @@ static coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c), size_t o
     memset(from, 0, (size_t)(to - from));
   }
   guard_install(); /* (the thread that first resumed it may have been another) */
+  if (__builtin_expect(coro_trace_active, 0))
+    coro_trace_create(as_coro(s));
 #ifdef STACKFUL_PARK
   if (parked) {
     /* stackful_main is parked on it: it runs this body next */
@@ -611,11 +614,23 @@ static size_t args_offset(size_t args_align) {
   return (sizeof(struct stackful) + args_align - 1) & ~(args_align - 1);
 }
 
+/* A trace names a stackful instance by its entry (trace.c). */
+static const void *entry_of(coro_t *c) {
+  return (const void *)((struct stackful *)c)->entry;
+}
+
+/* The thread's first stackful instance. */
+static __attribute__((noinline, cold)) void stackful_first(void) {
+  coro_stack_thread = __atomic_add_fetch(&coro_stack_threads, 1, __ATOMIC_RELAXED);
+  coro_trace_env(); /* (CORO_TRACE, at the runtime's first use: in storage, not from the slabs) */
+  __atomic_store_n(&coro_trace_entry_of, entry_of, __ATOMIC_RELAXED);
+}
+
 static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset, size_t bytes,
                            size_t align) {
   struct stackful *s = (struct stackful *)c;
   if (__builtin_expect(!coro_stack_thread, 0))
-    coro_stack_thread = __atomic_add_fetch(&coro_stack_threads, 1, __ATOMIC_RELAXED);
+    stackful_first();
   s->maker = coro_stack_thread;
   s->bytes = bytes;
   s->align = align;
@@ -628,6 +643,8 @@ static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset, s
     /* its awaits keep the awaitable in its slot, as coro_set_shared_stack's */
     c->kind |= CORO_SHARED_STACK;
   stackful_attach(s); /* a kept stack, if this thread has one of its size */
+  if (__builtin_expect(coro_trace_active, 0))
+    coro_trace_create(c);
 }
 
 /* A new instance in new memory (no kept one fits). */

@@ -384,6 +384,22 @@ void coro_set_allocator(const struct coro_allocator *a);
 /* }================================================================== */
 
 /* {==================================================================
+ * Tracing a run (docs/debugging.md, "Tracing a run"): a Chrome trace-event
+ * JSON file of every instance's life, runs, waits and wake-ups
+ * =================================================================== */
+
+/* Record from now on, on every thread, and write the file at path when
+   coro_trace_stop is called, at exit, or on a fatal runtime error. What the
+   environment's CORO_TRACE=FILE does at the first use of the runtime. 0, or
+   -EBUSY (a trace is being recorded), -ENOMEM. */
+int coro_trace_start(const char *path);
+
+/* Stop recording and write the file: 0, or -errno (-EINVAL: no trace). */
+int coro_trace_stop(void);
+
+/* }================================================================== */
+
+/* {==================================================================
  * Errors: a result is a value or -errno, as above; misuse that cannot be a
  * result stops the program with "coro: FUNCTION: MESSAGE" and abort().
  * =================================================================== */

@@ -67,7 +67,7 @@ static inline __attribute__((unused)) bool coro_next_of_countdown(coro_t *coro_g
 #line 4
   if (coro_g->resume == coro_resume_countdown) {
 #line 4
-    return coro_g->status < CORO_RUNNING ? coro_resume_countdown(coro_g, coro_o) : coro_next_refused(coro_g);
+    return coro_next_open(coro_g) ? coro_resume_countdown(coro_g, coro_o) : coro_next_slow(coro_g, coro_o);
   }
 #line 4
   return coro_next(coro_g, coro_o);  /* another's: the one before */

@@ -93,7 +93,7 @@ static inline __attribute__((unused)) bool coro_next_of_pairs(coro_t *coro_g, vo
 #line 4
   if (coro_g->resume == coro_resume_pairs) {
 #line 4
-    return coro_g->status < CORO_RUNNING ? coro_resume_pairs(coro_g, coro_o) : coro_next_refused(coro_g);
+    return coro_next_open(coro_g) ? coro_resume_pairs(coro_g, coro_o) : coro_next_slow(coro_g, coro_o);
   }
 #line 4
   return coro_next(coro_g, coro_o);  /* another's: the one before */

@@ -82,7 +82,7 @@ static inline __attribute__((unused)) bool coro_next_of_tokens(coro_t *coro_g, v
 #line 5
   if (coro_g->resume == coro_resume_tokens) {
 #line 5
-    return coro_g->status < CORO_RUNNING ? coro_resume_tokens(coro_g, coro_o) : coro_next_refused(coro_g);
+    return coro_next_open(coro_g) ? coro_resume_tokens(coro_g, coro_o) : coro_next_slow(coro_g, coro_o);
   }
 #line 5
   return coro_next(coro_g, coro_o);  /* another's: the one before */

@@ -429,8 +429,8 @@ static void emit_next_by_name(Emitter *e, Coroutine *co) {
   emit_put(e, at, "if (coro_g->resume == coro_resume_%s) {", co->name);
   e->indent++;
   emit_put(e, at,
-           "return coro_g->status < CORO_RUNNING ? coro_resume_%s(coro_g, coro_o) : "
-           "coro_next_refused(coro_g);",
+           "return coro_next_open(coro_g) ? coro_resume_%s(coro_g, coro_o) : "
+           "coro_next_slow(coro_g, coro_o);",
            co->name);
   e->indent--;
   emit_put(e, 0, "}");

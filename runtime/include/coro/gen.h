@@ -349,6 +349,21 @@ static inline void coro_waits_for(coro_t *c, struct coro_awaitable *aw) {
 
 /* }================================================================== */
 
+/* The trace of a run (runtime/trace.c; docs/debugging.md, "Tracing a run"):
+   0, or CORO_TRACE_ON while one is recorded. Nothing runs inside a body for
+   it: every resume's caller records it (coro_next, the scheduler, the await
+   of a child inside its parent), the run's end read from the instance's
+   state once the resume returns. coro_next adds it to the status it tests
+   anyway, so that while a trace is recorded every resume fails the test and
+   goes to coro_next_slow, which records it; with no trace, the add is all a
+   resume pays. */
+#define CORO_TRACE_ON ((unsigned)CORO_RUNNING << 16)
+extern unsigned coro_trace_active;
+
+/* coro_next of an instance that did not pass the test: a refusal (running,
+   or done), or a resume recorded in the trace. */
+bool coro_next_slow(coro_t *gen, void *out);
+
 /* coro_next, inline: the resume path is one check and one indirect call,
    as lean as calling a hand-written state machine; for a
    stackful instance, the stack switch itself, right here. What is not the
@@ -382,8 +397,8 @@ bool coro_next_fpenv(coro_t *gen);
 /* coro_next of an instance that did not pass the gate (below): a refusal,
    or a stackful instance to switch to, right here. */
 static inline bool coro_next_gated(coro_t *gen, void *out) {
-  if (gen->status >= CORO_RUNNING)
-    return coro_next_refused(gen);
+  if (gen->status + (coro_trace_active >> 16) >= CORO_RUNNING) /* (a trace: every status) */
+    return coro_next_slow(gen, out);
   struct coro_stackful_head *head = (struct coro_stackful_head *)gen;
   struct coro_ctx *body = (struct coro_ctx *)(head + 1);
   head->out = out; /* the body writes its yield there */
@@ -401,21 +416,34 @@ CORO_STATIC_ASSERT(__builtin_offsetof(struct coro, status) ==
                    "coro_next reads resume_point and status as one 32-bit gate");
 #endif
 
-static inline bool coro_next(coro_t *gen, void *out) CORO_NOEXCEPT {
+/* May coro_next call gen's resume function right away: gen is not running,
+   not done, not a stackful instance to switch to here, and no trace is
+   recorded? The test of every resume, which the generated coro_next_of_NAME
+   makes too. With the inline switch, the gate: resume_point in the low
+   half, status in the high half (x86_64 is little-endian), read as the one
+   word that a stackless suspension stores; it lets through an instance
+   whose status is below CORO_RUNNING and which has no
+   CORO_INLINE_SWITCH_MARK. One load and one test, what stackless instances
+   pay without the inline switch too; the trace's flag, added to the status
+   (CORO_TRACE_ON), makes every status fail it. */
+static inline bool coro_next_open(const coro_t *gen) CORO_NOEXCEPT {
 #ifdef CORO_INLINE_SWITCH
-  /* The gate: resume_point in the low half, status in the high half
-     (x86_64 is little-endian), read as the one word that a stackless
-     suspension stores. It lets through an instance whose status is below
-     CORO_RUNNING and which has no CORO_INLINE_SWITCH_MARK: one load and one
-     test, what stackless instances pay without the inline switch too. */
   uint32_t gate;
   __builtin_memcpy(&gate, (const char *)gen + __builtin_offsetof(struct coro, resume_point),
                    sizeof gate);
-  if (__builtin_expect(gate & (~(uint32_t)CORO_SUSPENDED << 16 | CORO_INLINE_SWITCH_MARK), 0))
-    return coro_next_gated(gen, out);
+  gate += coro_trace_active;
+  return !(gate & (~(uint32_t)CORO_SUSPENDED << 16 | CORO_INLINE_SWITCH_MARK));
 #else
-  if (__builtin_expect(gen->status >= CORO_RUNNING, 0)) /* RUNNING or DONE */
-    return coro_next_refused(gen);
+  return gen->status + (coro_trace_active >> 16) < CORO_RUNNING;
+#endif
+}
+
+static inline bool coro_next(coro_t *gen, void *out) CORO_NOEXCEPT {
+  if (__builtin_expect(!coro_next_open(gen), 0))
+#ifdef CORO_INLINE_SWITCH
+    return coro_next_gated(gen, out); /* a stackful switch, right here; or the slow way */
+#else
+    return coro_next_slow(gen, out);
 #endif
   return gen->resume(gen, out); /* it marks itself running; out in a register, the answer in one */
 }
@@ -761,9 +789,13 @@ extern _Thread_local coro_t *coro_current_task;
    coro_resume_child)) { CORO_SUSPEND(coro_c, 3); coro_resume_3:;
      }                                                                      */
 bool coro_child_waits(coro_t *parent, coro_t *child);
+/* The same while a trace is recorded: the child's run recorded around it. */
+bool coro_start_child_traced(coro_t *parent, coro_t *child, bool (*resume)(coro_t *c, void *out));
 static inline bool coro_start_child(coro_t *parent, coro_t *child,
                                     bool (*resume)(coro_t *c, void *out)) {
   coro_as_task(child)->parent = coro_as_task(parent); /* (the scheduler still runs parent) */
+  if (__builtin_expect(coro_trace_active, 0))
+    return coro_start_child_traced(parent, child, resume);
   return resume(child, (void *)0) && coro_child_waits(parent, child);
 }
 

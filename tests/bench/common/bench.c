@@ -50,6 +50,10 @@
  *    own, 1,000,000 on the shared stack, and a round-robin pass over them
  *    (its section below says more).
  *
+ * 1'. Tracing on: the stackless row again while a trace of the run is recorded
+ *    (docs/debugging.md, "Tracing a run"), paired with it untraced, and the
+ *    cost of one event (a round trip records two: its run's begin and end).
+ *
  * Usage: coroc_bench [--reps R] [--n N] [--only WORD] [--table generator|chain|create|many]
  */
 #define _GNU_SOURCE
@@ -59,6 +63,10 @@
 #include <time.h>
 
 #include "bench.h"
+
+#if __has_include(<coro.h>)
+#include <coro.h> /* (coro_trace_start, where this libcoro has it: "tracing on", below) */
+#endif
 
 #ifndef BENCH_STACKFUL_SWITCH
 #define BENCH_STACKFUL_SWITCH "asm"
@@ -334,6 +342,65 @@ static void print_generators(void) {
   print_target("stackful (" BENCH_STACKFUL_SWITCH ") / boost.context", STACKFUL, FCONTEXT, 0.60);
   print_target("stackful, own FP env / boost.context", STACKFUL_FPENV, FCONTEXT, 1.00);
 }
+
+/* Tracing on: the stackless row with a trace recorded, paired with the row
+   untraced right before it in each repetition. A round trip records two
+   events (its run's begin and end, around the call: nothing inside the
+   body), so half the difference is an event's cost. N stays below the
+   trace's cap (a thread's first million events), so that every event is
+   recorded and none dropped; the file goes to /dev/null, written by
+   coro_trace_stop after the timed loop. Not in the checksum: the rows above
+   make the same one whatever libcoro measures this. */
+#ifdef CORO_TRACE_ON
+enum { TRACED_N = 400000 };
+
+static double traced_once(int traced) {
+  if (traced && coro_trace_start("/dev/null") != 0)
+    return -1;
+  double t0 = now_ns();
+  long long sum = bench_run_stackless(TRACED_N);
+  double t1 = now_ns();
+  if (traced)
+    coro_trace_stop();
+  if (sum != (long long)TRACED_N * (TRACED_N - 1) / 2) {
+    fprintf(stderr, "bench: coroc stackless, traced: wrong sum %lld\n", sum);
+    exit(1);
+  }
+  return (t1 - t0) / TRACED_N;
+}
+
+static void print_traced(void) {
+  if (!rows[STACKLESS].run)
+    return;
+  double plain[MAX_REPS], traced[MAX_REPS], event[MAX_REPS], q[MAX_REPS];
+  traced_once(0);
+  if (traced_once(1) < 0) {
+    printf("\ntracing on: not measured (coro_trace_start failed)\n");
+    return;
+  }
+  for (int i = 0; i < reps; i++) {
+    plain[i] = traced_once(0);
+    traced[i] = traced_once(1);
+    event[i] = (traced[i] - plain[i]) / 2;
+    q[i] = traced[i] / plain[i];
+  }
+  double ev = median(event, reps), ratio_traced = median(q, reps);
+  double tmed = median(traced, reps), pmed = median(plain, reps);
+  printf("\ntracing on (a trace recorded to /dev/null; N = %d, under its cap):\n", TRACED_N);
+  printf("| %-28s | %10d | %10.2f | %15s | %-22s |\n", "coroc stackless, untraced", TRACED_N, pmed,
+         "-", "1.00 (baseline)");
+  char range[32], rel[64];
+  snprintf(range, sizeof range, "%.2f..%.2f", traced[0], traced[reps - 1]);
+  snprintf(rel, sizeof rel, "%.2f x untraced", ratio_traced);
+  printf("| %-28s | %10d | %10.2f | %15s | %-22s |\n", "coroc stackless, traced", TRACED_N, tmed,
+         range, rel);
+  printf("  %-36s %5.1f   target <= 25 ns  %-7s  (two events a round trip; median of the paired "
+         "differences)\n",
+         "ns per event", ev, ev <= 25 ? "met" : "NOT met");
+}
+#else
+static void print_traced(void) {}
+#endif
 
 /* }================================================================== */
 
@@ -662,6 +729,8 @@ int main(int argc, char **argv) {
          __VERSION__, load);
   if (tables & 1) {
     print_generators();
+    if (!rows[STACKLESS].skipped)
+      print_traced();
     printf("\nchecksum of every value received: %lld\n", checksum);
   }
   if (tables & 2) {
