@@ -498,7 +498,7 @@ def workspace(tmp_path_factory):
 # Each run starts the preprocessor twice (`cc -E`, once a backend): every
 # line prefix of the 65 files is some 15,000 of them, about ten minutes of
 # the machine, beyond the suite's share of the CI's 20. So the suite sends
-# every 2nd line prefix of the examples and every 16th of the cases (with a
+# every 3rd line prefix of the examples and every 16th of the cases (with a
 # sample of byte prefixes for all); COROC_LSP_EVERY_PREFIX=1 sends every
 # line prefix of every file (the target `lsp-prefixes`, tests/CMakeLists.txt).
 EVERY_PREFIX = os.environ.get("COROC_LSP_EVERY_PREFIX") == "1"
@@ -509,7 +509,7 @@ def prefixes(src, text, seed):
     sample of prefixes cut at any byte."""
     data = text.encode()
     lines = text.splitlines(keepends=True)
-    step = 1 if EVERY_PREFIX else 2 if src.parent.name == "examples" else 16
+    step = 1 if EVERY_PREFIX else 3 if src.parent.name == "examples" else 16
     out = ["".join(lines[:n]) for n in range(0, len(lines) + 1, step)]
     r = random.Random(seed)
     cuts = sorted(r.sample(range(len(data) + 1), min(12, len(data) + 1)))
