@@ -130,6 +130,9 @@ FILE *xmemstream(char **buf, size_t *len);
 #include <setjmp.h>
 extern jmp_buf *diag_escape;
 void coroc_reset(void);
+/* coroc_reset but the heap's blocks and arenas: what tests/reset shows its
+   heap check catches (a run that gives back everything else). */
+void coroc_reset_keeping_heap(void);
 void diag_release(void);      /* diag.c: the files known to diagnostics */
 void memory_release(void);    /* memory.c: every block and arena */
 void memstream_release(void); /* memstream.c: the streams an error left open */

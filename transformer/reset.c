@@ -13,8 +13,8 @@
 
 /* Every module's state, as at the start of the process: the modules' own
    first (they free into the heap), the streams an error left open, then
-   the heap and the arenas, and what diagnostics know last. */
-void coroc_reset(void) {
+   the heap and the arenas (unless kept), and what diagnostics know last. */
+static void release_all(bool heap) {
   scope_release();
   macros_release();
   source_release();
@@ -24,6 +24,15 @@ void coroc_reset(void) {
   lines_release();
   cleanup_release();
   memstream_release();
-  memory_release();
+  if (heap)
+    memory_release();
   diag_release();
+}
+
+void coroc_reset(void) {
+  release_all(true);
+}
+
+void coroc_reset_keeping_heap(void) {
+  release_all(false);
 }

@@ -207,20 +207,10 @@ static bool run_case(Case *c, int round) {
              out.text ? out.len : 0);
   ok &= same("standard error", c, round, c->err, c->err_len, err, err_len);
   free(err);
-  if (!keep_heap) {
+  if (keep_heap)
+    coroc_reset_keeping_heap();
+  else
     coroc_reset();
-  } else { /* coroc_reset() (reset.c) but memory_release() */
-    scope_release();
-    macros_release();
-    source_release();
-    tokens_release();
-    stats_release();
-    lexer_release();
-    lines_release();
-    cleanup_release();
-    memstream_release();
-    diag_release();
-  }
   return ok;
 }
 
