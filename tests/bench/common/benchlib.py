@@ -2,6 +2,7 @@
 awaits.py, lives.py): running a command or stopping with its error, the processor's
 name for every table, and part 1's code-placement flags for every build."""
 
+import argparse
 import os
 import subprocess
 import sys
@@ -69,3 +70,28 @@ def accepts(cc, flags):
         res = subprocess.run([cc, *flags, "-x", "c", str(src), "-o", str(Path(d) / "t")],
                              capture_output=True, text=True)
         return res.returncode == 0 and not res.stderr
+
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def part_arguments(description):
+    """The options every Python part takes: the coroc and libcoro to measure
+    (tests/bench/run builds both) and where to build its programs."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--coroc", default=str(ROOT / "build-bench" / "coroc" / "transformer" / "coroc"))
+    ap.add_argument("--lib", default=str(ROOT / "build-bench" / "coroc" / "runtime" / "libcoro.a"))
+    ap.add_argument("--workdir")
+    return ap
+
+
+def work_directory(args, prefix):
+    """args.coroc and args.lib made absolute and checked; the work directory
+    (--workdir, or a new one named by prefix), made."""
+    args.coroc, args.lib = str(Path(args.coroc).resolve()), str(Path(args.lib).resolve())
+    for p in (args.coroc, args.lib):
+        if not Path(p).exists():
+            fail(f"{p} not found: build first (tests/bench/run builds both)")
+    work = args.workdir or tempfile.mkdtemp(prefix=prefix)
+    os.makedirs(work, exist_ok=True)
+    return work

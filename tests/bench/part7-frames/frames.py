@@ -25,18 +25,15 @@ could not be built or run.
   tests/bench/part7-frames/frames.py [--coroc PATH] [--lib LIBCORO.a] [--reps N] [--n N] [--workdir DIR]
 """
 
-import argparse
-import os
 import re
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))   # benchlib
-from benchlib import fail, placement, processor, sh  # noqa: E402
+from benchlib import part_arguments, placement, processor, sh, work_directory  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 PART1 = Path(__file__).resolve().parents[1] / "part1-generator"   # cxx20_gen.h
@@ -254,20 +251,12 @@ def frame_sizes(coroc):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--coroc", default=str(ROOT / "build-bench" / "coroc" / "transformer" / "coroc"))
-    ap.add_argument("--lib", default=str(ROOT / "build-bench" / "coroc" / "runtime" / "libcoro.a"))
+    ap = part_arguments(__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--n", type=int, default=10_000_000, help="instances alive at once")
     ap.add_argument("--values", type=int, default=50_000_000, help="values per round-trip run")
-    ap.add_argument("--workdir")
     args = ap.parse_args()
-    args.coroc, args.lib = str(Path(args.coroc).resolve()), str(Path(args.lib).resolve())
-    for p in (args.coroc, args.lib):
-        if not Path(p).exists():
-            fail(f"{p} not found: build first (tests/bench/run builds both)")
-    work = args.workdir or tempfile.mkdtemp(prefix="coroc-frames-")
-    os.makedirs(work, exist_ok=True)
+    work = work_directory(args, "coroc-frames-")
     progs, missing = build(work, args.coroc, args.lib)
 
     print("7. What a suspended generator costs: memory per live instance, round trip, frames")

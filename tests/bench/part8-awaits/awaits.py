@@ -30,17 +30,14 @@ something it needs could not be built or run.
   tests/bench/part8-awaits/awaits.py [--coroc PATH] [--lib LIBCORO.a] [--reps N] [--n N] [--workdir DIR]
 """
 
-import argparse
-import os
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))   # benchlib
-from benchlib import fail, placement, processor, sh  # noqa: E402
+from benchlib import fail, part_arguments, placement, processor, sh, work_directory  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 INCLUDE = ROOT / "runtime" / "include"
@@ -296,19 +293,11 @@ def build(work, coroc, lib):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--coroc", default=str(ROOT / "build-bench" / "coroc" / "transformer" / "coroc"))
-    ap.add_argument("--lib", default=str(ROOT / "build-bench" / "coroc" / "runtime" / "libcoro.a"))
+    ap = part_arguments(__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--n", type=int, default=10_000_000, help="awaits per run")
-    ap.add_argument("--workdir")
     args = ap.parse_args()
-    args.coroc, args.lib = str(Path(args.coroc).resolve()), str(Path(args.lib).resolve())
-    for p in (args.coroc, args.lib):
-        if not Path(p).exists():
-            fail(f"{p} not found: build first (tests/bench/run builds both)")
-    work = args.workdir or tempfile.mkdtemp(prefix="coroc-awaits-")
-    os.makedirs(work, exist_ok=True)
+    work = work_directory(args, "coroc-awaits-")
     progs, missing = build(work, args.coroc, args.lib)
 
     print("8. An await of a child that returns at once (`s += await child(i & 7);` in a loop)")

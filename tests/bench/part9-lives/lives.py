@@ -41,17 +41,14 @@ program linked with another libcoro (an older commit's, say), measured in the
 same run.
 """
 
-import argparse
-import os
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))   # benchlib
-from benchlib import fail, placement, processor, sh  # noqa: E402
+from benchlib import fail, part_arguments, placement, processor, sh, work_directory  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 INCLUDE = ROOT / "runtime" / "include"
@@ -352,20 +349,12 @@ def memory_calls(exe, n):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--coroc", default=str(ROOT / "build-bench" / "coroc" / "transformer" / "coroc"))
-    ap.add_argument("--lib", default=str(ROOT / "build-bench" / "coroc" / "runtime" / "libcoro.a"))
+    ap = part_arguments(__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--n", type=int, default=2_000_000, help="lives per run")
-    ap.add_argument("--workdir")
     ap.add_argument("--baseline-lib", help="another libcoro.a for a second stackful row")
     args = ap.parse_args()
-    args.coroc, args.lib = str(Path(args.coroc).resolve()), str(Path(args.lib).resolve())
-    for p in (args.coroc, args.lib):
-        if not Path(p).exists():
-            fail(f"{p} not found: build first (tests/bench/run builds both)")
-    work = args.workdir or tempfile.mkdtemp(prefix="coroc-lives-")
-    os.makedirs(work, exist_ok=True)
+    work = work_directory(args, "coroc-lives-")
     if args.baseline_lib:
         args.baseline_lib = str(Path(args.baseline_lib).resolve())
     progs, missing = build(work, args.coroc, args.lib, args.baseline_lib)
