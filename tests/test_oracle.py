@@ -139,3 +139,17 @@ def test_regress(coc, tmp_path):
             pytest.xfail(f"{xfail.group(1).strip()}: {wrong[0]}")
         pytest.fail(f"{coc.name} is marked oracle-xfail but now agrees in every mode: take the mark off")
     assert not wrong, "\n".join(wrong)
+
+
+def test_bundle_refused_for_no_program_says_what_the_compiler_said(tmp_path):
+    # A compiler that fails on a whole bundle but on no program alone (killed,
+    # out of time or memory) stops the run with its own words, not a guess.
+    orc = oracle.Oracle(tmp_path, [], jobs=1, log=lambda m: None)
+    try:
+        progs = [oracle.gen.generate(SEED, [])]
+        refused = [(oracle.Config("ref", "gcc", "-O0"), "timeout")]
+        with pytest.raises(RuntimeError, match=r"ref/gcc-O0: timeout"):
+            orc._drop_refused_by_cc(tmp_path, progs, refused)
+        assert not orc.failures, [f.describe() for f in orc.failures]
+    finally:
+        orc.pool.shutdown()

@@ -284,14 +284,15 @@ class Oracle:
                 futs["stats"] = (None, self.pool.submit(coroc, "stackless", d / "b.coc", d / "stats.txt",
                                                         ["--stats"]))
             results = {name: f.result() for name, (cfg, f) in futs.items()}
-            refused = [cfg for cfg in builds if results[cfg.name][0] == "cc"]
+            refused = [(cfg, results[cfg.name][1]) for cfg in builds
+                       if results[cfg.name][0] == "cc"]
             if not refused:
                 break
             # a compiler refused some program's C: find which, drop it, again
             progs = self._drop_refused_by_cc(d, progs, refused)
         else:
             raise RuntimeError(f"bundle {index}: the compilers keep refusing: "
-                               + "; ".join(results[c.name][1] for c in refused))
+                               + "; ".join(f"{c.name}: {why}" for c, why in refused))
         if stats:
             rc, _, err = results.pop("stats")
             if rc == 0:
@@ -342,7 +343,7 @@ class Oracle:
     def _drop_refused_by_cc(self, d, progs, refused):
         """A compiler refused a build: find the programs it refuses alone."""
         bad = set()
-        for cfg in refused:
+        for cfg, _ in refused:
             for p in progs:
                 if p.seed in bad:
                     continue
@@ -362,8 +363,10 @@ class Oracle:
                     kind = "generator" if cfg.mode == "ref" else "cc"
                     self.failures.append(Failure(p.seed, kind, [cfg.name], None, {}, err_summary(err)))
         if not bad:
+            # not one program's fault (a compiler killed, out of memory or
+            # time): say what the compilers said, for whoever reruns it
             raise RuntimeError("a compiler refuses a bundle but no program alone: "
-                               + ", ".join(c.name for c in refused))
+                               + "; ".join(f"{c.name}: {why}" for c, why in refused))
         return [p for p in progs if p.seed not in bad]
 
     def _compare(self, seeds, builds, results):
