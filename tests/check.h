@@ -7,6 +7,12 @@
  *                            "FILE:LINE: expr => actual, expected expected"
  *                            to standard error and exits with status 1.
  *   CHECK_DONE()             prints "OK": the last line of a passing case.
+ *   check_hold(ms)           keeps the thread from its scheduler, asleep and
+ *                            without a turn, until ms have passed on
+ *                            CLOCK_MONOTONIC: deadlines set before it are due
+ *                            when it returns, and none has fired (the
+ *                            scheduler has not polled). Asleep, not spinning:
+ *                            the soak runs many programs at once on few cores.
  *
  * The expected value is always worked out by hand from C's rules, never
  * copied from a run. Use ASSERT in ordinary functions (main), not inside a
@@ -21,8 +27,10 @@
 #ifndef CHECK_H
 #define CHECK_H
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static inline void check_assert(long long expected, long long actual, const char *code,
                                 const char *file, int line) {
@@ -43,5 +51,20 @@ static inline void check_assert(long long expected, long long actual, const char
     printf("OK\n");    \
     fflush(stdout);    \
   } while (0)
+
+#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L /* (clock_nanosleep) */
+static inline void check_hold(long ms) {
+  struct timespec until;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  until.tv_sec += ms / 1000;
+  until.tv_nsec += (ms % 1000) * 1000000L;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+    ; /* a signal the program waits for does not end the hold early */
+}
+#endif
 
 #endif /* CHECK_H */

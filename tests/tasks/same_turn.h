@@ -5,9 +5,10 @@
  * unlock, a set, a group's last done, a channel's partner or close, an
  * offloaded call's end), its deadline's timer, a cancellation. The tools:
  *
- *   spin(ms)   keeps the thread busy, without a turn, until ms have passed
- *              on CLOCK_MONOTONIC: every deadline set before it is due when
- *              it returns, and none has fired (the scheduler has not polled).
+ *   check_hold(ms) (check.h) keeps the thread from its scheduler, asleep
+ *              without a turn, until ms have passed: every deadline set
+ *              before it is due when it returns, and none has fired (the
+ *              scheduler has not polled).
  *   Timers due in the same poll fire in the order of their deadlines: a
  *   sleep of 1 ms set before a deadline of 5 ms fires first, however late
  *   the process runs, so its task runs first in the turn that follows.
@@ -23,18 +24,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-static inline double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static inline void spin(double ms) {
-  double until = now_ms() + ms;
-  while (now_ms() < until)
-    ;
-}
 
 static char trace[1024];
 static int ntrace;
