@@ -175,6 +175,9 @@ def test_installed_files(installed):
     seeds = inst.bindir / "coro-seeds"  # docs/testing.md: installed beside coroc
     res = subprocess.run([seeds, "-n", "2", "true"], capture_output=True, text=True, timeout=30)
     assert res.returncode == 0 and "2 seeds (1..2) passed" in res.stderr, res.stderr
+    trace = inst.bindir / "coroc-trace"  # docs/debugging.md: installed beside coroc
+    res = subprocess.run([trace, "--help"], capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0 and "FILE.json" in res.stdout, res.stderr
 
 
 def test_installed_headers_one_include(installed, tmp_path):
