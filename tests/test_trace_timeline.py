@@ -233,7 +233,10 @@ CHROMIUM = shutil.which("chromium")
 
 def chromium(tmp_path, url, *what):
     """chromium, headless, that can reach nothing: a proxy on a port where
-    nothing listens, no background services; its network log in tmp_path."""
+    nothing listens, no background services; its network log in tmp_path.
+    Missing, it fails the test (as a missing library fails test_hosts.py):
+    a browser check that did not run is not one that passed."""
+    assert CHROMIUM, "chromium is not installed: apt-get install chromium (.ci/run does)"
     log = tmp_path / "net.json"
     cmd = [CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars",
            f"--user-data-dir={tmp_path / 'profile'}", "--proxy-server=http://127.0.0.1:9",
@@ -255,7 +258,6 @@ def page_requests(log):
             and e["params"].get("initiator") != "not an origin"]
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
 def test_in_a_browser(coroc, fizzbuzz_traces, tmp_path):
     page = tmp_path / "timeline.html"
     assert coroc_trace(fizzbuzz_traces["stackless"], "-o", page).returncode == 0
@@ -278,7 +280,6 @@ def test_in_a_browser(coroc, fizzbuzz_traces, tmp_path):
     print(f"screenshot: {shot}")
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
 def test_the_browser_check_sees_a_request(coroc, fizzbuzz_traces, tmp_path):
     """The net log check is no formality: a page with an image from
     elsewhere shows its request."""
