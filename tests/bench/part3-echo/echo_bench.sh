@@ -389,7 +389,8 @@ config u1000 unpinned 1000 64 $r1000
 if [ "$threads" -gt 1 ]; then
   echo
   echo "All cores: the coroc servers with --threads $threads (a scheduler and an SO_REUSEPORT listener per"
-  echo "thread), every server against a client of $threads threads, unpinned; epoll and libuv stay single-threaded"
+  echo "thread; in a libuv loop: a loop per thread), every server against a client of $threads threads,"
+  echo "unpinned; epoll and libuv stay single-threaded"
   for key in stackless stackful hstackless hstackful; do echo "--threads $threads" >"$tmp/$key.args"; done
   config t1000 unpinned 1000 64 $r1000 -- --threads "$threads"
   rm -f "$tmp/stackless.args" "$tmp/stackful.args" "$tmp/hstackless.args" "$tmp/hstackful.args"
