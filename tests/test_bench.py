@@ -4,7 +4,8 @@ The benchmark is not a test: it prints figures and judges its targets itself,
 and nothing here looks at a time. What is checked is what would otherwise go
 unseen until someone ran it: that every program of it compiles (a missing
 <stddef.h> once kept it from building, and nothing said so), that each part
-but part 3 (minutes of echo servers) runs a tiny pass and prints its figures,
+runs a tiny pass and prints its figures (part 3 one table of few connections:
+every echo server, the hosted ones in a libuv loop too, must serve its client),
 that the parts the runner lists are the folders of tests/bench and the table
 of docs/benchmarks.md, that every link into the benchmark's pages leads to a
 section, and that the plot's script reads the run the docs name.
@@ -100,6 +101,8 @@ def program(build, name, *dirs):
 def test_every_program_builds(bench_build):
     for name, dirs in (("coroc_bench", ["."]), ("coroc_bench_epoll_echo", ["."]),
                        ("echo_stackless", ["coroc/examples"]), ("echo_stackful", ["coroc/examples"]),
+                       ("uv_hosted_echo_stackless", ["coroc/examples/hosts"]),
+                       ("uv_hosted_echo_stackful", ["coroc/examples/hosts"]),
                        ("coroc", ["coroc/transformer"]), ("libcoro.a", ["coroc/runtime"])):
         program(bench_build, name, *dirs)
 
@@ -134,6 +137,37 @@ def test_python_part_builds_its_programs_and_prints(bench_build, tmp_path, scrip
     assert out.startswith(heading), out
     assert re.search(r"^  coroc stackless.* [0-9]+\.[0-9]+ ", out, re.M), out
     assert re.search(r"^target: .*: (met|NOT met)", out, re.M), out
+
+
+ECHO_SERVERS = ["epoll callbacks (C)", "epoll callbacks (C), again", "libuv", "coroc echo, stackless",
+                "coroc echo, stackless in a libuv loop", "coroc echo, stackful",
+                "coroc echo, stackful in a libuv loop"]
+
+
+def test_echo_part_runs_every_server(bench_build):
+    """Part 3's tiny pass (--tiny: the targets' table with 20 connections x 20
+    rounds, one run): every server, examples/echo.coc's under coro_run() and in a
+    libuv loop (uv_hosted_echo_*) among them, starts, serves the verifying client
+    (a wrong or missing byte stops the script with status 1), and has its row; the
+    hosted ones their ratio to coro_run(). The figures are not read."""
+    client = program(bench_build, "echo_stackless", "coroc/examples")
+    hosts = "coroc/examples/hosts"
+    out = sh(["sh", BENCH / "part3-echo" / "echo_bench.sh", "--tiny", "--client", client,
+              "--epoll", program(bench_build, "coroc_bench_epoll_echo", "."),
+              "--libuv", program(bench_build, "coroc_bench_uv_echo", "."),
+              "--stackless", client, "--stackful", program(bench_build, "echo_stackful", "coroc/examples"),
+              "--hosted-stackless", program(bench_build, "uv_hosted_echo_stackless", hosts),
+              "--hosted-stackful", program(bench_build, "uv_hosted_echo_stackful", hosts)], timeout=300)
+    assert out.startswith("3. The echo servers"), out
+    assert "20 connections x 64-byte messages x 20 rounds" in out, out
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in out.splitlines()
+            if re.match(r"\| [a-z]", line) and not line.startswith("| server ")]
+    assert [re.sub(r"^libuv .*", "libuv", r[0]) for r in rows] == ECHO_SERVERS, out   # and libuv's version
+    for r in rows:
+        assert int(r[1]) > 0 and float(r[4]) > 0, r   # round trips/s, the server's CPU per trip
+    for backend in ("stackless", "stackful"):
+        assert re.search(rf"^  {backend}: +server CPU [0-9.]+x \(at equal speed [0-9.]+x\), "
+                         rf"round trips/s [0-9.]+x", out, re.M), out
 
 
 def test_frontend_part_prints(bench_build, tmp_path):

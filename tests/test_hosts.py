@@ -7,13 +7,18 @@ of .coc files, in both backends:
   print under each host exactly what they print under coro_run();
 - cancellation, deadlines (set before the loop and from a host callback) and coro_timeout
   fire inside each host loop (tests/hosts/limits.coc);
+- examples/echo.coc, built with ECHO_HOSTED, runs in libuv loops (examples/hosts/uv_hosted_echo.c,
+  a loop per thread): its self-test verifies every byte, and its server, on two threads, serves
+  echo's client and exits 0 on SIGTERM;
 - the frame loop runs each task at most once a coro_run_ready call, never one made ready
   during the call, and keeps each frame's CPU time within its budget (frame_main.c says why
   that bound cannot flake), while tasks sleep, read a pipe and wait on channels.
 
 GLib and libuv come from Debian's libglib2.0-dev and libuv1-dev (.ci/run installs them): a
 missing one fails the test, saying what to install."""
+import os
 import shutil
+import signal
 import subprocess
 
 import pytest
@@ -127,3 +132,62 @@ def test_frame_loop_budget(programs, backend):
     for name in ["sleeper_1", "sleeper_3", "reader", "ping", "pong", "yielders"]:
         assert fields[name] > 0, (name, res.stdout)
     assert fields["reader"] == 60, res.stdout   # a byte a frame, all read before the end
+
+
+# {==== a whole server in libuv loops: examples/echo.coc built with ECHO_HOSTED
+
+@pytest.fixture(scope="module")
+def hosted_echo(tmp_path_factory):
+    """backend -> examples/hosts/uv_hosted_echo.c with echo.coc (no main of its own), built once."""
+    built = {}
+
+    def build(backend):
+        if backend not in built:
+            cflags, libs = pkg_config("uv")
+            out = tmp_path_factory.mktemp(f"uv-echo-{backend}")
+            echo = transform(SOURCE_DIR / "examples" / "echo.coc", backend, out, ["-DECHO_HOSTED"])
+            exe = out / "uv_hosted_echo"
+            res = run(["gcc", "-std=gnu11", *WARNINGS, "-g", "-DECHO_HOSTED", f"-I{COROC_INCLUDE}",
+                       f"-I{ADAPTERS}", *cflags, "-o", exe, ADAPTERS / "uv_hosted_echo.c",
+                       ADAPTERS / "uv_host.c", echo, COROC_LIB, *libs, "-lpthread", "-lm"], timeout=180)
+            assert res.returncode == 0, res.stderr
+            built[backend] = exe
+        return built[backend]
+    return build
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_echo_self_test_in_libuv_loops(hosted_echo, backend):
+    """echo's self-test (server and client tasks in one loop, 300 connections, every byte
+    checked) in a libuv loop: it verifies every message, as under coro_run()."""
+    res = run([hosted_echo(backend), "--self-test", "300", "64", "5"], timeout=60)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "verified 1500 messages" in res.stdout.splitlines(), res.stdout
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_echo_server_in_libuv_loops_serves_and_stops(hosted_echo, backend):
+    """The server with --threads 2 (a libuv loop per thread, each with its SO_REUSEPORT
+    listener) serves echo's own client, built with coro_run(), on two threads; on SIGTERM
+    its stopper task (a signalfd, watched through coroc's descriptor) ends every loop,
+    and it exits 0, as echo does."""
+    exe = hosted_echo(backend)
+    server = subprocess.Popen([exe, "--port", "0", "--threads", "2"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        first = server.stdout.readline()
+        assert "listening on 127.0.0.1:" in first, first + server.stderr.read()
+        port = first.rsplit(":", 1)[1].strip()
+        assert len(os.listdir(f"/proc/{server.pid}/task")) == 2   # the second thread's loop
+        client = run([exe, "--client", "--port", port, "--connections", "200", "--rounds", "20",
+                      "--threads", "2"], timeout=60)
+        assert client.returncode == 0, client.stdout + client.stderr
+        assert "verified 4000 messages" in client.stdout.splitlines(), client.stdout
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0, server.stderr.read()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+# }====

@@ -2,7 +2,8 @@
 # tests/bench/part3-echo/echo_bench.sh: the echo part of the benchmark (docs/benchmarks.md).
 #
 #   echo_bench.sh --client EXE --epoll EXE --stackless EXE [--stackful EXE] [--libuv EXE]
-#                 [--runs K] [--quick] [--threads N]
+#                 [--hosted-stackless EXE] [--hosted-stackful EXE]
+#                 [--runs K] [--quick | --tiny] [--threads N]
 #
 # Measures each echo server with the same verifying client (examples/echo.coc's
 # --client, built stackless: every byte of every echo is checked, and a wrong
@@ -17,9 +18,16 @@
 # "unpinned" (1,000 x 64 bytes only), the scheduler's choice, labelled as such.
 # For each configuration the servers are started afresh (so that the peak
 # memory is that configuration's), warmed up with one client run each, then
-# measured K times, interleaved (epoll, libuv, stackless, stackful, epoll, ...);
-# the table of the targets 2K+1 times, with the epoll server twice (its
-# second copy measures the machine's noise: the epoll server against itself).
+# measured K times, interleaved (epoll, libuv, stackless, stackless hosted,
+# stackful, stackful hosted, epoll, ...); the table of the targets 2K+1 times,
+# with the epoll server twice (its second copy measures the machine's noise:
+# the epoll server against itself).
+#
+# Hosted: the same echo server, examples/echo.coc, driven by a libuv loop
+# through examples/hosts/uv_host.c instead of coro_run() (uv_hosted_echo_*,
+# --hosted-stackless, --hosted-stackful). Each is measured right after its
+# coro_run() twin, and under each table a line gives hosted / coro_run() per
+# round trip: the server's CPU and the rate, raw and at equal speed (below).
 #
 # Printed per server: round trips per second (median of the runs) and its
 # ratio to the epoll server (median of the ratios of runs made back to back);
@@ -42,8 +50,12 @@
 #
 # All cores: a last table has the coroc servers run with --threads N (N: the
 # processors, or --threads N; 1 leaves it out), one scheduler and SO_REUSEPORT
-# listener per thread, and every server measured with a client of N threads.
-# --quick: fewer rounds, for a look rather than figures.
+# listener per thread (hosted: one libuv loop per thread), and every server
+# measured with a client of N threads.
+# --quick: fewer rounds, for a look rather than figures. --tiny: the targets'
+# table only, with 20 connections x 20 rounds, one run, no other table and
+# no strace: a check that every server runs under the bench (tests/test_bench.py),
+# whose figures mean nothing.
 #
 # A program that prints figures, not a test: it exits 0 whatever the speeds.
 # It exits 1 only when something is broken: a server that does not start, or
@@ -56,16 +68,19 @@ set -eu
 runs=3
 quick=no
 threads=$(nproc 2>/dev/null || echo 1)
-client='' epoll='' stackless='' stackful='' libuv=''
+tiny=no
+client='' epoll='' stackless='' stackful='' libuv='' hosted_stackless='' hosted_stackful=''
 
 usage() {
   echo "usage: echo_bench.sh --client EXE --epoll EXE --stackless EXE [--stackful EXE] [--libuv EXE]" >&2
-  echo "                     [--runs K] [--quick] [--threads N]" >&2
+  echo "                     [--hosted-stackless EXE] [--hosted-stackful EXE]" >&2
+  echo "                     [--runs K] [--quick | --tiny] [--threads N]" >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=yes; shift; continue ;;
+    --tiny) tiny=yes; shift; continue ;;
   esac
   [ $# -ge 2 ] || usage
   case $1 in
@@ -74,6 +89,8 @@ while [ $# -gt 0 ]; do
     --stackless) stackless=$2 ;;
     --stackful) stackful=$2 ;;
     --libuv) libuv=$2 ;;
+    --hosted-stackless) hosted_stackless=$2 ;;
+    --hosted-stackful) hosted_stackful=$2 ;;
     --runs) runs=$2 ;;
     --threads) threads=$2 ;;
     *) usage ;;
@@ -106,7 +123,9 @@ trap 'exit 130' INT TERM
 set -- epoll "epoll callbacks (C)" "$epoll"
 [ -n "$libuv" ] && set -- "$@" libuv "libuv $(pkg-config --modversion libuv 2>/dev/null || echo '')" "$libuv"
 set -- "$@" stackless "coroc echo, stackless" "$stackless"
+[ -n "$hosted_stackless" ] && set -- "$@" hstackless "coroc echo, stackless in a libuv loop" "$hosted_stackless"
 [ -n "$stackful" ] && set -- "$@" stackful "coroc echo, stackful" "$stackful"
+[ -n "$hosted_stackful" ] && set -- "$@" hstackful "coroc echo, stackful in a libuv loop" "$hosted_stackful"
 keys=
 while [ $# -ge 3 ]; do
   echo "$2" >"$tmp/$1.label"
@@ -241,9 +260,9 @@ config() {
   echo
   echo "$conns connections x $size-byte messages x $rounds rounds, $where${cargs:+, client $cargs}${sargs:+, servers$sargs}"
   echo
-  printf '| %-26s | %13s | %-15s | %14s | %12s | %12s | %11s | %10s |\n' server "round trips/s" "vs epoll" "at equal speed" \
+  printf '| %-37s | %13s | %-15s | %14s | %12s | %12s | %11s | %10s |\n' server "round trips/s" "vs epoll" "at equal speed" \
     "CPU µs/trip" "client µs" "p99 µs" "RSS MiB"
-  printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' ---------------------------- --------------: ----------------- \
+  printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' --------------------------------------- --------------: ----------------- \
     ---------------: -------------: -------------: ------------: -----------:
   for key in $tkeys; do
     paste "$tmp/$key.rates" "$tmp/epoll.rates" | awk '{ print $1 / $2 }' >"$tmp/$key.ratios"
@@ -273,8 +292,43 @@ config() {
     if [ "$key" = epoll ]; then ratio="1.00 (baseline)" equal="1.000"; else ratio="${ratio}x" equal="${equal}x"; fi
     # Unpinned, the rate is not the machine's speed over the two programs' CPU: no yardstick.
     [ "$placement" = shared ] || equal="-"
-    printf '| %-26s | %13s | %-15s | %14s | %12s | %12s | %11s | %10s |\n' "$(cat "$tmp/$key.label")" "$rate" "$ratio" \
+    printf '| %-37s | %13s | %-15s | %14s | %12s | %12s | %11s | %10s |\n' "$(cat "$tmp/$key.label")" "$rate" "$ratio" \
       "$equal" "$cpu" "$ccpu" "$p99" "$rss"
+  done
+  hosted_ratios "$name" "$placement" "$tkeys"
+}
+
+# hosted_ratios NAME PLACEMENT KEYS: under a table, each hosted server
+# against its coro_run() twin, per round trip, from the runs made back to
+# back: the server's CPU (hosted / coro_run) and the rate (hosted /
+# coro_run), raw and, on a shared core, at equal speed, the client's CPU as
+# the yardstick as against epoll above. Left in $tmp/NAME.hKEY.{cpu,rate}[equal].
+hosted_ratios() {
+  name=$1 placement=$2
+  said=no
+  for key in stackless stackful; do
+    case " $3 " in *" $key "*) ;; *) continue ;; esac
+    case " $3 " in *" h$key "*) ;; *) continue ;; esac
+    paste "$tmp/h$key.cpu" "$tmp/h$key.ccpu" "$tmp/$key.cpu" "$tmp/$key.ccpu" "$tmp/h$key.rates" "$tmp/$key.rates" |
+      awk -v d="$tmp/hosted" '
+        { ok = $1 > 0 && $2 > 0 && $3 > 0 && $4 > 0
+          print ($3 > 0 ? $1 / $3 : 0) >(d ".cpu")
+          print (ok ? ($1 / $2) / ($3 / $4) : 0) >(d ".cpuequal")
+          print ($6 > 0 ? $5 / $6 : 0) >(d ".rate")
+          print (ok ? (1 + $3 / $4) / (1 + $1 / $2) : 0) >(d ".rateequal") }'
+    for f in cpu cpuequal rate rateequal; do
+      median "$tmp/hosted.$f" | awk '{ printf "%.3f\n", $1 }' >"$tmp/$name.h$key.$f"
+    done
+    [ $said = yes ] || { echo; echo "In a libuv loop / under coro_run(), per round trip (the medians of the paired ratios):"; }
+    said=yes
+    if [ "$placement" = shared ]; then
+      printf '  %-10s server CPU %sx (at equal speed %sx), round trips/s %sx (at equal speed %sx)\n' "$key:" \
+        "$(cat "$tmp/$name.h$key.cpu")" "$(cat "$tmp/$name.h$key.cpuequal")" \
+        "$(cat "$tmp/$name.h$key.rate")" "$(cat "$tmp/$name.h$key.rateequal")"
+    else
+      printf '  %-10s server CPU %sx, round trips/s %sx\n' "$key:" "$(cat "$tmp/$name.h$key.cpu")" \
+        "$(cat "$tmp/$name.h$key.rate")"
+    fi
   done
 }
 
@@ -300,10 +354,12 @@ syscalls() {
           printf "%.2f (%s)\n", total, line }' "$tmp/$key.strace"
 }
 
-if [ $quick = yes ]; then
-  r64=300 r1000=30 r10000=5 r16k=50
+if [ $tiny = yes ]; then
+  runs=1 c1000=20 r1000=20
+elif [ $quick = yes ]; then
+  c1000=1000 r64=300 r1000=30 r10000=5 r16k=50
 else
-  r64=1500 r1000=150 r10000=15 r16k=300
+  c1000=1000 r64=1500 r1000=150 r10000=15 r16k=300
 fi
 
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
@@ -317,26 +373,33 @@ echo "table; ratio: median of the paired ratios to the epoll server; at equal sp
 echo "client's CPU per round trip as the yardstick of the machine's speed in each run (shared core only);"
 echo "CPU: the server's, per round trip, and the client's; RSS: the server's peak (VmHWM)"
 [ $have_taskset = yes ] || echo "(taskset not found: the shared-core tables run unpinned)"
+[ -n "$hosted_stackless$hosted_stackful" ] && echo "in a libuv loop: echo's server driven by libuv's loop (examples/hosts/uv_host.c), not coro_run()"
 
 # The targets' table: the epoll server twice, and more runs.
-table_keys="epoll epoll2${keys#* epoll}" table_runs=$((runs * 2 + 1)) config c1000 shared 1000 64 $r1000
-config c64 shared 64 64 $r64
-config c10000 shared 10000 64 $r10000
-config c16k shared 64 16384 $r16k
+table_keys="epoll epoll2${keys#* epoll}" table_runs=$((runs * 2 + 1)) config c1000 shared $c1000 64 $r1000
+if [ $tiny = yes ]; then
+  echo
+  echo "(--tiny: every server ran and every byte was verified; no other table, no targets, figures of no meaning)"
+  exit 0
+fi
+config c64 shared 64 64 "$r64"
+config c10000 shared 10000 64 "$r10000"
+config c16k shared 64 16384 "$r16k"
 config u1000 unpinned 1000 64 $r1000
 if [ "$threads" -gt 1 ]; then
   echo
   echo "All cores: the coroc servers with --threads $threads (a scheduler and an SO_REUSEPORT listener per"
-  echo "thread), every server against a client of $threads threads, unpinned; epoll and libuv stay single-threaded"
-  for key in stackless stackful; do echo "--threads $threads" >"$tmp/$key.args"; done
+  echo "thread; in a libuv loop: a loop per thread), every server against a client of $threads threads,"
+  echo "unpinned; epoll and libuv stay single-threaded"
+  for key in stackless stackful hstackless hstackful; do echo "--threads $threads" >"$tmp/$key.args"; done
   config t1000 unpinned 1000 64 $r1000 -- --threads "$threads"
-  rm -f "$tmp/stackless.args" "$tmp/stackful.args"
+  rm -f "$tmp/stackless.args" "$tmp/stackful.args" "$tmp/hstackless.args" "$tmp/hstackful.args"
 fi
 echo
 if [ $have_strace = yes ]; then
   echo "System calls per round trip (strace -c on the server; 100 connections x 64 bytes x 200 rounds):"
   for key in $keys; do
-    printf '  %-24s %s\n' "$(cat "$tmp/$key.label")" "$(syscalls "$key")"
+    printf '  %-37s %s\n' "$(cat "$tmp/$key.label")" "$(syscalls "$key")"
   done
 else
   echo "(strace not found: no count of system calls per round trip)"
@@ -365,6 +428,10 @@ for key in stackless stackful; do
     if [ $key = stackless ]; then lim=$uv_rss; what="<= libuv"; else
       lim=$(echo "$uv_rss" | awk '{ printf "%.1f", $1 * 2 }'); what="<= 2x libuv"; fi
     echo "  $key: RSS $rss MiB vs libuv $uv_rss MiB ($what, $lim MiB): $(verdict "$(le "$rss" "$lim")")"
+  fi
+  if [ -f "$tmp/c1000.h$key.cpu" ]; then
+    echo "  $key in a libuv loop / under coro_run(): CPU per round trip $(fig c1000 h$key cpuequal)x (raw" \
+      "$(fig c1000 h$key cpu)x), round trips/s $(fig c1000 h$key rateequal)x (raw $(fig c1000 h$key rate)x) (no target)"
   fi
 done
 # Every run's client verified every byte, or the script stopped above.
