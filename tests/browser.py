@@ -166,6 +166,21 @@ class Browser:
         assert "exceptionDetails" not in answer, answer["exceptionDetails"]
         return answer["result"].get("value")
 
+    def in_view(self, selector, dx=None):
+        """Bring what selector names into view: the point a person would put
+        the mouse on (dx into it, or its middle), checked to be on it and
+        not under something else."""
+        x, y = self.js(f"""(() => {{
+            const e = document.querySelector('{selector}');
+            e.scrollIntoView({{block: 'nearest'}});
+            const r = e.getBoundingClientRect();
+            return [{'(r.left + r.right) / 2' if dx is None else f'r.left + {dx}'},
+                    (r.top + r.bottom) / 2];
+        }})()""")
+        assert self.js(f"document.elementFromPoint({x}, {y})?.closest('{selector}') != null"), \
+            f"{selector} is not where it says it is"
+        return x, y
+
     def point_at(self, x, y):
         """Move the mouse to (x, y), as a person would: :hover and the page's
         mouseover handlers see it."""

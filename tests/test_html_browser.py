@@ -88,24 +88,9 @@ def painted(b):
         .map(l => l.id)"""))
 
 
-def in_view(b, selector, dx=None):
-    """Bring what selector names into view: the point a person would put the
-    mouse on (dx into its text, or its middle), checked to be on it and not
-    under something else."""
-    x, y = b.js(f"""(() => {{
-        const e = document.querySelector('{selector}');
-        e.scrollIntoView({{block: 'nearest'}});
-        const r = e.getBoundingClientRect(), p = e.closest('pre').getBoundingClientRect();
-        return [{'(r.left + r.right) / 2' if dx is None else f'Math.max(r.left, p.left) + {dx}'},
-                (r.top + r.bottom) / 2];
-    }})()""")
-    assert b.js(f"document.elementFromPoint({x}, {y}).closest('{selector}') !== null"), selector
-    return x, y
-
-
 def point_at_line(b, line_id):
     """Move the mouse onto a line's text."""
-    b.point_at(*in_view(b, f"#{line_id}", dx=120))
+    b.point_at(*b.in_view(f"#{line_id}", dx=120))
 
 
 def first_of(family, col):
@@ -154,7 +139,7 @@ def test_a_person_sees_the_page(page, tmp_path):
         b.open(page["path"].as_uri())
         firsts = {col: first_of(page["families"][y], col) for col in ("sl", "sf")}
         assert not shown(b, "sl", firsts["sl"])   # else the scroll would prove nothing
-        b.click(*in_view(b, f"#L{y}", dx=120))
+        b.click(*b.in_view(f"#L{y}", dx=120))
         point_at_line(b, f"L{nxt}")
         assert painted(b) == page["families"][y]
         assert all(shown(b, col, first) for col, first in firsts.items()), firsts
@@ -176,7 +161,7 @@ def test_without_scripts(page, tmp_path):
         point_at_line(b, f"L{y}")
         assert painted(b) == set()
         link = c_line(page, "sl", y, "CORO_YIELD")
-        b.click(*in_view(b, f"#{link} a.g"))
+        b.click(*b.in_view(f"#{link} a.g"))
         assert b.js("location.hash") == f"#L{y}"
         assert painted(b) == {f"L{y}"}
     assert page_requests(tmp_path / "net.json") == []
