@@ -212,7 +212,7 @@ class Browser:
             except (OSError, subprocess.TimeoutExpired):
                 self.proc.terminate()
                 try:
-                    self.proc.wait(timeout=10)
+                    self.proc.wait(timeout=self.timeout)
                 except subprocess.TimeoutExpired:
                     self.proc.kill()
                     self.proc.wait()

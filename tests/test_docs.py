@@ -79,10 +79,11 @@ def test_screenshots(name):
     width, height = struct.unpack(">II", png[16:24])
     assert width == 1200 and 200 <= height <= 700, (width, height)
     assert 10_000 < len(png) < 400_000, len(png)
+    picture = (SOURCE_DIR / "docs" / "images" / name).resolve()
     for page in SCREENSHOTS[name]:
         doc = SOURCE_DIR / page
         shown = {(doc.parent / t).resolve() for t in image_links(doc)}
-        assert (SOURCE_DIR / "docs" / "images" / name).resolve() in shown, f"{page} does not show {name}"
+        assert picture in shown, f"{page} does not show {name}"
 
 
 def test_readme_starts_with_the_two_commands():

@@ -15,10 +15,13 @@ what colour it painted them, not from the page's text:
   * with scripts off, the three columns are still laid out, pointing lights
     nothing, and a line's link still takes one to its .coc line, lit by CSS;
   * the check is no formality: a page whose map is gone (the C lines' data-l
-    removed) or whose script is broken fails it.
+    removed) or whose script is broken fails it; and a browser that stops
+    answering fails a test instead of hanging it.
 """
+import os
 import re
 import shutil
+import signal
 
 import pytest
 
@@ -196,3 +199,16 @@ def test_a_broken_highlight_is_seen(page, tmp_path, fault):
         assert painted(b) and painted(b) < page["families"][y]
     assert [r["url"] for r in page_requests(tmp_path / "net.json")] == \
         ["http://example.invalid/x.png"]
+
+
+def test_a_stuck_browser_fails_the_test(tmp_path):
+    """A browser that stops answering (here, stopped by a signal) fails the
+    test at the driver's deadline, and is stopped by its pid."""
+    b = Browser(tmp_path, timeout=2)
+    try:
+        os.kill(b.proc.pid, signal.SIGSTOP)
+        with pytest.raises(AssertionError, match="chromium said nothing for 2 s"):
+            b.js("1 + 1")
+    finally:
+        b.close()
+    assert b.proc.returncode == -signal.SIGKILL
