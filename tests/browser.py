@@ -76,11 +76,11 @@ class Browser:
         self.log = tmp_path / "chromium.log"   # its stderr
         commands, self.to_browser = os.pipe()
         self.from_browser, answers = os.pipe()
-        # the browser's ends above 9, so that they cannot be a 3 or a 4 already
+        # the browser wants its ends as its 3 and 4: bash puts them there (dash
+        # takes no descriptor over 9), then becomes Debian's launcher, which
+        # becomes the browser (one pid throughout). Moved above 9 first, they
+        # cannot be a 3 or a 4 already.
         commands, answers = (above_nine(fd) for fd in (commands, answers))
-        # the browser wants them as its 3 and 4: bash (dash takes no descriptor
-        # over 9) puts them there, then
-        # becomes the launcher, which becomes the browser (one pid throughout)
         with self.log.open("wb") as err:
             self.proc = subprocess.Popen(
                 ["bash", "-c", f'exec "$@" 3<&{commands} 4>&{answers} {commands}<&- {answers}>&-',
