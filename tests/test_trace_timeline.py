@@ -17,15 +17,14 @@ it), never against a picture kept from before:
     of wake-ups and waits.
 """
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
 import pytest
 
+from browser import chromium, page_requests
 from conftest import BACKENDS, SOURCE_DIR
 from test_trace import FIZZBUZZ, Trace, build, record
 
@@ -227,36 +226,6 @@ def test_cut_short_names_where(coroc, fizzbuzz_traces, tmp_path):
 
 # }====
 # {==== in a browser
-
-CHROMIUM = shutil.which("chromium")
-
-
-def chromium(tmp_path, url, *what):
-    """chromium, headless, that can reach nothing: a proxy on a port where
-    nothing listens, no background services; its network log in tmp_path.
-    Missing, it fails the test (as a missing library fails test_hosts.py):
-    a browser check that did not run is not one that passed."""
-    assert CHROMIUM, "chromium is not installed: apt-get install chromium (.ci/run does)"
-    log = tmp_path / "net.json"
-    cmd = [CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars",
-           f"--user-data-dir={tmp_path / 'profile'}", "--proxy-server=http://127.0.0.1:9",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           "--no-first-run", "--disable-default-apps", "--disable-extensions",
-           f"--log-net-log={log}", "--window-size=1500,800", *what, url]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert res.returncode == 0, res.stderr[-2000:]
-    return res.stdout, log
-
-
-def page_requests(log):
-    """The URLs of the requests a page made (a page's have an origin as their
-    initiator; the browser's own say "not an origin")."""
-    data = json.loads(log.read_text())
-    start = data["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
-    return [e["params"] for e in data["events"]
-            if e["type"] == start and "url" in e.get("params", {})
-            and e["params"].get("initiator") != "not an origin"]
-
 
 def test_in_a_browser(coroc, fizzbuzz_traces, tmp_path):
     page = tmp_path / "timeline.html"
