@@ -10,6 +10,7 @@ that the parts the runner lists are the folders of tests/bench and the table
 of docs/benchmarks.md, that every link into the benchmark's pages leads to a
 section, and that the plot's script reads the run the docs name.
 """
+import json
 import os
 import re
 import subprocess
@@ -140,11 +141,11 @@ def test_python_part_builds_its_programs_and_prints(bench_build, tmp_path, scrip
 
 
 ECHO_SERVERS = ["epoll callbacks (C)", "epoll callbacks (C), again", "libuv", "coroc echo, stackless",
-                "coroc echo, stackless in a libuv loop", "coroc echo, stackful",
-                "coroc echo, stackful in a libuv loop"]
+                "coroc echo, stackless in a libuv loop", "coroc echo, stackless, traced",
+                "coroc echo, stackful", "coroc echo, stackful in a libuv loop"]
 
 
-def test_echo_part_runs_every_server(bench_build):
+def test_echo_part_runs_every_server(bench_build, tmp_path):
     """Part 3's tiny pass (--tiny: the targets' table with 20 connections x 20
     rounds, one run): every server, examples/echo.coc's under coro_run() and in a
     libuv loop (uv_hosted_echo_*) among them, starts, serves the verifying client
@@ -157,7 +158,8 @@ def test_echo_part_runs_every_server(bench_build):
               "--libuv", program(bench_build, "coroc_bench_uv_echo", "."),
               "--stackless", client, "--stackful", program(bench_build, "echo_stackful", "coroc/examples"),
               "--hosted-stackless", program(bench_build, "uv_hosted_echo_stackless", hosts),
-              "--hosted-stackful", program(bench_build, "uv_hosted_echo_stackful", hosts)], timeout=300)
+              "--hosted-stackful", program(bench_build, "uv_hosted_echo_stackful", hosts),
+              "--trace-file", tmp_path / "traced.json"], timeout=300)
     assert out.startswith("3. The echo servers"), out
     assert "20 connections x 64-byte messages x 20 rounds" in out, out
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in out.splitlines()
@@ -168,6 +170,14 @@ def test_echo_part_runs_every_server(bench_build):
     for backend in ("stackless", "stackful"):
         assert re.search(rf"^  {backend}: +server CPU [0-9.]+x \(at equal speed [0-9.]+x\), "
                          rf"round trips/s [0-9.]+x", out, re.M), out
+    assert re.search(r"^Traced \(CORO_TRACE, every event\) / untraced, per round trip.*\n"
+                     r"  stackless: +server CPU [0-9.]+x", out, re.M), out
+    # the traced row recorded its server's whole run: the warm-up and the
+    # measured run, 20 connections x 20 rounds each, a read resumed per trip
+    trace = json.loads((tmp_path / "traced.json").read_text())
+    serve = [e for e in trace["traceEvents"] if e.get("ph") == "X" and e.get("name") == "serve"]
+    assert len(serve) >= 2 * 20 * 20, f"{len(serve)} resumes of serve in the trace"
+    assert not [e for e in trace["traceEvents"] if e.get("name") == "events dropped"]
 
 
 def test_frontend_part_prints(bench_build, tmp_path):

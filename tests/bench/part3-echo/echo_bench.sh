@@ -3,7 +3,7 @@
 #
 #   echo_bench.sh --client EXE --epoll EXE --stackless EXE [--stackful EXE] [--libuv EXE]
 #                 [--hosted-stackless EXE] [--hosted-stackful EXE]
-#                 [--runs K] [--quick | --tiny] [--threads N]
+#                 [--runs K] [--quick | --tiny] [--threads N] [--trace-file FILE]
 #
 # Measures each echo server with the same verifying client (examples/echo.coc's
 # --client, built stackless: every byte of every echo is checked, and a wrong
@@ -28,6 +28,14 @@
 # --hosted-stackless, --hosted-stackful). Each is measured right after its
 # coro_run() twin, and under each table a line gives hosted / coro_run() per
 # round trip: the server's CPU and the rate, raw and at equal speed (below).
+#
+# Traced: in the targets' table only, the stackless server once more with
+# CORO_TRACE recording every event of the run (the cap, CORO_TRACE_MAX, set
+# above what the table's runs record, so that nothing is dropped and every
+# round trip pays for its events; the file, written when the server stops,
+# is /dev/null unless --trace-file names one), measured right after its
+# untraced twin: traced / untraced per round trip, and the target (>= 0.8x
+# the rate: docs/benchmarks.md).
 #
 # Printed per server: round trips per second (median of the runs) and its
 # ratio to the epoll server (median of the ratios of runs made back to back);
@@ -70,11 +78,12 @@ quick=no
 threads=$(nproc 2>/dev/null || echo 1)
 tiny=no
 client='' epoll='' stackless='' stackful='' libuv='' hosted_stackless='' hosted_stackful=''
+trace_file=/dev/null
 
 usage() {
   echo "usage: echo_bench.sh --client EXE --epoll EXE --stackless EXE [--stackful EXE] [--libuv EXE]" >&2
   echo "                     [--hosted-stackless EXE] [--hosted-stackful EXE]" >&2
-  echo "                     [--runs K] [--quick | --tiny] [--threads N]" >&2
+  echo "                     [--runs K] [--quick | --tiny] [--threads N] [--trace-file FILE]" >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
@@ -93,6 +102,7 @@ while [ $# -gt 0 ]; do
     --hosted-stackful) hosted_stackful=$2 ;;
     --runs) runs=$2 ;;
     --threads) threads=$2 ;;
+    --trace-file) trace_file=$2 ;;
     *) usage ;;
   esac
   shift 2
@@ -137,6 +147,10 @@ done
 # it measures against itself is the noise of the machine (docs/benchmarks.md).
 echo "epoll callbacks (C), again" >"$tmp/epoll2.label"
 echo "$epoll" >"$tmp/epoll2.exe"
+# The stackless server traced, in the table of the targets only (start
+# gives it CORO_TRACE, and CORO_TRACE_MAX, set with the table's size below).
+echo "coroc echo, stackless, traced" >"$tmp/tstackless.label"
+echo "$stackless" >"$tmp/tstackless.exe"
 
 # pin: the command prefix of a placement.
 pin() {
@@ -149,8 +163,11 @@ start() {
   key=$1 placement=$2
   shift 2
   : >"$tmp/$key.out"
+  traced=''
+  if [ "$key" = tstackless ]; then traced=yes; fi
   # shellcheck disable=SC2046
-  $(pin "$placement") "$(cat "$tmp/$key.exe")" --port 0 "$@" $(cat "$tmp/$key.args" 2>/dev/null) \
+  $(pin "$placement") env ${traced:+"CORO_TRACE=$trace_file"} ${traced:+"CORO_TRACE_MAX=$trace_cap"} \
+    "$(cat "$tmp/$key.exe")" --port 0 "$@" $(cat "$tmp/$key.args" 2>/dev/null) \
     >"$tmp/$key.out" 2>"$tmp/$key.err" &
   pid=$!
   pids="$pids $pid"
@@ -295,39 +312,42 @@ config() {
     printf '| %-37s | %13s | %-15s | %14s | %12s | %12s | %11s | %10s |\n' "$(cat "$tmp/$key.label")" "$rate" "$ratio" \
       "$equal" "$cpu" "$ccpu" "$p99" "$rss"
   done
-  hosted_ratios "$name" "$placement" "$tkeys"
+  twin_ratios "$name" "$placement" "$tkeys" h "In a libuv loop / under coro_run()"
+  twin_ratios "$name" "$placement" "$tkeys" t "Traced (CORO_TRACE, every event) / untraced"
 }
 
-# hosted_ratios NAME PLACEMENT KEYS: under a table, each hosted server
-# against its coro_run() twin, per round trip, from the runs made back to
-# back: the server's CPU (hosted / coro_run) and the rate (hosted /
-# coro_run), raw and, on a shared core, at equal speed, the client's CPU as
-# the yardstick as against epoll above. Left in $tmp/NAME.hKEY.{cpu,rate}[equal].
-hosted_ratios() {
-  name=$1 placement=$2
+# twin_ratios NAME PLACEMENT KEYS PREFIX TITLE: under a table, each variant
+# of a coroc server (key PREFIXstackless, PREFIXstackful: h, in a libuv loop;
+# t, traced) against its twin under coro_run(), per round trip, from the runs
+# made back to back: the server's CPU (variant / twin) and the rate (variant /
+# twin), raw and, on a shared core, at equal speed, the client's CPU as the
+# yardstick as against epoll above. Left in $tmp/NAME.PREFIXKEY.{cpu,rate}[equal].
+twin_ratios() {
+  name=$1 placement=$2 prefix=$4 title=$5
   said=no
   for key in stackless stackful; do
     case " $3 " in *" $key "*) ;; *) continue ;; esac
-    case " $3 " in *" h$key "*) ;; *) continue ;; esac
-    paste "$tmp/h$key.cpu" "$tmp/h$key.ccpu" "$tmp/$key.cpu" "$tmp/$key.ccpu" "$tmp/h$key.rates" "$tmp/$key.rates" |
-      awk -v d="$tmp/hosted" '
+    case " $3 " in *" $prefix$key "*) ;; *) continue ;; esac
+    paste "$tmp/$prefix$key.cpu" "$tmp/$prefix$key.ccpu" "$tmp/$key.cpu" "$tmp/$key.ccpu" \
+      "$tmp/$prefix$key.rates" "$tmp/$key.rates" |
+      awk -v d="$tmp/twin" '
         { ok = $1 > 0 && $2 > 0 && $3 > 0 && $4 > 0
           print ($3 > 0 ? $1 / $3 : 0) >(d ".cpu")
           print (ok ? ($1 / $2) / ($3 / $4) : 0) >(d ".cpuequal")
           print ($6 > 0 ? $5 / $6 : 0) >(d ".rate")
           print (ok ? (1 + $3 / $4) / (1 + $1 / $2) : 0) >(d ".rateequal") }'
     for f in cpu cpuequal rate rateequal; do
-      median "$tmp/hosted.$f" | awk '{ printf "%.3f\n", $1 }' >"$tmp/$name.h$key.$f"
+      median "$tmp/twin.$f" | awk '{ printf "%.3f\n", $1 }' >"$tmp/$name.$prefix$key.$f"
     done
-    [ $said = yes ] || { echo; echo "In a libuv loop / under coro_run(), per round trip (the medians of the paired ratios):"; }
+    [ $said = yes ] || { echo; echo "$title, per round trip (the medians of the paired ratios):"; }
     said=yes
     if [ "$placement" = shared ]; then
       printf '  %-10s server CPU %sx (at equal speed %sx), round trips/s %sx (at equal speed %sx)\n' "$key:" \
-        "$(cat "$tmp/$name.h$key.cpu")" "$(cat "$tmp/$name.h$key.cpuequal")" \
-        "$(cat "$tmp/$name.h$key.rate")" "$(cat "$tmp/$name.h$key.rateequal")"
+        "$(cat "$tmp/$name.$prefix$key.cpu")" "$(cat "$tmp/$name.$prefix$key.cpuequal")" \
+        "$(cat "$tmp/$name.$prefix$key.rate")" "$(cat "$tmp/$name.$prefix$key.rateequal")"
     else
-      printf '  %-10s server CPU %sx, round trips/s %sx\n' "$key:" "$(cat "$tmp/$name.h$key.cpu")" \
-        "$(cat "$tmp/$name.h$key.rate")"
+      printf '  %-10s server CPU %sx, round trips/s %sx\n' "$key:" "$(cat "$tmp/$name.$prefix$key.cpu")" \
+        "$(cat "$tmp/$name.$prefix$key.rate")"
     fi
   done
 }
@@ -375,8 +395,18 @@ echo "CPU: the server's, per round trip, and the client's; RSS: the server's pea
 [ $have_taskset = yes ] || echo "(taskset not found: the shared-core tables run unpinned)"
 [ -n "$hosted_stackless$hosted_stackful" ] && echo "in a libuv loop: echo's server driven by libuv's loop (examples/hosts/uv_host.c), not coro_run()"
 
-# The targets' table: the epoll server twice, and more runs.
-table_keys="epoll epoll2${keys#* epoll}" table_runs=$((runs * 2 + 1)) config c1000 shared $c1000 64 $r1000
+# The targets' table: the epoll server twice, the stackless one traced too
+# (after its twins), and more runs. The trace's cap: 8 events a round trip
+# (about 5 are recorded) for every run of the table, the warm-up's included.
+after=stackless
+case " $keys " in *" hstackless "*) after=hstackless ;; esac
+target_keys=
+for key in epoll epoll2${keys#* epoll}; do
+  target_keys="$target_keys $key"
+  if [ "$key" = $after ]; then target_keys="$target_keys tstackless"; fi
+done
+trace_cap=$(((runs * 2 + 2) * c1000 * r1000 * 8))
+table_keys=$target_keys table_runs=$((runs * 2 + 1)) config c1000 shared $c1000 64 $r1000
 if [ $tiny = yes ]; then
   echo
   echo "(--tiny: every server ran and every byte was verified; no other table, no targets, figures of no meaning)"
@@ -432,6 +462,11 @@ for key in stackless stackful; do
   if [ -f "$tmp/c1000.h$key.cpu" ]; then
     echo "  $key in a libuv loop / under coro_run(): CPU per round trip $(fig c1000 h$key cpuequal)x (raw" \
       "$(fig c1000 h$key cpu)x), round trips/s $(fig c1000 h$key rateequal)x (raw $(fig c1000 h$key rate)x) (no target)"
+  fi
+  if [ -f "$tmp/c1000.t$key.cpu" ]; then
+    traced=$(fig c1000 t$key rateequal)
+    echo "  $key traced (CORO_TRACE) / untraced: round trips/s ${traced}x (raw $(fig c1000 t$key rate)x), CPU per" \
+      "round trip $(fig c1000 t$key cpuequal)x (>= 0.80x the rate): $(verdict "$(ge "$traced" 0.8)")"
   fi
 done
 # Every run's client verified every byte, or the script stopped above.
