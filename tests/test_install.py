@@ -29,7 +29,7 @@ import warnings
 
 import pytest
 
-from conftest import BUILD_DIR, SOURCE_DIR
+from conftest import BUILD_DIR, SOURCE_DIR, TESTS_DIR
 
 LIMIT = 5
 CMAKE = os.environ.get("CMAKE_COMMAND") or shutil.which("cmake") or "cmake"
@@ -504,3 +504,39 @@ def test_gdb_extension_installed_and_loaded(installed, tmp_path):
     rows = [l.split() for l in res.stdout.splitlines() if l.startswith("0x")]
     assert [r[1:5] + [os.path.basename(" ".join(r[5:-1]))] + r[-1:] for r in rows] == \
         [["upto", "generator", "stackless", "suspended", "gen.coc:7", "-"]], res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("backend", ["stackless", "stackful"])
+def test_cmake_debug_build_names_locals_in_gdb(installed, tmp_path, backend):
+    """docs/cmake.md's example as a user builds it: a Debug build through
+    coroc_generate, and gdb told the one line to trust the build directory;
+    at a breakpoint in the body, print and info locals know every local
+    (tests/test_gdb_names.py asks the rest)."""
+    if shutil.which("gdb") is None:
+        warnings.warn("SKIP: gdb is not installed")
+        pytest.skip("gdb is not installed")
+    src, build = tmp_path / "src", tmp_path / "build"
+    src.mkdir()
+    shutil.copy(TESTS_DIR / "gdb" / "names.coc", src / "names.coc")
+    major, minor = project_version().split(".")[:2]
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\nproject(names LANGUAGES C)\n"
+        f"find_package(coroc {major}.{minor} REQUIRED)\nadd_executable(names)\n"
+        "target_link_libraries(names PRIVATE coroc::coro)\n"
+        f"coroc_generate(TARGET names BACKEND {backend} SOURCES names.coc)\n")
+    sh([CMAKE, "-S", src, "-B", build, f"-DCMAKE_PREFIX_PATH={installed.prefix}", "-DCMAKE_BUILD_TYPE=Debug"])
+    sh([CMAKE, "--build", build])
+    line = next(no for no, text in enumerate((src / "names.coc").read_text().splitlines(), 1)
+                if "/* LINE inner */" in text)
+    res = sh(["gdb", "-batch", "-nx", "-iex", f"add-auto-load-safe-path {build}",
+              "-ex", f"break names.coc:{line}", "-ex", "run", "-ex", "print total", "-ex", "print i",
+              "-ex", "info locals", "names"], cwd=build)
+    if "ptrace" in res.stdout + res.stderr and "not permitted" in res.stdout + res.stderr:
+        warnings.warn("SKIP: gdb may not trace processes here")
+        pytest.skip("gdb may not trace processes here (ptrace: Operation not permitted)")
+    out = res.stdout + res.stderr
+    assert "auto-loading has been declined" not in out, out
+    # evens(4) after its second yield: total = 10 + 4, the inner i = 7 * 14
+    assert "$1 = 14" in out and "$2 = 98" in out, out
+    assert re.search(r"^total = 14$", res.stdout, re.M) and re.search(r"^buf = \{10, 20, 30\}$",
+                                                                        res.stdout, re.M), out

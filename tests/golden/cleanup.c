@@ -78,9 +78,9 @@ static bool coro_resume_words(coro_t *coro_c, void *coro_out) {
 #line 27
   CORO_FINISH(coro_c);
 }
-/* for debuggers (docs/debugging.md): the .coc lines of words's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs */
+/* for debuggers (docs/debugging.md): the .coc lines of words's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs, @FIRST-LAST the lines of its scope */
 static const unsigned short coro_lines_words[] __attribute__((used)) = {16, 22, 23};
-static const char coro_locals_words[] __attribute__((used)) = "n | buf %i mark scratch";
+static const char coro_locals_words[] __attribute__((used)) = "n | buf@17-27 %i@18-24 mark@19-24 scratch@25-27";
 /* coro_free of words suspended: its cleanups in scope where it stopped, innermost first */
 #line 16
 static void coro_cleanup_words(coro_t *coro_c) {

@@ -38,7 +38,7 @@ static bool coro_resume_countdown(coro_t *coro_c, void *coro_out) {
 #line 7
   CORO_FINISH(coro_c);
 }
-/* for debuggers (docs/debugging.md): the .coc lines of countdown's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs */
+/* for debuggers (docs/debugging.md): the .coc lines of countdown's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs, @FIRST-LAST the lines of its scope */
 static const unsigned short coro_lines_countdown[] __attribute__((used)) = {4, 6};
 static const char coro_locals_countdown[] __attribute__((used)) = "from";
 /* countdown(...) makes an instance and runs nothing yet (lazy start) */

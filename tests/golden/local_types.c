@@ -65,9 +65,9 @@ coro_resume_2:;
 #line 18
   CORO_FINISH(coro_c);
 }
-/* for debuggers (docs/debugging.md): the .coc lines of walk's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs */
+/* for debuggers (docs/debugging.md): the .coc lines of walk's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs, @FIRST-LAST the lines of its scope */
 static const unsigned short coro_lines_walk[] __attribute__((used)) = {7, 15, 17};
-static const char coro_locals_walk[] __attribute__((used)) = "| p %d path name %i";
+static const char coro_locals_walk[] __attribute__((used)) = "| p@8-18 %d@9-18 path@11-18 name@12-18 %i@13-16";
 /* walk(...) makes an instance and runs nothing yet (lazy start) */
 #line 7
 coro_t *walk(void) {

@@ -64,9 +64,9 @@ coro_resume_3:;
 #line 15
   CORO_FINISH(coro_c);
 }
-/* for debuggers (docs/debugging.md): the .coc lines of pairs's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs */
+/* for debuggers (docs/debugging.md): the .coc lines of pairs's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs, @FIRST-LAST the lines of its scope */
 static const unsigned short coro_lines_pairs[] __attribute__((used)) = {4, 10, 12, 14};
-static const char coro_locals_pairs[] __attribute__((used)) = "n | i coro_i_2=i %sum";
+static const char coro_locals_pairs[] __attribute__((used)) = "n | i@5-15 coro_i_2=i@6-13 %sum@7-13";
 /* pairs(...) makes an instance and runs nothing yet (lazy start) */
 #line 4
 coro_t *pairs(int n) {

@@ -53,9 +53,9 @@ again:
 #line 21
   CORO_FINISH(coro_c);
 }
-/* for debuggers (docs/debugging.md): the .coc lines of tokens's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs */
+/* for debuggers (docs/debugging.md): the .coc lines of tokens's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs, @FIRST-LAST the lines of its scope */
 static const unsigned short coro_lines_tokens[] __attribute__((used)) = {5, 16};
-static const char coro_locals_tokens[] __attribute__((used)) = "s | %count";
+static const char coro_locals_tokens[] __attribute__((used)) = "s | %count@6-21";
 /* tokens(...) makes an instance and runs nothing yet (lazy start) */
 #line 5
 coro_t *tokens(const char *s) {

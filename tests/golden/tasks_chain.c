@@ -45,7 +45,7 @@ coro_resume_1:;
 #line 9
   CORO_FINISH(coro_c);
 }
-/* for debuggers (docs/debugging.md): the .coc lines of leaf's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs */
+/* for debuggers (docs/debugging.md): the .coc lines of leaf's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs, @FIRST-LAST the lines of its scope */
 static const unsigned short coro_lines_leaf[] __attribute__((used)) = {6, 7};
 static const char coro_locals_leaf[] __attribute__((used)) = "x";
 /* leaf(...) makes an instance and runs nothing yet (lazy start) */
@@ -174,9 +174,9 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
 #line 18
   CORO_FINISH(coro_c);
 }
-/* for debuggers (docs/debugging.md): the .coc lines of child's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs */
+/* for debuggers (docs/debugging.md): the .coc lines of child's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs, @FIRST-LAST the lines of its scope */
 static const unsigned short coro_lines_child[] __attribute__((used)) = {11, 12, 13, 15};
-static const char coro_locals_child[] __attribute__((used)) = "x | a";
+static const char coro_locals_child[] __attribute__((used)) = "x | a@12-18";
 /* child(...) makes an instance and runs nothing yet (lazy start) */
 #line 11
 coro_t *child(int x) {
@@ -272,7 +272,7 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
 #line 23
   CORO_FINISH(coro_c);
 }
-/* for debuggers (docs/debugging.md): the .coc lines of top's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs */
+/* for debuggers (docs/debugging.md): the .coc lines of top's start and resume points; its parameters | locals, FIELD=NAME where renamed, %NAME in a C local while it runs, @FIRST-LAST the lines of its scope */
 static const unsigned short coro_lines_top[] __attribute__((used)) = {20, 21, 22};
 static const char coro_locals_top[] __attribute__((used)) = "";
 /* top(...) makes an instance and runs nothing yet (lazy start) */

@@ -4,9 +4,11 @@ print r
 print coro_f->r
 backtrace
 continue
-print coro_f->r
+print r
 break runs.coc:23
 continue
+print r
+print text
+set coro-names off
 print coro_f->r
-print coro_f->text
 continue
