@@ -42,6 +42,7 @@ def test_breakpoint_on_coc_line(toolchain, tmp_path):
 
 PROGRAM = TESTS_DIR / "gdb" / "suspended.coc"
 SCRIPT = TESTS_DIR.parent / "runtime" / "gdb" / "coroc-gdb.py"
+NAMES_SCRIPT = TESTS_DIR.parent / "runtime" / "gdb" / "coroc-gdb-names.py"
 # gdb loads the extension from the program's .debug_gdb_scripts section only
 # from directories its auto-load safe-path names; the tests allow their own.
 GDB = ["gdb", "-batch", "-nx", "-iex", "set auto-load safe-path /"]
@@ -278,9 +279,12 @@ def test_extension_loads_from_program_and_by_hand(gdb_ok, toolchain, tmp_path):
               cwd=tmp_path, timeout=120)
     assert "ADDRESS" not in off.stdout, off.stdout
     by_hand = run(["gdb", "-batch", "-nx", "-iex", "set auto-load python-scripts off",
-                   "-ex", f"source {SCRIPT}", "-ex", "break checkpoint", "-ex", "run",
-                   "-ex", "info coroutines", str(exe)], cwd=tmp_path, timeout=120)
+                   "-ex", f"source {SCRIPT}", "-ex", f"source {NAMES_SCRIPT}", "-ex", "break checkpoint",
+                   "-ex", "run", "-ex", "info coroutines", "-ex", "help coro locals", str(exe)],
+                  cwd=tmp_path, timeout=120)
     assert len(table(by_hand.stdout)) == 20, by_hand.stdout + by_hand.stderr   # the stackless build
+    assert "The locals (coro locals)" in by_hand.stdout, by_hand.stdout + by_hand.stderr
+    assert "Error" not in by_hand.stderr, by_hand.stderr
 
 
 def test_instances_of_two_threads(gdb_ok, toolchain, tmp_path):

@@ -486,8 +486,9 @@ def test_gdb_extension_installed_and_loaded(installed, tmp_path):
     cache = (BUILD_DIR / "CMakeCache.txt").read_text()
     datadir = cache_value(cache, "CMAKE_INSTALL_DATADIR", "") or cache_value(cache, "CMAKE_INSTALL_DATAROOTDIR",
                                                                             "share")
-    script = installed.prefix / datadir / "coroc" / "gdb" / "coroc-gdb.py"
-    assert script.read_text() == (SOURCE_DIR / "runtime" / "gdb" / "coroc-gdb.py").read_text()
+    for name in ("coroc-gdb.py", "coroc-gdb-names.py"):
+        script = installed.prefix / datadir / "coroc" / "gdb" / name
+        assert script.read_text() == (SOURCE_DIR / "runtime" / "gdb" / name).read_text()
     (tmp_path / "gen.coc").write_text(GEN_COC)
     sh([installed.coroc, "-DLIMIT=3", "-o", "gen.c", "gen.coc"], cwd=tmp_path)
     sh(["gcc", "-g", "-O0", "-DLIMIT=3", f"-I{installed.includedir}", "-o", "app", "gen.c",
