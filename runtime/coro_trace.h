@@ -126,6 +126,9 @@ extern _Thread_local const char *coro_trace_source __attribute__((tls_model("ini
    (once a process). */
 void coro_trace_env(void);
 
+/* The events a thread keeps when CORO_TRACE_MAX does not say (32 MB). */
+enum { CORO_TRACE_DEFAULT_CAP = 1000000 };
+
 /* trace.c, for trace_write.c: a trace begins (at most max_events kept a
    thread) and ends (its two ends on CLOCK_MONOTONIC, ns); the list of
    threads (under its lock), the trace's session and cap, and the clock's

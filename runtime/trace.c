@@ -41,13 +41,11 @@ _Thread_local const char *coro_trace_source __attribute__((tls_model("initial-ex
 /* stackful.c: the entry function of a stackful instance (its coroutine), set at its first use */
 const void *(*coro_trace_entry_of)(coro_t *c);
 
-enum { DEFAULT_CAP = 1000000 }; /* events a thread, when CORO_TRACE_MAX does not say */
-
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER; /* the list, start and stop */
 static struct coro_trace_thread *threads;                        /* every thread's, newest first */
 static int nthreads;
 static unsigned long session; /* 1 for the first trace, 2 for the next... */
-static uint64_t cap = DEFAULT_CAP;
+static uint64_t cap = CORO_TRACE_DEFAULT_CAP;
 static uint64_t start_ticks, start_ns;
 static bool use_tsc;
 static double ns_per_tick = 1;

@@ -726,8 +726,6 @@ out:
 static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *file; /* while a trace is recorded */
 
-enum { DEFAULT_CAP = 1000000 }; /* events a thread, when CORO_TRACE_MAX does not say */
-
 /* Stop and write, once: coro_trace_stop, exit, or a fatal error. */
 static int finish(void) {
   pthread_mutex_lock(&file_lock);
@@ -770,7 +768,7 @@ static int start(const char *path) {
     free(p);
     return -EBUSY;
   }
-  uint64_t cap = DEFAULT_CAP;
+  uint64_t cap = CORO_TRACE_DEFAULT_CAP;
   const char *max = getenv("CORO_TRACE_MAX");
   if (max && *max) {
     char *end;
