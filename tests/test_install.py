@@ -479,6 +479,24 @@ def test_coroc_generate_misuse(installed, tmp_path, call, message):
 # The gdb extension: installed, and carried by the programs
 # ===================================================================
 
+def test_editors_files_installed(installed):
+    """cmake --install puts editors/ under PREFIX/share/coroc/editors, as
+    docs/editors.md's lines expect: every file of the tree but the docs'
+    screenshot script and what `npm install` would leave in vscode/, byte for byte."""
+    cache = (BUILD_DIR / "CMakeCache.txt").read_text()
+    datadir = cache_value(cache, "CMAKE_INSTALL_DATADIR", "") or cache_value(cache, "CMAKE_INSTALL_DATAROOTDIR",
+                                                                            "share")
+    source, target = SOURCE_DIR / "editors", installed.prefix / datadir / "coroc" / "editors"
+    left_out = {"screenshot", ".gitignore", "node_modules", "package-lock.json"}  # CMakeLists.txt's
+    wanted = {p.relative_to(source) for p in source.rglob("*")
+              if p.is_file() and not left_out & set(p.relative_to(source).parts)}
+    got = {p.relative_to(target) for p in target.rglob("*") if p.is_file()}
+    assert got == wanted
+    assert pathlib.Path("vim/syntax/coc.vim") in got and pathlib.Path("emacs/coroc-mode.el") in got
+    for rel in got:
+        assert (target / rel).read_bytes() == (source / rel).read_bytes(), rel
+
+
 def test_gdb_extension_installed_and_loaded(installed, tmp_path):
     """cmake --install puts the extension under PREFIX/share/coroc/gdb; a
     program linked with the installed libcoro carries it, and gdb loads it
