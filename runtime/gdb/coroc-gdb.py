@@ -36,7 +36,7 @@ import gdb
 import gdb.unwinder
 
 STATES = ["created", "suspended", "running", "done"]
-CORO_TASK = 2        # enum coro_kind in coro/gen.h
+CORO_GENERATOR, CORO_TASK = 1, 2   # enum coro_kind in coro/gen.h
 
 
 def _type(name, block=None):
@@ -126,6 +126,8 @@ class Instance:
         self.state = STATES[self.status] if 0 <= self.status < len(STATES) else "invalid"
         self.generator = not int(c["kind"]) & CORO_TASK
         self.kind = "generator" if self.generator else "task"
+        if int(c["kind"]) & CORO_GENERATOR and not self.generator:
+            self.kind = "async generator"   # a task that yields: consumed by coro_next_await
         self.task = None if self.generator else coro.cast(_type("struct coro_task").pointer()).dereference()
         self.parent = _ptr(self.task["parent"]) if self.task is not None else 0
         self.resume_point = int(c["resume_point"])
@@ -697,7 +699,11 @@ class Coro(gdb.Command):
 def _find(arg):
     if not arg.strip():
         raise gdb.GdbError("coroc: which instance? give its address (from info coroutines)")
-    addr = int(gdb.parse_and_eval(arg).cast(_type("unsigned long")))
+    m = re.fullmatch(r'\s*\$coro\(\s*"([^"]*)"\s*(?:,\s*(\d+)\s*)?\)\s*', arg)
+    if m:   # here, not by gdb: its call would put the string in the inferior (none in a core file)
+        addr = _ptr(_coro_named(m.group(1), int(m.group(2) or 0)))
+    else:
+        addr = int(gdb.parse_and_eval(arg).cast(_type("unsigned long")))
     insts = instances()
     for i in insts:
         if i.addr == addr:
@@ -839,12 +845,14 @@ For scripts: coro bt $coro("writer")."""
         super().__init__("coro")
 
     def invoke(self, name, n=None):
-        name = name.string()
-        n = int(n) if n is not None else 0
-        found = [i for i in instances() if i.name == name]
-        if n >= len(found):
-            raise gdb.GdbError("coroc: no live instance %d of coroutine %s (%d live)" % (n, name, len(found)))
-        return found[n].coro
+        return _coro_named(name.string(), int(n) if n is not None else 0)
+
+
+def _coro_named(name, n):
+    found = [i for i in instances() if i.name == name]
+    if n >= len(found):
+        raise gdb.GdbError("coroc: no live instance %d of coroutine %s (%d live)" % (n, name, len(found)))
+    return found[n].coro
 
 
 _commands = [InfoCoroutines(), Coro(), CoroBt(), CoroFrame(), CoroFunction()]
