@@ -21,7 +21,12 @@
 # coro_body_NAME (stackful). A stackful instance keeps its registers in its
 # struct coro_ctx while suspended; a Python unwinder hands them to gdb as the
 # caller of the newest frame, and gdb's own unwinder walks on from there, so
-# it works on a core file as on a live process.
+# it works on a core file as on a live process. A shared-stack instance whose
+# frames were copied out to its buffer is unwound in the buffer: the registers
+# handed to gdb are relocated there (Instance.locate), and a frame whose
+# caller gdb would find through a frame pointer into the shared stack is
+# unwound by the frame-pointer rule instead (ContextUnwinder._copied_frame).
+# What a task waits for, in words, is coroc-gdb-waits.py's.
 #
 # gdb loads this from the .debug_gdb_scripts section that libcoro puts into
 # every program linked with it, or by hand: source PREFIX/share/coroc/gdb/coroc-gdb.py.
