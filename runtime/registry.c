@@ -435,12 +435,14 @@ _Static_assert(sizeof(struct coro) >= 2 * sizeof(void *),
  * then its text; gdb runs it when it loads the program (if the program lies
  * in gdb's auto-load safe-path: docs/debugging.md). The linker keeps one
  * copy however many objects hold it (the section merges equal strings).
- * CORO_GDB_SCRIPT and CORO_GDB_NAMES_SCRIPT are the paths of
- * runtime/gdb/coroc-gdb.py and coroc-gdb-names.py, from CMake: one script,
- * the second file's text right after the first's (two entries could come
- * out of the linker in either order).
+ * CORO_GDB_SCRIPT, CORO_GDB_NAMES_SCRIPT and CORO_GDB_WAITS_SCRIPT are the
+ * paths of runtime/gdb/coroc-gdb.py, coroc-gdb-names.py and
+ * coroc-gdb-waits.py, from CMake: one script, each file's text right after
+ * the one before (entries of their own could come out of the linker in any
+ * order).
  * =================================================================== */
-#if defined(CORO_GDB_SCRIPT) && defined(CORO_GDB_NAMES_SCRIPT) && defined(__ELF__)
+#if defined(CORO_GDB_SCRIPT) && defined(CORO_GDB_NAMES_SCRIPT) && \
+    defined(CORO_GDB_WAITS_SCRIPT) && defined(__ELF__)
 __asm__(
     ".pushsection \".debug_gdb_scripts\", \"MS\", %progbits, 1\n"
     ".byte 4\n"
@@ -448,6 +450,8 @@ __asm__(
     ".incbin \"" CORO_GDB_SCRIPT
     "\"\n"
     ".incbin \"" CORO_GDB_NAMES_SCRIPT
+    "\"\n"
+    ".incbin \"" CORO_GDB_WAITS_SCRIPT
     "\"\n"
     ".byte 0\n"
     ".popsection\n");

@@ -43,6 +43,7 @@ def test_breakpoint_on_coc_line(toolchain, tmp_path):
 PROGRAM = TESTS_DIR / "gdb" / "suspended.coc"
 SCRIPT = TESTS_DIR.parent / "runtime" / "gdb" / "coroc-gdb.py"
 NAMES_SCRIPT = TESTS_DIR.parent / "runtime" / "gdb" / "coroc-gdb-names.py"
+WAITS_SCRIPT = TESTS_DIR.parent / "runtime" / "gdb" / "coroc-gdb-waits.py"
 # gdb loads the extension from the program's .debug_gdb_scripts section only
 # from directories its auto-load safe-path names; the tests allow their own.
 GDB = ["gdb", "-batch", "-nx", "-iex", "set auto-load safe-path /"]
@@ -178,7 +179,7 @@ def check_table(out, backend, lines, where, fds):
     assert kept[2:6] == ["task", backend, "suspended", at("kept")]
     assert re.fullmatch(r"timer, \d+ ms left \(of 60000\)", kept[6]), kept
     assert one("keeper")[2:] == ["task", backend, "suspended", at("keeper"), f"task {kept[0]} (kept)"]
-    for name, waits in (("listener", r"receive on channel 0x[0-9a-f]+"),
+    for name, waits in (("listener", r"receive on channel 0x[0-9a-f]+ \(unbuffered\)"),
                         ("chooser", r"select of 2 channel operations, deadline in (\d+) ms"),
                         ("locker", r"mutex 0x[0-9a-f]+, deadline in (\d+) ms"),
                         ("gatherer", r"group 0x[0-9a-f]+: 1 not done")):
@@ -279,7 +280,8 @@ def test_extension_loads_from_program_and_by_hand(gdb_ok, toolchain, tmp_path):
               cwd=tmp_path, timeout=120)
     assert "ADDRESS" not in off.stdout, off.stdout
     by_hand = run(["gdb", "-batch", "-nx", "-iex", "set auto-load python-scripts off",
-                   "-ex", f"source {SCRIPT}", "-ex", f"source {NAMES_SCRIPT}", "-ex", "break checkpoint",
+                   "-ex", f"source {SCRIPT}", "-ex", f"source {NAMES_SCRIPT}", "-ex", f"source {WAITS_SCRIPT}",
+                   "-ex", "break checkpoint",
                    "-ex", "run", "-ex", "info coroutines", "-ex", "help coro locals", str(exe)],
                   cwd=tmp_path, timeout=120)
     assert len(table(by_hand.stdout)) == 20, by_hand.stdout + by_hand.stderr   # the stackless build

@@ -504,7 +504,7 @@ def test_gdb_extension_installed_and_loaded(installed, tmp_path):
     cache = (BUILD_DIR / "CMakeCache.txt").read_text()
     datadir = cache_value(cache, "CMAKE_INSTALL_DATADIR", "") or cache_value(cache, "CMAKE_INSTALL_DATAROOTDIR",
                                                                             "share")
-    for name in ("coroc-gdb.py", "coroc-gdb-names.py"):
+    for name in ("coroc-gdb.py", "coroc-gdb-names.py", "coroc-gdb-waits.py"):
         script = installed.prefix / datadir / "coroc" / "gdb" / name
         assert script.read_text() == (SOURCE_DIR / "runtime" / "gdb" / name).read_text()
     (tmp_path / "gen.coc").write_text(GEN_COC)

@@ -21,7 +21,12 @@
 # coro_body_NAME (stackful). A stackful instance keeps its registers in its
 # struct coro_ctx while suspended; a Python unwinder hands them to gdb as the
 # caller of the newest frame, and gdb's own unwinder walks on from there, so
-# it works on a core file as on a live process.
+# it works on a core file as on a live process. A shared-stack instance whose
+# frames were copied out to its buffer is unwound in the buffer: the registers
+# handed to gdb are relocated there (Instance.locate), and a frame whose
+# caller gdb would find through a frame pointer into the shared stack is
+# unwound by the frame-pointer rule instead (ContextUnwinder._copied_frame).
+# What a task waits for, in words, is coroc-gdb-waits.py's.
 #
 # gdb loads this from the .debug_gdb_scripts section that libcoro puts into
 # every program linked with it, or by hand: source PREFIX/share/coroc/gdb/coroc-gdb.py.
@@ -36,7 +41,7 @@ import gdb
 import gdb.unwinder
 
 STATES = ["created", "suspended", "running", "done"]
-CORO_TASK = 2        # enum coro_kind in coro/gen.h
+CORO_GENERATOR, CORO_TASK = 1, 2   # enum coro_kind in coro/gen.h
 
 
 def _type(name, block=None):
@@ -126,6 +131,8 @@ class Instance:
         self.state = STATES[self.status] if 0 <= self.status < len(STATES) else "invalid"
         self.generator = not int(c["kind"]) & CORO_TASK
         self.kind = "generator" if self.generator else "task"
+        if int(c["kind"]) & CORO_GENERATOR and not self.generator:
+            self.kind = "async generator"   # a task that yields: consumed by coro_next_await
         self.task = None if self.generator else coro.cast(_type("struct coro_task").pointer()).dereference()
         self.parent = _ptr(self.task["parent"]) if self.task is not None else 0
         self.resume_point = int(c["resume_point"])
@@ -199,12 +206,37 @@ class Instance:
 
     # -- stackful: the saved registers --------------------------------------
     def stack_mapped(self):
-        """Its frames are on a stack: mapped, and for a shared-stack instance, not copied out."""
+        """Its frames can be read: on a stack, or for a shared-stack instance
+        suspended while another had the shared stack, copied out to its buffer."""
         if _ptr(self.s["map"]) == 0:
             return False
-        return not bool(self.s["shared"]) or bool(self.s["on_stack"])
+        return not bool(self.s["shared"]) or bool(self.s["on_stack"]) or self.copied_out()
+
+    def copied_out(self):
+        """A shared-stack instance whose frames are in its buffer now (stack_shared.c)."""
+        return (self.stackful and bool(self.s["shared"]) and not bool(self.s["on_stack"])
+                and int(self.s["copy_size"]) > 0)
+
+    def copy_window(self):
+        """(low, top, copy): its frames came from [low, top) of the shared stack
+        and are at copy now; None unless copied out."""
+        if not self.copied_out():
+            return None
+        top = _ptr(self.s["map"]) + int(self.s["map_size"])
+        return top - int(self.s["copy_size"]), top, _ptr(self.s["copy"])
+
+    def locate(self, addr):
+        """Where the byte at addr of its stack is now: in its buffer when its
+        frames are copied out (as coro_stackful_locate says), else at addr."""
+        w = self.copy_window() if self.stackful else None
+        if w is None or not w[0] <= addr < w[1]:
+            return addr
+        return w[2] + addr - w[0]
 
     def saved_registers(self):
+        """[(register, value)] of where it goes on. A copied-out shared-stack
+        instance's stack and frame pointers point into its buffer instead
+        (locate): its frames are read there, as if they were still in place."""
         ctx = self.s["ctx"]
         names = [f.name for f in ctx.type.fields()]
         if "rsp" in names:
@@ -215,14 +247,16 @@ class Instance:
             # unwind info counts from the rsp it had before the statement.
             ulong = _type("unsigned long")
             sp = int(ctx["rsp"])
-            words = gdb.Value(sp).cast(ulong.pointer())
+            words = gdb.Value(self.locate(sp)).cast(ulong.pointer())
             pc, rbp = int(words[0]), int(words[1])
             where = gdb.execute("info symbol 0x%x" % pc, to_string=True)
             in_switch = where.startswith("coro_ctx_switch ")   # assembly: no debug-info block
             sp += 16 if in_switch else 16 + 128
-            return [("rsp", gdb.Value(sp)), ("rip", gdb.Value(pc)), ("rbp", gdb.Value(rbp))]
+            return [("rsp", gdb.Value(self.locate(sp))), ("rip", gdb.Value(pc)),
+                    ("rbp", gdb.Value(self.locate(rbp)))]
         if "x29" in names:
-            regs = [("sp", ctx["sp"]), ("pc", ctx["x30"]), ("x29", ctx["x29"]), ("x30", ctx["x30"])]
+            regs = [("sp", gdb.Value(self.locate(int(ctx["sp"])))), ("pc", ctx["x30"]),
+                    ("x29", gdb.Value(self.locate(int(ctx["x29"])))), ("x30", ctx["x30"])]
             return regs + [("x%d" % i, ctx["x%d" % i]) for i in range(19, 29)]
         raise gdb.GdbError("coroc: cannot unwind a stackful context of this build "
                            "(the ucontext switch): only the asm switch on x86_64 and aarch64")
@@ -450,77 +484,6 @@ def _with_running(fn):
     return _keeping_selection(lambda: fn(_running_locations()))
 
 
-# -- what a task waits for ----------------------------------------------------
-
-def _now_ns(inst):
-    """CLOCK_MONOTONIC in ns, as the deadlines count it: the scheduler's last
-    reading in a core file, the clock of this machine for a running program."""
-    sched = inst.registry["sched"]   # (NULL until the thread's first task or source)
-    if _is_core() and not int(inst.registry["exited"]) and _ptr(sched):
-        return int(sched["now_ns"])
-    return time.monotonic_ns()
-
-
-def _ms_left(timer, inst):
-    """Whole ms until a timer's deadline, rounded up (0.3 ms left is 1), 0 if due."""
-    left = int(timer["deadline_ns"]) - _now_ns(inst)
-    return max(-(-left // 1000000), 0)
-
-
-def describe_awaitable(aw, inst):
-    ops = _ptr(aw.dereference()["ops"])
-    kind = _symbol_name(ops) or "0x%x" % ops
-    def cast(t):
-        return aw.cast(_type(t).pointer()).dereference()
-    if kind in ("read_awaiter", "write_awaiter", "accept_awaiter", "connect_awaiter"):
-        op = kind[:-len("_awaiter")]
-        return "%s on fd %d" % (op, int(cast("struct coro_" + op)["fd"]))
-    if kind == "sleep_awaiter":
-        t = cast("struct coro_sleep")
-        if not int(t["armed"]):
-            return "timer of %d ms" % int(t["ms"])
-        return "timer, %d ms left (of %d)" % (_ms_left(t, inst), int(t["ms"]))
-    if kind == "group_awaiter":
-        w = cast("struct coro_wait")
-        if int(w["any"]):
-            return "wait_any of %d tasks" % int(w["n"])
-        return "wait_all: %d of %d tasks left" % (int(w["left"]), int(w["n"]))
-    if kind == "timeout_awaiter":
-        t = cast("struct coro_timeout")
-        inner = describe_awaitable(t["inner"], inst)
-        return "%s, timeout in %d ms" % (inner, _ms_left(t["timer"], inst))
-    if kind == "offload_awaiter":
-        o = cast("struct coro_offload")
-        fn = _symbol_name(_ptr(o["fn"])) or "0x%x" % _ptr(o["fn"])
-        return "offload %s(0x%x)" % (fn, _ptr(o["arg"]))
-    if kind in ("chan_send_ops", "chan_recv_ops"):
-        op = cast("struct coro_chan_op")
-        return "%s on channel 0x%x" % (kind[5:9].replace("recv", "receive"), _ptr(op["chan"]))
-    if kind == "chan_select_ops":
-        sel = cast("struct coro_chan_select")
-        return "select of %d channel operations%s" % (int(sel["n"]), _deadline(sel, inst))
-    sync = {"event_wait_ops": ("event", "struct coro_event"),
-            "sem_acquire_ops": ("semaphore", "struct coro_sem"),
-            "mutex_lock_ops": ("mutex", "struct coro_mutex"),
-            "group_wait_ops": ("group", "struct coro_group")}
-    if kind in sync:
-        what, t = sync[kind]
-        w = cast("struct coro_sync_wait")
-        text = "%s 0x%x" % (what, _ptr(w["object"]))
-        if what == "group":
-            obj = w["object"].cast(_type(t).pointer()).dereference()
-            text += ": %d not done" % int(obj["pending"])
-        return text + _deadline(w, inst)
-    return "awaitable 0x%x (%s)" % (_ptr(aw), kind)
-
-
-def _deadline(w, inst):
-    """', deadline in T ms' for a channel select or a toolkit wait with a deadline of its own."""
-    if not int(w["timed"]) or not int(w["timer"]["armed"]):
-        return ""
-    return ", deadline in %d ms" % _ms_left(w["timer"], inst)
-
-
 def _ready_queue(registry):
     out = set()
     if int(registry["exited"]):   # its scheduler went with the thread
@@ -532,20 +495,6 @@ def _ready_queue(registry):
         out.add(_ptr(c))
         c = c["next_ready"]
     return out
-
-
-def waits_for(inst, by_parent, ready):
-    if inst.generator or inst.status != 1:
-        return "-"
-    aw = inst.task["waiting_on"]
-    if _ptr(aw):
-        return describe_awaitable(aw, inst)
-    child = by_parent.get(inst.addr)
-    if child is not None:
-        return "task 0x%x (%s)" % (child.addr, child.name)
-    if inst.addr in ready:
-        return "ready (its turn comes)"
-    return "-"
 
 
 # -- the stackful unwinder ----------------------------------------------------
@@ -562,10 +511,13 @@ class ContextUnwinder(gdb.unwinder.Unwinder):
     def __init__(self):
         super().__init__("coroc-context")
         self.regs = None
+        self.window = None   # (low, top, copy) of a copied-out shared-stack instance (copy_window)
 
     def __call__(self, pending):
-        if self.regs is None or pending.level() != 0:
+        if self.regs is None:
             return None
+        if pending.level() != 0:
+            return self._copied_frame(pending) if self.window is not None else None
         arch = pending.architecture().name()
         sp, pc = ("rsp", "rip") if "x86-64" in arch else ("sp", "pc")
         # The newest frame's id says its stack lies below every other: the saved context's frames
@@ -578,6 +530,35 @@ class ContextUnwinder(gdb.unwinder.Unwinder):
             info.add_saved_register(reg, value.cast(ulong))
         return info
 
+    def _copied_frame(self, pending):
+        """A frame of a copied-out instance, read in its buffer, whose frame
+        pointer gdb took from the buffer: an address where the frames were, on
+        the shared stack, where another instance's are now. gdb's own unwinder
+        would read on there; when the frame's function keeps the frame pointer
+        (push rbp; mov rsp, rbp: built without optimisation, or with
+        -fno-omit-frame-pointer), its caller is unwound here instead, from the
+        buffer: return address at rbp + 8, the caller's rbp at rbp, its rsp at
+        rbp + 16. (x86_64; such a frame's locals cannot be shown: gdb finds
+        them from the CFA of its own unwinder only.)"""
+        if "x86-64" not in pending.architecture().name():
+            return None
+        low, top, copy = self.window
+        rbp = int(pending.read_register("rbp"))
+        pc = int(pending.read_register("rip"))
+        start = _frame_pointer_function(pending.architecture(), pc)
+        if not low <= rbp < top or start is None:
+            return None
+        fp = copy + rbp - low
+        ulong = _type("unsigned long")
+        words = gdb.Value(fp).cast(ulong.pointer())
+        caller_rbp, ret = int(words[0]), int(words[1])
+        if low <= caller_rbp < top:
+            caller_rbp = copy + caller_rbp - low
+        info = pending.create_unwind_info(_FrameId(gdb.Value(fp + 16).cast(ulong), gdb.Value(start).cast(ulong)))
+        for reg, value in (("rsp", fp + 16), ("rip", ret), ("rbp", caller_rbp)):
+            info.add_saved_register(reg, gdb.Value(value).cast(ulong))
+        return info
+
     def frames(self, inst):
         """The frames of inst's suspended body, newest first, down to its entry."""
         try:
@@ -585,6 +566,7 @@ class ContextUnwinder(gdb.unwinder.Unwinder):
         except gdb.error:
             raise gdb.GdbError("coroc: no stack to unwind from: start the program or load a core file")
         self.regs = inst.saved_registers()
+        self.window = inst.copy_window()
         gdb.invalidate_cached_frames()
         out = []
         try:
@@ -598,8 +580,28 @@ class ContextUnwinder(gdb.unwinder.Unwinder):
                 frame = frame.older()
         finally:
             self.regs = None
+            self.window = None
             gdb.invalidate_cached_frames()
         return out
+
+
+_fp_functions = {}   # function start -> it keeps the frame pointer
+
+
+def _frame_pointer_function(arch, pc):
+    """The start of the function at pc (a return address) when it begins
+    push rbp; mov rsp, rbp (after an endbr64), else None."""
+    out = gdb.execute("info symbol 0x%x" % (pc - 1), to_string=True)
+    m = re.search(r"^\S+ \+ (\d+) in section", out, re.M)
+    start = pc - 1 - int(m.group(1)) if m else (pc - 1 if re.search(r"^\S+ in section", out, re.M) else None)
+    if start is None:
+        return None
+    if start not in _fp_functions:
+        ops = [i["asm"].replace("%", "").split() for i in arch.disassemble(start, count=3)]
+        ops = [o for o in ops if o and o[0] != "endbr64"][:2]
+        _fp_functions[start] = (len(ops) == 2 and ops[0] == ["push", "rbp"] and ops[1][0] == "mov"
+                                and sorted(ops[1][1].split(",")) == ["rbp", "rsp"])
+    return start if _fp_functions[start] else None
 
 
 def _runtime_frame(frame):
@@ -702,7 +704,11 @@ class Coro(gdb.Command):
 def _find(arg):
     if not arg.strip():
         raise gdb.GdbError("coroc: which instance? give its address (from info coroutines)")
-    addr = int(gdb.parse_and_eval(arg).cast(_type("unsigned long")))
+    m = re.fullmatch(r'\s*\$coro\(\s*"([^"]*)"\s*(?:,\s*(\d+)\s*)?\)\s*', arg)
+    if m:   # here, not by gdb: its call would put the string in the inferior (none in a core file)
+        addr = _ptr(_coro_named(m.group(1), int(m.group(2) or 0)))
+    else:
+        addr = int(gdb.parse_and_eval(arg).cast(_type("unsigned long")))
     insts = instances()
     for i in insts:
         if i.addr == addr:
@@ -844,12 +850,14 @@ For scripts: coro bt $coro("writer")."""
         super().__init__("coro")
 
     def invoke(self, name, n=None):
-        name = name.string()
-        n = int(n) if n is not None else 0
-        found = [i for i in instances() if i.name == name]
-        if n >= len(found):
-            raise gdb.GdbError("coroc: no live instance %d of coroutine %s (%d live)" % (n, name, len(found)))
-        return found[n].coro
+        return _coro_named(name.string(), int(n) if n is not None else 0)
+
+
+def _coro_named(name, n):
+    found = [i for i in instances() if i.name == name]
+    if n >= len(found):
+        raise gdb.GdbError("coroc: no live instance %d of coroutine %s (%d live)" % (n, name, len(found)))
+    return found[n].coro
 
 
 _commands = [InfoCoroutines(), Coro(), CoroBt(), CoroFrame(), CoroFunction()]
