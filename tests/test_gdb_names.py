@@ -120,3 +120,22 @@ def test_names_follow_the_selected_frame_and_can_be_turned_off(gdb_ok, toolchain
     assert "type = int [3]" in a["ptype buf"][0], out
     # a script's `up` selects main's caller without a prompt: the macro says it lags
     assert "follows the selected frame at the next prompt" in printed(a, "total")[2], out
+
+
+def test_coro_select_names_a_suspended_instance(gdb_ok, toolchain, tmp_path):  # noqa: F811
+    """coro select ADDR: a suspended stackless task's parameters and locals by
+    their names, as when it suspended, from any frame; coro select alone ends
+    it. A stackful instance is refused with where to look instead."""
+    exe = build(toolchain, tmp_path, "stackless")
+    a, out = session(exe, [f"break names.coc:{marker('task')}", "run", "frame 1",
+                           'coro select $coro("napper")', "print naps", "print slept", "print tag",
+                           "print k", "info locals", "info args", "coro select", "print slept"])
+    assert "the names of napper 0x" in a['coro select $coro("napper")'][0], out
+    assert printed(a, "naps") == ["2"] and printed(a, "k") == ["0"], out
+    assert printed(a, "tag") == ['"zz\\000"'], out
+    assert printed(a, "slept") == ["0", 'No symbol "slept" in current context.'], out
+    assert {k: values(a["info locals"][0]).get(k) for k in ("slept", "k")} == {"slept": "0", "k": "0"}, out
+    assert values(a["info args"][0]).get("naps") == "2", out
+    exe = build(toolchain, tmp_path, "stackful")
+    a, out = session(exe, [f"break names.coc:{marker('task')}", "run", 'coro select $coro("napper")'])
+    assert "is stackful: its locals are C locals in its own frames" in a['coro select $coro("napper")'][0], out

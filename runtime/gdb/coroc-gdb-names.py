@@ -5,6 +5,8 @@
 #                        parameters and the locals its frame keeps, by their
 #                        own names (gdb macros for the selected body's fields)
 #   coro locals [args]   those locals (or parameters), as info locals prints
+#   coro select ADDR     the same names for a suspended stackless instance,
+#                        as when it suspended, until the program runs again
 #   set coro-names off   no macros (print coro_f->sum, a.sum of a global)
 #
 # libcoro embeds this text right after coroc-gdb.py's, as one script
@@ -29,10 +31,22 @@ from gdb.FrameDecorator import FrameDecorator
 # field reached through a pointer, so the names are gdb's, not the program's.
 # ===================================================================
 
+def _in_scope(table, line, with_c_locals):
+    """[(name, field, is_param)] of a coro_locals table: the parameters and the
+    locals in scope at .coc line `line` (the innermost of one name); those the
+    body keeps in C locals only `with_c_locals` (a suspended instance's)."""
+    best = {}
+    for field, name, is_param, in_c_local, first, last in _parse_locals(table):
+        if (with_c_locals or not in_c_local) and first <= line <= last and \
+                (name not in best or first >= best[name][0]):
+            best[name] = (first, field, is_param)
+    return [(n, f, p) for n, (_, f, p) in sorted(best.items(), key=lambda kv: -kv[1][0])]
+
+
 def _body_names(frame):
     """(coro_f, [(name, field, is_param)]) for a frame of a stackless body: its
-    parameters and the locals of its frame in scope at the frame's line (the
-    innermost of one name), not those gdb sees as C locals; else None."""
+    parameters and the locals of its frame in scope at the frame's line, not
+    those gdb sees as C locals; else None."""
     fname = frame.name() or ""
     if not fname.startswith("coro_resume_"):
         return None
@@ -43,11 +57,22 @@ def _body_names(frame):
         return None
     if sym is None:
         return None
-    line, best = frame.find_sal().line, {}
-    for field, name, is_param, in_c_local, first, last in _parse_locals(sym.value().string()):
-        if not in_c_local and first <= line <= last and (name not in best or first >= best[name][0]):
-            best[name] = (first, field, is_param)
-    return coro_f, [(n, f, p) for n, (_, f, p) in sorted(best.items(), key=lambda kv: -kv[1][0])]
+    return coro_f, _in_scope(sym.value().string(), frame.find_sal().line, False)
+
+
+_selected = None   # coro select's instance: (coro_f, its coro_locals table, its line), or None
+
+
+def _names_here():
+    """The names print finds now: those of the instance coro select chose, or
+    else of the selected frame's body; None if neither."""
+    if _selected is not None:
+        coro_f, table, line = _selected
+        return coro_f, _in_scope(table, line, True)
+    try:
+        return _body_names(gdb.selected_frame())
+    except gdb.error:
+        return None
 
 
 class _Named:
@@ -89,7 +114,7 @@ def _member_names(frame, found):
     (through pointers and arrays, a few levels down): a macro would rewrite
     `a.sum` too, so a local named as one of them gets none."""
     types = [found[0][f].type for _, f, _ in found[1]]
-    block = frame.block()
+    block = frame.block() if frame is not None else None
     while block is not None and not block.is_global:
         types += [sym.type for sym in block if sym.is_variable or sym.is_argument
                   if not sym.name.startswith("coro_")]
@@ -116,13 +141,13 @@ _macros = {}   # the macros defined for the selected body: name -> expansion
 def _define_names(_event=None):
     """Make the names of the selected frame's body gdb macros, and undefine the others."""
     want = {}
-    try:
-        found = _body_names(gdb.selected_frame()) if _names_on.value else None
-    except gdb.error:
-        found = None
+    found = _names_here() if _names_on.value else None
     if found is not None:
         co = found[0].type.target().name[len("coro_frame_"):]
-        members = _member_names(gdb.selected_frame(), found)
+        try:
+            members = _member_names(gdb.selected_frame(), found)
+        except gdb.error:   # no frame (a core file's selection, or the program has ended)
+            members = _member_names(None, found)
         for name, field, _ in found[1]:
             if name not in members:
                 want[name] = '(((struct coro_frame_%s *)$coro_body("%s", "%s"))->%s)' % (
@@ -145,10 +170,7 @@ where the local NAME is the field FIELD: what the macro NAME expands to."""
 
     def invoke(self, name, field):
         name, field = name.string(), field.string()
-        try:
-            found = _body_names(gdb.selected_frame())
-        except gdb.error:
-            found = None
+        found = _names_here()
         if found is None or (name, field) not in [(n, f) for n, f, _ in found[1]]:
             # a frame selected without a prompt since (a script's `up`): the macros lag
             raise gdb.GdbError("coroc: %s was a local of the body selected before; "
@@ -180,10 +202,51 @@ C locals: info locals and info args print them after gdb's own."""
         super().__init__("coro locals", gdb.COMMAND_STACK)
 
     def invoke(self, arg, from_tty):
-        found = _body_names(gdb.selected_frame())
+        found = _names_here()
         for name, field, is_param in found[1] if found else ():
             if is_param == (arg.strip() == "args"):
                 gdb.write("%s = %s\n" % (name, found[0][field]))
+
+
+class CoroSelect(gdb.Command):
+    """Make a suspended stackless instance's names the ones gdb finds: coro select ADDR.
+
+Then print NAME, info locals and info args show its parameters and locals, as
+they were when it suspended, under the program's names, whatever frame is
+selected; coro select alone goes back to the selected frame's. The choice
+lasts until the program runs again. (A stackful instance's locals are C
+locals in its own frames: coro frame ADDR and coro bt ADDR show them.)"""
+
+    def __init__(self):
+        super().__init__("coro select", gdb.COMMAND_STACK)
+
+    def invoke(self, arg, from_tty):
+        global _selected
+        if not arg.strip():
+            _selected = None
+            _define_names()
+            gdb.write("coroc: the names of the selected frame again\n")
+            return
+        inst, _ = _find(arg)
+        if inst.stackful:
+            raise gdb.GdbError("coroc: 0x%x is stackful: its locals are C locals in its own frames "
+                               "(coro frame, coro bt)" % inst.addr)
+        if inst.status != 1:
+            raise gdb.GdbError("coroc: 0x%x is %s, not suspended: select its body's frame instead"
+                               % (inst.addr, inst.state))
+        table = inst._static("coro_locals_")
+        if table is None:
+            raise gdb.GdbError("coroc: no coro_locals_%s table: was the program made by this coroc?"
+                               % inst.name)
+        coro_f = inst.coro.cast(_type("struct coro_frame_" + inst.name, gdb.block_for_pc(inst.fn)).pointer())
+        _selected = (coro_f, table.string(), inst.stackless_line(inst.resume_point) or 0)
+        _define_names()
+        gdb.write("coroc: the names of %s 0x%x, suspended at %s\n" % (inst.name, inst.addr, inst.where({})))
+
+
+def _unselect(_event=None):
+    global _selected
+    _selected = None
 
 
 def _hook(command, text):
@@ -195,7 +258,9 @@ def _hook(command, text):
 
 
 _names_on = NamesParameter()
-_name_commands = [CoroBodyFunction(), CoroLocals(), _BodyFilter()]
+_name_commands = [CoroBodyFunction(), CoroLocals(), CoroSelect(), _BodyFilter()]
+gdb.events.cont.connect(_unselect)
+gdb.events.exited.connect(_unselect)
 _hook("locals", "coro locals")
 _hook("args", "coro locals args")
 for _event in (gdb.events.stop, gdb.events.before_prompt, gdb.events.exited):
