@@ -297,6 +297,12 @@ static const char PUSH[] =
     "_Pragma(\"clang diagnostic ignored \\\"-Wreturn-type\\\"\")";
 static const char POP[] = " _Pragma(\"clang diagnostic pop\")";
 
+/* A yielded value initializes a T (coro_lsp_value_: the body's first
+   line), as coroc converts it; not a return, which C would check for
+   more (the address of a local, which a generator may well yield). */
+#define YIELDED "coro_lsp_value_ coro_lsp_v_ ="
+#define YIELDED_END " (void)coro_lsp_v_;}"
+
 /* The start of the line the token is on. */
 static size_t line_start(const char *s, size_t at) {
   while (at > 0 && s[at - 1] != '\n' && s[at - 1] != '\r')
@@ -308,15 +314,6 @@ static size_t line_start(const char *s, size_t at) {
 static int statement_start(const Lexed *lx, int k) {
   int i = k - 1, depth = 0;
   for (; i >= 0; i--) {
-    if (is(lx, i, ")") || is(lx, i, "]")) {
-      depth++;
-    } else if (is(lx, i, "(") || is(lx, i, "[")) {
-      if (--depth < 0)
-        break;
-    } else if (depth == 0 && (is(lx, i, ";") || is(lx, i, "{") || is(lx, i, "}") ||
-                              is(lx, i, ":") || is(lx, i, "else") || is(lx, i, "do"))) {
-      break;
-    }
     if (depth == 0 && is(lx, i, ")")) {
       /* the condition of an if, while, for or switch ends the statement's head */
       int d = 0, j = i;
@@ -329,6 +326,15 @@ static int statement_start(const Lexed *lx, int k) {
       if (j > 0 && (is(lx, j - 1, "if") || is(lx, j - 1, "while") || is(lx, j - 1, "for") ||
                     is(lx, j - 1, "switch")))
         break;
+    }
+    if (is(lx, i, ")") || is(lx, i, "]")) {
+      depth++;
+    } else if (is(lx, i, "(") || is(lx, i, "[")) {
+      if (--depth < 0)
+        break;
+    } else if (depth == 0 && (is(lx, i, ";") || is(lx, i, "{") || is(lx, i, "}") ||
+                              is(lx, i, ":") || is(lx, i, "else") || is(lx, i, "do"))) {
+      break;
     }
   }
   return i + 1;
@@ -376,30 +382,123 @@ static void yield_edits(const Lexed *lx, Edits *e, const Found *in, int k) {
     blank(e, t); /* a task's turn (or a misplaced yield, which coroc reports) */
     return;
   }
+  int end = statement_end(lx, k);
+  if (end < 0) { /* (an unfinished statement: the check that return makes) */
+    edit(e, t->from, t->to, "return");
+    return;
+  }
   if (is(lx, k - 1, "=")) { /* L = yield E; */
-    int start = statement_start(lx, k - 1), end = statement_end(lx, k);
-    if (start < k - 1 && end > k) {
+    int start = statement_start(lx, k - 1);
+    if (start < k - 1) {
       edit(e, lx->v[start].from, lx->v[start].from, "{coro_lsp_recv_(&(");
-      edit(e, lx->v[k - 1].from, t->to, ")); return");
-      edit(e, lx->v[end].to, lx->v[end].to, "}");
+      edit(e, lx->v[k - 1].from, t->to, ")); " YIELDED);
+      edit(e, lx->v[end].to, lx->v[end].to, YIELDED_END);
       return;
     }
   }
-  edit(e, t->from, t->to, "return");
+  edit(e, t->from, t->to, "{" YIELDED);
+  edit(e, lx->v[end].to, lx->v[end].to, YIELDED_END);
+}
+
+/* The parameters' names, as a call of the coroutine passes them. */
+static void param_names(const Lexed *lx, const Found *f, char *out, size_t size) {
+  int open = f->name + 1, close = matching(lx, open);
+  size_t o = 0;
+  out[0] = '\0';
+  int last = -1, depth = 0, inner = -1;
+  for (int i = open + 1; close > open && i <= close; i++) {
+    if (depth == 0 && (is(lx, i, ",") || i == close)) {
+      int name = last >= 0 ? last : inner;
+      if (name >= 0 && !is(lx, name, "void")) {
+        size_t n = lx->v[name].to - lx->v[name].from;
+        if (o + n + 3 < size) {
+          o += snprintf(out + o, size - o, "%s%.*s", o ? ", " : "", (int)n,
+                        lx->s + lx->v[name].from);
+        }
+      }
+      last = inner = -1;
+      continue;
+    }
+    if (is(lx, i, "(") || is(lx, i, "["))
+      depth++;
+    else if (is(lx, i, ")") || is(lx, i, "]"))
+      depth--;
+    else if (lx->v[i].kind == T_IDENT && depth == 0)
+      last = i;
+    else if (lx->v[i].kind == T_IDENT && depth == 1 && inner < 0 && is(lx, i - 1, "*"))
+      inner = i; /* int (*fn)(int) */
+  }
+}
+
+/* The type of a generator's values, where its body starts: the type of a
+   call of itself with its own parameters (unevaluated). */
+static char *value_typedef(const Lexed *lx, const Found *f) {
+  char args[512], *out;
+  param_names(lx, f, args, sizeof args);
+  const Tok *name = &lx->v[f->name];
+  if (asprintf(&out, " typedef __typeof__(%.*s(%s)) coro_lsp_value_;", (int)(name->to - name->from),
+               lx->s + name->from, args) < 0)
+    abort();
+  return out;
+}
+
+/* What coroc writes beside a coroutine for storage given by the caller:
+   CORO_FRAME(NAME) and coro_in_NAME (its size is not the rendering's to
+   know, nor needed to check a use). */
+static char *frame_declarations(const Lexed *lx, const Found *f) {
+  const Tok *name = &lx->v[f->name];
+  int n = (int)(name->to - name->from);
+  char *out;
+  if (asprintf(&out,
+               " struct coro_frame_%.*s { char coro_lsp_unknown_; };"
+               " coro_t *coro_in_%.*s();",
+               n, lx->s + name->from, n, lx->s + name->from) < 0)
+    abort();
+  return out;
+}
+
+/* Is the name at k a value: `= NAME;`, `return NAME;`, `{..., NAME}`?
+   (Only there: the same name may be a local's or a member's elsewhere.) */
+static bool as_value(const Lexed *lx, int k) {
+  int before = is(lx, k - 1, "&") ? k - 2 : k - 1;
+  return (is(lx, before, "=") || is(lx, before, ",") || is(lx, before, "return") ||
+          is(lx, before, "{")) &&
+         (is(lx, k + 1, ";") || is(lx, k + 1, ",") || is(lx, k + 1, "}"));
+}
+
+/* Is the identifier at k a parameter's name of the coroutine f (which
+   then hides the coroutine of that name)? */
+static bool is_parameter(const Lexed *lx, const Found *f, int k) {
+  if (!f)
+    return false;
+  int close = matching(lx, f->name + 1);
+  size_t n = lx->v[k].to - lx->v[k].from;
+  for (int i = f->name + 2; i < close; i++)
+    if (lx->v[i].to - lx->v[i].from == n &&
+        memcmp(lx->s + lx->v[i].from, lx->s + lx->v[k].from, n) == 0)
+      return true;
+  return false;
 }
 
 /* `await X`: the word goes; an awaitable's call gets `.result`. Returns the
    token of an awaited coroutine's name (its call stays a call), or -1. */
 static int await_edits(const Lexed *lx, Edits *e, const Found *fs, int nf, int k) {
-  blank(e, &lx->v[k]);
   int callee = k + 1;
+  int open = callee < lx->n && lx->v[callee].kind == T_IDENT && is(lx, callee + 1, "(") ? callee + 1
+             : is(lx, callee, "(")                                                      ? callee
+                                                                                        : -1;
+  int close = open >= 0 ? matching(lx, open) : -1;
+  bool statement =
+      close >= 0 && is(lx, close + 1, ";") &&
+      (k == 0 || is(lx, k - 1, ";") || is(lx, k - 1, "{") || is(lx, k - 1, "}") ||
+       is(lx, k - 1, ")") || is(lx, k - 1, ":") || is(lx, k - 1, "else") || is(lx, k - 1, "do"));
+  if (statement) /* (the value dropped, as coroc allows: C must not call it unused) */
+    edit(e, lx->v[k].from, lx->v[k].to, "(void)");
+  else
+    blank(e, &lx->v[k]);
   if (is_coroutine_name(lx, fs, nf, callee) && is(lx, callee + 1, "("))
     return callee;
-  int open = lx->v[callee].kind == T_IDENT && is(lx, callee + 1, "(") ? callee + 1
-             : is(lx, callee, "(")                                    ? callee
-                                                                      : -1;
-  int close = open >= 0 ? matching(lx, open) : -1;
-  if (close >= 0)
+  if (close >= 0 && !statement)
     edit(e, lx->v[close].to, lx->v[close].to, ".result");
   return -1;
 }
@@ -508,8 +607,16 @@ Render *render_make(const Text *coc, bool coc_rules) {
       if (f && f->generator && f->end >= 0) {
         edit(&e, t->from, t->to, PUSH);
         edit(&e, lx.v[f->end].to, lx.v[f->end].to, POP);
+        char *value = value_typedef(&lx, f);
+        edit(&e, lx.v[f->body].to, lx.v[f->body].to, value);
+        free(value);
       } else {
         blank(&e, t);
+      }
+      if (f && f->end >= 0) {
+        char *frame = frame_declarations(&lx, f);
+        edit(&e, lx.v[f->end].to, lx.v[f->end].to, frame);
+        free(frame);
       }
     } else if (is(&lx, i, "yield")) {
       yield_edits(&lx, &e, inside(fs, nf, i), i);
@@ -527,6 +634,11 @@ Render *render_make(const Text *coc, bool coc_rules) {
         edit(&e, t->from, t->from, "coro_lsp_new_(");
         edit(&e, lx.v[close].to, lx.v[close].to, ")");
       }
+    } else if (is_coroutine_name(&lx, fs, nf, i) && as_value(&lx, i) &&
+               !is_parameter(&lx, inside(fs, nf, i), i)) {
+      /* the name as a value: a pointer to the function that makes instances */
+      size_t at = is(&lx, i - 1, "&") ? lx.v[i - 1].from : t->from;
+      edit(&e, at, at, "(coro_t *(*)())");
     }
   }
   make_disjoint(&e);
