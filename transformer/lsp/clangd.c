@@ -371,15 +371,15 @@ static void died(void) {
       clangd_publish(d);
     }
   }
-  bool again = cd.restarts++ < MAX_RESTARTS;
-  rpc_notify("window/showMessage",
-             json_pack("{s:i, s:s+}", "type", again ? 2 : 1, "message",
-                       "coroc-lsp: clangd ended unexpectedly; ",
-                       again ? "restarting it" : "it ended too often: not restarting it"));
-  if (!again || !start()) {
+  bool again = cd.restarts++ < MAX_RESTARTS && start();
+  if (!again) {
     cd.wanted = false;
     cd.given_up = true;
   }
+  rpc_notify("window/showMessage",
+             json_pack("{s:i, s:s+}", "type", again ? 2 : 1, "message",
+                       "coroc-lsp: clangd ended unexpectedly; ",
+                       again ? "restarted it" : "it ended too often: not restarting it"));
 }
 
 void clangd_writable(void) {
@@ -878,6 +878,20 @@ bool clangd_request(Message *m, Document *(*find)(const char *uri)) {
   if (strcmp(m->method, "completionItem/resolve") == 0 && cd.child.pid) {
     send_request(m->method, json_incref(m->params),
                  (Pending){.editor_id = json_incref(m->id), .kind = R_AS_IS});
+    return true;
+  }
+  if (strcmp(m->method, "coroc/editorC") == 0) { /* the rendering, as clangd has it */
+    const char *uri =
+        json_string_value(json_object_get(json_object_get(m->params, "textDocument"), "uri"));
+    Document *doc = uri ? find(uri) : NULL;
+    if (doc && doc->c_uri)
+      clangd_sync(doc);
+    if (doc && doc->render)
+      rpc_reply(m->id,
+                json_pack("{s:o}", "text", json_text(doc->render->c.text, doc->render->c.len)));
+    else
+      rpc_error(m->id, RPC_INVALID_PARAMS, "coroc/editorC: %s",
+                doc ? "clangd has no rendering of it" : "the document is not open");
     return true;
   }
   int k = 0, n = sizeof METHODS / sizeof METHODS[0];

@@ -190,8 +190,8 @@ static bool find_coroutine(const Lexed *lx, int k, Found *f) {
     }
     if (is(lx, i, ";") || is(lx, i, "{") || is(lx, i, "="))
       return false;
-    if (lx->v[i].kind == T_IDENT && is(lx, i + 1, "("))
-      break;
+    if (lx->v[i].kind == T_IDENT && is(lx, i + 1, "(") && !is(lx, i + 2, "*"))
+      break; /* (not `int (*NAME(params))(int)`'s `int (`) */
   }
   if (i + 1 >= lx->n)
     return false;
@@ -466,18 +466,86 @@ static bool as_value(const Lexed *lx, int k) {
          (is(lx, k + 1, ";") || is(lx, k + 1, ",") || is(lx, k + 1, "}"));
 }
 
-/* Is the identifier at k a parameter's name of the coroutine f (which
-   then hides the coroutine of that name)? */
-static bool is_parameter(const Lexed *lx, const Found *f, int k) {
-  if (!f)
+/* Is the identifier at k declared in the function it is in, before it (a
+   parameter, or a local: then it hides the coroutine of that name)? The
+   function's head is what stands before its outermost brace. */
+static bool declared_in_function(const Lexed *lx, int k) {
+  int depth = 0, body = -1;
+  for (int i = k - 1; i >= 0; i--) {
+    if (is(lx, i, "}")) {
+      depth++;
+    } else if (is(lx, i, "{") && depth-- == 0) {
+      body = i;
+      depth = 0;
+    }
+  }
+  if (body < 0)
     return false;
-  int close = matching(lx, f->name + 1);
+  int head = body;
+  while (head > 0 && !is(lx, head - 1, ";") && !is(lx, head - 1, "}"))
+    head--;
   size_t n = lx->v[k].to - lx->v[k].from;
-  for (int i = f->name + 2; i < close; i++)
-    if (lx->v[i].to - lx->v[i].from == n &&
-        memcmp(lx->s + lx->v[i].from, lx->s + lx->v[k].from, n) == 0)
+  for (int i = head; i < k; i++)
+    if (lx->v[i].kind == T_IDENT && lx->v[i].to - lx->v[i].from == n &&
+        memcmp(lx->s + lx->v[i].from, lx->s + lx->v[k].from, n) == 0 && i > 0 &&
+        (lx->v[i - 1].kind == T_IDENT || is(lx, i - 1, "*")) &&
+        (is(lx, i + 1, ",") || is(lx, i + 1, ")") || is(lx, i + 1, "=") || is(lx, i + 1, ";") ||
+         is(lx, i + 1, "[")))
       return true;
   return false;
+}
+
+/* Is the token at k inside parentheses (a for's clauses, a call's
+   arguments) of the statement it is in? */
+static bool inside_parens(const Lexed *lx, int k) {
+  int depth = 0;
+  for (int i = k - 1; i >= 0; i--) {
+    if (is(lx, i, ")"))
+      depth++;
+    else if (is(lx, i, "(") && depth-- == 0)
+      return true;
+    else if (depth == 0 && (is(lx, i, "{") || is(lx, i, "}")))
+      return false;
+  }
+  return false;
+}
+
+/* Does the `:` at k end a label or a case (not the middle of a ?:)? */
+static bool label_colon(const Lexed *lx, int k) {
+  int depth = 0;
+  for (int i = k - 1; i >= 0; i--) {
+    if (is(lx, i, ")") || is(lx, i, "]"))
+      depth++;
+    else if (is(lx, i, "(") || is(lx, i, "["))
+      depth--;
+    else if (depth == 0 && is(lx, i, "?"))
+      return false;
+    else if (depth == 0 && (is(lx, i, ";") || is(lx, i, "{") || is(lx, i, "}")))
+      return true;
+  }
+  return true;
+}
+
+/* Does a statement start at token k? */
+static bool starts_statement(const Lexed *lx, int k) {
+  if (k == 0 || is(lx, k - 1, "{") || is(lx, k - 1, "}") || is(lx, k - 1, "else") ||
+      is(lx, k - 1, "do"))
+    return true;
+  if (is(lx, k - 1, ";"))
+    return !inside_parens(lx, k);
+  if (is(lx, k - 1, ":"))
+    return label_colon(lx, k - 1);
+  if (!is(lx, k - 1, ")"))
+    return false;
+  int d = 0, j = k - 1; /* the condition of an if, while, for or switch */
+  for (; j >= 0; j--) {
+    if (is(lx, j, ")"))
+      d++;
+    else if (is(lx, j, "(") && --d == 0)
+      break;
+  }
+  return j > 0 && (is(lx, j - 1, "if") || is(lx, j - 1, "while") || is(lx, j - 1, "for") ||
+                   is(lx, j - 1, "switch"));
 }
 
 /* `await X`: the word goes; an awaitable's call gets `.result`. Returns the
@@ -488,10 +556,7 @@ static int await_edits(const Lexed *lx, Edits *e, const Found *fs, int nf, int k
              : is(lx, callee, "(")                                                      ? callee
                                                                                         : -1;
   int close = open >= 0 ? matching(lx, open) : -1;
-  bool statement =
-      close >= 0 && is(lx, close + 1, ";") &&
-      (k == 0 || is(lx, k - 1, ";") || is(lx, k - 1, "{") || is(lx, k - 1, "}") ||
-       is(lx, k - 1, ")") || is(lx, k - 1, ":") || is(lx, k - 1, "else") || is(lx, k - 1, "do"));
+  bool statement = close >= 0 && is(lx, close + 1, ";") && starts_statement(lx, k);
   if (statement) /* (the value dropped, as coroc allows: C must not call it unused) */
     edit(e, lx->v[k].from, lx->v[k].to, "(void)");
   else
@@ -635,7 +700,7 @@ Render *render_make(const Text *coc, bool coc_rules) {
         edit(&e, lx.v[close].to, lx.v[close].to, ")");
       }
     } else if (is_coroutine_name(&lx, fs, nf, i) && as_value(&lx, i) &&
-               !is_parameter(&lx, inside(fs, nf, i), i)) {
+               !declared_in_function(&lx, i)) {
       /* the name as a value: a pointer to the function that makes instances */
       size_t at = is(&lx, i - 1, "&") ? lx.v[i - 1].from : t->from;
       edit(&e, at, at, "(coro_t *(*)())");
