@@ -1,21 +1,23 @@
 /* server.c: coroc-lsp, the language server for .coc files (docs/editors.md).
  *
- *   coroc-lsp        speaks LSP on standard input and output
+ *   coroc-lsp [--clangd=PATH | --no-clangd]   speaks LSP on standard input and output
  *
- * The methods of this first slice: initialize (the position encoding is
- * agreed there: UTF-8 when the client offers it, else UTF-16; the
- * workspace's root, where compile_commands.json is looked for),
- * initialized, shutdown, exit, textDocument/didOpen, didChange
- * (incremental) and didClose; the server publishes coroc's own errors
- * for each open document (diagnose.c). coroc/generatedC answers with the
- * last good translation of a document by a backend.
+ * The methods: initialize (the position encoding is agreed there: UTF-8
+ * when the client offers it, else UTF-16; the workspace's root, where
+ * compile_commands.json is looked for; clangd is started), initialized,
+ * shutdown, exit, textDocument/didOpen, didChange (incremental) and
+ * didClose; the server publishes coroc's own errors for each open
+ * document (diagnose.c), with clangd's. coroc/generatedC answers with the
+ * last good translation of a document by a backend; the requests that
+ * clangd answers go through clangd.c.
  *
  * The open documents are diagnosed when the input is idle: a burst of
  * changes (typing) is diagnosed once, at its last version. Everything runs
  * on one thread with a stack as large as coroc's own (main.c: the passes
- * recurse as deep as the input nests), and never ends on a bad message:
- * only `exit` or the end of the input ends it (status 0 after shutdown,
- * else 1, as the protocol says).
+ * recurse as deep as the input nests), in a loop that polls the editor's
+ * input and clangd's pipes, so that it never waits for clangd; it never
+ * ends on a bad message: only `exit` or the end of the input ends it
+ * (status 0 after shutdown, else 1, as the protocol says).
  */
 #define _GNU_SOURCE
 #include "coroc.h"
