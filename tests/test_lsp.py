@@ -2,7 +2,7 @@
 over its pipes by a small JSON-RPC client written here.
 
 The server runs coroc in-process on the text the editor holds and publishes
-coroc's own errors. What is checked:
+coroc's own errors (and clangd's: tests/test_lsp_clangd.py). What is checked:
 
   * the protocol's life: initialize (what it advertises, the position
     encoding agreed), shutdown, exit and its status;
@@ -54,10 +54,10 @@ def frame(obj):
 class Server:
     """coroc-lsp on pipes: requests, notifications, and what it sends."""
 
-    def __init__(self, cwd=None):
+    def __init__(self, cwd=None, args=(), env=None):
         assert LSP.exists(), f"coroc-lsp not built at {LSP}"
-        self.proc = subprocess.Popen([LSP], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, cwd=cwd)
+        self.proc = subprocess.Popen([LSP, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, cwd=cwd, env=env)
         self.inbox = queue.Queue()
         self.next_id = 1
         self.notes = []  # notifications received, in order
@@ -118,8 +118,10 @@ class Server:
         self.send(msg)
         return self.response(id)
 
-    def initialize(self, encodings=None, root=None):
-        caps = {"general": {"positionEncodings": encodings}} if encodings else {}
+    def initialize(self, encodings=None, root=None, caps=None):
+        caps = dict(caps or {})
+        if encodings:
+            caps["general"] = {"positionEncodings": encodings}
         res = self.request("initialize", {"processId": None, "capabilities": caps,
                                           "rootUri": root.as_uri() if root else None})
         self.notify("initialized", {})
@@ -467,9 +469,12 @@ def test_malformed_messages_are_answered_and_survived(server, tmp_path):
 
 def test_an_unknown_request_is_method_not_found(server):
     server.initialize()
+    assert error_code(server.request("textDocument/codeLens", {
+        "textDocument": {"uri": "file:///x.coc"}})) == -32601
+    # one that clangd would answer, of a document never opened
     assert error_code(server.request("textDocument/hover", {
         "textDocument": {"uri": "file:///x.coc"}, "position": {"line": 0, "character": 0}})) \
-        == -32601
+        == -32602
     assert server.stop() == 0
 
 
@@ -519,7 +524,10 @@ def prefixes(src, text, seed):
 @pytest.mark.parametrize("src", PREFIX_INPUTS, ids=[p.relative_to(SOURCE_DIR).as_posix()
                                                     for p in PREFIX_INPUTS])
 def test_every_prefix_is_answered(workspace, src):
-    s = Server()
+    # a stand-in clangd that takes every rendering (tests/lsp_clangd/fake_clangd): the
+    # rendering of each prefix is made and sent, without a real clangd's cost per change
+    fake = pathlib.Path(__file__).parent / "lsp_clangd" / "fake_clangd"
+    s = Server(args=[f"--clangd={fake}"], env=dict(os.environ, FAKE_CLANGD="silent"))
     try:
         s.initialize(root=workspace)
         uri = uri_of(src)
@@ -528,6 +536,11 @@ def test_every_prefix_is_answered(workspace, src):
         for version, prefix in enumerate(prefixes(src, text, src.name), start=2):
             diags = s.change(uri, version, [{"text": prefix}])
             assert all(d["source"] == "coroc" for d in diags)
+            if version % 8 == 0:  # the rendering follows (and hover goes through it)
+                rendered = s.request("coroc/editorC", {"textDocument": {"uri": uri}})
+                assert "text" in rendered["result"], rendered
+                s.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                 "position": {"line": 0, "character": 0}})
         assert s.change(uri, version + 1, [{"text": text}]) == []  # whole, it is good
         assert s.stop() == 0
     finally:

@@ -168,7 +168,6 @@ void diagnose(Document *doc, Encoding enc) {
   found_free(&f[0]);
   found_free(&f[1]);
   doc->dirty = false;
-  rpc_notify("textDocument/publishDiagnostics",
-             json_pack("{s:s, s:I, s:o}", "uri", doc->uri, "version", (json_int_t)doc->version,
-                       "diagnostics", list));
+  json_decref(doc->coroc_diags);
+  doc->coroc_diags = list;
 }

@@ -11,9 +11,17 @@
  *   position.c  a document's text: positions (UTF-8 or UTF-16 columns) to
  *               byte offsets and back, and edits
  *   compdb.c    the preprocessor options of compile_commands.json
+ *   render.c    the editor rendering: the C that clangd reads for a .coc,
+ *               the user's text with a few edits, and the exact map of
+ *               positions through them
+ *   child.c     a child process spoken to in JSON-RPC (clangd), without
+ *               ever blocking on it
  *   diagnose.c  one document through coroc, both backends: its errors as
  *               LSP diagnostics, and the last good translation of each
- *   server.c    main, the methods, the open documents
+ *   clangd.c    the proxy: clangd started, restarted, told of each open
+ *               document's rendering; requests forwarded, their results
+ *               mapped back; its diagnostics merged with coroc's
+ *   server.c    main, the event loop, the methods, the open documents
  * JSON is jansson's (docs/editors.md says why). What the server keeps from
  * one message to the next is its own (malloc), never the pipeline's
  * (xcalloc: coroc_reset gives that back after every run).
@@ -92,6 +100,8 @@ typedef struct {
 size_t text_offset(const Text *t, Encoding enc, long line, long character);
 /* The characters from the start of `line` (0-based) to its byte `col` (0-based). */
 long text_character(const Text *t, Encoding enc, long line, size_t col);
+/* The (line, character) of byte offset `at`. */
+void text_position(const Text *t, Encoding enc, size_t at, long *line, long *character);
 /* The byte offset where line `line` (0-based) starts, and its length in
    bytes without its end (LF, CR LF or CR); false if there is no such line. */
 bool text_line(const Text *t, long line, size_t *start, size_t *len);
@@ -115,6 +125,83 @@ void compdb_set_root(const char *root);
 const char **compdb_args(const char *path, int *n);
 
 /* {=====================================================================
+ * render.c: the editor rendering
+ * ====================================================================== */
+
+/* One replacement: the .coc's bytes [coc_from, coc_to) became `text`, the
+   rendering's bytes [c_from, c_to). */
+typedef struct {
+  size_t coc_from, coc_to, c_from, c_to;
+  char *text;
+  int seq;
+} Edit;
+
+typedef enum { CORO_TASK, CORO_GENERATOR, CORO_ASYNC_GENERATOR, CORO_PROTOTYPE } CoroKind;
+
+typedef struct {
+  char *name;
+  size_t at;  /* the name's offset in the .coc */
+  char *type; /* the declared type, as written */
+  CoroKind kind;
+} CoroInfo;
+
+typedef struct {
+  int refs;
+  Text coc;    /* the text it was made of (a copy) */
+  Text c;      /* the rendering */
+  Edit *edits; /* sorted, disjoint */
+  int nedits;
+  CoroInfo *coros;
+  int ncoros;
+} Render;
+
+/* The rendering of a text: with the .coc's rules, or (coc_rules false, a
+   plain C document) the text itself. One reference: render_release. */
+Render *render_make(const Text *coc, bool coc_rules);
+void render_release(Render *r);
+/* The rendering's offset of the .coc's offset `at`; *generated when `at`
+   is inside a word that was replaced (the replacement's start then). */
+size_t render_to_c(const Render *r, size_t at, bool *generated);
+/* The .coc's offset of the rendering's `at`; *in: the edit whose generated
+   text holds it (the offset is then the start of what it replaced), or NULL. */
+size_t render_to_coc(const Render *r, size_t at, const Edit **in);
+/* The coroutine of that name declared in the text, or NULL. */
+const CoroInfo *render_coroutine(const Render *r, const char *name, size_t len);
+/* The text with the three words as C++ keywords of their width, for
+   clang-format (malloc). */
+char *render_for_format(const Text *coc);
+
+/* }===================================================================== */
+
+/* {=====================================================================
+ * child.c: a child process that speaks JSON-RPC
+ * ====================================================================== */
+
+typedef struct {
+  int pid;      /* 0: not running */
+  int to, from; /* its standard input (ours to write), its output */
+  char *out;    /* framed messages not yet written */
+  size_t out_len, out_cap;
+  char *in; /* bytes read and not yet a whole message */
+  size_t in_len, in_cap;
+} Child;
+
+/* Start argv[0] with argv (searched in PATH); its stderr goes to /dev/null. */
+bool child_start(Child *c, char *const argv[]);
+/* Queue a message (takes the reference); child_flush writes what it can. */
+void child_send(Child *c, json_t *msg);
+/* false when the child cannot take more (it has gone). */
+bool child_flush(Child *c);
+/* Read what is there; false at the end of its output (it has gone). */
+bool child_read(Child *c);
+/* The next whole message read, or NULL. */
+json_t *child_next(Child *c);
+/* Close the pipes, end the process (SIGTERM) and reap it. */
+void child_stop(Child *c);
+
+/* }===================================================================== */
+
+/* {=====================================================================
  * diagnose.c: coroc on a document
  * ====================================================================== */
 
@@ -132,13 +219,54 @@ typedef struct {
   long version;
   bool dirty;          /* changed since its diagnostics were published */
   Translation good[2]; /* by Backend: stackless, stackful */
+  json_t *coroc_diags; /* coroc's, for the text as it stands (diagnose) */
+  /* clangd.c's: */
+  bool coc;    /* a .coc (else plain C, given to clangd as it is) */
+  char *c_uri; /* what clangd knows it as */
+  char *c_path;
+  Render *render;       /* what clangd was last given, or NULL */
+  bool c_dirty;         /* the text changed since */
+  long c_version;       /* its version, as clangd counts */
+  json_t *clangd_diags; /* clangd's for c_version, mapped, or NULL */
 } Document;
 
-/* Run coroc on the document with both backends and publish its diagnostics
-   (textDocument/publishDiagnostics); keep each backend's translation when
-   it has no error. */
+/* Run coroc on the document with both backends; its errors as LSP
+   diagnostics in doc->coroc_diags; keep each backend's translation when it
+   has no error. (clangd_publish sends them, with clangd's.) */
 void diagnose(Document *doc, Encoding enc);
 /* What diagnose keeps of a document, given back (didClose). */
 void translation_free(Translation *t);
+
+/* {=====================================================================
+ * clangd.c: the proxy to clangd
+ * ====================================================================== */
+
+/* Start clangd (`path`, searched in PATH; NULL: none), at initialize,
+   with the editor's capabilities (what it can show: snippets, markdown). */
+void clangd_start(const char *path, Encoding enc, json_t *client_caps);
+bool clangd_running(void);
+/* The capabilities that clangd adds to the server's (into caps). */
+void clangd_capabilities(json_t *caps);
+/* The pipes to wait on: its output (POLLIN) and, with output queued, its
+   input (POLLOUT); -1 when there is none. */
+void clangd_fds(int *read_fd, int *write_fd);
+/* What clangd said, handled; and what waits for it, written. */
+void clangd_readable(void);
+void clangd_writable(void);
+/* A document opened, changed (the rendering follows on clangd_sync),
+   closed. */
+void clangd_open(Document *doc);
+void clangd_changed(Document *doc);
+void clangd_close(Document *doc);
+/* Give clangd the document's text as it stands, if it changed. */
+void clangd_sync(Document *doc);
+/* A request for clangd: forwarded (true), or not one of its methods. */
+bool clangd_request(Message *m, Document *(*find)(const char *uri));
+/* textDocument/publishDiagnostics of the document: coroc's and clangd's. */
+void clangd_publish(Document *doc);
+/* The open documents, for a restart. */
+void clangd_set_documents(Document ***docs, int *ndocs);
+
+/* }===================================================================== */
 
 #endif

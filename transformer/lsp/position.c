@@ -91,6 +91,22 @@ long text_character(const Text *t, Encoding enc, long line, size_t col) {
   return units;
 }
 
+void text_position(const Text *t, Encoding enc, size_t at, long *line, long *character) {
+  if (at > t->len)
+    at = t->len;
+  long l = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < at; i++)
+    if (t->text[i] == '\n' || (t->text[i] == '\r' && (i + 1 >= t->len || t->text[i + 1] != '\n'))) {
+      l++;
+      start = i + 1;
+    }
+  if (at > start && t->text[at - 1] == '\r' && at < t->len && t->text[at] == '\n')
+    at--; /* (between CR and LF: the end of the line) */
+  *line = l;
+  *character = text_character(t, enc, l, at - start);
+}
+
 void text_replace(Text *t, size_t from, size_t to, const char *s, size_t len) {
   if (to > t->len)
     to = t->len;

@@ -1,26 +1,29 @@
 /* server.c: coroc-lsp, the language server for .coc files (docs/editors.md).
  *
- *   coroc-lsp        speaks LSP on standard input and output
+ *   coroc-lsp [--clangd=PATH | --no-clangd]   speaks LSP on standard input and output
  *
- * The methods of this first slice: initialize (the position encoding is
- * agreed there: UTF-8 when the client offers it, else UTF-16; the
- * workspace's root, where compile_commands.json is looked for),
- * initialized, shutdown, exit, textDocument/didOpen, didChange
- * (incremental) and didClose; the server publishes coroc's own errors
- * for each open document (diagnose.c). coroc/generatedC answers with the
- * last good translation of a document by a backend.
+ * The methods: initialize (the position encoding is agreed there: UTF-8
+ * when the client offers it, else UTF-16; the workspace's root, where
+ * compile_commands.json is looked for; clangd is started), initialized,
+ * shutdown, exit, textDocument/didOpen, didChange (incremental) and
+ * didClose; the server publishes coroc's own errors for each open
+ * document (diagnose.c), with clangd's. coroc/generatedC answers with the
+ * last good translation of a document by a backend; the requests that
+ * clangd answers go through clangd.c.
  *
  * The open documents are diagnosed when the input is idle: a burst of
  * changes (typing) is diagnosed once, at its last version. Everything runs
  * on one thread with a stack as large as coroc's own (main.c: the passes
- * recurse as deep as the input nests), and never ends on a bad message:
- * only `exit` or the end of the input ends it (status 0 after shutdown,
- * else 1, as the protocol says).
+ * recurse as deep as the input nests), in a loop that polls the editor's
+ * input and clangd's pipes, so that it never waits for clangd; it never
+ * ends on a bad message: only `exit` or the end of the input ends it
+ * (status 0 after shutdown, else 1, as the protocol says).
  */
 #define _GNU_SOURCE
 #include "coroc.h"
 #include "lsp.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -35,7 +38,8 @@ static struct {
   Encoding enc;
   Document **docs;
   int ndocs, cap;
-} server;
+  const char *clangd; /* --clangd=PATH (default clangd), NULL: none */
+} server = {.clangd = "clangd"};
 
 /* {==================================================================
  * Documents
@@ -81,6 +85,8 @@ static void close_doc(Document *doc) {
   for (int i = 0; i < server.ndocs; i++)
     if (server.docs[i] == doc)
       server.docs[i] = server.docs[--server.ndocs];
+  clangd_close(doc);
+  json_decref(doc->coroc_diags);
   free(doc->uri);
   free(doc->path);
   text_free(&doc->text);
@@ -151,10 +157,14 @@ static void initialize(Message *m) {
   compdb_set_root(root && root[0] == '/' ? root : NULL);
   free(root);
   server.initialized = true;
-  rpc_reply(m->id,
-            json_pack("{s:{s:s, s:{s:b, s:i}}, s:{s:s, s:s}}", "capabilities", "positionEncoding",
-                      server.enc == ENC_UTF8 ? "utf-8" : "utf-16", "textDocumentSync", "openClose",
-                      1, "change", 2, "serverInfo", "name", "coroc-lsp", "version", COROC_VERSION));
+  clangd_set_documents(&server.docs, &server.ndocs);
+  clangd_start(server.clangd, server.enc, caps);
+  json_t *mine = json_pack("{s:s, s:{s:b, s:i}}", "positionEncoding",
+                           server.enc == ENC_UTF8 ? "utf-8" : "utf-16", "textDocumentSync",
+                           "openClose", 1, "change", 2);
+  clangd_capabilities(mine);
+  rpc_reply(m->id, json_pack("{s:o, s:{s:s, s:s}}", "capabilities", mine, "serverInfo", "name",
+                             "coroc-lsp", "version", COROC_VERSION));
 }
 
 static bool did_open(json_t *params, Why *why) {
@@ -171,6 +181,7 @@ static bool did_open(json_t *params, Why *why) {
   text_set(&doc->text, text, len);
   doc->version = version;
   doc->dirty = true;
+  clangd_open(doc);
   return true;
 }
 
@@ -224,6 +235,7 @@ static bool did_change(json_t *params, Why *why) {
   }
   doc->version = version;
   doc->dirty = true;
+  clangd_changed(doc);
   return true;
 }
 
@@ -263,8 +275,10 @@ static void generated_c(Message *m) {
               b < 0 ? "backend is stackless or stackful" : "the document is not open");
     return;
   }
-  if (doc->dirty)
+  if (doc->dirty) {
     diagnose(doc, server.enc); /* (the answer is of the text as it stands) */
+    clangd_publish(doc);
+  }
   Translation *t = &doc->good[b];
   rpc_reply(m->id, t->c ? json_pack("{s:I, s:o}", "version", (json_int_t)t->version, "text",
                                     json_text(t->c, t->len))
@@ -286,6 +300,8 @@ static void request(Message *m) {
     rpc_reply(m->id, NULL);
   } else if (strcmp(m->method, "coroc/generatedC") == 0) {
     generated_c(m);
+  } else if (clangd_request(m, find_doc)) {
+    /* (forwarded: the answer comes when clangd's does) */
   } else {
     rpc_error(m->id, RPC_METHOD_NOT_FOUND, "%s is not supported", m->method);
   }
@@ -313,17 +329,48 @@ static void notification(Message *m) {
 
 /* }================================================================== */
 
-/* Diagnose what changed, while no message waits. */
+/* Diagnose what changed, while no message waits: clangd is given the text
+   first, so that it works while coroc does. */
 static void catch_up(void) {
-  for (int i = 0; i < server.ndocs && !rpc_pending(); i++)
-    if (server.docs[i]->dirty)
-      diagnose(server.docs[i], server.enc);
+  for (int i = 0; i < server.ndocs && !rpc_pending(); i++) {
+    Document *doc = server.docs[i];
+    clangd_sync(doc);
+    clangd_writable();
+    if (doc->dirty) {
+      diagnose(doc, server.enc);
+      clangd_publish(doc);
+    }
+  }
+}
+
+/* Wait for the editor or clangd; true when the editor has a message. */
+static bool wait_for_input(void) {
+  if (rpc_pending())
+    return true;
+  struct pollfd p[3] = {{.fd = 0, .events = POLLIN}};
+  int n = 1, r, w;
+  clangd_fds(&r, &w);
+  if (r >= 0)
+    p[n++] = (struct pollfd){.fd = r, .events = POLLIN};
+  if (w >= 0)
+    p[n++] = (struct pollfd){.fd = w, .events = POLLOUT};
+  if (poll(p, n, -1) < 0)
+    return false;
+  for (int i = 1; i < n; i++) {
+    if (p[i].fd == w && p[i].revents)
+      clangd_writable();
+    else if (p[i].fd == r && p[i].revents)
+      clangd_readable();
+  }
+  return p[0].revents != 0;
 }
 
 static void *serve(void *arg) {
   (void)arg;
   for (;;) {
     catch_up();
+    if (!wait_for_input())
+      continue;
     Message m;
     switch (rpc_read(&m)) {
     case MSG_EOF:
@@ -339,6 +386,7 @@ static void *serve(void *arg) {
       break;
     }
     rpc_done(&m);
+    clangd_writable();
   }
   return NULL;
 }
@@ -353,16 +401,29 @@ static void on_sigpipe(int sig) {
 /* As coroc's own (main.c): the passes recurse as deep as the input nests. */
 enum { SERVE_STACK = 1 << 30 };
 
+static const char USAGE[] =
+    "usage: coroc-lsp [--clangd=PATH | --no-clangd]\n\n"
+    "The language server for .coc files: it speaks the Language Server Protocol on\n"
+    "standard input and output (docs/editors.md). It runs coroc on each document, and\n"
+    "clangd (found in PATH, or the one given) on a C rendering of it, for the C\n"
+    "compiler's diagnostics, hover, definitions, completion and the rest.\n\n"
+    "  --clangd=PATH  the clangd to run (default: clangd, searched in PATH)\n"
+    "  --no-clangd    coroc's own diagnostics only\n";
+
 int main(int argc, char **argv) {
-  if (argc > 1) {
-    bool help = strcmp(argv[1], "--help") == 0, version = strcmp(argv[1], "--version") == 0;
-    if (version)
-      printf("coroc-lsp %s\n", COROC_VERSION);
-    else
-      fprintf(help ? stdout : stderr,
-              "usage: coroc-lsp\n\nThe language server for .coc files: it speaks the Language "
-              "Server Protocol on\nstandard input and output (docs/editors.md).\n");
-    return help || version ? 0 : 2;
+  for (int i = 1; i < argc; i++) {
+    bool help = strcmp(argv[i], "--help") == 0, version = strcmp(argv[i], "--version") == 0;
+    if (strncmp(argv[i], "--clangd=", 9) == 0 && argv[i][9]) {
+      server.clangd = argv[i] + 9;
+    } else if (strcmp(argv[i], "--no-clangd") == 0) {
+      server.clangd = NULL;
+    } else {
+      if (version)
+        printf("coroc-lsp %s\n", COROC_VERSION);
+      else
+        fputs(USAGE, help ? stdout : stderr);
+      return help || version ? 0 : 2;
+    }
   }
   signal(SIGPIPE, on_sigpipe);
   pthread_attr_t attr;
