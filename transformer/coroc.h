@@ -32,6 +32,7 @@ typedef struct Token Token;
 typedef struct Node Node;
 typedef struct Sym Sym;
 typedef struct Coroutine Coroutine;
+typedef struct Facts Facts; /* output/facts.h */
 typedef struct Preprocessor Preprocessor;
 
 /* {=====================================================================
@@ -694,17 +695,15 @@ struct Coroutine {
   NodeList locals;           /* ND_INIT_DECL / ND_PARAM nodes whose objects live in the frame */
   NodeList plain_locals;     /* live.c: ND_INIT_DECL nodes of locals that stay ordinary C locals */
   FrameScope *frame_scope;   /* live.c: the locals in the frame by scope (the body's); NULL: flat */
-  NodeList types;      /* ND_DECL nodes of types declared in the body, hoisted to file scope */
-  NodeList literals;   /* compound literals kept in the frame (Node.field is the field) */
-  NodeList awaits;     /* its ND_AWAIT nodes: each has fields coro_aw_N (and coro_tmp_N) */
-  int nconds;          /* coro_cond_1..n: the int fields of && and || around an await */
-  const char **macros; /* #define lines, in effect at the coroutine, of the macros its body uses */
-  int nmacros;         /* their count */
-  SymList *live_at;    /* live.c: [resume point] the cached locals (Sym.cached) live across it */
-  /* live.c: [resume point] every local live across it (what --stats and coroc-lsp say it keeps);
-     NULL when the body was not analysed */
-  SymList *live_across;
-  Lines body;       /* lower.c: the stackless body as lines of C */
+  NodeList types;       /* ND_DECL nodes of types declared in the body, hoisted to file scope */
+  NodeList literals;    /* compound literals kept in the frame (Node.field is the field) */
+  NodeList awaits;      /* its ND_AWAIT nodes: each has fields coro_aw_N (and coro_tmp_N) */
+  int nconds;           /* coro_cond_1..n: the int fields of && and || around an await */
+  const char **macros;  /* #define lines, in effect at the coroutine, of the macros its body uses */
+  int nmacros;          /* their count */
+  SymList *live_at;     /* live.c: [resume point] the cached locals (Sym.cached) live across it */
+  SymList *live_across; /* live.c: [resume point] every local live across it (facts.c); or NULL */
+  Lines body;           /* lower.c: the stackless body as lines of C */
   bool has_cleanup; /* cleanup.c: a local of its body is declared __attribute__((cleanup(fn))) */
   /* cleanup.c: coro_free of a suspended instance runs cleanups (CORO_CLEANUP) */
   bool runs_cleanups;
@@ -932,63 +931,6 @@ char *emit_header(Source *src, Coroutine *cos, const Options *opt, size_t *len);
 void emit_dot(FILE *out, Source *src, Coroutine *cos);
 /* ... one coroutine's alone, as --dot prints it for a file with no other (--html) */
 void emit_dot_coroutine(FILE *out, Source *src, Coroutine *co);
-/* output/facts.c: what the passes decided about each coroutine's instances, as data: --stats
-   prints it (stats.c), coroc-lsp shows it in the editor. Lines and columns are the .coc's
-   (1-based; columns in bytes). */
-typedef struct {
-  const char *name;   /* the field: a local's or parameter's, or coroc's own (coro_base, ...) */
-  const char *reason; /* why it is in the frame, as --stats says it */
-  int line;           /* a local's or parameter's declaration line; 0 for coroc's own fields */
-  long offset, size;  /* facts_measure's; -1 before, or when the compiler did not say */
-} FieldFact;
-typedef struct {
-  int number;            /* the resume point's number (check.c) */
-  const char *word;      /* "yield" or "await" */
-  int line, col;         /* its word */
-  int end_line, end_col; /* just past the end of its expression */
-  const char **live;     /* the locals whose values the frame keeps across it (live.c), in order */
-  int nlive;             /* their count; -1: not analysed (every local is kept) */
-  int child;             /* an await of a task: its index in children; else -1 */
-} ResumeFact;
-typedef struct {
-  const char *callee;      /* the task awaited */
-  int line;                /* the await's */
-  bool inside;             /* its frame is inside the parent's (stackful: its body runs on the
-                              parent's stack) */
-  const char *heap_reason; /* why not, when not */
-} ChildFact;
-typedef struct {
-  const char *name;
-  int line;         /* its declaration's first line */
-  int col, end_col; /* on that line: its first token, and just past its name */
-  const char *kind; /* "generator", "async generator" or "task" */
-  const char *type; /* the value type, as written ("int", "char *") */
-  Backend backend;
-  const char *type_name; /* the struct measured: struct coro_frame_NAME, coro_args_NAME */
-  long size, align;      /* facts_measure's; -1 before */
-  FieldFact *fields;     /* in the frame's order (stackful: its arguments') */
-  int nfields;
-  ResumeFact *resumes; /* by number, from 1 */
-  int nresumes;
-  ChildFact *children; /* the tasks it awaits, in order */
-  int nchildren;
-  const char **plain; /* stackless: the locals that stay ordinary C locals ... */
-  int *plain_lines;   /* ... and their lines */
-  int nplain;
-  size_t c_from, c_to; /* its C in the output: [from, to) (emit_with_spans) */
-} CoroFacts;
-typedef struct {
-  CoroFacts *v; /* the coroutine definitions, in file order */
-  int n;
-} Facts;
-/* The facts of each definition, with the backend of `opt`, as lower() left them. */
-Facts frame_facts(Source *src, Coroutine *cos, const Options *opt);
-/* The sizes and offsets, from the compiler ($COROC_CC, default cc) given the C text that
-   holds the structs; false when it could not compile it. */
-bool facts_measure(Facts *f, const char *c_text, const Options *opt);
-/* output/emit.c: the output, noting where each definition's C is in it (c_from, c_to). */
-char *emit_spans(Source *src, Coroutine *cos, const Options *opt, Facts *facts, size_t *len);
-
 /* output/stats.c: --stats, each coroutine's frame as the compiler lays it out */
 void emit_stats(FILE *out, Source *src, Coroutine *cos, const Options *opt, const char *c_text);
 
@@ -1033,7 +975,8 @@ typedef struct {
   size_t rule_len;
   char *header; /* --header's, or NULL */
   size_t header_len;
-  Facts facts; /* with Options.facts: each definition's, its place in text noted */
+  Facts
+      *facts; /* with Options.facts: each definition's (output/facts.h), its place in text noted */
 } RunOutput;
 
 /* What `coroc` does with `in` ("-": standard input) short of writing files:

@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "facts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -296,6 +297,21 @@ static char *compile_to_assembly(const char *c_path, const Options *opt) {
   return text;
 }
 
+/* What an instance of a frame of `size` bytes costs, as runtime/registry.c
+   places it: a slot of its thread's slabs (the size rounded up to 8 bytes,
+   16 when it is aligned to 16; nothing else) up to 512 bytes aligned to at
+   most 16, else malloc with a 48-byte record in front (rounded up to the
+   frame's alignment; and malloc's own 8 bytes and rounding). */
+static char *instance_memory(long size, long align) {
+  long step = align > 8 ? 16 : 8;
+  if (size <= 512 && align <= 16)
+    return format("each instance: a %ld-byte slot of its thread's slabs",
+                  (size + step - 1) / step * step);
+  long front = align > 16 ? (48 + align - 1) / align * align : 48;
+  return format("each instance: malloc'ed, %ld bytes with the runtime's record in front",
+                size + front);
+}
+
 bool facts_measure(Facts *facts, const char *c_text, const Options *opt) {
   char path[] = "/tmp/coroc-stats-XXXXXX.c";
   int fd = mkstemps(path, 2);
@@ -323,6 +339,9 @@ bool facts_measure(Facts *facts, const char *c_text, const Options *opt) {
   bool compiled = assembly != NULL;
   if (compiled)
     read_assembly(assembly, &p);
+  for (int i = 0; compiled && i < facts->n; i++)
+    if (facts->v[i].backend == BACKEND_STACKLESS)
+      facts->v[i].instances = instance_memory(facts->v[i].size, facts->v[i].align);
   xfree(assembly);
   xfree(p.to);
   return compiled;

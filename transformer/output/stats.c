@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "facts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,21 +78,6 @@ static long hoist_all_size(const HoistAll *h, const char *name) {
   return -1;
 }
 
-/* What an instance of a frame of `size` bytes costs, as runtime/registry.c
-   places it: a slot of its thread's slabs (the size rounded up to 8 bytes,
-   16 when it is aligned to 16; nothing else) up to 512 bytes aligned to at
-   most 16, else malloc with a 48-byte record in front (rounded up to the
-   frame's alignment; and malloc's own 8 bytes and rounding). */
-static char *instance_memory(long size, long align) {
-  long step = align > 8 ? 16 : 8;
-  if (size <= 512 && align <= 16)
-    return format("each instance: a %ld-byte slot of its thread's slabs",
-                  (size + step - 1) / step * step);
-  long front = align > 16 ? (48 + align - 1) / align * align : 48;
-  return format("each instance: malloc'ed, %ld bytes with the runtime's record in front",
-                size + front);
-}
-
 /* Where the frame of each task it awaits lives (check.c, "Children inside
    their parent"): inside this one, or on the heap, and why. */
 static void print_children(FILE *out, const char *file, const CoroFacts *f, bool stackful) {
@@ -121,7 +107,7 @@ static void print_coroutine(FILE *out, const char *file, const CoroFacts *f, lon
     fprintf(out, " (%ld with every local in it, --hoist-all)", every);
   fputc('\n', out);
   if (!stackful)
-    fprintf(out, "  %s\n", instance_memory(f->size, f->align));
+    fprintf(out, "  %s\n", f->instances);
   if (f->nfields)
     fprintf(out, "  %6s %6s  %s\n", "offset", "size", "field");
   for (int i = 0; i < f->nfields; i++) {
