@@ -8,7 +8,9 @@
  * shutdown, exit, textDocument/didOpen, didChange (incremental) and
  * didClose; the server publishes coroc's own errors for each open
  * document (diagnose.c), with clangd's. coroc/generatedC answers with the
- * last good translation of a document by a backend; the requests that
+ * last good translation of a document by a backend (or of one coroutine,
+ * as the command coroc.showGeneratedC does); hover on a yield or an await
+ * and the code lenses are coroc's own (insight.c); the requests that
  * clangd answers go through clangd.c.
  *
  * The open documents are diagnosed when the input is idle: a burst of
@@ -331,7 +333,8 @@ static void execute_command(Message *m) {
   reply_generated_c(m, "coroc.showGeneratedC", uri, backend, coroutine);
 }
 
-/* textDocument/hover: coroc's own on a yield or an await, else clangd's. */
+/* textDocument/hover: coroc's own on a yield or an await (true), else
+   clangd's (false: clangd.c forwards it, or says why it cannot). */
 static bool hover(Message *m) {
   const char *uri = NULL;
   json_unpack(m->params, "{s:{s:s}}", "textDocument", "uri", &uri);
@@ -342,12 +345,7 @@ static bool hover(Message *m) {
     diagnose(doc, server.enc);
     clangd_publish(doc);
   }
-  if (insight_hover(m, doc, server.enc))
-    return true;
-  if (clangd_running())
-    return false;
-  rpc_reply(m->id, NULL); /* (nothing to say without clangd) */
-  return true;
+  return insight_hover(m, doc, server.enc);
 }
 
 static void code_lens(Message *m) {
