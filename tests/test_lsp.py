@@ -469,7 +469,7 @@ def test_malformed_messages_are_answered_and_survived(server, tmp_path):
 
 def test_an_unknown_request_is_method_not_found(server):
     server.initialize()
-    assert error_code(server.request("textDocument/codeLens", {
+    assert error_code(server.request("textDocument/codeAction", {
         "textDocument": {"uri": "file:///x.coc"}})) == -32601
     # one that clangd would answer, of a document never opened
     assert error_code(server.request("textDocument/hover", {

@@ -32,6 +32,7 @@ typedef struct Token Token;
 typedef struct Node Node;
 typedef struct Sym Sym;
 typedef struct Coroutine Coroutine;
+typedef struct Facts Facts; /* output/facts.h */
 typedef struct Preprocessor Preprocessor;
 
 /* {=====================================================================
@@ -140,7 +141,6 @@ void scope_release(void);     /* scope.c */
 void macros_release(void);    /* macros.c */
 void source_release(void);    /* source.c: the token notes */
 void tokens_release(void);    /* tokens.c: the interned spellings (they live in arena_perm) */
-void stats_release(void);     /* stats.c */
 void lexer_release(void);     /* lexer.l: unterminated literals; the room of the stream tokens */
 void lines_release(void);     /* lines.c: the numbers of `#line MACRO` directives */
 void cleanup_release(void);   /* cleanup.c: the plan of the last coroutine lowered */
@@ -695,15 +695,16 @@ struct Coroutine {
   NodeList locals;           /* ND_INIT_DECL / ND_PARAM nodes whose objects live in the frame */
   NodeList plain_locals;     /* live.c: ND_INIT_DECL nodes of locals that stay ordinary C locals */
   FrameScope *frame_scope;   /* live.c: the locals in the frame by scope (the body's); NULL: flat */
-  NodeList types;      /* ND_DECL nodes of types declared in the body, hoisted to file scope */
-  NodeList literals;   /* compound literals kept in the frame (Node.field is the field) */
-  NodeList awaits;     /* its ND_AWAIT nodes: each has fields coro_aw_N (and coro_tmp_N) */
-  int nconds;          /* coro_cond_1..n: the int fields of && and || around an await */
-  const char **macros; /* #define lines, in effect at the coroutine, of the macros its body uses */
-  int nmacros;         /* their count */
-  SymList *live_at;    /* live.c: [resume point] the cached locals (Sym.cached) live across it */
-  Lines body;          /* lower.c: the stackless body as lines of C */
-  bool has_cleanup;    /* cleanup.c: a local of its body is declared __attribute__((cleanup(fn))) */
+  NodeList types;       /* ND_DECL nodes of types declared in the body, hoisted to file scope */
+  NodeList literals;    /* compound literals kept in the frame (Node.field is the field) */
+  NodeList awaits;      /* its ND_AWAIT nodes: each has fields coro_aw_N (and coro_tmp_N) */
+  int nconds;           /* coro_cond_1..n: the int fields of && and || around an await */
+  const char **macros;  /* #define lines, in effect at the coroutine, of the macros its body uses */
+  int nmacros;          /* their count */
+  SymList *live_at;     /* live.c: [resume point] the cached locals (Sym.cached) live across it */
+  SymList *live_across; /* live.c: [resume point] every local live across it (facts.c); or NULL */
+  Lines body;           /* lower.c: the stackless body as lines of C */
+  bool has_cleanup; /* cleanup.c: a local of its body is declared __attribute__((cleanup(fn))) */
   /* cleanup.c: coro_free of a suspended instance runs cleanups (CORO_CLEANUP) */
   bool runs_cleanups;
   NodeList cleanups; /* cleanup.c: stackless: its locals in the frame that have a cleanup */
@@ -749,6 +750,8 @@ typedef struct {
   /* --header: where the header of the frames goes, or NULL (then each coro_in_NAME is a
      static inline of the .c; with it, an external function) */
   const char *header;
+  bool facts;   /* coroc-lsp: RunOutput.facts too (frame_facts, facts.c) ... */
+  bool measure; /* ... with the compiler's sizes (facts_measure) */
 } Options;
 
 /* check.c: the coroutine rules, for both backends; numbers the resume
@@ -972,6 +975,8 @@ typedef struct {
   size_t rule_len;
   char *header; /* --header's, or NULL */
   size_t header_len;
+  Facts
+      *facts; /* with Options.facts: each definition's (output/facts.h), its place in text noted */
 } RunOutput;
 
 /* What `coroc` does with `in` ("-": standard input) short of writing files:

@@ -19,7 +19,6 @@ static void release_all(bool heap) {
   macros_release();
   source_release();
   tokens_release();
-  stats_release();
   lexer_release();
   lines_release();
   cleanup_release();

@@ -10,6 +10,7 @@
  * line and the files, so that such a program links the pipeline without it.
  */
 #include "coroc.h"
+#include "output/facts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,14 @@ static void run(const char *in, const char *text, size_t text_len, Options *opt,
   }
   lower(&src, cos, opt); /* lower.c: each stackless body as lines of C */
 
+  if (opt->facts) { /* coroc-lsp: the C, and what the passes decided, as data (facts.c) */
+    out->facts = xcalloc(1, sizeof(Facts));
+    *out->facts = frame_facts(&src, cos, opt);
+    out->text = emit_spans(&src, cos, opt, out->facts, &out->len);
+    if (opt->measure) /* (when the compiler fails, the sizes stay -1: unknown) */
+      facts_measure(out->facts, out->text, opt);
+    return;
+  }
   out->text = render(&src, cos, opt, NULL, &out->len);
   if (dep)
     out->rule = depfile_rule(dep, &src, std_in ? NULL : in, &out->rule_len);

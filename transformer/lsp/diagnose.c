@@ -68,6 +68,7 @@ static bool same(const Found *a, const Found *b) {
 }
 
 void translation_free(Translation *t) {
+  insight_free(t);
   free(t->c);
   *t = (Translation){0};
 }
@@ -77,7 +78,7 @@ static void run_backend(Document *doc, Backend backend, Found *f) {
   int nargs;
   const char **args = compdb_args(doc->path, &nargs);
   CppArgs cpp = {.args = args, .nargs = nargs};
-  Options opt = {.backend = backend, .line_directives = true};
+  Options opt = {.backend = backend, .line_directives = true, .facts = true};
   RunOutput out;
   diag_set_sink(collect, f);
   int failed = coroc_try_buffer(doc->path, doc->text.text, doc->text.len, &opt, &cpp, &out);
@@ -92,7 +93,8 @@ static void run_backend(Document *doc, Backend backend, Found *f) {
     t->c[out.len] = '\0';
     t->len = out.len;
     t->version = doc->version;
-  } else if (!f->found) { /* (every error reports: this is a bug of coroc's) */
+    insight_keep(t, out.facts, &doc->text); /* (what the passes decided: insight.c) */
+  } else if (!f->found) {                   /* (every error reports: this is a bug of coroc's) */
     *f = (Found){true, DIAG_INTERNAL, NULL, 0, 0, 0, copy("the run failed and said nothing")};
   }
   coroc_reset(); /* all the run took, given back */
@@ -167,6 +169,7 @@ void diagnose(Document *doc, Encoding enc) {
   }
   found_free(&f[0]);
   found_free(&f[1]);
+  insight_diagnostics(doc, enc, list); /* the awaits whose children stay on the heap */
   doc->dirty = false;
   json_decref(doc->coroc_diags);
   doc->coroc_diags = list;

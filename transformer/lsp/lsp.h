@@ -14,6 +14,9 @@
  *   render.c    the editor rendering: the C that clangd reads for a .coc,
  *               the user's text with a few edits, and the exact map of
  *               positions through them
+ *   insight.c   what coroc's passes decided (facts.c), kept with each good
+ *               translation: hover on yield and await, code lenses, the C of
+ *               one coroutine, the awaits whose children stay on the heap
  *   child.c     a child process spoken to in JSON-RPC (clangd), without
  *               ever blocking on it
  *   diagnose.c  one document through coroc, both backends: its errors as
@@ -28,6 +31,9 @@
  */
 #ifndef COROC_LSP_H
 #define COROC_LSP_H
+
+#include "coroc.h"
+#include "output/facts.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -210,9 +216,13 @@ typedef struct {
   char *c; /* the C it printed (malloc), or NULL before the first good run */
   size_t len;
   long version; /* the document's version it was made from */
+  /* insight.c's: */
+  Text coc;      /* the text it was made of */
+  Facts facts;   /* what coroc's passes decided about its coroutines (a copy, malloc) */
+  bool measured; /* with the compiler's sizes (done when a code lens asks) */
 } Translation;
 
-typedef struct {
+typedef struct Document {
   char *uri;
   char *path; /* the file it names (what coroc is told the input is) */
   Text text;
@@ -236,6 +246,31 @@ typedef struct {
 void diagnose(Document *doc, Encoding enc);
 /* What diagnose keeps of a document, given back (didClose). */
 void translation_free(Translation *t);
+
+/* {=====================================================================
+ * insight.c: what only coroc knows, in the editor
+ * ====================================================================== */
+
+/* Keep a good run's facts (a copy: the run's are the pipeline's) with the
+   text they are of, in place of the last ones. */
+void insight_keep(Translation *t, const Facts *facts, const Text *coc);
+void insight_free(Translation *t);
+/* An information diagnostic (into list) for each await whose child's frame
+   stays on the heap, with the reason; nothing when the stackless
+   translation is not of the text as it stands. */
+void insight_diagnostics(const Document *doc, Encoding enc, json_t *list);
+/* textDocument/hover on a yield or an await: true when answered (the
+   resume point, what the frame keeps across it, where a child lives). */
+bool insight_hover(Message *m, Document *doc, Encoding enc);
+/* textDocument/codeLens: two on each coroutine's first line, its kind and
+   frame with each backend, each a coroc.showGeneratedC command. */
+void insight_code_lens(Message *m, Document *doc, Encoding enc);
+/* The C of the last good translation by `backend`: the whole of it, or of
+   the coroutine `name` alone (as {version, text}); NULL when there is
+   none (*why says why). */
+json_t *insight_generated_c(Document *doc, int backend, const char *name, const char **why);
+
+/* }===================================================================== */
 
 /* {=====================================================================
  * clangd.c: the proxy to clangd

@@ -8,7 +8,9 @@
  * shutdown, exit, textDocument/didOpen, didChange (incremental) and
  * didClose; the server publishes coroc's own errors for each open
  * document (diagnose.c), with clangd's. coroc/generatedC answers with the
- * last good translation of a document by a backend; the requests that
+ * last good translation of a document by a backend (or of one coroutine,
+ * as the command coroc.showGeneratedC does); hover on a yield or an await
+ * and the code lenses are coroc's own (insight.c); the requests that
  * clangd answers go through clangd.c.
  *
  * The open documents are diagnosed when the input is idle: a burst of
@@ -163,6 +165,10 @@ static void initialize(Message *m) {
                            server.enc == ENC_UTF8 ? "utf-8" : "utf-16", "textDocumentSync",
                            "openClose", 1, "change", 2);
   clangd_capabilities(mine);
+  json_object_set_new(mine, "hoverProvider", json_true()); /* (yield and await: insight.c) */
+  json_object_set_new(mine, "codeLensProvider", json_pack("{s:b}", "resolveProvider", 0));
+  json_object_set_new(mine, "executeCommandProvider",
+                      json_pack("{s:[s]}", "commands", "coroc.showGeneratedC"));
   rpc_reply(m->id, json_pack("{s:o, s:{s:s, s:s}}", "capabilities", mine, "serverInfo", "name",
                              "coroc-lsp", "version", COROC_VERSION));
 }
@@ -258,31 +264,96 @@ static bool did_close(json_t *params, Why *why) {
   return true;
 }
 
-/* coroc/generatedC {textDocument: {uri}, backend: "stackless"|"stackful"}:
-   {version, text} of the last good translation, or null before there is one. */
+/* The open document of a request's uri, diagnosed if it changed (the
+   answer is of the text as it stands); NULL: an error was replied. */
+static Document *document_of(Message *m, const char *what, const char *uri) {
+  Document *doc = uri ? find_doc(uri) : NULL;
+  if (!doc) {
+    rpc_error(m->id, RPC_INVALID_PARAMS, "%s: %s", what,
+              uri ? "the document is not open" : "the document's uri is missing");
+    return NULL;
+  }
+  if (doc->dirty) {
+    diagnose(doc, server.enc);
+    clangd_publish(doc);
+  }
+  return doc;
+}
+
+/* The answer of coroc/generatedC and coroc.showGeneratedC: the C of the
+   last good translation by a backend, of the document or of one coroutine. */
+static void reply_generated_c(Message *m, const char *what, const char *uri, const char *backend,
+                              const char *coroutine) {
+  int b = strcmp(backend, "stackful") == 0 ? 1 : strcmp(backend, "stackless") == 0 ? 0 : -1;
+  if (b < 0) {
+    rpc_error(m->id, RPC_INVALID_PARAMS, "%s: backend is stackless or stackful", what);
+    return;
+  }
+  Document *doc = document_of(m, what, uri);
+  if (!doc)
+    return;
+  const char *why = NULL;
+  json_t *c = insight_generated_c(doc, b, coroutine, &why);
+  if (!c && why)
+    rpc_error(m->id, RPC_INVALID_PARAMS, "%s: %s", what, why);
+  else
+    rpc_reply(m->id, c ? c : json_null());
+}
+
+/* coroc/generatedC {textDocument: {uri}, backend: "stackless"|"stackful",
+   coroutine: NAME (optional)}: {version, text} of the last good
+   translation, or of the part that is that coroutine's (its frame, resume
+   function and creation functions); null before there is one. */
 static void generated_c(Message *m) {
-  const char *uri, *backend = "stackless";
+  const char *uri, *backend = "stackless", *coroutine = NULL;
   json_error_t err;
-  if (json_unpack_ex(m->params, &err, 0, "{s:{s:s}, s?s}", "textDocument", "uri", &uri, "backend",
-                     &backend) != 0) {
+  if (json_unpack_ex(m->params, &err, 0, "{s:{s:s}, s?s, s?s}", "textDocument", "uri", &uri,
+                     "backend", &backend, "coroutine", &coroutine) != 0) {
     rpc_error(m->id, RPC_INVALID_PARAMS, "coroc/generatedC: %s", err.text);
     return;
   }
-  int b = strcmp(backend, "stackful") == 0 ? 1 : strcmp(backend, "stackless") == 0 ? 0 : -1;
-  Document *doc = find_doc(uri);
-  if (b < 0 || !doc) {
-    rpc_error(m->id, RPC_INVALID_PARAMS, "coroc/generatedC: %s",
-              b < 0 ? "backend is stackless or stackful" : "the document is not open");
+  reply_generated_c(m, "coroc/generatedC", uri, backend, coroutine);
+}
+
+/* workspace/executeCommand coroc.showGeneratedC [{uri, coroutine, backend}]
+   (what the code lenses carry): coroc/generatedC's answer for it. */
+static void execute_command(Message *m) {
+  const char *command, *uri, *backend = "stackless", *coroutine = NULL;
+  json_error_t err;
+  if (json_unpack_ex(m->params, &err, 0, "{s:s, s:[{s:s, s?s, s?s}]}", "command", &command,
+                     "arguments", "uri", &uri, "coroutine", &coroutine, "backend", &backend) != 0 ||
+      strcmp(command, "coroc.showGeneratedC") != 0) {
+    rpc_error(m->id, RPC_INVALID_PARAMS, "workspace/executeCommand: %s",
+              json_unpack(m->params, "{s:s}", "command", &command) == 0 &&
+                      strcmp(command, "coroc.showGeneratedC") != 0
+                  ? "the only command is coroc.showGeneratedC"
+                  : err.text);
     return;
   }
+  reply_generated_c(m, "coroc.showGeneratedC", uri, backend, coroutine);
+}
+
+/* textDocument/hover: coroc's own on a yield or an await (true), else
+   clangd's (false: clangd.c forwards it, or says why it cannot). */
+static bool hover(Message *m) {
+  const char *uri = NULL;
+  json_unpack(m->params, "{s:{s:s}}", "textDocument", "uri", &uri);
+  Document *doc = uri ? find_doc(uri) : NULL;
+  if (!doc)
+    return false; /* (clangd.c says what is wrong) */
   if (doc->dirty) {
-    diagnose(doc, server.enc); /* (the answer is of the text as it stands) */
+    diagnose(doc, server.enc);
     clangd_publish(doc);
   }
-  Translation *t = &doc->good[b];
-  rpc_reply(m->id, t->c ? json_pack("{s:I, s:o}", "version", (json_int_t)t->version, "text",
-                                    json_text(t->c, t->len))
-                        : json_null());
+  return insight_hover(m, doc, server.enc);
+}
+
+static void code_lens(Message *m) {
+  const char *uri = NULL;
+  json_unpack(m->params, "{s:{s:s}}", "textDocument", "uri", &uri);
+  Document *doc = document_of(m, "textDocument/codeLens", uri);
+  if (doc)
+    insight_code_lens(m, doc, server.enc);
 }
 
 static void request(Message *m) {
@@ -300,6 +371,12 @@ static void request(Message *m) {
     rpc_reply(m->id, NULL);
   } else if (strcmp(m->method, "coroc/generatedC") == 0) {
     generated_c(m);
+  } else if (strcmp(m->method, "workspace/executeCommand") == 0) {
+    execute_command(m);
+  } else if (strcmp(m->method, "textDocument/codeLens") == 0) {
+    code_lens(m);
+  } else if (strcmp(m->method, "textDocument/hover") == 0 && hover(m)) {
+    /* (coroc's own) */
   } else if (clangd_request(m, find_doc)) {
     /* (forwarded: the answer comes when clangd's does) */
   } else {

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "facts.h"
 
 static void emit_coroutine(Emitter *e, Coroutine *co) {
   e->co = co;
@@ -26,14 +27,15 @@ static void emit_coroutine(Emitter *e, Coroutine *co) {
 }
 
 /* Copy the user's text between coroutines verbatim, and print each
-   coroutine in its place; note the lines the writer begins in *marks, if
-   given. */
+   coroutine in its place; note the lines the writer begins in *marks, and
+   where each definition's C is in facts (in order), if given. */
 static void print_output(FILE *out, Source *src, Coroutine *cos, const Options *opt,
-                         LineMarks *marks) {
+                         LineMarks *marks, Facts *facts) {
   Emitter e = {
       .out = out, .src = src, .opt = opt, .toks = &src->original, .mapped = 1, .marks = marks};
   size_t at = 0;
   bool included = false;
+  int k = 0; /* the next definition's facts */
   for (Coroutine *co = cos; co; co = co->next) {
     Token *first = &src->original.v[co->first], *last = &src->original.v[co->last];
     fwrite(src->raw + at, 1, first->offset - at, out);
@@ -50,7 +52,12 @@ static void print_output(FILE *out, Source *src, Coroutine *cos, const Options *
                "#include <coro.h>  /* added by coroc: the runtime of the coroutines below */");
       included = true;
     }
+    long from = ftell(out);
     emit_coroutine(&e, co);
+    if (facts && co->def && k < facts->n) {
+      facts->v[k].c_from = (size_t)from;
+      facts->v[k++].c_to = (size_t)ftell(out);
+    }
     at = token_end(last);
     if (opt->line_directives && at < src->len)
       emit_line_directive(&e, last->line);
@@ -60,7 +67,7 @@ static void print_output(FILE *out, Source *src, Coroutine *cos, const Options *
 }
 
 void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {
-  print_output(out, src, cos, opt, NULL);
+  print_output(out, src, cos, opt, NULL, NULL);
 }
 
 /* The output (or --dot's graphs, with `dot`) as a string of *len bytes:
@@ -79,11 +86,21 @@ char *emit_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, 
   return buf;
 }
 
+/* The same output, where each definition's C is noted (coroc-lsp shows one). */
+char *emit_spans(Source *src, Coroutine *cos, const Options *opt, Facts *facts, size_t *len) {
+  char *buf = NULL;
+  FILE *mem = xmemstream(&buf, len);
+  print_output(mem, src, cos, opt, NULL, facts);
+  if (fclose(mem) != 0)
+    fatal("out of memory");
+  return buf;
+}
+
 /* The same output, the writer's lines noted (--html: html.c links them). */
 char *emit_marked(Source *src, Coroutine *cos, const Options *opt, LineMarks *marks, size_t *len) {
   char *buf = NULL;
   FILE *mem = xmemstream(&buf, len);
-  print_output(mem, src, cos, opt, marks);
+  print_output(mem, src, cos, opt, marks, NULL);
   if (fclose(mem) != 0)
     fatal("out of memory");
   return buf;

@@ -400,6 +400,7 @@ static void solve(Live *l) {
   for (int n = 0; n < l->nnodes; n++)
     at[l->nodes[n].resume_point] = n;
   l->co->live_at = xcalloc(l->co->nresume + 1, sizeof(SymList));
+  l->co->live_across = xcalloc(l->co->nresume + 1, sizeof(SymList));
   for (int rp = 1; rp <= l->co->nresume; rp++) /* the first that keeps it says why */
     for (int v = 0; v < l->nvars; v++)
       if (at[rp] && in[(size_t)at[rp] * words + v / 64] >> (v % 64) & 1) {
@@ -407,6 +408,7 @@ static void solve(Live *l) {
                    format("live across the %s at %s:%d", l->co->resume_words[rp], l->src->name,
                           l->co->resume_lines[rp]));
         sym_push(&l->co->live_at[rp], l->vars[v]);
+        sym_push(&l->co->live_across[rp], l->vars[v]);
         if (!in_scope(l, v, l->nodes[at[rp]].tok))
           l->pinned[v] = true; /* live where its name means something else, or nothing */
       }
