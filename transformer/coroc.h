@@ -261,8 +261,11 @@ typedef struct {
   const char **args; /* -I DIR, -D NAME=VALUE, ... as separate argv words */
   int nargs;
   bool keep_output; /* keep what it printed in Source.cpp_text (-MD: depfile.c reads it) */
+  int output_fd;    /* > 0: its output, made already (lsp/preamble.c), read instead of running it */
 } CppArgs;
 
+/* The preprocessor's command for the input (NULL-terminated, in the run's memory). */
+const char **source_cpp_argv(const char *path, const char *text, size_t len, const CppArgs *args);
 void source_load(Source *src, const char *path, const CppArgs *cpp);
 /* The same with the text given (len bytes, copied) instead of read from
    `path`, which names it (an editor's buffer, not yet saved). */
@@ -990,5 +993,8 @@ int coroc_try(const char *in, Options *opt, const CppArgs *cpp, const DepOptions
    directory is searched first for "..." includes, as the file's would be. */
 int coroc_try_buffer(const char *path, const char *text, size_t len, Options *opt,
                      const CppArgs *cpp, RunOutput *out);
+/* Both backends of one parse into out[Backend]: 0, 1 (an error of both), 2 (run.c says). */
+int coroc_try_buffer_both(const char *path, const char *text, size_t len, const Options *opt,
+                          const CppArgs *cpp, RunOutput out[2]);
 
 #endif
