@@ -18,13 +18,13 @@ import sys
 
 import pytest
 
-from conftest import SOURCE_DIR
+from conftest import BUILD_DIR, SOURCE_DIR
 
 BENCH = SOURCE_DIR / "tests" / "bench"
 DOCS = SOURCE_DIR / "docs"
 REFERENCE = DOCS / "benchmarks.md"
 JOURNAL = DOCS / "benchmarks-journal.md"
-PARTS = ["generator", "chain", "echo", "frontend", "create", "many", "frames", "awaits", "lives"]
+PARTS = ["generator", "chain", "echo", "frontend", "create", "many", "frames", "awaits", "lives", "lsp"]
 
 
 def sh(cmd, timeout=600, **kw):
@@ -46,7 +46,7 @@ def listed_parts():
 
 def test_run_lists_every_part_with_its_folder():
     rows = listed_parts()
-    assert [r[0] for r in rows] == list(range(1, 10))
+    assert [r[0] for r in rows] == list(range(1, 11))
     assert [r[1] for r in rows] == PARTS
     for number, name, folder in rows:
         assert folder == f"part{number}-{name}"
@@ -269,3 +269,19 @@ def test_plot_reads_the_recorded_run():
 
 
 # }====
+
+
+def test_lsp_part_prints():
+    """Part 10 in a tiny pass (a few changes, 20 for the memory), on the
+    suite's coroc-lsp: it prints its rows, the processor and its three
+    targets; the figures are not read."""
+    lsp = os.environ.get("COROC_LSP", str(BUILD_DIR / "transformer" / "coroc-lsp"))
+    out = sh([sys.executable, BENCH / "part10-lsp" / "lsp.py", "--lsp", lsp, "--edits", "4",
+              "--include-edits", "2", "--rss-edits", "20"], timeout=600)
+    assert out.startswith("10. The language server"), out
+    assert re.search(r"^processor: \S", out, re.M), out
+    for name in ("coroc-lsp --no-clangd, body", "coroc's share (in the server), body"):
+        assert re.search(rf"^  {re.escape(name)}\s+[0-9.]+\s+[0-9.]+\s+4$", out, re.M), out
+    assert re.search(r"^  server's resident size .* KiB after 20 more", out, re.M), out
+    targets = re.findall(r"^target: (.*): (met|NOT met|not measured)", out, re.M)
+    assert len(targets) == 3, out

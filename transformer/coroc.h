@@ -261,8 +261,11 @@ typedef struct {
   const char **args; /* -I DIR, -D NAME=VALUE, ... as separate argv words */
   int nargs;
   bool keep_output; /* keep what it printed in Source.cpp_text (-MD: depfile.c reads it) */
+  int output_fd;    /* > 0: its output, made already (lsp/preamble.c), read instead of running it */
 } CppArgs;
 
+/* The preprocessor's command for the input (NULL-terminated, in the run's memory). */
+const char **source_cpp_argv(const char *path, const char *text, size_t len, const CppArgs *args);
 void source_load(Source *src, const char *path, const CppArgs *cpp);
 /* The same with the text given (len bytes, copied) instead of read from
    `path`, which names it (an editor's buffer, not yet saved). */
@@ -964,36 +967,7 @@ char *depfile_rule(const DepOptions *dep, const Source *src, const char *input, 
 /* A file name quoted for make as gcc quotes it. */
 char *depfile_quote(const char *name);
 
-/* {=====================================================================
- * run.c: one run of the whole pipeline, in memory
- * ====================================================================== */
-
-typedef struct {
-  char *text; /* the C, --dot's graphs or --stats' table */
-  size_t len;
-  char *rule; /* -MD's rule, or NULL */
-  size_t rule_len;
-  char *header; /* --header's, or NULL */
-  size_t header_len;
-  Facts
-      *facts; /* with Options.facts: each definition's (output/facts.h), its place in text noted */
-} RunOutput;
-
-/* What `coroc` does with `in` ("-": standard input) short of writing files:
-   read it, parse, check, lay out, lower and print, by `opt` (its cpp, input
-   and input_dir are set here from `cpp` and `in`); `dep`, when not NULL, is
-   -MD's. An error ends the run as error_at says: by exit(1), or by a
-   longjmp to *diag_escape. What it gives lives until coroc_reset(). */
-void coroc_run(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
-               RunOutput *out);
-/* coroc_run with the error caught: 0, or 1 when the input had an error (its
-   message is on stderr, or with diag_set_sink's sink). The caller calls
-   coroc_reset() after either. */
-int coroc_try(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
-              RunOutput *out);
-/* coroc_try on `text` (len bytes: an editor's buffer) named `path`, whose
-   directory is searched first for "..." includes, as the file's would be. */
-int coroc_try_buffer(const char *path, const char *text, size_t len, Options *opt,
-                     const CppArgs *cpp, RunOutput *out);
+/* run.c's interface, one run of the whole pipeline in memory (coroc_run,
+   coroc_try, coroc_try_buffer and RunOutput), is in run.h. */
 
 #endif

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "run.h"
 
 #include <errno.h>
 #include <pthread.h>

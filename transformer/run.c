@@ -10,6 +10,7 @@
  * line and the files, so that such a program links the pipeline without it.
  */
 #include "coroc.h"
+#include "run.h"
 #include "output/facts.h"
 
 #include <stdlib.h>
@@ -69,37 +70,53 @@ static char *render_page(Source *src, Coroutine *cos, const Options *opt, size_t
   return emit_html(src, cos, &col[1], &col[0], len);
 }
 
+/* coroc-lsp's output of one lowering: the C, with where each coroutine's
+   text is, and what the passes decided as data (facts.c), measured by the
+   compiler when opt->measure asks (when it fails, the sizes stay -1). */
+static void print_with_facts(Source *src, Coroutine *cos, const Options *opt, RunOutput *out) {
+  out->facts = xcalloc(1, sizeof(Facts));
+  *out->facts = frame_facts(src, cos, opt);
+  out->text = emit_spans(src, cos, opt, out->facts, &out->len);
+  if (opt->measure)
+    facts_measure(out->facts, out->text, opt);
+}
+
+/* The passes both backends share, on the file `in`, or on `text` (NULL:
+   read `in`) named `in`. */
+static Coroutine *run_shared(const char *in, const char *text, size_t text_len, Options *opt,
+                             const CppArgs *cpp, Source *src) {
+  bool std_in = strcmp(in, "-") == 0;
+  opt->cpp = cpp;
+  opt->input_dir = std_in ? "." : source_dir_of(in);
+  opt->input = std_in ? NULL : in;
+  if (text)
+    source_load_buffer(src, in, text, text_len, cpp);
+  else
+    source_load(src, in, cpp);
+  Coroutine *cos = parse_source(src);
+  if (getenv("COROC_DUMP_AST")) /* for debugging coroc: each coroutine's tree on stderr */
+    for (Coroutine *co = cos; co; co = co->next)
+      ast_dump(stderr, co->decl, 0);
+  check(src, cos);              /* check.c: the coroutine rules, for both backends */
+  layout_frames(src, cos, opt); /* frame.c, live.c: what lives in each frame */
+  return cos;
+}
+
 /* coroc_run, on the file `in`, or on `text` (NULL: read `in`) named `in`. */
 static void run(const char *in, const char *text, size_t text_len, Options *opt, const CppArgs *cpp,
                 const DepOptions *dep, RunOutput *out) {
   *out = (RunOutput){0};
   bool std_in = strcmp(in, "-") == 0;
-  opt->cpp = cpp;
-  opt->input_dir = std_in ? "." : source_dir_of(in);
-  opt->input = std_in ? NULL : in;
   Source src = {0};
-  if (text)
-    source_load_buffer(&src, in, text, text_len, cpp);
-  else
-    source_load(&src, in, cpp);
-  Coroutine *cos = parse_source(&src);
-  if (getenv("COROC_DUMP_AST")) /* for debugging coroc: each coroutine's tree on stderr */
-    for (Coroutine *co = cos; co; co = co->next)
-      ast_dump(stderr, co->decl, 0);
-  check(&src, cos);              /* check.c: the coroutine rules, for both backends */
-  layout_frames(&src, cos, opt); /* frame.c, live.c: what lives in each frame */
-  if (opt->html) {               /* lowered twice: one page with both backends */
+  Coroutine *cos = run_shared(in, text, text_len, opt, cpp, &src);
+  if (opt->html) { /* lowered twice: one page with both backends */
     out->text = render_page(&src, cos, opt, &out->len);
     return;
   }
   lower(&src, cos, opt); /* lower.c: each stackless body as lines of C */
 
-  if (opt->facts) { /* coroc-lsp: the C, and what the passes decided, as data (facts.c) */
-    out->facts = xcalloc(1, sizeof(Facts));
-    *out->facts = frame_facts(&src, cos, opt);
-    out->text = emit_spans(&src, cos, opt, out->facts, &out->len);
-    if (opt->measure) /* (when the compiler fails, the sizes stay -1: unknown) */
-      facts_measure(out->facts, out->text, opt);
+  if (opt->facts) { /* coroc-lsp: the C, and what the passes decided, as data */
+    print_with_facts(&src, cos, opt, out);
     return;
   }
   out->text = render(&src, cos, opt, NULL, &out->len);
@@ -148,4 +165,47 @@ int coroc_try(const char *in, Options *opt, const CppArgs *cpp, const DepOptions
 int coroc_try_buffer(const char *path, const char *text, size_t len, Options *opt,
                      const CppArgs *cpp, RunOutput *out) {
   return try_run(path, text, len, opt, cpp, NULL, out);
+}
+
+/* coroc_try_buffer with both backends from one parse, the preprocessor run
+   once (as --html does): out[BACKEND_STACKLESS] and out[BACKEND_STACKFUL]
+   (opt's backend is not read). 0; 1: an error in the passes both backends
+   share, reported once, which each backend's own run would report; 2: an
+   error in one backend's lowering or printing: the caller resets, then runs
+   each backend on its own to know which says what. */
+
+/* How far coroc_try_buffer_both got: an error before the lowerings is both
+   backends' (static: read after the longjmp). */
+static volatile bool lowering;
+
+int coroc_try_buffer_both(const char *path, const char *text, size_t len, const Options *opt,
+                          const CppArgs *cpp, RunOutput out[2]) {
+  jmp_buf escape;
+  jmp_buf *volatile outer = diag_escape;
+  out[0] = out[1] = (RunOutput){0};
+  lowering = false;
+  if (setjmp(escape) != 0) {
+    diag_escape = outer;
+    out[0] = out[1] = (RunOutput){0};
+    return lowering ? 2 : 1;
+  }
+  diag_escape = &escape;
+  Options shared = *opt;
+  Source src = {0};
+  Coroutine *cos = run_shared(path, text, len, &shared, cpp, &src);
+  lowering = true;
+  /* As --html does (render_page): the stackful lowering first, which only
+     decides which instances run cleanups, then the stackless one, which
+     decides that again for itself; each printed before the next. */
+  for (int i = 0; i < 2; i++) {
+    Options one = shared;
+    one.backend = i == 0 ? BACKEND_STACKFUL : BACKEND_STACKLESS;
+    lower(&src, cos, &one);
+    if (one.facts)
+      print_with_facts(&src, cos, &one, &out[one.backend]);
+    else
+      out[one.backend].text = render(&src, cos, &one, NULL, &out[one.backend].len);
+  }
+  diag_escape = outer;
+  return 0;
 }

@@ -34,6 +34,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "run.h"
 
 #include <dirent.h>
 #include <errno.h>

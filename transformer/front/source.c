@@ -210,8 +210,7 @@ static void close_pipe(const int fd[2]) {
   close(fd[1]);
 }
 
-static void preprocess(Source *src, const char *path, const char *text, size_t len,
-                       const CppArgs *args) {
+const char **source_cpp_argv(const char *path, const char *text, size_t len, const CppArgs *args) {
   const char **argv = xcalloc(args->nargs + 32, sizeof *argv);
   int n = cpp_command(argv, 8);
   /* Without the word `coroutine` anywhere in it, the input has no coroutine
@@ -242,6 +241,27 @@ static void preprocess(Source *src, const char *path, const char *text, size_t l
     argv[n++] = args->args[i];
   argv[n++] = "-";
   argv[n] = NULL;
+  return argv;
+}
+
+/* The preprocessor's output made already (CppArgs.output_fd): read, as
+   the preprocessor's would be, from its descriptor. */
+static void take_given_output(Source *src, const char *path, const CppArgs *args) {
+  Preprocessor *cpp = xcalloc(1, sizeof *cpp);
+  *cpp = (Preprocessor){.out = args->output_fd, .path = path};
+  cpp->stream = stream_open(cpp->out, src->name, "<stdin>", &src->expanded, NULL, scan_loading);
+  src->cpp = cpp;
+  running = cpp;
+  diag_before_error(source_settle);
+}
+
+static void preprocess(Source *src, const char *path, const char *text, size_t len,
+                       const CppArgs *args) {
+  if (args->output_fd > 0) {
+    take_given_output(src, path, args);
+    return;
+  }
+  const char **argv = source_cpp_argv(path, text, len, args);
 
   /* Each failure below closes what was opened before it: a run that ends
      in an error gives back its descriptors too (a language server runs the
@@ -309,6 +329,11 @@ static void preprocess(Source *src, const char *path, const char *text, size_t l
 /* The preprocessor has said all it will: did it fail? Then its error is
    the one to report, whatever came of reading its output. */
 static void wait_preprocessor(Preprocessor *cpp) {
+  if (!cpp->errs) { /* (the output was given: no process, and the descriptor is the caller's) */
+    cpp->out = -1;
+    running = NULL;
+    return;
+  }
   close(cpp->out);
   cpp->out = -1;
   int status;
@@ -665,7 +690,7 @@ void source_load_text(Source *src, const char *name, const char *text, size_t le
 void source_release(void) {
   Preprocessor *cpp = running;
   running = NULL;
-  if (cpp) {
+  if (cpp && cpp->errs) { /* (a given output has no process, and its descriptor is the caller's) */
     if (cpp->out >= 0)
       close(cpp->out);
     if (cpp->pid > 0)

@@ -19,6 +19,8 @@
  *               one coroutine, the awaits whose children stay on the heap
  *   child.c     a child process spoken to in JSON-RPC (clangd), without
  *               ever blocking on it
+ *   preamble.c  a document's headers preprocessed once: at a change, the
+ *               preprocessor reads the text after the last #include only
  *   diagnose.c  one document through coroc, both backends: its errors as
  *               LSP diagnostics, and the last good translation of each
  *   clangd.c    the proxy: clangd started, restarted, told of each open
@@ -34,6 +36,7 @@
 
 #include "coroc.h"
 #include "output/facts.h"
+#include "run.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -211,6 +214,17 @@ void child_stop(Child *c);
  * diagnose.c: coroc on a document
  * ====================================================================== */
 
+/* preamble.c: what the preprocessor made of a document's headers. */
+typedef struct Preamble Preamble;
+/* The preprocessor's output for the document's text (path, compile_commands'
+   args), in a descriptor at offset 0 that the caller closes, or -1 (then
+   coroc runs the preprocessor itself). *p is the document's preamble, made
+   or renewed here when its prefix or the options changed; *reused says
+   that only the text after the last #include went through the preprocessor. */
+int preamble_expand(Preamble **p, const char *path, const char *text, size_t len, const char **args,
+                    int nargs, bool *reused);
+void preamble_free(Preamble *p);
+
 /* What the server keeps of one backend's last good run. */
 typedef struct {
   char *c; /* the C it printed (malloc), or NULL before the first good run */
@@ -230,6 +244,7 @@ typedef struct Document {
   bool dirty;          /* changed since its diagnostics were published */
   Translation good[2]; /* by Backend: stackless, stackful */
   json_t *coroc_diags; /* coroc's, for the text as it stands (diagnose) */
+  Preamble *preamble;  /* its headers, preprocessed (diagnose; NULL: none yet) */
   /* clangd.c's: */
   bool coc;    /* a .coc (else plain C, given to clangd as it is) */
   char *c_uri; /* what clangd knows it as */

@@ -94,6 +94,7 @@ static void close_doc(Document *doc) {
   text_free(&doc->text);
   translation_free(&doc->good[0]);
   translation_free(&doc->good[1]);
+  preamble_free(doc->preamble);
   free(doc);
 }
 
