@@ -13,6 +13,7 @@
 #include "coroc.h"
 
 #include <stdarg.h>
+#include <stdio_ext.h>
 #include <string.h>
 
 typedef struct MemStream MemStream;
@@ -82,6 +83,9 @@ FILE *xmemstream(char **buf, size_t *len) {
       (cookie_io_functions_t){.write = stream_write, .seek = stream_seek, .close = stream_close});
   if (!m->file)
     fatal("out of memory");
+  /* Only the thread that made it writes to it: stdio need not lock it, at
+     every call, as it does once coroc has a thread of its own (main.c). */
+  __fsetlocking(m->file, FSETLOCKING_BYCALLER);
   m->next = streams;
   streams = m;
   return m->file;
