@@ -122,8 +122,7 @@ static void coroutine_found(Parser *p, Node *specs, Node *decl_or_def, bool is_d
 %nterm <Node *> label labeled_declaration trailing_labels nested_function
 %nterm <Node *> expression_statement selection_statement iteration_statement jump_statement
 %nterm <Node *> yield_statement asm_statement label_decl for_init static_assert
-%nterm <Node *> expr expr_opt assign_expr cond_expr const_expr lor_expr land_expr or_expr xor_expr
-%nterm <Node *> and_expr eq_expr rel_expr shift_expr add_expr mul_expr cast_expr unary_expr
+%nterm <Node *> expr expr_opt assign_expr cond_expr const_expr binary_expr cast_expr unary_expr
 %nterm <Node *> postfix_expr primary_expr args generic_assocs generic_assoc strings
 %nterm <Node *> attrs attrs_opt asm_attrs offsetof_member
 %nterm <int> assign_op unary_op
@@ -133,6 +132,17 @@ static void coroutine_found(Parser *p, Node *specs, Node *decl_or_def, bool is_d
 
 %precedence IFX
 %precedence ELSE
+/* binary_expr's operators, the loosest first (C11 6.5.5-6.5.14) */
+%left OROR
+%left ANDAND
+%left '|'
+%left '^'
+%left '&'
+%left EQ NE
+%left '<' '>' LE GE
+%left SHL SHR
+%left '+' '-'
+%left '*' '/' '%'
 
 %start start
 
@@ -812,48 +822,35 @@ assign_op
 const_expr : cond_expr ;
 
 cond_expr
-  : lor_expr
-  | lor_expr '?' expr ':' cond_expr            { $$ = expr_node(@$, OP_COND, $1, $3, $5); }
-  | lor_expr '?' ':' cond_expr                 { $$ = expr_node(@$, OP_COND, $1, NULL, $4); }
+  : binary_expr
+  | binary_expr '?' expr ':' cond_expr         { $$ = expr_node(@$, OP_COND, $1, $3, $5); }
+  | binary_expr '?' ':' cond_expr              { $$ = expr_node(@$, OP_COND, $1, NULL, $4); }
   ;
 
-lor_expr : land_expr | lor_expr OROR land_expr { $$ = expr_node(@$, OP_OR, $1, $3, NULL); } ;
-land_expr : or_expr | land_expr ANDAND or_expr { $$ = expr_node(@$, OP_AND, $1, $3, NULL); } ;
-or_expr : xor_expr | or_expr '|' xor_expr { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); } ;
-xor_expr : and_expr | xor_expr '^' and_expr { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); } ;
-and_expr : eq_expr | and_expr '&' eq_expr { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); } ;
-
-eq_expr
-  : rel_expr
-  | eq_expr EQ rel_expr                        { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | eq_expr NE rel_expr                        { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  ;
-
-rel_expr
-  : shift_expr
-  | rel_expr '<' shift_expr                    { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | rel_expr '>' shift_expr                    { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | rel_expr LE shift_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | rel_expr GE shift_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  ;
-
-shift_expr
-  : add_expr
-  | shift_expr SHL add_expr                    { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | shift_expr SHR add_expr                    { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  ;
-
-add_expr
-  : mul_expr
-  | add_expr '+' mul_expr                      { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | add_expr '-' mul_expr                      { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  ;
-
-mul_expr
+/* The binary operators: one rule for all ten levels, which the precedence
+   declarations above order. A rule per level, as the standard writes it,
+   reduced every operand through ten rules of one symbol each: most of the
+   parser's work on real C. The trees are the same. */
+binary_expr
   : cast_expr
-  | mul_expr '*' cast_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | mul_expr '/' cast_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | mul_expr '%' cast_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr OROR binary_expr               { $$ = expr_node(@$, OP_OR, $1, $3, NULL); }
+  | binary_expr ANDAND binary_expr             { $$ = expr_node(@$, OP_AND, $1, $3, NULL); }
+  | binary_expr '|' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '^' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '&' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr EQ binary_expr                 { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr NE binary_expr                 { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '<' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '>' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr LE binary_expr                 { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr GE binary_expr                 { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr SHL binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr SHR binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '+' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '-' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '*' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '/' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '%' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
   ;
 
 cast_expr
