@@ -27,14 +27,14 @@ void emit_line_directive(Emitter *e, int line) {
   const char *quoted;
   line = logical_line(e->src, line, &quoted);
   if (quoted) {
-    fprintf(e->out, "#line %d %s\n", line, quoted);
+    xfprintf(e->out, "#line %d %s\n", line, quoted);
     e->named = false; /* the next plain one names the .coc again */
     return;
   }
   if (e->named)
-    fprintf(e->out, "#line %d\n", line);
+    xfprintf(e->out, "#line %d\n", line);
   else
-    fprintf(e->out, "#line %d \"%s\"\n", line, e->src->name);
+    xfprintf(e->out, "#line %d \"%s\"\n", line, e->src->name);
   e->named = !e->src->has_line_directives;
 }
 
@@ -69,7 +69,7 @@ void emit_put(Emitter *e, int line, const char *fmt, ...) {
   fwrite(spaces, 1, (size_t)(e->indent < MAX_INDENT ? e->indent : MAX_INDENT) * 2, e->out);
   va_list ap;
   va_start(ap, fmt);
-  vfprintf(e->out, fmt, ap);
+  xvfprintf(e->out, fmt, ap);
   va_end(ap);
   fputc('\n', e->out);
   if (e->mapped)

@@ -168,7 +168,7 @@ static char *return_type(Sym *f) {
       if (t->kind == TK_IDENT && (!strcmp(t->text, "inline") || !strcmp(t->text, "__inline") ||
                                   !strcmp(t->text, "__inline__")))
         continue;
-      fprintf(out, "%s%s", len || ftell(out) ? " " : "", t->text);
+      xfprintf(out, "%s%s", len || ftell(out) ? " " : "", t->text);
     }
   }
   Node *params = d->kids.v[0];
@@ -178,7 +178,7 @@ static char *return_type(Sym *f) {
       continue;
     }
     if (&toks->v[j] != d->tok)
-      fprintf(out, " %s", toks->v[j].text);
+      xfprintf(out, " %s", toks->v[j].text);
   }
   fclose(out);
   return buf;

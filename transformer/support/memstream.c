@@ -91,9 +91,111 @@ FILE *xmemstream(char **buf, size_t *len) {
   return m->file;
 }
 
+/* {==================================================================
+ * printf of the common formats, without printf. Nearly all that the
+ * passes and printers print is text with %s and %d in it, and vfprintf
+ * and vsnprintf parse the format, and vsnprintf sets up a stream, at
+ * every call: most of the time of printing a large .coc. Those formats
+ * are printed here, piece by piece; any other goes to printf.
+ * =================================================================== */
+
+/* Does fmt convert with %s, %d and %% only? */
+static bool simple_format(const char *fmt) {
+  for (const char *p = fmt; (p = strchr(p, '%')); p += 2)
+    if (p[1] != 's' && p[1] != 'd' && p[1] != '%')
+      return false;
+  return true;
+}
+
+/* The digits of v, as %d prints them, at the end of buf[12]; their count. */
+static size_t int_text(int v, char *buf) {
+  unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+  char *p = buf + 12;
+  do
+    *--p = (char)('0' + u % 10);
+  while ((u /= 10) != 0);
+  if (v < 0)
+    *--p = '-';
+  return (size_t)(buf + 12 - p);
+}
+
+typedef void PutBytes(void *to, const char *s, size_t n);
+
+/* fmt, simple_format's, with its arguments, to put. */
+static void print_simple(PutBytes *put, void *to, const char *fmt, va_list ap) {
+  for (;;) {
+    const char *pct = strchrnul(fmt, '%');
+    if (pct > fmt)
+      put(to, fmt, (size_t)(pct - fmt));
+    if (!*pct)
+      return;
+    if (pct[1] == 's') {
+      const char *s = va_arg(ap, const char *);
+      s = s ? s : "(null)"; /* as glibc's printf */
+      put(to, s, strlen(s));
+    } else if (pct[1] == 'd') {
+      char digits[12];
+      size_t n = int_text(va_arg(ap, int), digits);
+      put(to, digits + 12 - n, n);
+    } else {
+      put(to, "%", 1);
+    }
+    fmt = pct + 2;
+  }
+}
+
+static void put_file(void *to, const char *s, size_t n) {
+  fwrite_unlocked(s, 1, n, to);
+}
+
+void xvfprintf(FILE *f, const char *fmt, va_list ap) {
+  if (simple_format(fmt))
+    print_simple(put_file, f, fmt, ap);
+  else
+    vfprintf(f, fmt, ap);
+}
+
+void xfprintf(FILE *f, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  xvfprintf(f, fmt, ap);
+  va_end(ap);
+}
+
+/* A string being built: in `small` while it is short, then on the heap. */
+typedef struct {
+  char *heap; /* NULL while in small */
+  size_t n, cap;
+  char small[256];
+} Text;
+
+static void put_text(void *to, const char *s, size_t n) {
+  Text *t = to;
+  if (t->n + n + 1 > t->cap) {
+    size_t cap = 2 * (t->n + n + 1);
+    char *bigger = xrealloc(t->heap, cap);
+    if (!t->heap)
+      memcpy(bigger, t->small, t->n);
+    t->heap = bigger;
+    t->cap = cap;
+  }
+  memcpy((t->heap ? t->heap : t->small) + t->n, s, n);
+  t->n += n;
+}
+
 /* printf into a new string: most are short, and are printed once into a
    buffer on the stack, then copied. */
 char *vformat(const char *fmt, va_list ap) {
+  if (simple_format(fmt)) {
+    Text t = {.cap = sizeof t.small};
+    print_simple(put_text, &t, fmt, ap);
+    if (!t.heap) {
+      t.heap = xrealloc(NULL, t.n + 1);
+      memcpy(t.heap, t.small, t.n);
+    }
+    t.heap[t.n] = '\0';
+    return t.heap;
+  }
   char small[256];
   va_list again;
   va_copy(again, ap);
@@ -116,6 +218,8 @@ char *format(const char *fmt, ...) {
   va_end(ap);
   return s;
 }
+
+/* }================================================================== */
 
 /* A stream an error left open is closed (its buffer goes with the heap,
    memory_release). */
