@@ -120,8 +120,11 @@ char *vformat(const char *fmt, va_list ap);
 /* fprintf, faster on formats with %s and %d only (the printers' lines). */
 void xfprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void xvfprintf(FILE *f, const char *fmt, va_list ap);
-/* open_memstream: *buf and *len are set by fclose; *buf is freed with xfree. */
+/* open_memstream: *buf and *len are set by memstream_close (or fclose); *buf
+   is freed with xfree. */
 FILE *xmemstream(char **buf, size_t *len);
+/* fclose of a stream of xmemstream, which keeps it for the next one: 0. */
+int memstream_close(FILE *f);
 
 /* Running the pipeline again and again in one process (a language server,
    the fuzz harness, tests/reset): an error in the input longjmps to

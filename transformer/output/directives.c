@@ -118,7 +118,7 @@ static char *rewrite_define(Emitter *e, const char *directive, int at) {
       fwrite(w, 1, n, f);
     prev = 'a';
   }
-  fclose(f);
+  memstream_close(f);
   return buf;
 }
 

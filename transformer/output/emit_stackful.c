@@ -295,7 +295,7 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   xfprintf(args, "coro_body_%s(coro_c", co->name);
   for (int i = 0; i < params.n; i++)
     xfprintf(args, ", coro_a->%s", params.v[i]->sym->field);
-  fclose(args);
+  memstream_close(args);
   if (params.n || value)
     emit_put(e, at, "struct coro_args_%s *coro_a = coro_stackful_args(coro_c);", co->name);
   if (co->is_async)

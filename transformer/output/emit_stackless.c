@@ -216,7 +216,7 @@ static void emit_debug_tables(Emitter *e, Coroutine *co) {
   xfprintf(f, "%d", emit_line_of(e, co->decl));
   for (int i = 1; i <= co->nresume; i++)
     xfprintf(f, ", %d", co->resume_lines[i]);
-  fclose(f);
+  memstream_close(f);
   emit_put(e, 0, "static const unsigned short coro_lines_%s[] __attribute__((used)) = {%s};",
            co->name, text);
   xfree(text);
@@ -238,7 +238,7 @@ static void emit_debug_tables(Emitter *e, Coroutine *co) {
     else
       xfprintf(f, "%s=%s", n->sym->field, n->sym->name);
   }
-  fclose(f);
+  memstream_close(f);
   emit_put(e, 0, "static const char coro_locals_%s[] __attribute__((used)) = \"%s\";", co->name,
            text);
   xfree(text);

@@ -156,7 +156,7 @@ char *range_str(Emitter *e, int first, int last, const Style *st) {
   size_t len = 0;
   FILE *f = xmemstream(&buf, &len);
   print_range(f, e, first, last, st);
-  fclose(f);
+  memstream_close(f);
   return buf;
 }
 
@@ -214,7 +214,7 @@ char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
     first = false;
     print_range(f, e, k->first, k->last, &(Style){.collapse = true});
   }
-  fclose(f);
+  memstream_close(f);
   return buf;
 }
 
@@ -752,7 +752,7 @@ static char *shape_items(Typing *t, const Node *init, ElemKind el) {
       fputs(", ", f);
     print_shape_item(f, t, init->kids.v[i], el);
   }
-  fclose(f);
+  memstream_close(f);
   return buf;
 }
 

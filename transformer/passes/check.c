@@ -180,7 +180,7 @@ static char *return_type(Sym *f) {
     if (&toks->v[j] != d->tok)
       xfprintf(out, " %s", toks->v[j].text);
   }
-  fclose(out);
+  memstream_close(out);
   return buf;
 }
 

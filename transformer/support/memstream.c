@@ -7,7 +7,10 @@
  * open, and the passes open tens of thousands (one per expression they
  * print again): that alone was a tenth of coroc's time on a large .coc.
  * Open streams are listed, so that the fuzz build's memstream_release()
- * closes one an error left open.
+ * closes one an error left open. A stream given back with memstream_close
+ * stays open, for the next xmemstream: the passes and printers make tens
+ * of thousands (one per expression they print again), and opening and
+ * closing a stdio stream was a tenth of coroc's time on a large .coc.
  */
 #define _GNU_SOURCE
 #include "coroc.h"
@@ -26,15 +29,16 @@ struct MemStream {
   MemStream *next;
 };
 
-static MemStream *streams;
+static MemStream *streams; /* open, being written */
+static MemStream *idle;    /* open, given back by memstream_close */
 
 static void publish(MemStream *m) {
+  if (!m->bufp)
+    return;
   if (!m->buf)
     m->buf = xcalloc(1, 1);
-  if (m->bufp) {
-    *m->bufp = m->buf;
-    *m->lenp = m->len;
-  }
+  *m->bufp = m->buf;
+  *m->lenp = m->len;
 }
 
 static ssize_t stream_write(void *cookie, const char *data, size_t n) {
@@ -51,33 +55,36 @@ static ssize_t stream_write(void *cookie, const char *data, size_t n) {
   return (ssize_t)n;
 }
 
-/* ftell asks where the stream stands; nothing else seeks one. */
+/* ftell asks where the stream stands; memstream_close moves a stream back
+   to the start of its next text; nothing else seeks one. */
 static int stream_seek(void *cookie, off64_t *offset, int whence) {
   MemStream *m = cookie;
+  if (whence == SEEK_SET && *offset == 0 && m->len == 0)
+    return 0;
   if (whence != SEEK_CUR || *offset != 0)
     return -1;
   *offset = (off64_t)m->len;
   return 0;
 }
 
-static int stream_close(void *cookie) {
-  MemStream *m = cookie;
-  publish(m);
+static void unlink_open(MemStream *m) {
   for (MemStream **p = &streams; *p; p = &(*p)->next)
     if (*p == m) {
       *p = m->next;
-      break;
+      return;
     }
+}
+
+static int stream_close(void *cookie) {
+  MemStream *m = cookie;
+  publish(m);
+  unlink_open(m);
   xfree(m);
   return 0;
 }
 
-FILE *xmemstream(char **buf, size_t *len) {
+static MemStream *open_stream(void) {
   MemStream *m = xcalloc(1, sizeof *m);
-  m->bufp = buf;
-  m->lenp = len;
-  *buf = NULL;
-  *len = 0;
   m->file = fopencookie(
       m, "w",
       (cookie_io_functions_t){.write = stream_write, .seek = stream_seek, .close = stream_close});
@@ -86,9 +93,37 @@ FILE *xmemstream(char **buf, size_t *len) {
   /* Only the thread that made it writes to it: stdio need not lock it, at
      every call, as it does once coroc has a thread of its own (main.c). */
   __fsetlocking(m->file, FSETLOCKING_BYCALLER);
+  return m;
+}
+
+FILE *xmemstream(char **buf, size_t *len) {
+  MemStream *m = idle;
+  if (m)
+    idle = m->next;
+  else
+    m = open_stream();
+  m->bufp = buf;
+  m->lenp = len;
+  *buf = NULL;
+  *len = 0;
   m->next = streams;
   streams = m;
   return m->file;
+}
+
+int memstream_close(FILE *f) {
+  MemStream *m = streams; /* (the one opened last, nearly always) */
+  while (m && m->file != f)
+    m = m->next;
+  if (!m)
+    internal_error("memstream_close of a stream xmemstream did not open");
+  fflush(f);
+  publish(m);
+  unlink_open(m);
+  *m = (MemStream){.file = f, .next = idle};
+  idle = m;
+  fseek(f, 0, SEEK_SET); /* (ftell then says 0) */
+  return 0;
 }
 
 /* {==================================================================
@@ -222,10 +257,15 @@ char *format(const char *fmt, ...) {
 /* }================================================================== */
 
 /* A stream an error left open is closed (its buffer goes with the heap,
-   memory_release). */
+   memory_release), and so are those kept for the next xmemstream. */
 void memstream_release(void) {
   while (streams) {
     streams->bufp = NULL; /* the caller's frame is gone */
     fclose(streams->file);
+  }
+  while (idle) {
+    MemStream *m = idle;
+    idle = m->next;
+    fclose(m->file);
   }
 }
