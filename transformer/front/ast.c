@@ -232,15 +232,37 @@ typedef struct {
   int next; /* children handed out: slots first, then kids */
 } Frame;
 
+static inline void put_slot(Frame *f, Node *kid) {
+  if (kid)
+    f->slot[f->nslots++] = kid;
+}
+
+/* The slots in slot_order's order, written out: this runs at every node. */
 static inline void enter(Frame *f, Node *n) {
-  const int *order = slot_order(n);
-  Node *slot[] = {n->cond, n->then, n->otherwise, n->body};
   f->n = n;
   f->nslots = 0;
   f->next = 0;
-  for (int j = 0; j < 4; j++)
-    if (order[j] >= 0 && slot[order[j]])
-      f->slot[f->nslots++] = slot[order[j]];
+  switch (n->kind) {
+  case ND_FOR: /* init, cond, step, body */
+    put_slot(f, n->otherwise);
+    put_slot(f, n->cond);
+    put_slot(f, n->then);
+    put_slot(f, n->body);
+    break;
+  case ND_DO: /* body, cond */
+    put_slot(f, n->body);
+    put_slot(f, n->cond);
+    break;
+  case ND_INIT_DECL: /* declarator, init */
+    put_slot(f, n->then);
+    put_slot(f, n->otherwise);
+    break;
+  default:
+    put_slot(f, n->cond);
+    put_slot(f, n->then);
+    put_slot(f, n->otherwise);
+    put_slot(f, n->body);
+  }
 }
 
 static inline Node *next_of(Frame *f) {
