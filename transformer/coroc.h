@@ -120,6 +120,8 @@ char *vformat(const char *fmt, va_list ap);
 /* fprintf, faster on formats with %s and %d only (the printers' lines). */
 void xfprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void xvfprintf(FILE *f, const char *fmt, va_list ap);
+/* xvfprintf after `spaces` blanks (at most 128), then a new line: one line of the writer. */
+void xvfprintf_line(FILE *f, size_t spaces, const char *fmt, va_list ap);
 /* open_memstream: *buf and *len are set by memstream_close (or fclose); *buf
    is freed with xfree. */
 FILE *xmemstream(char **buf, size_t *len);

@@ -11,6 +11,7 @@
 #include "coroc.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 void lines_push(Lines *l, Line line) {
   if (l->n == l->cap) {
@@ -18,6 +19,23 @@ void lines_push(Lines *l, Line line) {
     l->v = xrealloc(l->v, sizeof(Line) * l->cap);
   }
   l->v[l->n++] = line;
+}
+
+/* `#line N`, the directive printed most (before nearly a line in three of
+   a lowered body), put together here rather than by a format. */
+static void put_line_number(FILE *out, int line) {
+  if (line < 0) {
+    xfprintf(out, "#line %d\n", line);
+    return;
+  }
+  char buf[32], *p = buf + sizeof buf;
+  *--p = '\n';
+  do
+    *--p = (char)('0' + line % 10);
+  while ((line /= 10) != 0);
+  p -= 6;
+  memcpy(p, "#line ", 6);
+  fwrite_unlocked(p, 1, (size_t)(buf + sizeof buf - p), out);
 }
 
 /* `#line N "file.coc"`, or just `#line N` once the file name is set. After
@@ -32,7 +50,7 @@ void emit_line_directive(Emitter *e, int line) {
     return;
   }
   if (e->named)
-    xfprintf(e->out, "#line %d\n", line);
+    put_line_number(e->out, line);
   else
     xfprintf(e->out, "#line %d \"%s\"\n", line, e->src->name);
   e->named = !e->src->has_line_directives;
@@ -65,13 +83,10 @@ void emit_put(Emitter *e, int line, const char *fmt, ...) {
   }
   /* deeper than MAX_INDENT levels the text stops moving right: readable for
      any real body, and linear in size for a machine-made one nested 10^5 deep */
-  static const char spaces[2 * MAX_INDENT + 1] = {[0 ... 2 * MAX_INDENT - 1] = ' '};
-  fwrite(spaces, 1, (size_t)(e->indent < MAX_INDENT ? e->indent : MAX_INDENT) * 2, e->out);
   va_list ap;
   va_start(ap, fmt);
-  xvfprintf(e->out, fmt, ap);
+  xvfprintf_line(e->out, (size_t)(e->indent < MAX_INDENT ? e->indent : MAX_INDENT) * 2, fmt, ap);
   va_end(ap);
-  fputc('\n', e->out);
   if (e->mapped)
     e->mapped++;
 }

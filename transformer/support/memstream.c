@@ -154,58 +154,17 @@ static size_t int_text(int v, char *buf) {
   return (size_t)(buf + 12 - p);
 }
 
-typedef void PutBytes(void *to, const char *s, size_t n);
-
-/* fmt, simple_format's, with its arguments, to put. */
-static void print_simple(PutBytes *put, void *to, const char *fmt, va_list ap) {
-  for (;;) {
-    const char *pct = strchrnul(fmt, '%');
-    if (pct > fmt)
-      put(to, fmt, (size_t)(pct - fmt));
-    if (!*pct)
-      return;
-    if (pct[1] == 's') {
-      const char *s = va_arg(ap, const char *);
-      s = s ? s : "(null)"; /* as glibc's printf */
-      put(to, s, strlen(s));
-    } else if (pct[1] == 'd') {
-      char digits[12];
-      size_t n = int_text(va_arg(ap, int), digits);
-      put(to, digits + 12 - n, n);
-    } else {
-      put(to, "%", 1);
-    }
-    fmt = pct + 2;
-  }
-}
-
-static void put_file(void *to, const char *s, size_t n) {
-  fwrite_unlocked(s, 1, n, to);
-}
-
-void xvfprintf(FILE *f, const char *fmt, va_list ap) {
-  if (simple_format(fmt))
-    print_simple(put_file, f, fmt, ap);
-  else
-    vfprintf(f, fmt, ap);
-}
-
-void xfprintf(FILE *f, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  xvfprintf(f, fmt, ap);
-  va_end(ap);
-}
-
 /* A string being built: in `small` while it is short, then on the heap. */
 typedef struct {
   char *heap; /* NULL while in small */
   size_t n, cap;
-  char small[256];
+  char small[512];
 } Text;
 
-static void put_text(void *to, const char *s, size_t n) {
-  Text *t = to;
+/* (small is left as it is: clearing it cost as much as filling it) */
+#define TEXT_INIT(t) ((t).heap = NULL, (t).n = 0, (t).cap = sizeof(t).small)
+
+static void text_put(Text *t, const char *s, size_t n) {
   if (t->n + n + 1 > t->cap) {
     size_t cap = 2 * (t->n + n + 1);
     char *bigger = xrealloc(t->heap, cap);
@@ -218,12 +177,78 @@ static void put_text(void *to, const char *s, size_t n) {
   t->n += n;
 }
 
+/* fmt, simple_format's, with its arguments, at the end of t. */
+static void print_simple(Text *t, const char *fmt, va_list ap) {
+  for (;;) {
+    const char *pct = strchrnul(fmt, '%');
+    if (pct > fmt)
+      text_put(t, fmt, (size_t)(pct - fmt));
+    if (!*pct)
+      return;
+    if (pct[1] == 's') {
+      const char *s = va_arg(ap, const char *);
+      s = s ? s : "(null)"; /* as glibc's printf */
+      text_put(t, s, strlen(s));
+    } else if (pct[1] == 'd') {
+      char digits[12];
+      size_t n = int_text(va_arg(ap, int), digits);
+      text_put(t, digits + 12 - n, n);
+    } else {
+      text_put(t, "%", 1);
+    }
+    fmt = pct + 2;
+  }
+}
+
+/* t's bytes to f, in one write (a write to a stream costs the same for a
+   byte as for a line), and t's memory back. */
+static void text_write(Text *t, FILE *f) {
+  fwrite_unlocked(t->heap ? t->heap : t->small, 1, t->n, f);
+  xfree(t->heap);
+}
+
+void xvfprintf(FILE *f, const char *fmt, va_list ap) {
+  if (!simple_format(fmt)) {
+    vfprintf(f, fmt, ap);
+    return;
+  }
+  Text t;
+  TEXT_INIT(t);
+  print_simple(&t, fmt, ap);
+  text_write(&t, f);
+}
+
+void xfprintf(FILE *f, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  xvfprintf(f, fmt, ap);
+  va_end(ap);
+}
+
+void xvfprintf_line(FILE *f, size_t spaces, const char *fmt, va_list ap) {
+  static const char blanks[128] = {[0 ... 127] = ' '};
+  spaces = spaces < sizeof blanks ? spaces : sizeof blanks;
+  if (!simple_format(fmt)) {
+    fwrite_unlocked(blanks, 1, spaces, f);
+    vfprintf(f, fmt, ap);
+    fputc_unlocked('\n', f);
+    return;
+  }
+  Text t;
+  TEXT_INIT(t);
+  text_put(&t, blanks, spaces);
+  print_simple(&t, fmt, ap);
+  text_put(&t, "\n", 1);
+  text_write(&t, f);
+}
+
 /* printf into a new string: most are short, and are printed once into a
    buffer on the stack, then copied. */
 char *vformat(const char *fmt, va_list ap) {
   if (simple_format(fmt)) {
-    Text t = {.cap = sizeof t.small};
-    print_simple(put_text, &t, fmt, ap);
+    Text t;
+    TEXT_INIT(t);
+    print_simple(&t, fmt, ap);
     if (!t.heap) {
       t.heap = xrealloc(NULL, t.n + 1);
       memcpy(t.heap, t.small, t.n);
