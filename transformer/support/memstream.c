@@ -136,6 +136,8 @@ int memstream_close(FILE *f) {
 
 /* Does fmt convert with %s, %d and %% only? */
 static bool simple_format(const char *fmt) {
+  if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2])
+    return true;
   for (const char *p = fmt; (p = strchr(p, '%')); p += 2)
     if (p[1] != 's' && p[1] != 'd' && p[1] != '%')
       return false;
@@ -179,6 +181,12 @@ static void text_put(Text *t, const char *s, size_t n) {
 
 /* fmt, simple_format's, with its arguments, at the end of t. */
 static void print_simple(Text *t, const char *fmt, va_list ap) {
+  if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) { /* "%s": the writer's stored lines */
+    const char *s = va_arg(ap, const char *);
+    s = s ? s : "(null)";
+    text_put(t, s, strlen(s));
+    return;
+  }
   for (;;) {
     const char *pct = strchrnul(fmt, '%');
     if (pct > fmt)
