@@ -373,27 +373,34 @@ bool has_awaiting_select(const Node *n) {
   return n && n->selects;
 }
 
-/* Node.awaits and Node.selects, from the leaves up, once per body. */
+/* Node.awaits and Node.selects, from the leaves up, once per body: each
+   node, when the walk leaves it, hands its marks to its parent, the node
+   below it on the stack of the nodes being walked (asking each node for
+   its children again, after the walk had given them, cost as much as the
+   walk). */
 static bool awaits_pre(Node *n, void *ctx) {
-  (void)n, (void)ctx;
+  n->awaits = n->kind == ND_AWAIT;
+  n->selects = false;
+  list_push(ctx, n);
   return true;
 }
 
 static void awaits_post(Node *n, void *ctx) {
-  (void)ctx;
-  n->awaits = n->kind == ND_AWAIT;
-  n->selects = false;
-  Node *kid;
-  for (int i = 0; (kid = node_child(n, &i));) {
-    n->awaits |= kid->awaits;
-    n->selects |= kid->selects;
-  }
+  NodeList *open = ctx;
+  open->n--;
   if (n->kind == ND_EXPR && n->op == OP_COND && (has_await(n->then) || has_await(n->otherwise)))
     n->selects = true;
+  if (open->n > 0) {
+    Node *parent = open->v[open->n - 1];
+    parent->awaits |= n->awaits;
+    parent->selects |= n->selects;
+  }
 }
 
 static void mark_awaits(Node *body) {
-  visit(body, awaits_pre, awaits_post, NULL);
+  NodeList open = {0};
+  visit(body, awaits_pre, awaits_post, &open);
+  xfree(open.v);
 }
 
 /* Is n one of the parts that order awaits (see collect_sequenced)? */
