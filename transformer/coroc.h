@@ -127,6 +127,8 @@ void xvfprintf_line(FILE *f, size_t spaces, const char *fmt, va_list ap);
 FILE *xmemstream(char **buf, size_t *len);
 /* fclose of a stream of xmemstream, which keeps it for the next one: 0. */
 int memstream_close(FILE *f);
+/* ftell of a stream of xmemstream: the bytes written to it (ftell cannot say). */
+size_t memstream_tell(FILE *f);
 
 /* Running the pipeline again and again in one process (a language server,
    the fuzz harness, tests/reset): an error in the input longjmps to

@@ -79,7 +79,7 @@ void emit_put(Emitter *e, int line, const char *fmt, ...) {
       m->cap = m->cap ? m->cap * 2 : 256;
       m->v = xrealloc(m->v, sizeof(LineMark) * m->cap);
     }
-    m->v[m->n++] = (LineMark){(size_t)ftell(e->out), line};
+    m->v[m->n++] = (LineMark){memstream_tell(e->out), line};
   }
   /* deeper than MAX_INDENT levels the text stops moving right: readable for
      any real body, and linear in size for a machine-made one nested 10^5 deep */

@@ -168,7 +168,7 @@ static char *return_type(Sym *f) {
       if (t->kind == TK_IDENT && (!strcmp(t->text, "inline") || !strcmp(t->text, "__inline") ||
                                   !strcmp(t->text, "__inline__")))
         continue;
-      xfprintf(out, "%s%s", len || ftell(out) ? " " : "", t->text);
+      xfprintf(out, "%s%s", len || memstream_tell(out) ? " " : "", t->text);
     }
   }
   Node *params = d->kids.v[0];

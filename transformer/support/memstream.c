@@ -11,6 +11,9 @@
  * stays open, for the next xmemstream: the passes and printers make tens
  * of thousands (one per expression they print again), and opening and
  * closing a stdio stream was a tenth of coroc's time on a large .coc.
+ * So stdio's own position of a stream counts from its first use: where
+ * the text stands is memstream_tell's, and the streams cannot seek (ftell
+ * fails on them, rather than say what it does not know).
  */
 #define _GNU_SOURCE
 #include "coroc.h"
@@ -55,18 +58,6 @@ static ssize_t stream_write(void *cookie, const char *data, size_t n) {
   return (ssize_t)n;
 }
 
-/* ftell asks where the stream stands; memstream_close moves a stream back
-   to the start of its next text; nothing else seeks one. */
-static int stream_seek(void *cookie, off64_t *offset, int whence) {
-  MemStream *m = cookie;
-  if (whence == SEEK_SET && *offset == 0 && m->len == 0)
-    return 0;
-  if (whence != SEEK_CUR || *offset != 0)
-    return -1;
-  *offset = (off64_t)m->len;
-  return 0;
-}
-
 static void unlink_open(MemStream *m) {
   for (MemStream **p = &streams; *p; p = &(*p)->next)
     if (*p == m) {
@@ -85,9 +76,8 @@ static int stream_close(void *cookie) {
 
 static MemStream *open_stream(void) {
   MemStream *m = xcalloc(1, sizeof *m);
-  m->file = fopencookie(
-      m, "w",
-      (cookie_io_functions_t){.write = stream_write, .seek = stream_seek, .close = stream_close});
+  m->file =
+      fopencookie(m, "w", (cookie_io_functions_t){.write = stream_write, .close = stream_close});
   if (!m->file)
     fatal("out of memory");
   /* Only the thread that made it writes to it: stdio need not lock it, at
@@ -111,18 +101,29 @@ FILE *xmemstream(char **buf, size_t *len) {
   return m->file;
 }
 
-int memstream_close(FILE *f) {
+/* The open stream of f. */
+static MemStream *stream_of(FILE *f) {
   MemStream *m = streams; /* (the one opened last, nearly always) */
   while (m && m->file != f)
     m = m->next;
   if (!m)
-    internal_error("memstream_close of a stream xmemstream did not open");
+    internal_error("a stream xmemstream did not open");
+  return m;
+}
+
+size_t memstream_tell(FILE *f) {
+  MemStream *m = stream_of(f);
+  fflush(f);
+  return m->len;
+}
+
+int memstream_close(FILE *f) {
+  MemStream *m = stream_of(f);
   fflush(f);
   publish(m);
   unlink_open(m);
   *m = (MemStream){.file = f, .next = idle};
   idle = m;
-  fseek(f, 0, SEEK_SET); /* (ftell then says 0) */
   return 0;
 }
 
