@@ -216,7 +216,7 @@ static void text_write(Text *t, FILE *f) {
   xfree(t->heap);
 }
 
-void xvfprintf(FILE *f, const char *fmt, va_list ap) {
+static void xvfprintf(FILE *f, const char *fmt, va_list ap) {
   if (!simple_format(fmt)) {
     vfprintf(f, fmt, ap);
     return;
