@@ -118,8 +118,14 @@ void arena_release(Arena *a, ArenaMark m);
 
 char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *vformat(const char *fmt, va_list ap);
-/* open_memstream: *buf and *len are set by fclose; *buf is freed with xfree. */
+/* fprintf, fast on %s and %d only; _line: `spaces` blanks (<= 128), the text, a new line. */
+void xfprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void xvfprintf_line(FILE *f, size_t spaces, const char *fmt, va_list ap);
+/* open_memstream: *buf and *len are set by memstream_close, which keeps the
+   stream for the next one, or by fclose; *buf is freed with xfree. */
 FILE *xmemstream(char **buf, size_t *len);
+int memstream_close(FILE *f);   /* 0 */
+size_t memstream_tell(FILE *f); /* where ftell would be (it cannot say): the bytes written */
 
 /* Running the pipeline again and again in one process (a language server,
    the fuzz harness, tests/reset): an error in the input longjmps to

@@ -190,19 +190,23 @@ void ast_dump(FILE *out, const Node *n, int depth) {
  * The visitor
  * =================================================================== */
 
-/* (inline in visit, the walk every pass makes: a call per child was a tenth
-   of coroc's time on a large file) */
-static inline __attribute__((always_inline)) Node *next_child(const Node *n, int *i) {
-  /* the four slots first, in the order they stand in the source */
-  static const int order_for[] = {2, 0, 1, 3};    /* init, cond, step, body */
-  static const int order_do[] = {3, 0, -1, -1};   /* body, cond */
-  static const int order_decl[] = {1, 2, -1, -1}; /* declarator, init: the specs are the
-                                                     declaration's, not a child of each */
-  static const int order_any[] = {0, 1, 2, 3};
-  const int *order = n->kind == ND_FOR         ? order_for
-                     : n->kind == ND_DO        ? order_do
-                     : n->kind == ND_INIT_DECL ? order_decl
-                                               : order_any;
+/* The four slots first, in the order they stand in the source, then the
+   kids. The order of the slots, by kind: */
+static const int order_for[] = {2, 0, 1, 3};    /* init, cond, step, body */
+static const int order_do[] = {3, 0, -1, -1};   /* body, cond */
+static const int order_decl[] = {1, 2, -1, -1}; /* declarator, init: the specs are the
+                                                   declaration's, not a child of each */
+static const int order_any[] = {0, 1, 2, 3};
+
+static inline const int *slot_order(const Node *n) {
+  return n->kind == ND_FOR         ? order_for
+         : n->kind == ND_DO        ? order_do
+         : n->kind == ND_INIT_DECL ? order_decl
+                                   : order_any;
+}
+
+Node *node_child(const Node *n, int *i) {
+  const int *order = slot_order(n);
   Node *slot[] = {n->cond, n->then, n->otherwise, n->body};
   while (*i < 4) {
     int k = order[(*i)++];
@@ -217,28 +221,90 @@ static inline __attribute__((always_inline)) Node *next_child(const Node *n, int
   return NULL;
 }
 
-Node *node_child(const Node *n, int *i) {
-  return next_child(n, i);
+/* A node being walked: its children in the slots are found once, when it
+   is entered, and then handed out in turn (finding the next one again at
+   every step, from the four slots, was a tenth of coroc's time on a large
+   .coc: every pass walks every body). */
+typedef struct {
+  Node *n;
+  Node *slot[4]; /* its non-NULL slots, in order */
+  int nslots;
+  int next; /* children handed out: slots first, then kids */
+} Frame;
+
+static inline void put_slot(Frame *f, Node *kid) {
+  if (kid)
+    f->slot[f->nslots++] = kid;
+}
+
+/* The slots in slot_order's order, written out: this runs at every node. */
+static inline void enter(Frame *f, Node *n) {
+  f->n = n;
+  f->nslots = 0;
+  f->next = 0;
+  switch (n->kind) {
+  case ND_FOR: /* init, cond, step, body */
+    put_slot(f, n->otherwise);
+    put_slot(f, n->cond);
+    put_slot(f, n->then);
+    put_slot(f, n->body);
+    break;
+  case ND_DO: /* body, cond */
+    put_slot(f, n->body);
+    put_slot(f, n->cond);
+    break;
+  case ND_INIT_DECL: /* declarator, init */
+    put_slot(f, n->then);
+    put_slot(f, n->otherwise);
+    break;
+  default:
+    put_slot(f, n->cond);
+    put_slot(f, n->then);
+    put_slot(f, n->otherwise);
+    put_slot(f, n->body);
+  }
+}
+
+static inline Node *next_of(Frame *f) {
+  if (f->next < f->nslots)
+    return f->slot[f->next++];
+  const NodeList *kids = &f->n->kids;
+  while (f->next - f->nslots < kids->n) {
+    Node *kid = kids->v[f->next++ - f->nslots];
+    if (kid)
+      return kid;
+  }
+  return NULL;
+}
+
+/* The stack of a walk starts on the C stack, deep enough for any body of
+   real code: a walk took a malloc and a free before (every pass walks each
+   body several times, and each await and loop again), 4% of the time. A
+   deeper tree moves it to the heap. */
+enum { VISIT_STACK = 64 };
+
+static Frame *grow(Frame *stack, Frame *local, int *cap) {
+  Frame *bigger = xrealloc(stack == local ? NULL : stack, sizeof *stack * (size_t)*cap * 2);
+  if (stack == local)
+    memcpy(bigger, local, sizeof *stack * (size_t)*cap);
+  *cap *= 2;
+  return bigger;
 }
 
 void visit(Node *root, VisitPre *pre, VisitPost *post, void *ctx) {
   if (!root)
     return;
-  struct Frame {
-    Node *n;
-    int next;
-  } *stack = NULL;
-  int depth = 0, cap = 0;
   if (!pre(root, ctx)) {
     if (post)
       post(root, ctx);
     return;
   }
-  stack = xrealloc(stack, sizeof *stack * (cap = 64));
-  stack[depth++] = (struct Frame){root, 0};
+  Frame local[VISIT_STACK], *stack = local;
+  int depth = 0, cap = VISIT_STACK;
+  enter(&stack[depth++], root);
   while (depth > 0) {
-    struct Frame *top = &stack[depth - 1];
-    Node *kid = next_child(top->n, &top->next);
+    Frame *top = &stack[depth - 1];
+    Node *kid = next_of(top);
     if (!kid) {
       depth--;
       if (post)
@@ -251,8 +317,9 @@ void visit(Node *root, VisitPre *pre, VisitPost *post, void *ctx) {
       continue;
     }
     if (depth == cap)
-      stack = xrealloc(stack, sizeof *stack * (cap *= 2));
-    stack[depth++] = (struct Frame){kid, 0};
+      stack = grow(stack, local, &cap);
+    enter(&stack[depth++], kid);
   }
-  xfree(stack);
+  if (stack != local)
+    xfree(stack);
 }

@@ -122,9 +122,8 @@ static void coroutine_found(Parser *p, Node *specs, Node *decl_or_def, bool is_d
 %nterm <Node *> label labeled_declaration trailing_labels nested_function
 %nterm <Node *> expression_statement selection_statement iteration_statement jump_statement
 %nterm <Node *> yield_statement asm_statement label_decl for_init static_assert
-%nterm <Node *> expr expr_opt assign_expr cond_expr const_expr lor_expr land_expr or_expr xor_expr
-%nterm <Node *> and_expr eq_expr rel_expr shift_expr add_expr mul_expr cast_expr unary_expr
-%nterm <Node *> postfix_expr primary_expr args generic_assocs generic_assoc strings
+%nterm <Node *> expr expr_opt assign_expr const_expr binary_expr cast_expr unary_expr
+%nterm <Node *> postfix_expr args generic_assocs generic_assoc strings
 %nterm <Node *> attrs attrs_opt asm_attrs offsetof_member
 %nterm <int> assign_op unary_op
 %nterm <Node *> body_start kr_declaration kr_specs kr_specs_b kr_specs_t kr_nts nt_plain
@@ -133,6 +132,18 @@ static void coroutine_found(Parser *p, Node *specs, Node *decl_or_def, bool is_d
 
 %precedence IFX
 %precedence ELSE
+/* binary_expr's operators, the loosest first (C11 6.5.5-6.5.15) */
+%right '?'
+%left OROR
+%left ANDAND
+%left '|'
+%left '^'
+%left '&'
+%left EQ NE
+%left '<' '>' LE GE
+%left SHL SHR
+%left '+' '-'
+%left '*' '/' '%'
 
 %start start
 
@@ -794,7 +805,7 @@ expr
    one out of place gets a message of its own (check.c walk_yield): only a
    statement of its own (expression_statement) takes off YIELD_IN_EXPR. */
 assign_expr
-  : cond_expr
+  : binary_expr
   | unary_expr assign_op assign_expr           { $$ = expr_node(@$, $2, $1, $3, NULL); }
   | unary_expr assign_op YIELD assign_expr     { $$ = NEW(ND_YIELD, @$); $$->tok = $3; $$->target = $1; $$->expr = $4;
                                                  $$->flags = YIELD_IN_EXPR | ($2 == OP_ASSIGN ? 0 : YIELD_COMPOUND);
@@ -809,51 +820,34 @@ assign_op
   | OR_ASSIGN { $$ = OP_ASSIGN_OP; }
   ;
 
-const_expr : cond_expr ;
+const_expr : binary_expr ;
 
-cond_expr
-  : lor_expr
-  | lor_expr '?' expr ':' cond_expr            { $$ = expr_node(@$, OP_COND, $1, $3, $5); }
-  | lor_expr '?' ':' cond_expr                 { $$ = expr_node(@$, OP_COND, $1, NULL, $4); }
-  ;
-
-lor_expr : land_expr | lor_expr OROR land_expr { $$ = expr_node(@$, OP_OR, $1, $3, NULL); } ;
-land_expr : or_expr | land_expr ANDAND or_expr { $$ = expr_node(@$, OP_AND, $1, $3, NULL); } ;
-or_expr : xor_expr | or_expr '|' xor_expr { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); } ;
-xor_expr : and_expr | xor_expr '^' and_expr { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); } ;
-and_expr : eq_expr | and_expr '&' eq_expr { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); } ;
-
-eq_expr
-  : rel_expr
-  | eq_expr EQ rel_expr                        { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | eq_expr NE rel_expr                        { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  ;
-
-rel_expr
-  : shift_expr
-  | rel_expr '<' shift_expr                    { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | rel_expr '>' shift_expr                    { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | rel_expr LE shift_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | rel_expr GE shift_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  ;
-
-shift_expr
-  : add_expr
-  | shift_expr SHL add_expr                    { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | shift_expr SHR add_expr                    { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  ;
-
-add_expr
-  : mul_expr
-  | add_expr '+' mul_expr                      { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | add_expr '-' mul_expr                      { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  ;
-
-mul_expr
+/* The binary operators: one rule for all ten levels, which the precedence
+   declarations above order. A rule per level, as the standard writes it,
+   reduced every operand through ten rules of one symbol each: most of the
+   parser's work on real C. The trees are the same. */
+binary_expr
   : cast_expr
-  | mul_expr '*' cast_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | mul_expr '/' cast_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
-  | mul_expr '%' cast_expr                     { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '?' expr ':' binary_expr %prec '?' { $$ = expr_node(@$, OP_COND, $1, $3, $5); }
+  | binary_expr '?' ':' binary_expr %prec '?'  { $$ = expr_node(@$, OP_COND, $1, NULL, $4); }
+  | binary_expr OROR binary_expr               { $$ = expr_node(@$, OP_OR, $1, $3, NULL); }
+  | binary_expr ANDAND binary_expr             { $$ = expr_node(@$, OP_AND, $1, $3, NULL); }
+  | binary_expr '|' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '^' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '&' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr EQ binary_expr                 { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr NE binary_expr                 { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '<' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '>' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr LE binary_expr                 { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr GE binary_expr                 { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr SHL binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr SHR binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '+' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '-' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '*' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '/' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
+  | binary_expr '%' binary_expr                { $$ = expr_node(@$, OP_BINARY, $1, $3, NULL); }
   ;
 
 cast_expr
@@ -881,8 +875,20 @@ unary_op
   | '-' { $$ = OP_UNARY; } | '~' { $$ = OP_UNARY; } | '!' { $$ = OP_UNARY; }
   ;
 
+/* (what the standard calls a primary expression is written here, among the
+   postfix expressions: a rule of one symbol less to reduce for every operand) */
 postfix_expr
-  : primary_expr
+  : IDENTIFIER                                 { $$ = ident(p, $1, @$); }
+  | NUMBER                                     { $$ = EXPR(@$, OP_NUMBER); }
+  | CHAR                                       { $$ = EXPR(@$, OP_CHAR); }
+  | strings
+  | '(' expr ')'                               { $$ = expr_node(@$, OP_PAREN, $2, NULL, NULL); }
+  | '(' { p->stmt_expr_depth++; } compound_statement ')'
+                                               { p->stmt_expr_depth--; $$ = NEW(ND_STMT_EXPR, @$); $$->block = $3; }
+  | GENERIC '(' assign_expr ',' generic_assocs ')' { $$ = expr_node(@$, OP_GENERIC, $3, NULL, NULL); $$->kids = $5->kids; }
+  | OFFSETOF '(' type_name ',' offsetof_member ')' { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; }
+  | VA_ARG '(' assign_expr ',' type_name ')'   { $$ = expr_node(@$, OP_VA_ARG, $3, NULL, NULL); }
+  | TYPES_COMPATIBLE '(' type_name ',' type_name ')' { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; }
   | postfix_expr '[' expr ']'                  { $$ = expr_node(@$, OP_INDEX, $1, $3, NULL); }
   | postfix_expr '(' ')'                       { $$ = expr_node(@$, OP_CALL, $1, NULL, NULL); }
   | postfix_expr '(' args ')'                  { $$ = expr_node(@$, OP_CALL, $1, NULL, NULL); $$->kids = $3->kids; }
@@ -905,20 +911,6 @@ args
   | type_name                                  { $$ = node_list(ND_EXPR, @$.first, @$.last, $1); }
   | args ',' assign_expr                       { $$ = node_append($1, $3, @3.last); }
   | args ',' type_name                         { $$ = node_append($1, $3, @3.last); }
-  ;
-
-primary_expr
-  : IDENTIFIER                                 { $$ = ident(p, $1, @$); }
-  | NUMBER                                     { $$ = EXPR(@$, OP_NUMBER); }
-  | CHAR                                       { $$ = EXPR(@$, OP_CHAR); }
-  | strings
-  | '(' expr ')'                               { $$ = expr_node(@$, OP_PAREN, $2, NULL, NULL); }
-  | '(' { p->stmt_expr_depth++; } compound_statement ')'
-                                               { p->stmt_expr_depth--; $$ = NEW(ND_STMT_EXPR, @$); $$->block = $3; }
-  | GENERIC '(' assign_expr ',' generic_assocs ')' { $$ = expr_node(@$, OP_GENERIC, $3, NULL, NULL); $$->kids = $5->kids; }
-  | OFFSETOF '(' type_name ',' offsetof_member ')' { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; }
-  | VA_ARG '(' assign_expr ',' type_name ')'   { $$ = expr_node(@$, OP_VA_ARG, $3, NULL, NULL); }
-  | TYPES_COMPATIBLE '(' type_name ',' type_name ')' { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; }
   ;
 
 offsetof_member

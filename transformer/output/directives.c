@@ -113,12 +113,12 @@ static char *rewrite_define(Emitter *e, const char *directive, int at) {
     const char *field =
         member || param || w < (params_end ? params_end : w) ? NULL : local_field(e, w, n, at);
     if (field)
-      fprintf(f, "coro_f->%s", field);
+      xfprintf(f, "coro_f->%s", field);
     else
       fwrite(w, 1, n, f);
     prev = 'a';
   }
-  fclose(f);
+  memstream_close(f);
   return buf;
 }
 
@@ -138,7 +138,7 @@ void redefine_macros(Emitter *e, Coroutine *co, bool restore) {
     bool define;
     Token fake = {.text = def};
     const char *name = directive_macro(&fake, &define);
-    fprintf(e->out, "#undef %s\n%s\n", name, restore ? def : body);
+    xfprintf(e->out, "#undef %s\n%s\n", name, restore ? def : body);
     e->mapped = 0;
   }
 }
@@ -186,7 +186,7 @@ void emit_directive(Emitter *e, int i) {
     const char *text = directive_text(e, t);
     if (e->opt->line_directives && e->mapped != t->line)
       emit_line_directive(e, t->line);
-    fprintf(e->out, "%s\n", text);
+    xfprintf(e->out, "%s\n", text);
     e->mapped = t->line + 1;
     for (const char *p = text; *p; p++)
       e->mapped += *p == '\n';

@@ -52,11 +52,11 @@ static void print_output(FILE *out, Source *src, Coroutine *cos, const Options *
                "#include <coro.h>  /* added by coroc: the runtime of the coroutines below */");
       included = true;
     }
-    long from = ftell(out);
+    size_t from = facts ? memstream_tell(out) : 0; /* (emit_spans writes to a memstream) */
     emit_coroutine(&e, co);
     if (facts && co->def && k < facts->n) {
-      facts->v[k].c_from = (size_t)from;
-      facts->v[k++].c_to = (size_t)ftell(out);
+      facts->v[k].c_from = from;
+      facts->v[k++].c_to = memstream_tell(out);
     }
     at = token_end(last);
     if (opt->line_directives && at < src->len)

@@ -426,14 +426,14 @@ static void print_header(Header *h, FILE *out) {
   const TokenList *o = &h->src->original;
   const char *backend = e->opt->backend == BACKEND_STACKFUL ? "stackful" : "stackless";
   char *guard = guard_name(e->opt->header);
-  fprintf(out,
-          "/* Written by coroc --backend=%s from\n   %s:\n"
-          "   the instances of its coroutines, for other files. NAME(args) makes one on\n"
-          "   the heap, coro_in_NAME(&storage, args) one in a CORO_FRAME(NAME) that you\n"
-          "   give: a local, a member, a block of an arena. Do not edit: coroc writes\n"
-          "   it again with the .c. */\n",
-          backend, h->src->name);
-  fprintf(out, "#ifndef %s\n#define %s\n\n", guard, guard);
+  xfprintf(out,
+           "/* Written by coroc --backend=%s from\n   %s:\n"
+           "   the instances of its coroutines, for other files. NAME(args) makes one on\n"
+           "   the heap, coro_in_NAME(&storage, args) one in a CORO_FRAME(NAME) that you\n"
+           "   give: a local, a member, a block of an arena. Do not edit: coroc writes\n"
+           "   it again with the .c. */\n",
+           backend, h->src->name);
+  xfprintf(out, "#ifndef %s\n#define %s\n\n", guard, guard);
 
   int end = 0; /* the includes before the last coroutine printed here */
   for (int i = 0; i < h->nframes; i++)
@@ -441,8 +441,8 @@ static void print_header(Header *h, FILE *out) {
       end = h->frames[i]->first;
   for (int i = 0; i < end; i++)
     if (is_include(&o->v[i]) && !inside_coroutine(h, i))
-      fprintf(out, "%s\n", o->v[i].text + strspn(o->v[i].text, " \t"));
-  fprintf(out, "#include <coro.h>\n");
+      xfprintf(out, "%s\n", o->v[i].text + strspn(o->v[i].text, " \t"));
+  xfprintf(out, "#include <coro.h>\n");
 
   /* the macros the frames name: the includer's own, saved, come back at the end */
   const char **saved = xcalloc((size_t)h->nmacros + 1, sizeof *saved);
@@ -451,23 +451,23 @@ static void print_header(Header *h, FILE *out) {
     saved[nsaved++] = h->macros[i].name;
   qsort(h->macros, h->nmacros, sizeof *h->macros, by_definition);
   if (nsaved)
-    fprintf(out, "\n/* the macros of %s that the frames name, for them alone */\n",
-            base_name(h->src->name));
+    xfprintf(out, "\n/* the macros of %s that the frames name, for them alone */\n",
+             base_name(h->src->name));
   for (int i = 0; i < nsaved; i++)
-    fprintf(out, "#pragma push_macro(\"%s\")\n#undef %s\n", saved[i], saved[i]);
+    xfprintf(out, "#pragma push_macro(\"%s\")\n#undef %s\n", saved[i], saved[i]);
   for (int i = 0; i < h->nmacros; i++)
     if (h->macros[i].def) /* (NULL: the frame's body defines it) */
-      fprintf(out, "%s\n", h->macros[i].def);
+      xfprintf(out, "%s\n", h->macros[i].def);
 
   if (h->nexts) {
     qsort(h->exts, h->nexts, sizeof *h->exts, by_position);
-    fprintf(out, "\n/* the types of %s that the frames name, as written there */\n",
-            base_name(h->src->name));
+    xfprintf(out, "\n/* the types of %s that the frames name, as written there */\n",
+             base_name(h->src->name));
   }
   for (int i = 0; i < h->nexts; i++) {
     int first = source_find_original(h->src, h->exts[i]->first);
     int last = source_find_original(h->src, h->exts[i]->last);
-    fprintf(out, "/* %s:%d */\n", base_name(h->src->name), o->v[first].line);
+    xfprintf(out, "/* %s:%d */\n", base_name(h->src->name), o->v[first].line);
     fwrite(h->src->raw + o->v[first].offset, 1, token_end(&o->v[last]) - o->v[first].offset, out);
     fputc('\n', out);
   }
@@ -476,15 +476,15 @@ static void print_header(Header *h, FILE *out) {
   for (int i = 0; i < h->nvalues; i++) { /* (before every frame: one may be defined below its
                                             awaiter, and the .c too has its typedef twice then) */
     e->co = h->values[i];
-    fprintf(out, "\n/* the value of %s, which a frame awaits */\n", e->co->name);
+    xfprintf(out, "\n/* the value of %s, which a frame awaits */\n", e->co->name);
     emit_value_type(e, e->co);
   }
   for (Coroutine *co = h->cos; co; co = co->next) {
     if (!listed(h->frames, h->nframes, co))
       continue;
     e->co = co;
-    fprintf(out, "\n/* coroutine %s (%s:%d): CORO_FRAME(%s) */\n", co->name,
-            base_name(h->src->name), emit_line_of(e, co->decl), co->name);
+    xfprintf(out, "\n/* coroutine %s (%s:%d): CORO_FRAME(%s) */\n", co->name,
+             base_name(h->src->name), emit_line_of(e, co->decl), co->name);
     if (e->opt->backend == BACKEND_STACKFUL) {
       emit_stackful_args(e, co);
       emit_stackful_storage(e, co);
@@ -501,8 +501,8 @@ static void print_header(Header *h, FILE *out) {
   if (nsaved)
     fputc('\n', out);
   for (int i = 0; i < nsaved; i++)
-    fprintf(out, "#undef %s\n#pragma pop_macro(\"%s\")\n", saved[i], saved[i]);
-  fprintf(out, "\n#endif\n");
+    xfprintf(out, "#undef %s\n#pragma pop_macro(\"%s\")\n", saved[i], saved[i]);
+  xfprintf(out, "\n#endif\n");
   xfree(saved);
   xfree(guard);
 }

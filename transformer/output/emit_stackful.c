@@ -58,7 +58,7 @@ static bool realign(FILE *out, Source *src, Token *t) {
   while (start > 0 && src->raw[start - 1] != '\n' && src->raw[start - 1] != '\r')
     if (t->offset - --start > COROC_MAX_ALIGN_COLUMN)
       return false; /* a machine-made line: no caret to keep, and no quadratic padding */
-  fprintf(out, "\n%s\n", emit_line_text(src, t->line));
+  xfprintf(out, "\n%s\n", emit_line_text(src, t->line));
   for (size_t i = start; i < t->offset; i++)
     fputc(src->raw[i] == '\t' ? '\t' : ' ', out);
   return true;
@@ -90,7 +90,7 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       continue;
     fwrite(src->raw + at, 1, t->offset - at, out);
     if (func) {
-      fprintf(out, "\"%s\"", co->name);
+      xfprintf(out, "\"%s\"", co->name);
       at = token_end(t);
       continue;
     }
@@ -109,17 +109,17 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       fputs("do { ", out);
     const char *agen = co->is_async ? "AGEN_" : ""; /* an async generator's forms */
     if (y->kind == ND_YIELD)
-      fprintf(out, "CORO_STACKFUL_%sYIELD(coro_c, coro_value_%s,", agen, co->name);
+      xfprintf(out, "CORO_STACKFUL_%sYIELD(coro_c, coro_value_%s,", agen, co->name);
     if (y->kind == ND_AWAIT && y->discarded)
       fputs("(void)", out); /* its value is dropped */
     if (y->kind == ND_YIELD)
       ;
     else if (!y->callee)
-      fprintf(out, "CORO_STACKFUL_%sAWAIT(coro_c,", agen);
+      xfprintf(out, "CORO_STACKFUL_%sAWAIT(coro_c,", agen);
     else if (task_has_value(y->sym))
-      fprintf(out, "CORO_STACKFUL_%sAWAIT_TASK(coro_c, coro_value_%s,", agen, y->callee);
+      xfprintf(out, "CORO_STACKFUL_%sAWAIT_TASK(coro_c, coro_value_%s,", agen, y->callee);
     else
-      fprintf(out, "CORO_STACKFUL_%sAWAIT_VOID_TASK(coro_c,", agen);
+      xfprintf(out, "CORO_STACKFUL_%sAWAIT_VOID_TASK(coro_c,", agen);
     if (!lines || !realign(out, src, first))
       fputc(' ', out);
     splice(out, src, co, sp, first->offset, token_end(last), lines);
@@ -153,8 +153,8 @@ static void splice_inline_call(FILE *out, Source *src, Coroutine *co, Splices *s
   if (y->discarded)
     fputs("(void)", out);
   if (co->runs_cleanups) /* the child unwound: so does this body (cleanup.c) */
-    fprintf(out, "CORO_STACKFUL_INLINE%s(coro_c, ", task_has_value(y->sym) ? "" : "_VOID");
-  fprintf(out, "coro_body_%s(coro_c", y->callee);
+    xfprintf(out, "CORO_STACKFUL_INLINE%s(coro_c, ", task_has_value(y->sym) ? "" : "_VOID");
+  xfprintf(out, "coro_body_%s(coro_c", y->callee);
   if (call->kids.n) {
     fputs(", ", out);
     Token *first = &o->v[call->kids.v[0]->first],
@@ -268,10 +268,10 @@ void emit_stackful(Emitter *e, Coroutine *co) {
     emit_sync(e, open->line);
   }
   if (value)
-    fprintf(e->out, "static coro_value_%s coro_body_%s(%s)", co->name, co->name,
-            body_params(e, co));
+    xfprintf(e->out, "static coro_value_%s coro_body_%s(%s)", co->name, co->name,
+             body_params(e, co));
   else
-    fprintf(e->out, "static void coro_body_%s(%s)", co->name, body_params(e, co));
+    xfprintf(e->out, "static void coro_body_%s(%s)", co->name, body_params(e, co));
   Token *next = &src->original.v[body->first + 1];
   /* code after '{' on its line */
   bool shared = body->first < body->last && next->line == open->line;
@@ -292,10 +292,10 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   char *call = NULL;
   size_t call_len = 0;
   FILE *args = xmemstream(&call, &call_len);
-  fprintf(args, "coro_body_%s(coro_c", co->name);
+  xfprintf(args, "coro_body_%s(coro_c", co->name);
   for (int i = 0; i < params.n; i++)
-    fprintf(args, ", coro_a->%s", params.v[i]->sym->field);
-  fclose(args);
+    xfprintf(args, ", coro_a->%s", params.v[i]->sym->field);
+  memstream_close(args);
   if (params.n || value)
     emit_put(e, at, "struct coro_args_%s *coro_a = coro_stackful_args(coro_c);", co->name);
   if (co->is_async)

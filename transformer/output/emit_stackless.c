@@ -260,10 +260,10 @@ static void emit_debug_tables(Emitter *e, Coroutine *co) {
   char *text;
   size_t len;
   FILE *f = xmemstream(&text, &len); /* a stream: a coroutine may have 100,000 of either */
-  fprintf(f, "%d", emit_line_of(e, co->decl));
+  xfprintf(f, "%d", emit_line_of(e, co->decl));
   for (int i = 1; i <= co->nresume; i++)
-    fprintf(f, ", %d", co->resume_lines[i]);
-  fclose(f);
+    xfprintf(f, ", %d", co->resume_lines[i]);
+  memstream_close(f);
   emit_put(e, 0, "static const unsigned short coro_lines_%s[] __attribute__((used)) = {%s};",
            co->name, text);
   xfree(text);
@@ -284,12 +284,12 @@ static void emit_debug_tables(Emitter *e, Coroutine *co) {
     if (strcmp(n->sym->field, n->sym->name) == 0)
       fputs(n->sym->name, f);
     else
-      fprintf(f, "%s=%s", n->sym->field, n->sym->name);
+      xfprintf(f, "%s=%s", n->sym->field, n->sym->name);
     if (ends[i])
-      fprintf(f, "@%d-%d", emit_line_of(e, n), ends[i]);
+      xfprintf(f, "@%d-%d", emit_line_of(e, n), ends[i]);
   }
   xfree(ends);
-  fclose(f);
+  memstream_close(f);
   emit_put(e, 0, "static const char coro_locals_%s[] __attribute__((used)) = \"%s\";", co->name,
            text);
   xfree(text);

@@ -62,7 +62,7 @@ static bool print_collapsed(FILE *out, Emitter *e, const Node *tagged) {
   const char *name = tagged_name(tagged);
   if (!name)
     return false;
-  fprintf(out, "%s %s", e->toks->v[tagged->first].text, name);
+  xfprintf(out, "%s %s", e->toks->v[tagged->first].text, name);
   return true;
 }
 
@@ -114,7 +114,7 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
       continue;
     }
     if (st && st->sized && i == st->sized->first) {
-      fprintf(out, "[%s]", st->size);
+      xfprintf(out, "[%s]", st->size);
       i = st->sized->last;
       continue;
     }
@@ -131,7 +131,7 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
     }
     Node *lit = token_literal(t), *hoisted = token_hoisted(t);
     if (lit && e->co && !(st && st->raw) && !(st && st->literal == lit)) {
-      fprintf(out, "CORO_LITERAL(coro_f->%s, ", lit->field);
+      xfprintf(out, "CORO_LITERAL(coro_f->%s, ", lit->field);
       print_range(out, e, lit->first, lit->last, &(Style){.collapse = true, .literal = lit});
       fputc(')', out);
       i = lit->last;
@@ -143,7 +143,7 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
     }
     if (hoisted && !token_sym(hoisted->tok) && hoisted->tag) {
       /* an anonymous hoisted type gets its generated tag after the keyword */
-      fprintf(out, "%s %s", t->text, hoisted->tag);
+      xfprintf(out, "%s %s", t->text, hoisted->tag);
       continue;
     }
     fputs(st && st->raw ? t->text : token_text(e, t), out);
@@ -156,7 +156,7 @@ char *range_str(Emitter *e, int first, int last, const Style *st) {
   size_t len = 0;
   FILE *f = xmemstream(&buf, &len);
   print_range(f, e, first, last, st);
-  fclose(f);
+  memstream_close(f);
   return buf;
 }
 
@@ -214,7 +214,7 @@ char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
     first = false;
     print_range(f, e, k->first, k->last, &(Style){.collapse = true});
   }
-  fclose(f);
+  memstream_close(f);
   return buf;
 }
 
@@ -738,7 +738,7 @@ static void print_shape_item(FILE *out, Typing *t, Node *item, ElemKind el) {
     fputc('0', out);
     break;
   case IT_TYPED:
-    fprintf(out, "(__typeof__((void)0, %s)){0}", typed_node(t, item));
+    xfprintf(out, "(__typeof__((void)0, %s)){0}", typed_node(t, item));
     break;
   }
 }
@@ -752,7 +752,7 @@ static char *shape_items(Typing *t, const Node *init, ElemKind el) {
       fputs(", ", f);
     print_shape_item(f, t, init->kids.v[i], el);
   }
-  fclose(f);
+  memstream_close(f);
   return buf;
 }
 

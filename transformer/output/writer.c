@@ -11,6 +11,7 @@
 #include "coroc.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 void lines_push(Lines *l, Line line) {
   if (l->n == l->cap) {
@@ -20,6 +21,23 @@ void lines_push(Lines *l, Line line) {
   l->v[l->n++] = line;
 }
 
+/* `#line N`, the directive printed most (before nearly a line in three of
+   a lowered body), put together here rather than by a format. */
+static void put_line_number(FILE *out, int line) {
+  if (line < 0) {
+    xfprintf(out, "#line %d\n", line);
+    return;
+  }
+  char buf[32], *p = buf + sizeof buf;
+  *--p = '\n';
+  do
+    *--p = (char)('0' + line % 10);
+  while ((line /= 10) != 0);
+  p -= 6;
+  memcpy(p, "#line ", 6);
+  fwrite_unlocked(p, 1, (size_t)(buf + sizeof buf - p), out);
+}
+
 /* `#line N "file.coc"`, or just `#line N` once the file name is set. After
    a #line of the user's own, the number and the name are the ones it gives
    (the compiler, gdb and __LINE__ see what they would see in the .coc). */
@@ -27,14 +45,14 @@ void emit_line_directive(Emitter *e, int line) {
   const char *quoted;
   line = logical_line(e->src, line, &quoted);
   if (quoted) {
-    fprintf(e->out, "#line %d %s\n", line, quoted);
+    xfprintf(e->out, "#line %d %s\n", line, quoted);
     e->named = false; /* the next plain one names the .coc again */
     return;
   }
   if (e->named)
-    fprintf(e->out, "#line %d\n", line);
+    put_line_number(e->out, line);
   else
-    fprintf(e->out, "#line %d \"%s\"\n", line, e->src->name);
+    xfprintf(e->out, "#line %d \"%s\"\n", line, e->src->name);
   e->named = !e->src->has_line_directives;
 }
 
@@ -61,17 +79,14 @@ void emit_put(Emitter *e, int line, const char *fmt, ...) {
       m->cap = m->cap ? m->cap * 2 : 256;
       m->v = xrealloc(m->v, sizeof(LineMark) * m->cap);
     }
-    m->v[m->n++] = (LineMark){(size_t)ftell(e->out), line};
+    m->v[m->n++] = (LineMark){memstream_tell(e->out), line};
   }
   /* deeper than MAX_INDENT levels the text stops moving right: readable for
      any real body, and linear in size for a machine-made one nested 10^5 deep */
-  static const char spaces[2 * MAX_INDENT + 1] = {[0 ... 2 * MAX_INDENT - 1] = ' '};
-  fwrite(spaces, 1, (size_t)(e->indent < MAX_INDENT ? e->indent : MAX_INDENT) * 2, e->out);
   va_list ap;
   va_start(ap, fmt);
-  vfprintf(e->out, fmt, ap);
+  xvfprintf_line(e->out, (size_t)(e->indent < MAX_INDENT ? e->indent : MAX_INDENT) * 2, fmt, ap);
   va_end(ap);
-  fputc('\n', e->out);
   if (e->mapped)
     e->mapped++;
 }

@@ -92,9 +92,9 @@ static char *kept_copies(const SymList *l, bool back, const char *sep) {
   size_t len;
   FILE *f = xmemstream(&text, &len);
   for (int i = 0; i < l->n; i++)
-    fprintf(f, back ? "%s%s = coro_f->%s" : "%scoro_f->%s = %s", i ? sep : "",
-            back ? l->v[i]->name : l->v[i]->field, back ? l->v[i]->field : l->v[i]->name);
-  fclose(f);
+    xfprintf(f, back ? "%s%s = coro_f->%s" : "%scoro_f->%s = %s", i ? sep : "",
+             back ? l->v[i]->name : l->v[i]->field, back ? l->v[i]->field : l->v[i]->name);
+  memstream_close(f);
   return text;
 }
 
@@ -192,8 +192,8 @@ static char *lower_await_inline(Emitter *e, Node *n) {
   size_t len;
   FILE *f = xmemstream(&args, &len);
   for (int i = 0; i < call->kids.n; i++)
-    fprintf(f, ", %s", node_str(e, call->kids.v[i]));
-  fclose(f);
+    xfprintf(f, ", %s", node_str(e, call->kids.v[i]));
+  memstream_close(f);
   emit_put(e, 0, "/* resume point %d: %s:%d, the child's frame inside this one */", k, e->src->name,
            line);
   emit_put(e, line, "coro_inside_%s(&coro_f->coro_children.coro_in_%d%s);", n->callee, k, args);
