@@ -68,10 +68,10 @@ def gdb_ok():
         pytest.skip(why)
 
 
-def marked_lines():
+def marked_lines(program=PROGRAM):
     """{'reader': 37, 'counter start': 75, ...} from the /* LINE x */ markers."""
     out = {}
-    for no, text in enumerate(PROGRAM.read_text().splitlines(), 1):
+    for no, text in enumerate(program.read_text().splitlines(), 1):
         m = re.search(r"/\* LINE ([a-z ]+) \*/", text)
         if m:
             out[m.group(1)] = no

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from conftest import TESTS_DIR, run
-from test_gdb import GDB, gdb_ok, table  # noqa: F401 (gdb_ok: a fixture)
+from test_gdb import GDB, gdb_ok, marked_lines, table  # noqa: F401 (gdb_ok: a fixture)
 
 PROGRAM = TESTS_DIR / "gdb" / "kinds.coc"
 NAMES = ["acceptor", "acquirer", "consumer", "holder", "last", "napper", "sender", "signaller",
@@ -20,15 +20,6 @@ NAMES = ["acceptor", "acquirer", "consumer", "holder", "last", "napper", "sender
 QUESTIONS = ["info coroutines", *[f'coro bt $coro("conn", {k})' for k in range(3)],
              'coro bt $coro("holder")',
              "python print('copied out:', sum(i.copied_out() for i in instances() if i.name == 'conn'))"]
-
-
-def marked_lines():
-    out = {}
-    for no, text in enumerate(PROGRAM.read_text().splitlines(), 1):
-        m = re.search(r"/\* LINE ([a-z ]+) \*/", text)
-        if m:
-            out[m.group(1)] = no
-    return out
 
 
 def gdb_run(exe, *commands, core=None, before=()):
@@ -64,7 +55,7 @@ def answers(out):
 
 def check(out, backend, where, printed):
     """What the program's state must look like; raises AssertionError where it does not."""
-    lines = marked_lines()
+    lines = marked_lines(PROGRAM)
     src = f"{where}/kinds.coc"
 
     def at(key):

@@ -280,13 +280,19 @@ static void tell_flags(Document *doc) {
                     json_pack("{s:{s:o}}", "settings", "compilationDatabaseChanges", change));
 }
 
-static void open_in_clangd(Document *doc) {
+/* The document rendered again for clangd, as a new version whose
+   diagnostics clangd has not sent yet. */
+static void rerender(Document *doc) {
   render_release(doc->render);
   doc->render = render_make(&doc->text, doc->coc);
   doc->c_dirty = false;
   doc->c_version++;
   json_decref(doc->clangd_diags);
   doc->clangd_diags = NULL;
+}
+
+static void open_in_clangd(Document *doc) {
+  rerender(doc);
   tell_flags(doc);
   send_notification("textDocument/didOpen",
                     json_pack("{s:{s:s, s:s, s:I, s:o}}", "textDocument", "uri", doc->c_uri,
@@ -761,12 +767,7 @@ void clangd_changed(Document *doc) {
 void clangd_sync(Document *doc) {
   if (!cd.child.pid || !doc->c_uri || !doc->c_dirty)
     return;
-  render_release(doc->render);
-  doc->render = render_make(&doc->text, doc->coc);
-  doc->c_dirty = false;
-  doc->c_version++;
-  json_decref(doc->clangd_diags);
-  doc->clangd_diags = NULL;
+  rerender(doc);
   send_notification("textDocument/didChange",
                     json_pack("{s:{s:s, s:I}, s:[{s:o}]}", "textDocument", "uri", doc->c_uri,
                               "version", (json_int_t)doc->c_version, "contentChanges", "text",

@@ -86,22 +86,24 @@ char *emit_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, 
   return buf;
 }
 
-/* The same output, where each definition's C is noted (coroc-lsp shows one). */
-char *emit_spans(Source *src, Coroutine *cos, const Options *opt, Facts *facts, size_t *len) {
+/* The output as a string, with the writer's lines (marks) or each
+   definition's place (facts) noted when asked. */
+static char *output_string(Source *src, Coroutine *cos, const Options *opt, LineMarks *marks,
+                           Facts *facts, size_t *len) {
   char *buf = NULL;
   FILE *mem = xmemstream(&buf, len);
-  print_output(mem, src, cos, opt, NULL, facts);
+  print_output(mem, src, cos, opt, marks, facts);
   if (fclose(mem) != 0)
     fatal("out of memory");
   return buf;
 }
 
+/* The same output, where each definition's C is noted (coroc-lsp shows one). */
+char *emit_spans(Source *src, Coroutine *cos, const Options *opt, Facts *facts, size_t *len) {
+  return output_string(src, cos, opt, NULL, facts, len);
+}
+
 /* The same output, the writer's lines noted (--html: html.c links them). */
 char *emit_marked(Source *src, Coroutine *cos, const Options *opt, LineMarks *marks, size_t *len) {
-  char *buf = NULL;
-  FILE *mem = xmemstream(&buf, len);
-  print_output(mem, src, cos, opt, marks, NULL);
-  if (fclose(mem) != 0)
-    fatal("out of memory");
-  return buf;
+  return output_string(src, cos, opt, marks, NULL, len);
 }
