@@ -316,7 +316,8 @@ def test_emacs_highlights_the_words_and_runs_coroc_lsp(tmp_path):
         assert got["mode"] == "coroc-mode", path.name
         assert compare(path, got["faces"], lambda word: "font-lock-keyword-face") == [], path.name
     assert lsp["server"] and os.path.basename(lsp["server"][0]) == "coroc-lsp", lsp
-    assert [(d["line"], d["text"]) for d in lsp["diagnostics"]] == \
+    # coroc's own error; clangd's on the same broken file may come beside it
+    assert [(d["line"], d["text"]) for d in lsp["diagnostics"] if d["text"].startswith("coroc:")] == \
         [(2, "coroc: 'yield' outside a coroutine")], lsp
 
 

@@ -25,6 +25,7 @@ liveness bounds only.
 import json
 import os
 import pathlib
+import urllib.parse
 import re
 import shutil
 import signal
@@ -279,7 +280,7 @@ def test_definition_in_the_file_and_in_a_header(program):
     res = s.request("textDocument/definition", doc(uri, position=pos(text, "coro_spawn")))
     [loc] = res["result"]
     assert loc["uri"].endswith("/coro.h"), loc
-    header = pathlib.Path(loc["uri"][len("file://"):]).read_text().splitlines()
+    header = pathlib.Path(urllib.parse.unquote(loc["uri"][len("file://"):])).read_text().splitlines()
     assert "coro_spawn" in header[loc["range"]["start"]["line"]]
     assert s.stop() == 0
 
