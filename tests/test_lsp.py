@@ -206,6 +206,16 @@ def test_initialize_shutdown_exit(server):
     assert server.proc.wait(timeout=ANSWER_TIMEOUT) == 0
 
 
+def test_null_params_are_absent_params(server):
+    """"params": null, as some clients send with shutdown and exit (lsp.py's
+    Peer did): taken as no params, so the server ends at once with status 0."""
+    server.initialize()
+    server.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": None})
+    assert server.response(2) == {"jsonrpc": "2.0", "id": 2, "result": None}
+    server.send({"jsonrpc": "2.0", "method": "exit", "params": None})
+    assert server.proc.wait(timeout=ANSWER_TIMEOUT) == 0
+
+
 def test_exit_without_shutdown_is_status_1(server):
     server.initialize()
     server.notify("exit")

@@ -292,6 +292,8 @@ static MsgKind classify(Message *m) {
   json_t *method = json_object_get(root, "method");
   json_t *version = json_object_get(root, "jsonrpc");
   json_t *params = json_object_get(root, "params");
+  if (json_is_null(params))
+    params = NULL; /* ("params": null for shutdown and exit, as some clients send: as if absent) */
   bool id_ok = id && valid_id(id);
   if (!json_is_string(version) || strcmp(json_string_value(version), "2.0") != 0) {
     rpc_error(id_ok ? id : NULL, RPC_INVALID_REQUEST, "\"jsonrpc\" must be \"2.0\"");
