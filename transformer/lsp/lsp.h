@@ -90,6 +90,8 @@ void rpc_log(int type, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* A JSON string of len bytes of text that may not be UTF-8: each byte that
    is not part of a valid sequence becomes U+FFFD. */
 json_t *json_text(const char *s, size_t len);
+/* The length of the valid UTF-8 character at s (n bytes left), 0 if none. */
+size_t utf8_length(const unsigned char *s, size_t n);
 
 /* {=====================================================================
  * position.c: a document's text and positions

@@ -17,17 +17,9 @@
 /* The length of the UTF-8 character at p (at most n bytes) and the UTF-16
    code units it takes; a byte that starts no valid character is one of each. */
 static size_t char_at(const unsigned char *p, size_t n, int *units) {
-  unsigned c = p[0];
-  size_t len = c < 0x80                 ? 1
-               : c >= 0xC2 && c <= 0xDF ? 2
-               : c >= 0xE0 && c <= 0xEF ? 3
-               : c >= 0xF0 && c <= 0xF4 ? 4
-                                        : 1;
-  if (len > n)
+  size_t len = utf8_length(p, n);
+  if (len == 0)
     len = 1;
-  for (size_t i = 1; i < len; i++)
-    if ((p[i] & 0xC0) != 0x80)
-      len = 1;
   *units = len == 4 ? 2 : 1;
   return len;
 }

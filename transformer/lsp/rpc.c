@@ -167,8 +167,9 @@ void rpc_log(int type, const char *fmt, ...) {
              json_pack("{s:i, s:o}", "type", type, "message", json_text(text, strlen(text))));
 }
 
-/* The length of the valid UTF-8 sequence at s (n bytes left), 0 if none. */
-static size_t utf8_sequence(const unsigned char *s, size_t n) {
+/* The length of the valid UTF-8 sequence at s (n bytes left), 0 if none:
+   the one test of UTF-8 that JSON's strings and position.c's columns share. */
+size_t utf8_length(const unsigned char *s, size_t n) {
   unsigned c = s[0];
   size_t len = c < 0x80                 ? 1
                : c >= 0xC2 && c <= 0xDF ? 2
@@ -194,7 +195,7 @@ json_t *json_text(const char *s, size_t len) {
   if (!clean)
     return json_string("");
   for (size_t i = 0; i < len;) {
-    size_t n = utf8_sequence((const unsigned char *)s + i, len - i);
+    size_t n = utf8_length((const unsigned char *)s + i, len - i);
     if (n == 0) {
       memcpy(o, "\xEF\xBF\xBD", 3); /* U+FFFD */
       o += 3;
