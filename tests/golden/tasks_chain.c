@@ -183,6 +183,8 @@ coro_t *child(int x) {
 #line 11
   struct coro_frame_child *coro_f = (struct coro_frame_child *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_child), coro_resume_child, CORO_TASK);
 #line 11
+  coro_children_home(&coro_f->coro_children, &coro_f->coro_base.base);  /* every child made inside it names it as its parent */
+#line 11
   coro_f->x = x;
 #line 11
   coro_f->coro_base.result = &coro_f->coro_result;
@@ -195,7 +197,7 @@ static inline __attribute__((unused)) coro_t *coro_in_child(struct coro_frame_ch
 #line 11
   coro_frame_init(&coro_f->coro_base.base, sizeof coro_f->coro_base, coro_resume_child, CORO_TASK);
 #line 11
-  __builtin_memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  /* its children start from a zeroed header */
+  coro_children_init(&coro_f->coro_children, &coro_f->coro_base.base);  /* its children start from a zeroed header that names it as their parent */
 #line 11
   coro_f->x = x;
 #line 11
@@ -207,7 +209,7 @@ static inline coro_t *coro_inside_child(struct coro_frame_child *coro_f, int x) 
 #line 11
   coro_frame_again(&coro_f->coro_base.base, coro_resume_child, CORO_TASK);
 #line 11
-  __builtin_memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  /* its children start from a zeroed header */
+  coro_children_init(&coro_f->coro_children, &coro_f->coro_base.base);  /* its children start from a zeroed header that names it as their parent */
 #line 11
   coro_f->x = x;
 #line 11
@@ -281,6 +283,8 @@ coro_t *top(void) {
 #line 20
   struct coro_frame_top *coro_f = (struct coro_frame_top *)coro_frame_new(sizeof *coro_f, _Alignof(struct coro_frame_top), coro_resume_top, CORO_TASK);
 #line 20
+  coro_children_home(&coro_f->coro_children, &coro_f->coro_base.base);  /* every child made inside it names it as its parent */
+#line 20
   return &coro_f->coro_base.base;
 }
 /* top(...) in storage the caller gives (CORO_FRAME(top)): no allocation */
@@ -289,7 +293,7 @@ static inline __attribute__((unused)) coro_t *coro_in_top(struct coro_frame_top 
 #line 20
   coro_frame_init(&coro_f->coro_base.base, sizeof coro_f->coro_base, coro_resume_top, CORO_TASK);
 #line 20
-  __builtin_memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  /* its children start from a zeroed header */
+  coro_children_init(&coro_f->coro_children, &coro_f->coro_base.base);  /* its children start from a zeroed header that names it as their parent */
 #line 20
   return &coro_f->coro_base.base;
 }

@@ -329,6 +329,7 @@ static void emit_resume(Emitter *e, Coroutine *co) {
 static void emit_param_stores(Emitter *e, Coroutine *co, int at);
 static void emit_creation_in(Emitter *e, Coroutine *co);
 static void emit_creation_inside(Emitter *e, Coroutine *co);
+static void emit_children_header(Emitter *e, Coroutine *co, int at, bool zeroed);
 
 /* Where its frame has cleanups to run when freed suspended: the function that runs them. */
 static void emit_cleanup_store(Emitter *e, Coroutine *co, int at) {
@@ -346,6 +347,7 @@ static void emit_creation(Emitter *e, Coroutine *co) {
            "sizeof *coro_f, _Alignof(struct coro_frame_%s), coro_resume_%s, %s);",
            co->name, co->name, co->name, co->name, emit_kind_of(co));
   emit_cleanup_store(e, co, at);
+  emit_children_header(e, co, at, true);
   emit_param_stores(e, co, at);
   if (!co->is_generator && !co->returns_void)
     emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_result;");
@@ -369,13 +371,21 @@ static void emit_param_stores(Emitter *e, Coroutine *co, int at) {
 }
 
 /* A coroutine that awaits children inside its frame starts with their
-   union's header zeroed: every child made there relies on it
-   (coro_frame_again in <coro/gen.h>). */
-static void emit_children_zeroed(Emitter *e, Coroutine *co, int at) {
-  if (has_inline_children(co))
+   union's header zeroed and naming it as their parent: every child made
+   there relies on it (coro_frame_again in <coro/gen.h>), and no await
+   stores the parent link again. `zeroed`: the frame is zeroed already
+   (coro_frame_new), only the link is stored. */
+static void emit_children_header(Emitter *e, Coroutine *co, int at, bool zeroed) {
+  if (!has_inline_children(co))
+    return;
+  if (zeroed)
     emit_put(e, at,
-             "__builtin_memset(&coro_f->coro_children, 0, sizeof(struct coro_task));  "
-             "/* its children start from a zeroed header */");
+             "coro_children_home(&coro_f->coro_children, &coro_f->coro_base.base);  "
+             "/* every child made inside it names it as its parent */");
+  else
+    emit_put(e, at,
+             "coro_children_init(&coro_f->coro_children, &coro_f->coro_base.base);  "
+             "/* its children start from a zeroed header that names it as their parent */");
 }
 
 /* The same as its creation function, in storage the caller gives instead
@@ -398,7 +408,7 @@ static void emit_creation_in(Emitter *e, Coroutine *co) {
   emit_put(e, at, "coro_frame_init(&%s, sizeof coro_f->coro_base, coro_resume_%s, %s);", header,
            co->name, emit_kind_of(co));
   emit_cleanup_store(e, co, at);
-  emit_children_zeroed(e, co, at);
+  emit_children_header(e, co, at, false);
   if (co->is_async) {
     emit_put(e, at, "coro_f->coro_agen = (struct coro_agen){0};");
     emit_put(e, at, "coro_f->coro_base.result = &coro_f->coro_agen;");
@@ -429,7 +439,7 @@ static void emit_creation_inside(Emitter *e, Coroutine *co) {
   emit_put(e, at, "coro_frame_again(&coro_f->coro_base.base, coro_resume_%s, %s);", co->name,
            emit_kind_of(co));
   emit_cleanup_store(e, co, at);
-  emit_children_zeroed(e, co, at);
+  emit_children_header(e, co, at, false);
   emit_param_stores(e, co, at);
   emit_put(e, at, "return &coro_f->coro_base.base;");
   e->indent--;

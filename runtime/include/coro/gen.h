@@ -493,16 +493,44 @@ static inline void coro_frame_init(coro_t *c, size_t size, bool (*resume)(coro_t
    child, and set at that suspension: coro_cancel), and
    `waiting_on` when a task is woken; `result` is never set for a child
    inside its parent (the parent reads coro_result), `home` and `spawned`
-   stay 0, and `parent` is set by coro_start_child. A child that has
-   children of its own zeroes their header (the storage may have held
-   another child's locals). */
+   stay 0, and `parent` names the task whose frame it is in from that
+   task's creation on (coro_children_home). A child that has children of
+   its own makes their header again (coro_children_init: the storage may
+   have held another child's locals). */
 static inline void coro_frame_again(coro_t *c, bool (*resume)(coro_t *c, void *out),
                                     enum coro_kind kind) {
   c->resume = resume;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  /* resume point 0, status CORO_CREATED, kind, and the three zero bytes
+     after it (home, spawned, ready) are one 8-byte word: one store, not
+     three (what the child before left in kind, CORO_CANCELLED say, goes) */
+  uint64_t word = (uint64_t)CORO_CREATED << 16 | (uint64_t)(unsigned char)kind << 32;
+  __builtin_memcpy(&c->resume_point, &word, sizeof word);
+#else
   c->resume_point = 0;
   c->status = CORO_CREATED;
-  /* (what the child before left there, CORO_CANCELLED say, goes) */
   c->kind = (unsigned char)kind;
+#endif
+}
+CORO_STATIC_ASSERT(__builtin_offsetof(struct coro, status) == 10 &&
+                       __builtin_offsetof(struct coro, kind) == 12 &&
+                       __builtin_offsetof(struct coro, ready) == 15 && sizeof(struct coro) == 16,
+                   "coro_frame_again stores resume point, status, kind, home, spawned and "
+                   "ready as one 8-byte word");
+
+/* The header that every child made inside a task's frame starts from
+   (coroc's coro_children): its parent is that task, written once when the
+   task is made rather than at every await, since it is the same for every
+   child made there (the union's members all begin with the header). An
+   await of a child that returns at once then stores only what the child's
+   run reads. coro_children_home: in a frame coro_frame_new zeroed;
+   coro_children_init: in storage that may hold anything. */
+static inline void coro_children_home(void *children, coro_t *parent) {
+  ((struct coro_task *)children)->parent = coro_as_task(parent);
+}
+static inline void coro_children_init(void *children, coro_t *parent) {
+  __builtin_memset(children, 0, sizeof(struct coro_task));
+  coro_children_home(children, parent);
 }
 
 /* Cleanups (docs/language.md, "Cleanup when an instance ends early"). A
@@ -793,7 +821,7 @@ bool coro_child_waits(coro_t *parent, coro_t *child);
 bool coro_start_child_traced(coro_t *parent, coro_t *child, bool (*resume)(coro_t *c, void *out));
 static inline bool coro_start_child(coro_t *parent, coro_t *child,
                                     bool (*resume)(coro_t *c, void *out)) {
-  coro_as_task(child)->parent = coro_as_task(parent); /* (the scheduler still runs parent) */
+  /* (child's parent link is parent already: coro_children_home) */
   if (__builtin_expect(coro_trace_active, 0))
     return coro_start_child_traced(parent, child, resume);
   return resume(child, (void *)0) && coro_child_waits(parent, child);
