@@ -396,14 +396,35 @@ def test_vscode_extension_contributes_existing_files():
 
 
 # Runs extension.js's activate() with stand-ins for the modules only VS Code
-# and its npm dependency give, and prints the client it made.
+# and its npm dependency give, and prints the client it made; then runs the
+# client's executeCommand middleware on coroc.showGeneratedC's two answers (a
+# translation, and null), with a `next` that stands for the server, and prints
+# what the extension showed and what its content provider gives for it.
 EXTENSION_RUN = """\
 const Module = require("module");
-const made = [];
+const made = [], providers = {}, opened = [], messages = [], fired = [];
+class Uri {
+  constructor(parts) { Object.assign(this, parts); }
+  static from(parts) { return new Uri(parts); }
+  toString() { return `${this.scheme}:${this.path}?${this.query}`; }
+}
 const fakes = {
-  vscode: { workspace: { getConfiguration: (section) => ({
-    get: (key, fallback) => (section === "coroc" && key === "server.path" && process.env.SETTING) || fallback,
-  }) } },
+  vscode: {
+    Uri,
+    ViewColumn: { Beside: -2 },
+    EventEmitter: class { constructor() { this.event = () => {}; } fire(uri) { fired.push(String(uri)); } },
+    window: {
+      showTextDocument: (doc, options) => { opened.push({ uri: doc.uri, options }); return Promise.resolve(); },
+      showInformationMessage: (text) => { messages.push(text); },
+    },
+    workspace: {
+      getConfiguration: (section) => ({
+        get: (key, fallback) => (section === "coroc" && key === "server.path" && process.env.SETTING) || fallback,
+      }),
+      registerTextDocumentContentProvider: (scheme, provider) => { providers[scheme] = provider; return {}; },
+      openTextDocument: (uri) => Promise.resolve({ uri }),
+    },
+  },
   "vscode-languageclient/node": { LanguageClient: class {
     constructor(id, name, server, client) { made.push({ id, name, server, client }); }
     start() { made[made.length - 1].started = true; return Promise.resolve(); }
@@ -414,14 +435,22 @@ const load = Module._load;
 Module._load = (request, ...rest) => fakes[request] || load(request, ...rest);
 const extension = require(process.argv[2]);
 const context = { subscriptions: [] };
-extension.activate(context).then(() => {
-  console.log(JSON.stringify({ made, subscriptions: context.subscriptions.length }));
-});
+(async () => {
+  await extension.activate(context);
+  const run = made[0].client.middleware.executeCommand;
+  const arg = { uri: "file:///work/gen.coc", coroutine: "count", backend: "stackful" };
+  const sent = [];
+  const answer = (result) => (command, args) => { sent.push({ command, args }); return Promise.resolve(result); };
+  const returned = await run("coroc.showGeneratedC", [arg], answer({ version: 3, text: "int x;\\n" }));
+  const content = opened.map((o) => Object.keys(providers).map((s) => providers[s].provideTextDocumentContent(o.uri)));
+  await run("coroc.showGeneratedC", [{ uri: "file:///work/gen.coc" }], answer(null));
+  console.log(JSON.stringify({ made, subscriptions: context.subscriptions.length, providers: Object.keys(providers),
+                               sent, returned, opened, content, messages, fired }));
+})();
 """
 
 
-@pytest.mark.parametrize("setting", ["", "/opt/coroc/bin/coroc-lsp"])
-def test_vscode_extension_starts_coroc_lsp(tmp_path, setting):
+def run_extension(tmp_path, setting=""):
     node = shutil.which("node") or shutil.which("nodejs")
     assert node, "node is missing: apt-get install -y npm (.ci/run installs it)"
     run = tmp_path / "run.js"
@@ -429,11 +458,37 @@ def test_vscode_extension_starts_coroc_lsp(tmp_path, setting):
     res = subprocess.run([node, run, VSCODE / "extension.js"], capture_output=True, text=True,
                          timeout=TIMEOUT, env=dict(os.environ, SETTING=setting))
     assert res.returncode == 0, res.stderr
-    got = json.loads(res.stdout)
+    return json.loads(res.stdout)
+
+
+@pytest.mark.parametrize("setting", ["", "/opt/coroc/bin/coroc-lsp"])
+def test_vscode_extension_starts_coroc_lsp(tmp_path, setting):
+    got = run_extension(tmp_path, setting)
     [client] = got["made"]
     assert client["server"]["command"] == (setting or "coroc-lsp") and client["started"]
     assert client["client"]["documentSelector"] == [{"scheme": "file", "language": "coc"}]
-    assert got["subscriptions"] == 1
+    assert got["subscriptions"] == 2  # the client and the generated C's provider
+
+
+def test_vscode_extension_shows_the_generated_c(tmp_path):
+    """The code lens's command: the server's answer opens beside the .coc
+    as a read-only document (a content provider's) named for the coroutine
+    and the backend, whose text is the answer's; a null answer (no good
+    translation yet) says so and opens nothing. What the server answered
+    goes back to the client unchanged."""
+    got = run_extension(tmp_path)
+    assert got["providers"] == ["coroc-generated"]
+    assert [s["command"] for s in got["sent"]] == ["coroc.showGeneratedC"] * 2
+    assert got["sent"][0]["args"] == [{"uri": "file:///work/gen.coc", "coroutine": "count",
+                                       "backend": "stackful"}]
+    assert got["returned"] == {"version": 3, "text": "int x;\n"}
+    [shown] = got["opened"]
+    assert shown["uri"]["scheme"] == "coroc-generated" and shown["uri"]["path"] == "/count.stackful.c"
+    assert shown["uri"]["query"] == "file:///work/gen.coc"
+    assert shown["options"] == {"preview": True, "viewColumn": -2}
+    assert got["content"] == [["int x;\n"]]
+    assert got["fired"] == ["coroc-generated:/count.stackful.c?file:///work/gen.coc"]
+    assert len(got["messages"]) == 1 and "no translation" in got["messages"][0]
 
 
 # }==================================================================
