@@ -127,3 +127,57 @@ def test_the_server_says_what_coroc_says(workspace, src):
         if s.proc.poll() is None:
             s.proc.kill()
             s.proc.wait()
+
+
+def test_a_header_changed_on_disk_is_read_again(tmp_path):
+    """The preamble keeps the headers' output; when a header it came from
+    changes on disk (and the document's prefix does not), the next change
+    preprocesses the whole text again, and the one after it is served from
+    the new preamble. Here the header decides the parse: `T *x = 0;` is a
+    declaration while T is a typedef, and a syntax error once T is a
+    variable. Without the check, the server would go on with the old
+    header until an edit above the last #include."""
+    header = tmp_path / "defs.h"
+    header.write_text("typedef int T;\n")
+    (tmp_path / "compile_commands.json").write_text(json.dumps([{
+        "directory": str(tmp_path), "arguments": ["cc", f"-I{tmp_path}", "-c", "gen.coc"],
+        "file": str(tmp_path / "gen.coc")}]))
+    text = '#include "defs.h"\n\ncoroutine int gen(void) {\n  T *x = 0;\n  yield 1;\n  yield x != 0;\n}\n'
+    s = Server(args=["--no-clangd"], env=dict(os.environ, COROC_LSP_TIMING="1"))
+    try:
+        s.initialize(root=tmp_path)
+        uri = uri_of(tmp_path / "gen.coc")
+
+        def step(version, new, way, error):
+            diags = s.open(uri, new) if version == 1 else s.change(uri, version, [{"text": new}])
+            ways = [m[3] for n in s.notes if n.get("method") == "window/logMessage"
+                    for m in [TIMING.search(n["params"]["message"])] if m and int(m[2]) == version]
+            assert ways == [way], (version, ways)
+            errors = [d for d in diags if d.get("severity", 1) == 1]
+            if error:
+                assert errors and errors[0]["range"]["start"]["line"] == 3, (version, diags)
+                assert "syntax error" in errors[0]["message"], (version, diags)
+            else:
+                assert errors == [], (version, diags)
+
+        def touch_header(content):
+            before = header.stat().st_mtime_ns
+            header.write_text(content)
+            os.utime(header, ns=(before + 10**9, before + 10**9))  # (a coarse clock may not move)
+
+        step(1, text, "the whole text", False)
+        text = text.replace("  yield 1;", "  /* one */\n  yield 1;")
+        step(2, text, "the body", False)
+        touch_header("extern int T;\n")
+        step(3, text.replace("one", "two"), "the whole text", True)
+        step(4, text.replace("one", "three"), "the body", True)
+        touch_header("typedef int T;\n")
+        step(5, text.replace("one", "four"), "the whole text", False)
+        header.unlink()  # a header gone: the whole text again, and the preprocessor's error
+        step_diags = s.change(uri, 6, [{"text": text.replace("one", "five")}])
+        assert step_diags and "defs.h" in step_diags[0]["message"], step_diags
+        assert s.stop() == 0
+    finally:
+        if s.proc.poll() is None:
+            s.proc.kill()
+            s.proc.wait()

@@ -23,9 +23,10 @@
  * another text then: lines.c), plain C (no -dD), a body with __COUNTER__
  * or #pragma pop_macro (state the macros do not carry), and any run where
  * the preprocessor fails: coroc's own run then reports the failure as it
- * always does. A header that changes on disk is read again when the
- * prefix or the options change (clangd checks its headers' times; this
- * does not yet).
+ * always does. The files the head came from (its linemarkers name them)
+ * are looked at again at each change: when one of them changed on disk
+ * (its time, size or inode), or went, the prefix is preprocessed again,
+ * as clangd does with its own preamble.
  */
 #define _GNU_SOURCE
 #include "coroc.h"
@@ -44,6 +45,12 @@
 
 extern char **environ;
 
+/* A file the preprocessor read for the head, and what it was then. */
+typedef struct {
+  char *path;
+  struct stat st;
+} Header;
+
 struct Preamble {
   char *key; /* the preprocessor's command for the whole document, words joined by NULs */
   size_t key_len;
@@ -52,7 +59,9 @@ struct Preamble {
   int body_line; /* the body's first line (1-based) */
   char *head;    /* what the preprocessor printed before the body's first line */
   size_t head_len;
-  int macros; /* a memfd: the #define and #undef lines in effect at the body */
+  int macros;      /* a memfd: the #define and #undef lines in effect at the body */
+  Header *headers; /* the files the head came from, as they were */
+  int nheaders;
 };
 
 void preamble_free(Preamble *p) {
@@ -63,6 +72,9 @@ void preamble_free(Preamble *p) {
   free(p->head);
   if (p->macros >= 0)
     close(p->macros);
+  for (int i = 0; i < p->nheaders; i++)
+    free(p->headers[i].path);
+  free(p->headers);
   free(p);
 }
 
@@ -293,6 +305,73 @@ static size_t cut_at(const char *out, size_t len, int body_line, FILE *macros) {
   return len;
 }
 
+/* The file a linemarker names (its quoted name, unescaped as the
+   preprocessor escapes it: \\, \" and \ooo), malloc'd; NULL for a name in
+   angle brackets (<stdin>, <built-in>, <command-line>). */
+static char *marked_file(const char *p, const char *end) {
+  const char *q = memchr(p, '"', end - p);
+  if (!q || q + 1 >= end || q[1] == '<')
+    return NULL;
+  char *name = malloc(end - q), *o = name;
+  if (!name)
+    abort();
+  for (q++; q < end && *q != '"'; q++) {
+    if (*q == '\\' && q + 1 < end && q[1] >= '0' && q[1] <= '7') {
+      int c = 0;
+      for (int i = 0; i < 3 && q + 1 < end && q[1] >= '0' && q[1] <= '7'; i++)
+        c = c * 8 + (*++q - '0');
+      *o++ = (char)c;
+    } else {
+      *o++ = *q == '\\' && q + 1 < end ? *++q : *q;
+    }
+  }
+  *o = '\0';
+  return name;
+}
+
+/* The files that the linemarkers of the head name, each once, as they are
+   on disk now. One that cannot be looked at is left out: nothing could
+   tell when it changes. */
+static void note_headers(Preamble *np) {
+  const char *out = np->head, *end = np->head + np->head_len;
+  int cap = 0;
+  for (const char *p = out; p < end;) {
+    const char *nl = memchr(p, '\n', end - p), *eol = nl ? nl : end;
+    long number;
+    bool main, builtin;
+    char *name = linemarker(p, eol, &number, &main, &builtin) ? marked_file(p, eol) : NULL;
+    bool seen = false;
+    for (int i = 0; name && !seen && i < np->nheaders; i++)
+      seen = strcmp(np->headers[i].path, name) == 0;
+    struct stat st;
+    if (name && !seen && stat(name, &st) == 0) {
+      if (np->nheaders == cap) {
+        cap = cap ? 2 * cap : 64;
+        np->headers = realloc(np->headers, cap * sizeof *np->headers);
+        if (!np->headers)
+          abort();
+      }
+      np->headers[np->nheaders++] = (Header){name, st};
+      name = NULL;
+    }
+    free(name);
+    p = eol + (nl != NULL);
+  }
+}
+
+/* Is every file the head came from as it was? */
+static bool headers_unchanged(const Preamble *p) {
+  for (int i = 0; i < p->nheaders; i++) {
+    struct stat st;
+    const struct stat *was = &p->headers[i].st;
+    if (stat(p->headers[i].path, &st) != 0 || st.st_ino != was->st_ino ||
+        st.st_dev != was->st_dev || st.st_size != was->st_size ||
+        st.st_mtim.tv_sec != was->st_mtim.tv_sec || st.st_mtim.tv_nsec != was->st_mtim.tv_nsec)
+      return false;
+  }
+  return true;
+}
+
 /* }================================================================== */
 
 /* The command's words, joined by NULs: what says the options changed. */
@@ -339,6 +418,7 @@ static char *build(Preamble **p, const char **argv, const char *text, size_t len
   memcpy(np->head, out, np->head_len);
   np->macros = memfd_of("coroc-lsp-macros", macros, macros_len);
   free(macros);
+  note_headers(np);
   if (np->macros < 0)
     preamble_free(np);
   else
@@ -434,7 +514,7 @@ int preamble_expand(Preamble **p, const char *path, const char *text, size_t len
   char *out = NULL;
   if (kept && kept->key_len == key_len && memcmp(kept->key, key, key_len) == 0 &&
       kept->prefix_len == (size_t)start && kept->body_line == body_line &&
-      memcmp(kept->prefix, text, start) == 0) {
+      memcmp(kept->prefix, text, start) == 0 && headers_unchanged(kept)) {
     out = expand_body(kept, argv, text, len, &out_len);
     *reused = out != NULL;
   }
