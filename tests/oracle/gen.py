@@ -440,9 +440,11 @@ class Gen:
         self.in_se = saved
         n = StmtExpr(stmts, final, tags=tags)
         n.reads, n.writes, n.naw = set(), set(), 0
-        for s in stmts:
-            for e in s.exprs():
-                n.reads |= {v for v in e.reads if v.depth <= self.depth}
+        own = {t} | {s.var for s in stmts if isinstance(s, Loop)}
+        for s in stmts:  # (deep: a loop's body reads too, and a jump back counts)
+            for e in s.exprs_deep():
+                n.reads |= {v for v in e.reads if v.depth <= self.depth and v not in own}
+                n.writes |= {v for v in e.writes if v.depth <= self.depth and v not in own}
         return n
 
     # pointers -------------------------------------------------------------
