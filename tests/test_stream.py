@@ -42,7 +42,7 @@ def both(tmp_path, src, args, env_extra=None):
     results = []
     for whole in (False, True):
         d = tmp_path / ("whole" if whole else "stream")
-        d.mkdir()
+        d.mkdir(parents=True)
         results.append(coroc([*args, "-o", "out.c", src], d, whole, env_extra))
     return results
 

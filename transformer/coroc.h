@@ -316,9 +316,6 @@ void token_set_hoisted(const Token *t, Node *n);
 /* the compound literal this '(' starts, kept in the frame */
 Node *token_literal(const Token *t);
 void token_set_literal(const Token *t, Node *n);
-/* The notes of the tokens before index `below` are not asked again (the
-   streaming run has printed their coroutines): their memory goes back. */
-void source_forget_notes(int below);
 /* Where coro.h is (beside an installed coroc, or in its source tree). */
 const char *source_runtime_include(void);
 /* The directory of a path ("." for a bare name or standard input). */
@@ -745,10 +742,6 @@ struct Coroutine {
 /* Parse the whole preprocessed unit, then each coroutine again from the
    original tokens. Returns the coroutines in file order. */
 Coroutine *parse_source(Source *src);
-/* The same, each coroutine handed to `each` (with ctx) once the file parse
-   has read its external declaration, whose tree then goes back to the
-   arena as a plain function's does: the streaming run (stream.c). */
-Coroutine *parse_source_each(Source *src, void (*each)(Coroutine *co, void *ctx), void *ctx);
 
 /* {=====================================================================
  * front/macros.c: object-like macros in effect (from the preprocessor's -dD)
@@ -789,22 +782,6 @@ typedef struct {
 /* check.c: the coroutine rules, for both backends; numbers the resume
    points, says what each await awaits, marks discarded values. */
 void check(Source *src, Coroutine *cos);
-/* The same a coroutine at a time (the streaming run, stream.c): what kind
-   it is (is_generator, is_async), then, once it is in the table of
-   definitions, its body checked against the definitions met so far. */
-typedef struct {
-  Coroutine **slot; /* open addressing: NULL or the first definition of a name */
-  size_t mask;      /* slots - 1, a power of two at least twice the definitions */
-  size_t n;         /* the definitions */
-  /* the names of coroutines awaited where the table had no definition of them */
-  const char **missed;
-  int nmissed, capmissed;
-} Definitions;
-void check_kind_of(Coroutine *co);
-void definitions_add(Definitions *d, Coroutine *co); /* a definition (a prototype is not) */
-bool definitions_missed(const Definitions *d, const char *name);
-void definitions_free(Definitions *d);
-void check_coroutine(Source *src, Coroutine *co, Definitions *defs);
 /* check.c: does this expression hold an await? (O(1): see Node.awaits) */
 bool has_await(const Node *n);
 /* Does it await a child whose frame is inside its own (ND_AWAIT.inline_child)? */
@@ -822,16 +799,12 @@ void collect_sequenced(Node *n, NodeList *out);
 
 /* frame.c: the fields of each frame, and the names of types moved out of bodies. */
 void layout_frames(Source *src, Coroutine *cos, const Options *opt);
-void layout_frame(Source *src, Coroutine *co, const Options *opt); /* ... of one */
 /* live.c: the locals laid out (co->locals) that need no field leave the
    frame (into co->plain_locals); each one kept gets its frame_reason. */
 void decide_frame(Source *src, Coroutine *co, bool hoist_all);
 
 /* lower.c: each stackless body as lines of C (Coroutine.body). */
 void lower(Source *src, Coroutine *cos, const Options *opt);
-/* ... of one, its cleanups decided (decide_cleanup) as if `any_cleanup` said
-   whether the file has a coroutine with a cleanup (the streaming run) */
-void lower_coroutine(Source *src, Coroutine *co, const Options *opt, bool any_cleanup);
 
 /* cleanup.c: locals declared __attribute__((cleanup(fn))) (Sym.cleanup). */
 void note_cleanups(Source *src, Coroutine *co); /* before the frame is decided */
@@ -842,8 +815,6 @@ char *cleanup_exit(const Node *jump);
 char *cleanup_scope_end(const Node *scope); /* the calls at the end of a block or for */
 void cleanup_points(Coroutine *co);         /* Coroutine.cleanup_calls, after lowering */
 void decide_cleanups(Coroutine *cos, const Options *opt); /* Coroutine.runs_cleanups */
-/* ... of one, `any`: whether the file has a coroutine with a cleanup */
-void decide_cleanup(Coroutine *co, const Options *opt, bool any);
 
 /* {=====================================================================
  * output/: writing C. writer.c, directives.c and text.c serve the lowering
@@ -976,17 +947,6 @@ void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt);
 char *emit_to_string(Source *src, Coroutine *cos, const Options *opt, bool dot, size_t *len);
 /* The output, the same bytes, with the lines the writer began noted in *marks (--html). */
 char *emit_marked(Source *src, Coroutine *cos, const Options *opt, LineMarks *marks, size_t *len);
-/* The same printing a coroutine at a time, as the streaming run gets them
-   (stream.c): begin, then each coroutine with the user's text before it,
-   then the text after the last. emit() is these in a loop. */
-typedef struct {
-  Emitter e;     /* the writer, from one coroutine to the next */
-  size_t at;     /* the user's text is printed up to this offset */
-  bool included; /* the #include of the runtime is printed */
-} EmitCursor;
-void emit_begin(EmitCursor *c, FILE *out, Source *src, const Options *opt, LineMarks *marks);
-void emit_next(EmitCursor *c, Coroutine *co);
-void emit_end(EmitCursor *c);
 
 /* output/emit_header.c: --header, the frames and creation functions of the
    coroutines with external linkage, for other files (docs/cli.md) */
@@ -1028,12 +988,6 @@ typedef struct {
 char *depfile_rule(const DepOptions *dep, const Source *src, const char *input, size_t *len);
 /* A file name quoted for make as gcc quotes it. */
 char *depfile_quote(const char *name);
-
-/* stream.c: the file parsed, each coroutine checked, laid out, lowered and
-   printed to out as soon as it is read, its memory given back before the
-   next one; on an error or what only the whole file decides, a longjmp to
-   *give_up (run.c then runs the file whole). */
-void stream_source(Source *src, const Options *opt, FILE *out, jmp_buf *give_up);
 
 /* run.c's interface, one run of the whole pipeline in memory (coroc_run,
    coroc_try, coroc_try_buffer and RunOutput), is in run.h. */

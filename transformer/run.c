@@ -10,6 +10,7 @@
  * line and the files, so that such a program links the pipeline without it.
  */
 #include "coroc.h"
+#include "stream.h"
 #include "run.h"
 #include "output/facts.h"
 

@@ -26,6 +26,7 @@
  * runs the file again whole, which prints the same C or says the error.
  */
 #include "coroc.h"
+#include "stream.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -26,6 +26,7 @@
  */
 %code requires {
 #include "front/parse.h"  /* the parser's state (Parser), and the C its actions call */
+#include "stream.h"       /* parse_source_each, the streaming run's parse */
 }
 
 %code provides {

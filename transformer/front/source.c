@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "stream.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "stream.h"
 #include "facts.h"
 
 static void emit_coroutine(Emitter *e, Coroutine *co) {

@@ -19,6 +19,7 @@
  * Both backends run it, so they accept exactly the same programs.
  */
 #include "coroc.h"
+#include "stream.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -25,6 +25,7 @@
  * outside the function, where no local exists.
  */
 #include "coroc.h"
+#include "stream.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "stream.h"
 
 #include <stdlib.h>
 #include <string.h>
