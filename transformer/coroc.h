@@ -23,6 +23,7 @@
 #ifndef COROC_H
 #define COROC_H
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -82,6 +83,9 @@ void diag_add_file(const char *name, const char *text, size_t len);
 void diag_before_error(void (*fn)(void));
 /* A file to delete if coroc stops with an error (a temporary output or depfile). */
 void diag_remove_on_error(const char *path);
+/* While `to` is set (not NULL), an error is neither said nor acted on: it
+   longjmps to *to (the streaming run then runs again whole: stream.c). */
+void diag_hold(jmp_buf *to);
 
 /* {=====================================================================
  * support/memory.c: allocation that cannot fail quietly, and arenas
@@ -95,6 +99,14 @@ void xfree(void *p);
 char *xstrndup(const char *s, size_t n);
 /* Ask for huge pages under a large block that is about to be written. */
 void advise_huge_pages(void *p, size_t size);
+/* A region: every block taken between begin and end goes back at its end
+   (the streaming run: each coroutine's passes and printing, stream.c) ... */
+void memory_region_begin(void);
+void memory_region_end(void);
+/* ... but for a block of lasting state made in it (a table made when first
+   needed), which memory_keep takes out of the region; p is returned. */
+void *memory_keep(void *p);
+void memory_release_arenas(void); /* both arenas, as at the start (the heap stays) */
 
 /* Arenas: zeroed memory handed out in order, given back in one piece. */
 typedef struct ArenaBlock ArenaBlock;
@@ -140,7 +152,11 @@ void coroc_reset(void);
 /* coroc_reset but the heap's blocks and arenas: what tests/reset shows its
    heap check catches (a run that gives back everything else). */
 void coroc_reset_keeping_heap(void);
-void diag_release(void);      /* diag.c: the files known to diagnostics */
+void diag_release(void); /* diag.c: the files known to diagnostics */
+void diag_restart(void); /* diag.c: the same, but the files to remove on an error */
+/* coroc_reset but the heap (the caller's blocks are in it) and the files to
+   remove on an error: before a streaming run that gave up runs again whole */
+void coroc_restart(void);
 void memory_release(void);    /* memory.c: every block and arena */
 void memstream_release(void); /* memstream.c: the streams an error left open */
 void scope_release(void);     /* scope.c */

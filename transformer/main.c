@@ -279,17 +279,14 @@ typedef struct {
   char *tmp;        /* the temporary file; NULL when there is nothing to rename */
 } Pending;
 
-/* Write buf to a temporary file beside `out`; or, when `out` is a device or
-   a FIFO (-o /dev/null, -o /dev/stdout), into it: renaming a file over it
-   would replace the device itself. */
-static Pending write_temp(const char *out, const char *buf, size_t len) {
-  struct stat st;
-  if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
-    FILE *f = fopen(out, "w");
-    if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0)
-      fatal("cannot write %s: %s", out, strerror(errno));
-    return (Pending){out, NULL};
-  }
+/* Is `out` a device or a FIFO (-o /dev/null, -o /dev/stdout)? Renaming a
+   file over it would replace the device itself: it is written into. */
+static bool is_special(const char *out, struct stat *st) {
+  return stat(out, st) == 0 && !S_ISREG(st->st_mode);
+}
+
+/* A temporary file beside `out`, to be renamed over it. */
+static FILE *open_temp(const char *out, Pending *p) {
   char *target = realpath(out, NULL); /* through a symlink: replace its target, keep the link */
   if (target)
     out = target;
@@ -301,10 +298,27 @@ static Pending write_temp(const char *out, const char *buf, size_t len) {
   mode_t mask = umask(0); /* a new file as the shell would make it, not mkstemp's 0600 */
   umask(mask);
   fchmod(fd, 0666 & ~mask);
-  FILE *f = fdopen(fd, "w");
-  if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0)
+  FILE *f = fdopen(fd, "w+");
+  if (!f)
     fatal("cannot write %s: %s", out, strerror(errno));
-  return (Pending){out, tmp};
+  *p = (Pending){out, tmp};
+  return f;
+}
+
+static void close_written(FILE *f, const char *out) {
+  if (fclose(f) != 0)
+    fatal("cannot write %s: %s", out, strerror(errno));
+}
+
+/* Write buf to a temporary file beside `out`, or into a device. */
+static Pending write_temp(const char *out, const char *buf, size_t len) {
+  struct stat st;
+  Pending p = {out, NULL};
+  FILE *f = is_special(out, &st) ? fopen(out, "w") : open_temp(out, &p);
+  if (!f || fwrite(buf, 1, len, f) != len)
+    fatal("cannot write %s: %s", out, strerror(errno));
+  close_written(f, out);
+  return p;
 }
 
 static void commit(const Pending *p) {
@@ -335,9 +349,71 @@ static void write_results(const Command *cmd, const char *buf, size_t len, const
   commit(&out);
 }
 
+/* Where the C is written as it is made (coroc_run_to): a temporary file
+   beside OUT, renamed over it at the end (*p); the null device itself; or,
+   for standard output and another device, a file of no name, copied into
+   it at the end (*copy set), so that a failed run writes nothing there
+   either. NULL: no such file (then the C is made in memory). */
+static FILE *open_output(const Command *cmd, Pending *p, bool *copy) {
+  struct stat st, null;
+  *p = (Pending){cmd->out, NULL};
+  *copy = false;
+  if (cmd->out && !is_special(cmd->out, &st))
+    return open_temp(cmd->out, p);
+  if (cmd->out && S_ISCHR(st.st_mode) && stat("/dev/null", &null) == 0 &&
+      st.st_rdev == null.st_rdev)
+    return fopen(cmd->out, "w");
+  *copy = true;
+  return tmpfile();
+}
+
+/* The C made in the unnamed file, copied where it goes. */
+static void copy_output(FILE *from, const Command *cmd) {
+  FILE *to = cmd->out ? fopen(cmd->out, "w") : stdout;
+  const char *name = cmd->out ? cmd->out : "the output";
+  char buf[1 << 16];
+  size_t n;
+  if (!to || fseek(from, 0, SEEK_SET) != 0)
+    fatal("cannot write %s: %s", name, strerror(errno));
+  while ((n = fread(buf, 1, sizeof buf, from)) > 0)
+    if (fwrite(buf, 1, n, to) != n)
+      fatal("cannot write %s: %s", name, strerror(errno));
+  if (ferror(from) || (cmd->out ? fclose(to) : fflush(to)) != 0)
+    fatal("cannot write %s: %s", name, strerror(errno));
+  fclose(from);
+}
+
+/* The C written as it is made, then, as write_results does, the depfile
+   and the header, each whole or not at all, and the renames in its order. */
+static void transform_streaming(Command *cmd, FILE *f, Pending *out, bool copy) {
+  RunOutput r;
+  coroc_run_to(cmd->in, &cmd->opt, &cmd->cpp, cmd->dep_option ? &cmd->dep : NULL, f, &r);
+  Pending dep = {0}, hdr = {0};
+  if (r.rule)
+    dep = write_temp(cmd->dep.path, r.rule, r.rule_len);
+  if (r.header)
+    hdr = write_temp(cmd->opt.header, r.header, r.header_len);
+  if (copy)
+    copy_output(f, cmd);
+  else
+    close_written(f, cmd->out);
+  commit(&dep);
+  commit(&hdr);
+  commit(out);
+}
+
 static int transform(Command cmd) {
   RunOutput r;
   cmd.opt.html = cmd.html;
+  if (!cmd.html) {
+    Pending out;
+    bool copy;
+    FILE *f = open_output(&cmd, &out, &copy);
+    if (f) {
+      transform_streaming(&cmd, f, &out, copy);
+      return 0;
+    }
+  }
   coroc_run(cmd.in, &cmd.opt, &cmd.cpp, cmd.dep_option ? &cmd.dep : NULL, &r); /* run.c */
   if (cmd.html) { /* the page, whole or not at all */
     Pending p = write_temp(cmd.page, r.text, r.len);

@@ -14,7 +14,7 @@
 /* Every module's state, as at the start of the process: the modules' own
    first (they free into the heap), the streams an error left open, then
    the heap and the arenas (unless kept), and what diagnostics know last. */
-static void release_all(bool heap) {
+static void release_modules(void) {
   scope_release();
   macros_release();
   source_release();
@@ -23,9 +23,20 @@ static void release_all(bool heap) {
   lines_release();
   cleanup_release();
   memstream_release();
+}
+
+static void release_all(bool heap) {
+  release_modules();
   if (heap)
     memory_release();
   diag_release();
+}
+
+/* (the arenas hold nothing of the caller's) */
+void coroc_restart(void) {
+  release_modules();
+  memory_release_arenas();
+  diag_restart();
 }
 
 void coroc_reset(void) {

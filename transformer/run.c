@@ -10,11 +10,14 @@
  * line and the files, so that such a program links the pipeline without it.
  */
 #include "coroc.h"
+#include "stream.h"
 #include "run.h"
 #include "output/facts.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* --stats' table of the C text `c`, which it compiles. */
 static char *stats_table(Source *src, Coroutine *cos, const Options *opt, const char *c,
@@ -81,10 +84,10 @@ static void print_with_facts(Source *src, Coroutine *cos, const Options *opt, Ru
     facts_measure(out->facts, out->text, opt);
 }
 
-/* The passes both backends share, on the file `in`, or on `text` (NULL:
-   read `in`) named `in`. */
-static Coroutine *run_shared(const char *in, const char *text, size_t text_len, Options *opt,
-                             const CppArgs *cpp, Source *src) {
+/* The input `in` read, or `text` (NULL: read `in`) named `in`, and its
+   preprocessor started. */
+static void load_input(const char *in, const char *text, size_t text_len, Options *opt,
+                       const CppArgs *cpp, Source *src) {
   bool std_in = strcmp(in, "-") == 0;
   opt->cpp = cpp;
   opt->input_dir = std_in ? "." : source_dir_of(in);
@@ -93,6 +96,13 @@ static Coroutine *run_shared(const char *in, const char *text, size_t text_len, 
     source_load_buffer(src, in, text, text_len, cpp);
   else
     source_load(src, in, cpp);
+}
+
+/* The passes both backends share, on the file `in`, or on `text` (NULL:
+   read `in`) named `in`. */
+static Coroutine *run_shared(const char *in, const char *text, size_t text_len, Options *opt,
+                             const CppArgs *cpp, Source *src) {
+  load_input(in, text, text_len, opt, cpp, src);
   Coroutine *cos = parse_source(src);
   if (getenv("COROC_DUMP_AST")) /* for debugging coroc: each coroutine's tree on stderr */
     for (Coroutine *co = cos; co; co = co->next)
@@ -156,6 +166,67 @@ static int try_run(const char *in, const char *text, size_t text_len, Options *o
   diag_escape = outer;
   return 0;
 }
+
+/* {==================================================================
+ * The streaming run (stream.c), and the run again whole when it gives up
+ * =================================================================== */
+
+/* Only the C of one backend is printed a coroutine at a time: --dot,
+   --stats, --html, --header and coroc-lsp's facts read every coroutine
+   at once. So does a run asked to (COROC_WHOLE, to compare the two), and
+   one that traces its parse or prints its trees (COROC_TRACE,
+   COROC_DUMP_AST), which a streaming run that gave up would print twice. */
+static bool streams(const Options *opt) {
+  return !opt->dot && !opt->stats && !opt->html && !opt->header && !opt->facts &&
+         !getenv("COROC_WHOLE") && !getenv("COROC_TRACE") && !getenv("COROC_DUMP_AST");
+}
+
+/* The output file emptied, for the run again whole. (The null device
+   cannot be emptied, nor needs to be.) */
+static void start_over(FILE *out) {
+  fflush(out);
+  if (ftruncate(fileno(out), 0) == 0)
+    rewind(out);
+  clearerr(out);
+}
+
+static void write_text(FILE *out, const RunOutput *r) {
+  if (fwrite(r->text, 1, r->len, out) != r->len)
+    fatal("cannot write the output: %s", strerror(errno));
+}
+
+void coroc_run_to(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
+                  FILE *out, RunOutput *rest) {
+  if (!streams(opt)) {
+    run(in, NULL, 0, opt, cpp, dep, rest);
+    write_text(out, rest);
+    return;
+  }
+  *rest = (RunOutput){0};
+  Source *src = xcalloc(1, sizeof *src); /* (read after the longjmp: not a local) */
+  jmp_buf give_up;
+  if (setjmp(give_up) != 0) { /* an error, or what only the whole file decides */
+    diag_hold(NULL);
+    const char *raw = src->raw; /* standard input cannot be read twice: its text is kept */
+    size_t len = src->len;
+    coroc_restart();
+    memory_region_end();
+    start_over(out);
+    run(in, strcmp(in, "-") == 0 ? raw : NULL, len, opt, cpp, dep, rest);
+    write_text(out, rest);
+    return;
+  }
+  diag_hold(&give_up);
+  load_input(in, NULL, 0, opt, cpp, src);
+  stream_source(src, opt, out, &give_up);
+  if (fflush(out) != 0 || ferror(out))
+    fatal("cannot write the output: %s", strerror(errno));
+  diag_hold(NULL);
+  if (dep)
+    rest->rule = depfile_rule(dep, src, strcmp(in, "-") == 0 ? NULL : in, &rest->rule_len);
+}
+
+/* }================================================================== */
 
 int coroc_try(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
               RunOutput *out) {

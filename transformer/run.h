@@ -30,6 +30,15 @@ typedef struct {
    longjmp to *diag_escape. What it gives lives until coroc_reset(). */
 void coroc_run(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
                RunOutput *out);
+/* coroc_run with the C written to `out` a coroutine at a time, as it is
+   made (stream.c), and the memory of each given back before the next: what
+   the output of coroc is. What `rest` gets is the rest (text NULL): -MD's
+   rule. --dot, --stats, --html and --header run whole, their text written
+   to out. On an error, or what only the whole file decides, the streaming
+   run gives up quietly, empties `out` (which must be a file, or the null
+   device) and runs again whole, which says the error as coroc_run does. */
+void coroc_run_to(const char *in, Options *opt, const CppArgs *cpp, const DepOptions *dep,
+                  FILE *out, RunOutput *rest);
 /* coroc_run with the error caught: 0, or 1 when the input had an error (its
    message is on stderr, or with diag_set_sink's sink). The caller calls
    coroc_reset() after either. */

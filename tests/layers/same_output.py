@@ -12,7 +12,8 @@ status, and the files it wrote):
            code bases of tests/realc when they are fetched
   modes    --backend=stackless, --backend=stackful, --hoist-all, --no-line,
            --dot, --stats (with --all: it compiles), and -o OUT.c --header
-           -MD for each backend (the header and the depfile compared too)
+           -MD and -o OUT.c -MD for each backend (the header and the
+           depfile compared too)
 
     tests/layers/same_output.py OLD-COROC NEW-COROC [--all] [--jobs N]
 
@@ -41,10 +42,13 @@ MODES = [
     ["--backend=stackless", "--no-line"],
     ["--dot"],
 ]
-# Modes that write files beside OUT.c: the header and the depfile.
+# Modes that write files beside OUT.c: the header and the depfile; and the
+# depfile alone, where the C is written as it is made (transformer/stream.c).
 FILE_MODES = [
     ["--backend=stackless", "--header", "-MD"],
     ["--backend=stackful", "--header", "-MD"],
+    ["--backend=stackless", "-o", "out.c", "-MD"],
+    ["--backend=stackful", "-o", "out.c", "-MD"],
 ]
 
 

@@ -10,6 +10,9 @@
  * the user's own tokens, there, in the scopes of that point (parser.y,
  * coroutine_found, runs the grammar again between coroutine_start and
  * coroutine_record here); the file parse then skips its body (body_begin).
+ * Its tree is kept to the end, for the passes; or, in the streaming run,
+ * the passes take it at the end of its external declaration (Parser.each),
+ * and then it goes back like any other.
  */
 #include "parse.h"
 
@@ -121,11 +124,19 @@ void external_done(Parser *p, Loc loc) {
       p->tags_defined[i]->ext = ext;
   }
   p->ntags_defined = 0;
+  if (p->keep_external && p->each) { /* streaming: its coroutines go now, then the tree */
+    for (Coroutine *co = *p->unsent; co; co = co->next)
+      p->each(co, p->each_ctx);
+    p->unsent = p->cos_tail;
+    p->keep_external = false;
+  }
   if (!p->keep_external) {
     for (int i = p->external_syms; i < scope_declared_count(); i++) {
       Sym *s = scope_declared(i);
+      /* (not one that a later one of the same name hides already: a
+         coroutine's name, declared by both parses; no name finds it) */
       bool wanted = (s->kind == SYM_FUNCTION || s->kind == SYM_TYPEDEF) && s->decl &&
-                    s->decl->kind == ND_INIT_DECL;
+                    s->decl->kind == ND_INIT_DECL && scope_lookup(s->name) == s;
       s->decl = wanted ? keep_declaration(s->decl) : NULL;
     }
     arena_release(&arena_tree, p->external_mark);

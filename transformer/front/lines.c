@@ -134,9 +134,10 @@ static void find_line_directives(Source *src) {
       while (*q && *q != '"' && *q != '\n')
         q += (*q == '\\' && q[1]) ? 2 : 1;
       if (*q == '"')
-        quoted = xstrndup(end, q + 1 - end);
+        quoted = memory_keep(xstrndup(end, q + 1 - end)); /* (the run's, not a region's) */
     }
-    src->line_dirs = xrealloc(src->line_dirs, sizeof *src->line_dirs * (src->nline_dirs + 1));
+    src->line_dirs =
+        memory_keep(xrealloc(src->line_dirs, sizeof *src->line_dirs * (src->nline_dirs + 1)));
     src->line_dirs[src->nline_dirs++] = (struct LineDirective){last_line, n, quoted};
   }
 }
@@ -184,7 +185,7 @@ int line_macro_number(int physical, int seen) {
       return macro_lines[i].number;
   if (seen <= 0)
     return 0;
-  macro_lines = xrealloc(macro_lines, sizeof *macro_lines * (nmacro_lines + 1));
+  macro_lines = memory_keep(xrealloc(macro_lines, sizeof *macro_lines * (nmacro_lines + 1)));
   macro_lines[nmacro_lines++] = (struct MacroLine){physical, seen};
   return seen;
 }

@@ -54,6 +54,11 @@ struct Parser {
   Sym **tags_defined;
   int ntags_defined, captags_defined;
   Coroutine **last_co; /* the coroutine found last */
+  /* the streaming run: each coroutine is handed to `each` at the end of its
+     external declaration, before its tree goes back (parse_source_each) */
+  void (*each)(Coroutine *co, void *ctx);
+  void *each_ctx;
+  Coroutine **unsent; /* ... the first not handed over yet is *unsent */
 };
 
 /* lexhook.c: the parser's code for a keyword token, 0 for any other word

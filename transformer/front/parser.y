@@ -26,6 +26,7 @@
  */
 %code requires {
 #include "front/parse.h"  /* the parser's state (Parser), and the C its actions call */
+#include "stream.h"       /* parse_source_each, the streaming run's parse */
 }
 
 %code provides {
@@ -971,9 +972,14 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
 /* }================================================================== */
 
 Coroutine *parse_source(Source *src) {
+  return parse_source_each(src, NULL, NULL);
+}
+
+Coroutine *parse_source_each(Source *src, void (*each)(Coroutine *co, void *ctx), void *ctx) {
   scope_reset();
-  Parser p = {.src = src, .toks = &src->expanded};
+  Parser p = {.src = src, .toks = &src->expanded, .each = each, .each_ctx = ctx};
   p.cos_tail = &p.cos;
+  p.unsent = &p.cos;
   p.external_mark = arena_mark(&arena_tree);
   yydebug = getenv("COROC_TRACE") != NULL;
   if (yyparse(&p) != 0)

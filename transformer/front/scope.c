@@ -87,7 +87,7 @@ Sym *scope_declare(SymKind kind, Token *tok, Node *decl, int specs) {
   ns->buckets[h] = s;
   if (ndeclared == capdeclared) {
     capdeclared = capdeclared ? capdeclared * 2 : 1024;
-    declared = xrealloc(declared, sizeof(Sym *) * capdeclared);
+    declared = memory_keep(xrealloc(declared, sizeof(Sym *) * capdeclared));
   }
   declared[ndeclared++] = s;
   return s;

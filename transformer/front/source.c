@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "stream.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -506,25 +507,53 @@ Pos source_original_pos(Source *src, int index) {
  * Token notes
  * =================================================================== */
 
-/* Parallel to Source.original, made when the first note is set. */
+/* Parallel to Source.original, in chunks made when their first note is
+   set: the streaming run forgets those of the coroutines it has printed
+   (source_forget_notes). */
 typedef struct {
   Sym *sym;
   Node *hoisted;
   Node *literal;
 } Note;
 
-static const TokenList *noted; /* the user's own tokens */
-static Note *notes;
+enum { NOTE_CHUNK_BITS = 12, NOTE_CHUNK = 1 << NOTE_CHUNK_BITS };
 
+static const TokenList *noted; /* the user's own tokens */
+static Note **notes;           /* [index >> NOTE_CHUNK_BITS] a chunk, or NULL */
+static int nchunks;
+
+/* (What is made here lasts the run, not a region's: memory_keep.) */
 static Note *note_of(const Token *t, bool make) {
   if (!noted || t < noted->v || t > noted->v + noted->n)
     return NULL;
+  size_t i = t - noted->v, c = i >> NOTE_CHUNK_BITS;
   if (!notes) {
     if (!make)
       return NULL;
-    notes = xcalloc(noted->n + 1, sizeof *notes);
+    nchunks = (noted->n >> NOTE_CHUNK_BITS) + 1;
+    notes = memory_keep(xcalloc(nchunks, sizeof *notes));
   }
-  return &notes[t - noted->v];
+  if (!notes[c]) {
+    if (!make)
+      return NULL;
+    notes[c] = memory_keep(xcalloc(NOTE_CHUNK, sizeof(Note)));
+  }
+  return &notes[c][i & (NOTE_CHUNK - 1)];
+}
+
+void source_forget_notes(int below) {
+  for (int c = 0; notes && c < nchunks && (c + 1) << NOTE_CHUNK_BITS <= below; c++) {
+    xfree(notes[c]);
+    notes[c] = NULL;
+  }
+}
+
+static void forget_all_notes(void) {
+  for (int c = 0; notes && c < nchunks; c++)
+    xfree(notes[c]);
+  xfree(notes);
+  notes = NULL;
+  nchunks = 0;
 }
 
 Sym *token_sym(const Token *t) {
@@ -700,7 +729,6 @@ void source_release(void) {
     fclose(cpp->errs);
   }
   loading = NULL;
+  forget_all_notes();
   noted = NULL;
-  xfree(notes);
-  notes = NULL;
 }

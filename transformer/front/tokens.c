@@ -160,7 +160,7 @@ static Name *name_of(const char *text) {
 
 static void grow(void) {
   size_t ncap = cap ? cap * 2 : 1 << 14;
-  Name **nt = xcalloc(ncap, sizeof *nt);
+  Name **nt = memory_keep(xcalloc(ncap, sizeof *nt)); /* (the run's, not a region's) */
   for (size_t i = 0; i < cap; i++)
     if (table[i]) {
       size_t j = table[i]->hash & (ncap - 1);
@@ -230,7 +230,7 @@ unsigned file_number(const char *interned_name) {
       return i;
   if (nfiles == 1u << 15)
     fatal("more than %u files included", nfiles);
-  files = xrealloc(files, sizeof *files * (nfiles + 1));
+  files = memory_keep(xrealloc(files, sizeof *files * (nfiles + 1)));
   files[nfiles] = interned_name;
   return nfiles++;
 }

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "stream.h"
 #include "facts.h"
 
 static void emit_coroutine(Emitter *e, Coroutine *co) {
@@ -26,44 +27,73 @@ static void emit_coroutine(Emitter *e, Coroutine *co) {
   emit_stackless(e, co);
 }
 
+void emit_begin(EmitCursor *c, FILE *out, Source *src, const Options *opt, LineMarks *marks) {
+  *c = (EmitCursor){
+      .e = {
+          .out = out, .src = src, .opt = opt, .toks = &src->original, .mapped = 1, .marks = marks}};
+}
+
+/* The user's text from where the last coroutine ended to where co begins,
+   verbatim, and the #include of the runtime before the first coroutine. */
+static void text_before(EmitCursor *c, Coroutine *co) {
+  Emitter *e = &c->e;
+  Source *src = e->src;
+  Token *first = &src->original.v[co->first];
+  fwrite(src->raw + c->at, 1, first->offset - c->at, e->out);
+  for (size_t i = c->at; i < first->offset; i++)
+    e->mapped += src->text[i] == '\n';
+  if (src->has_line_directives)
+    e->mapped = 0, e->named = false; /* the user's own #line may have moved the count */
+  if (first->offset > 0 && src->text[first->offset - 1] != '\n') {
+    fputc('\n', e->out);
+    e->mapped = 0;
+  }
+  if (!c->included) {
+    emit_put(e, 0, "#include <coro.h>  /* added by coroc: the runtime of the coroutines below */");
+    c->included = true;
+  }
+}
+
+/* After co: where the user's text goes on, and the line it is. */
+static void after(EmitCursor *c, Coroutine *co) {
+  Emitter *e = &c->e;
+  Token *last = &e->src->original.v[co->last];
+  c->at = token_end(last);
+  if (e->opt->line_directives && c->at < e->src->len)
+    emit_line_directive(e, last->line);
+  e->mapped = last->line;
+}
+
+void emit_next(EmitCursor *c, Coroutine *co) {
+  text_before(c, co);
+  emit_coroutine(&c->e, co);
+  after(c, co);
+}
+
+void emit_end(EmitCursor *c) {
+  Source *src = c->e.src;
+  fwrite(src->raw + c->at, 1, src->len - c->at, c->e.out);
+}
+
 /* Copy the user's text between coroutines verbatim, and print each
    coroutine in its place; note the lines the writer begins in *marks, and
    where each definition's C is in facts (in order), if given. */
 static void print_output(FILE *out, Source *src, Coroutine *cos, const Options *opt,
                          LineMarks *marks, Facts *facts) {
-  Emitter e = {
-      .out = out, .src = src, .opt = opt, .toks = &src->original, .mapped = 1, .marks = marks};
-  size_t at = 0;
-  bool included = false;
+  EmitCursor c;
+  emit_begin(&c, out, src, opt, marks);
   int k = 0; /* the next definition's facts */
   for (Coroutine *co = cos; co; co = co->next) {
-    Token *first = &src->original.v[co->first], *last = &src->original.v[co->last];
-    fwrite(src->raw + at, 1, first->offset - at, out);
-    for (size_t i = at; i < first->offset; i++)
-      e.mapped += src->text[i] == '\n';
-    if (src->has_line_directives)
-      e.mapped = 0, e.named = false; /* the user's own #line may have moved the count */
-    if (first->offset > 0 && src->text[first->offset - 1] != '\n') {
-      fputc('\n', out);
-      e.mapped = 0;
-    }
-    if (!included) {
-      emit_put(&e, 0,
-               "#include <coro.h>  /* added by coroc: the runtime of the coroutines below */");
-      included = true;
-    }
+    text_before(&c, co);
     size_t from = facts ? memstream_tell(out) : 0; /* (emit_spans writes to a memstream) */
-    emit_coroutine(&e, co);
+    emit_coroutine(&c.e, co);
     if (facts && co->def && k < facts->n) {
       facts->v[k].c_from = from;
       facts->v[k++].c_to = memstream_tell(out);
     }
-    at = token_end(last);
-    if (opt->line_directives && at < src->len)
-      emit_line_directive(&e, last->line);
-    e.mapped = last->line;
+    after(&c, co);
   }
-  fwrite(src->raw + at, 1, src->len - at, out);
+  emit_end(&c);
 }
 
 void emit(FILE *out, Source *src, Coroutine *cos, const Options *opt) {

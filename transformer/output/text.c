@@ -172,7 +172,7 @@ void push_repl(Emitter *e, const Node *n, const char *text) {
   /* one table for the whole input, made once: every writer empties what it used */
   if (!e->repl_at) {
     if (!e->src->repl_at) {
-      e->src->repl_at = xcalloc(e->toks->n + 1, sizeof(int));
+      e->src->repl_at = memory_keep(xcalloc(e->toks->n + 1, sizeof(int))); /* (the run's) */
       for (int i = 0; i <= e->toks->n; i++)
         e->src->repl_at[i] = -1;
     }

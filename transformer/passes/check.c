@@ -19,17 +19,10 @@
  * Both backends run it, so they accept exactly the same programs.
  */
 #include "coroc.h"
+#include "stream.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* The coroutines the file defines, by name: hashed, since every await of
-   a coroutine looks its callee up (a list walk per await was 2 million
-   strcmp on a file of 3,000 coroutines). */
-typedef struct {
-  Coroutine **slot; /* open addressing; NULL or a definition */
-  size_t mask;      /* slots - 1, a power of two at least twice the definitions */
-} Definitions;
 
 typedef struct {
   Coroutine *co;     /* the coroutine being checked */
@@ -225,25 +218,59 @@ static Coroutine **definition_slot(const Definitions *d, const char *name) {
   return &d->slot[i];
 }
 
-/* The first definition of each name, in the order of the file. */
-static Definitions definitions_of(Coroutine *cos) {
-  size_t n = 0, size = 16;
-  for (Coroutine *co = cos; co; co = co->next)
-    n += co->def != NULL;
-  while (size < 2 * n)
-    size *= 2;
-  Definitions d = {xcalloc(size, sizeof(Coroutine *)), size - 1};
-  for (Coroutine *co = cos; co; co = co->next) {
-    Coroutine **slot = co->def ? definition_slot(&d, co->name) : NULL;
-    if (slot && !*slot)
-      *slot = co;
-  }
-  return d;
+/* Twice the slots, the definitions hashed again. (The table lasts the run:
+   memory_keep takes it out of the streaming run's region.) */
+static void definitions_grow(Definitions *d) {
+  size_t size = d->slot ? 2 * (d->mask + 1) : 16;
+  Definitions bigger = *d;
+  bigger.slot = memory_keep(xcalloc(size, sizeof(Coroutine *)));
+  bigger.mask = size - 1;
+  for (size_t i = 0; d->slot && i <= d->mask; i++)
+    if (d->slot[i])
+      *definition_slot(&bigger, d->slot[i]->name) = d->slot[i];
+  xfree(d->slot);
+  *d = bigger;
 }
 
-/* The definition of coroutine `name`, if the file has one. */
+void definitions_add(Definitions *d, Coroutine *co) {
+  if (!co->def)
+    return;
+  if (!d->slot || 2 * (d->n + 1) > d->mask + 1)
+    definitions_grow(d);
+  Coroutine **slot = definition_slot(d, co->name);
+  if (!*slot) { /* the first definition of a name is the one */
+    *slot = co;
+    d->n++;
+  }
+}
+
+void definitions_free(Definitions *d) {
+  xfree(d->slot);
+  xfree(d->missed);
+  *d = (Definitions){0};
+}
+
+bool definitions_missed(const Definitions *d, const char *name) {
+  for (int i = 0; i < d->nmissed; i++)
+    if (strcmp(d->missed[i], name) == 0)
+      return true;
+  return false;
+}
+
+/* The definition of coroutine `name`, if the file has one (so far). A name
+   not found is noted: the streaming run must know if its definition comes
+   later. */
 static Coroutine *find_definition(Checker *c, const char *name) {
-  return *definition_slot(c->defs, name);
+  Coroutine *found = *definition_slot(c->defs, name);
+  Definitions *d = c->defs;
+  if (!found && !definitions_missed(d, name)) {
+    if (d->nmissed == d->capmissed) {
+      d->capmissed = d->capmissed ? 2 * d->capmissed : 16;
+      d->missed = memory_keep(xrealloc(d->missed, sizeof(char *) * d->capmissed));
+    }
+    d->missed[d->nmissed++] = name;
+  }
+  return found;
 }
 
 /* Children inside their parent. `await child(...)` of a coroutine defined
@@ -673,22 +700,30 @@ static bool sole_awaits_pre(Node *n, void *ctx) {
 
 /* }================================================================== */
 
+void check_kind_of(Coroutine *co) {
+  co->is_generator = co->def && yields_values(co->def->body);
+  co->is_async = co->is_generator && awaits_any(co->def->body);
+}
+
+void check_coroutine(Source *src, Coroutine *co, Definitions *defs) {
+  if (!co->def)
+    return;
+  Checker c = {.co = co, .defs = defs, .src = src};
+  check_variadic(co);
+  mark_awaits(co->def->body);
+  visit(co->def->body, check_pre, check_post, &c);
+  check_kind(co);
+  check_no_include(&c);
+  visit(co->def->body, sole_awaits_pre, NULL, NULL);
+}
+
 void check(Source *src, Coroutine *cos) {
   for (Coroutine *co = cos; co; co = co->next) /* an await of a later one must know */
-    co->is_generator = co->def && yields_values(co->def->body);
+    check_kind_of(co);
+  Definitions defs = {0};
   for (Coroutine *co = cos; co; co = co->next)
-    co->is_async = co->is_generator && awaits_any(co->def->body);
-  Definitions defs = definitions_of(cos);
-  for (Coroutine *co = cos; co; co = co->next) {
-    if (!co->def)
-      continue;
-    Checker c = {.co = co, .defs = &defs, .src = src};
-    check_variadic(co);
-    mark_awaits(co->def->body);
-    visit(co->def->body, check_pre, check_post, &c);
-    check_kind(co);
-    check_no_include(&c);
-    visit(co->def->body, sole_awaits_pre, NULL, NULL);
-  }
-  xfree(defs.slot);
+    definitions_add(&defs, co);
+  for (Coroutine *co = cos; co; co = co->next)
+    check_coroutine(src, co, &defs);
+  definitions_free(&defs);
 }

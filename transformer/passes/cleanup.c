@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "stream.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -318,24 +319,27 @@ char *cleanup_at(int tok) {
    Stackful: any coroutine of the file with a cleanup makes every body that
    has one, and every body that awaits a child on its stack or is awaited
    so, unwind when freed: the child's suspension is the instance's. */
+void decide_cleanup(Coroutine *co, const Options *opt, bool any) {
+  if (!co->def)
+    return;
+  if (opt->backend == BACKEND_STACKFUL) {
+    co->runs_cleanups = any && (co->has_cleanup || co->awaited_inline || has_inline_children(co));
+    return;
+  }
+  co->runs_cleanups = false;
+  for (int k = 1; co->cleanup_calls && k <= co->nresume; k++)
+    co->runs_cleanups |= co->cleanup_calls[k] != NULL;
+  for (int i = 0; i < co->awaits.n; i++)
+    if (co->awaits.v[i]->inline_child && co->awaits.v[i]->inline_child->runs_cleanups)
+      co->runs_cleanups = true;
+}
+
 void decide_cleanups(Coroutine *cos, const Options *opt) {
   bool any = false;
   for (Coroutine *co = cos; co; co = co->next)
     any |= co->def && co->has_cleanup;
-  for (Coroutine *co = cos; co; co = co->next) {
-    if (!co->def)
-      continue;
-    if (opt->backend == BACKEND_STACKFUL) {
-      co->runs_cleanups = any && (co->has_cleanup || co->awaited_inline || has_inline_children(co));
-      continue;
-    }
-    co->runs_cleanups = false;
-    for (int k = 1; co->cleanup_calls && k <= co->nresume; k++)
-      co->runs_cleanups |= co->cleanup_calls[k] != NULL;
-    for (int i = 0; i < co->awaits.n; i++)
-      if (co->awaits.v[i]->inline_child && co->awaits.v[i]->inline_child->runs_cleanups)
-        co->runs_cleanups = true;
-  }
+  for (Coroutine *co = cos; co; co = co->next)
+    decide_cleanup(co, opt, any);
 }
 
 /* The resume point's awaits and yields, by number. */

@@ -25,6 +25,7 @@
  * outside the function, where no local exists.
  */
 #include "coroc.h"
+#include "stream.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -278,17 +279,20 @@ static void check_hoisted_types(Layout *l) {
 
 /* }================================================================== */
 
+void layout_frame(Source *src, Coroutine *co, const Options *opt) {
+  if (!co->def)
+    return;
+  Layout l = {.co = co, .src = src};
+  layout_params(&l);
+  visit(co->def->body, layout_pre, layout_post, &l);
+  note_cleanups(src, co);                /* cleanup.c: which locals have __attribute__((cleanup)) */
+  decide_frame(src, co, opt->hoist_all); /* live.c: only what must survive a suspension */
+  check_hoisted_types(&l);
+  check_field_types(&l);
+  xfree(l.names);
+}
+
 void layout_frames(Source *src, Coroutine *cos, const Options *opt) {
-  for (Coroutine *co = cos; co; co = co->next) {
-    if (!co->def)
-      continue;
-    Layout l = {.co = co, .src = src};
-    layout_params(&l);
-    visit(co->def->body, layout_pre, layout_post, &l);
-    note_cleanups(src, co); /* cleanup.c: which locals have __attribute__((cleanup)) */
-    decide_frame(src, co, opt->hoist_all); /* live.c: only what must survive a suspension */
-    check_hoisted_types(&l);
-    check_field_types(&l);
-    xfree(l.names);
-  }
+  for (Coroutine *co = cos; co; co = co->next)
+    layout_frame(src, co, opt);
 }

@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "stream.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -903,22 +904,31 @@ static void lower_stmt_kind(Emitter *e, Node *n) {
 
 /* }================================================================== */
 
+/* One stackless body as lines of C (its cleanups not yet decided). */
+static void lower_body(Source *src, Coroutine *co, const Options *opt) {
+  Emitter e = {
+      .src = src, .opt = opt, .toks = &src->original, .co = co, .indent = 1, .sink = &co->body};
+  cleanup_plan(src, co);
+  lower_items(&e, co->def->body);
+  put_cleanups(&e, e.toks->v[co->def->body->last].line, cleanup_scope_end(co->def->body));
+  cleanup_points(co);
+  drop_repl(&e, 0); /* the table of ranges is shared: leave it empty */
+  xfree(e.repl);
+}
+
 void lower(Source *src, Coroutine *cos, const Options *opt) {
   if (opt->backend != BACKEND_STACKLESS) {
     decide_cleanups(cos, opt);
     return; /* a stackful body stays as written (emit_stackful.c) */
   }
-  for (Coroutine *co = cos; co; co = co->next) {
-    if (!co->def)
-      continue;
-    Emitter e = {
-        .src = src, .opt = opt, .toks = &src->original, .co = co, .indent = 1, .sink = &co->body};
-    cleanup_plan(src, co);
-    lower_items(&e, co->def->body);
-    put_cleanups(&e, e.toks->v[co->def->body->last].line, cleanup_scope_end(co->def->body));
-    cleanup_points(co);
-    drop_repl(&e, 0); /* the table of ranges is shared: leave it empty */
-    xfree(e.repl);
-  }
+  for (Coroutine *co = cos; co; co = co->next)
+    if (co->def)
+      lower_body(src, co, opt);
   decide_cleanups(cos, opt);
+}
+
+void lower_coroutine(Source *src, Coroutine *co, const Options *opt, bool any_cleanup) {
+  if (co->def && opt->backend == BACKEND_STACKLESS)
+    lower_body(src, co, opt);
+  decide_cleanup(co, opt, any_cleanup);
 }

@@ -50,6 +50,20 @@ void diag_remove_on_error(const char *path) {
 
 jmp_buf *diag_escape;
 
+/* The streaming run's escape (diag_hold): an error goes there, unsaid. */
+static jmp_buf *held;
+
+void diag_hold(jmp_buf *to) {
+  held = to;
+}
+
+/* Held: the streaming run gives up quietly and runs again whole, which
+   says the error as a run of the whole file says it (stream.c). */
+static void give_up_if_held(void) {
+  if (held)
+    longjmp(*held, 1);
+}
+
 static _Noreturn void die(void) {
   for (int i = 0; i < nremove; i++)
     unlink(remove_paths[i]);
@@ -141,6 +155,7 @@ static void vreport(Pos pos, const char *fmt, va_list ap) {
 }
 
 void error_at(Pos pos, const char *fmt, ...) {
+  give_up_if_held();
   settle();
   va_list ap;
   va_start(ap, fmt);
@@ -150,6 +165,7 @@ void error_at(Pos pos, const char *fmt, ...) {
 }
 
 void fatal(const char *fmt, ...) {
+  give_up_if_held();
   settle();
   va_list ap;
   va_start(ap, fmt);
@@ -165,6 +181,7 @@ void fatal(const char *fmt, ...) {
 }
 
 void internal_error_at(const char *file, int line, const char *fmt, ...) {
+  give_up_if_held();
   va_list ap;
   va_start(ap, fmt);
   if (sink) {
@@ -184,7 +201,14 @@ void internal_error_at(const char *file, int line, const char *fmt, ...) {
 /* The files known to diagnostics, the files to remove and what to do
    before an error belong to one run. */
 void diag_release(void) {
-  nknown = 0;
+  diag_restart();
   nremove = 0;
+}
+
+/* The same but the files to remove: for the run again whole after a
+   streaming run gave up, whose output file is still being written. */
+void diag_restart(void) {
+  nknown = 0;
   before_error = NULL;
+  held = NULL;
 }

@@ -125,17 +125,21 @@ void *xcalloc(size_t n, size_t size) {
   return track(b);
 }
 
+/* A block grown keeps its place in the list: the list stays in the order
+   the blocks were first taken, which a region (below) counts on. */
 void *xrealloc(void *p, size_t size) {
   if (size > SIZE_MAX - sizeof(Block))
     fatal("out of memory");
-  Block *old = p ? untrack(p) : NULL;
+  if (!p)
+    return xcalloc(1, size);
+  Block *old = (Block *)p - 1, *prev = old->link.prev, *next = old->link.next;
   Block *b = realloc(old, sizeof(Block) + (size ? size : 1));
-  if (!b) {
-    if (old)
-      track(old);
+  if (!b)
     fatal("out of memory");
-  }
-  return track(b);
+  b->link.prev = prev;
+  b->link.next = next;
+  prev->link.next = next->link.prev = b;
+  return b + 1;
 }
 
 void xfree(void *p) {
@@ -143,14 +147,63 @@ void xfree(void *p) {
     free(untrack(p));
 }
 
-/* Every block and arena, as at the start of the process. */
-void memory_release(void) {
+/* A region: the blocks taken from memory_region_begin on, given back by
+   memory_region_end. The streaming run (stream.c) opens one around each
+   coroutine's passes and printing, so that what they took goes back before
+   the next one. A mark in the list stands where the region began: the
+   blocks in front of it are the region's, whatever was freed meanwhile. A
+   module that makes its lasting state in a region (a table made when first
+   needed) moves it behind the mark with memory_keep. */
+static Block region_mark = {.link = {&region_mark, &region_mark}};
+
+static bool region_open(void) {
+  return region_mark.link.next != &region_mark;
+}
+
+void memory_region_begin(void) {
+  if (region_open())
+    internal_error("a memory region is open already");
+  track(&region_mark);
+}
+
+void memory_region_end(void) {
+  if (!region_open())
+    return;
+  while (heap.link.next != &region_mark)
+    free(untrack(heap.link.next + 1));
+  untrack(&region_mark + 1);
+  region_mark.link.prev = region_mark.link.next = &region_mark;
+}
+
+/* Move the block to the far end of the list, behind any region's mark. */
+void *memory_keep(void *p) {
+  if (!p || !region_open())
+    return p;
+  Block *b = untrack(p);
+  b->link.next = &heap;
+  b->link.prev = heap.link.prev;
+  heap.link.prev->link.next = b;
+  heap.link.prev = b;
+  return p;
+}
+
+/* Both arenas, as at the start of the process (the heap is left as it is). */
+void memory_release_arenas(void) {
   Arena *arenas[] = {&arena_tree, &arena_perm};
   for (int i = 0; i < 2; i++) {
     arena_release(arenas[i], (ArenaMark){0});
     free(arenas[i]->spare);
     arenas[i]->spare = NULL;
   }
+}
+
+/* Every block and arena, as at the start of the process. */
+void memory_release(void) {
+  if (region_open()) { /* (an error ended the region's work) */
+    untrack(&region_mark + 1);
+    region_mark.link.prev = region_mark.link.next = &region_mark;
+  }
+  memory_release_arenas();
   while (heap.link.next != &heap)
     free(untrack(heap.link.next + 1));
 }

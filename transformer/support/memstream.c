@@ -75,7 +75,7 @@ static int stream_close(void *cookie) {
 }
 
 static MemStream *open_stream(void) {
-  MemStream *m = xcalloc(1, sizeof *m);
+  MemStream *m = memory_keep(xcalloc(1, sizeof *m)); /* kept for the next (memstream_close) */
   m->file =
       fopencookie(m, "w", (cookie_io_functions_t){.write = stream_write, .close = stream_close});
   if (!m->file)

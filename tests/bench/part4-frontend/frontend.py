@@ -64,6 +64,7 @@ COC_COROUTINES = 3000
 # coroc's targets for its front end (docs/benchmarks.md, part 4).
 TARGET_TIME_VS_GCC = 0.25         # coroc's own CPU time / gcc -fsyntax-only's, on the C input
 TARGET_RSS_PER_BYTE = 15.0        # coroc's own peak RSS / input bytes, on the C input
+TARGET_COC_RSS_PER_BYTE = 15.0    # the same on large.coc (its output alone is about 19)
 TARGET_COC_LINES_PER_S = 150000   # coroc on large.coc, each backend
 
 
@@ -876,6 +877,10 @@ def print_targets(c_name, c_runs, c_size, coc_runs, coc_size):
     print(f"target: peak RSS <= {TARGET_RSS_PER_BYTE:.0f} bytes per input byte (coroc's own process, {c_name}): "
           f"{rss[OWN]:.1f}  {verdict(rss[OWN] <= TARGET_RSS_PER_BYTE)}  (with its cc1: {rss['coroc']:.1f}; "
           f"the preprocessor alone: {rss[CPP_CALL]:.1f})")
+    coc_rss = median_of(coc_runs, OWN, RSS) / coc_size[1]
+    print(f"target: peak RSS <= {TARGET_COC_RSS_PER_BYTE:.0f} bytes per input byte (coroc's own process, stackless, "
+          f"large.coc): {coc_rss:.1f}  {verdict(coc_rss <= TARGET_COC_RSS_PER_BYTE)}  (with its cc1: "
+          f"{median_of(coc_runs, 'coroc (stackless)', RSS) / coc_size[1]:.1f})")
     for name in coc_runs:
         if name.startswith("coroc") and name != OWN:
             rate = coc_size[0] / median_of(coc_runs, name, WALL)

@@ -1,0 +1,65 @@
+/* stream.h: the pieces of the pipeline that the streaming run (stream.c)
+ * takes a coroutine at a time, beside coroc.h's, which take the whole file.
+ *
+ * The streaming run prints each coroutine as soon as the file parse has
+ * read it, and gives its memory back before the next (docs/design.md, "The
+ * streaming run"). Each phase gives it the same work on one coroutine as on
+ * the list, in the file's order: the whole-file entries of coroc.h are
+ * these in a loop, so both runs print the same C.
+ */
+#ifndef COROC_STREAM_H
+#define COROC_STREAM_H
+
+#include "coroc.h"
+
+/* front/parser.y: parse_source, each coroutine handed to `each` (with ctx)
+   once the file parse has read its external declaration, whose tree then
+   goes back to the arena as a plain function's does. */
+Coroutine *parse_source_each(Source *src, void (*each)(Coroutine *co, void *ctx), void *ctx);
+
+/* front/source.c: the notes of the tokens before index `below` are not
+   asked again (their coroutines are printed): their memory goes back. */
+void source_forget_notes(int below);
+
+/* passes/check.c: what kind a coroutine is (is_generator, is_async); then,
+   once it is in the table of definitions, its body checked against the
+   definitions met so far. */
+typedef struct {
+  Coroutine **slot; /* open addressing: NULL or the first definition of a name */
+  size_t mask;      /* slots - 1, a power of two at least twice the definitions */
+  size_t n;         /* the definitions */
+  /* the names of coroutines awaited where the table had no definition of them */
+  const char **missed;
+  int nmissed, capmissed;
+} Definitions;
+void check_kind_of(Coroutine *co);
+void definitions_add(Definitions *d, Coroutine *co); /* a definition (a prototype is not) */
+bool definitions_missed(const Definitions *d, const char *name);
+void definitions_free(Definitions *d);
+void check_coroutine(Source *src, Coroutine *co, Definitions *defs);
+
+/* passes/frame.c, lower.c, cleanup.c: layout_frames, lower and
+   decide_cleanups of one coroutine; `any_cleanup`: whether the file has a
+   coroutine with a cleanup (which decides the stackful backend's). */
+void layout_frame(Source *src, Coroutine *co, const Options *opt);
+void lower_coroutine(Source *src, Coroutine *co, const Options *opt, bool any_cleanup);
+void decide_cleanup(Coroutine *co, const Options *opt, bool any_cleanup);
+
+/* output/emit.c: printing begun, then each coroutine with the user's text
+   before it, then the text after the last (emit() is these in a loop). */
+typedef struct {
+  Emitter e;     /* the writer, from one coroutine to the next */
+  size_t at;     /* the user's text is printed up to this offset */
+  bool included; /* the #include of the runtime is printed */
+} EmitCursor;
+void emit_begin(EmitCursor *c, FILE *out, Source *src, const Options *opt, LineMarks *marks);
+void emit_next(EmitCursor *c, Coroutine *co);
+void emit_end(EmitCursor *c);
+
+/* stream.c: the file parsed, each coroutine checked, laid out, lowered and
+   printed to out as soon as it is read, its memory given back before the
+   next one; on an error or what only the whole file decides, a longjmp to
+   *give_up (run.c then runs the file whole). */
+void stream_source(Source *src, const Options *opt, FILE *out, jmp_buf *give_up);
+
+#endif
