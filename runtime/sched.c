@@ -48,6 +48,7 @@ _Thread_local coro_t *coro_current_task;
 
 static void host_wake(struct sched *s);
 static void host_settle(struct sched *s);
+static int64_t sources_deadline(struct sched *s, uint64_t now);
 
 /* {==================================================================
  * The ready queue
@@ -557,11 +558,14 @@ static __attribute__((noinline, cold)) void host_wake(struct sched *s) {
 }
 
 /* The loop returns to the host: the eventfd holds a count exactly while
-   tasks are ready, and the next task made ready on an empty queue writes it. */
+   tasks are ready or a deadline is due (a task ran past it: the clock,
+   set only when the loop computes its wait, may not ring for it), and the
+   next task made ready on an empty queue writes it. */
 static void host_settle(struct sched *s) {
-  if (s->head && !s->wake_set)
+  bool work = s->head || sources_deadline(s, coro_sched_now_ns()) == 0;
+  if (work && !s->wake_set)
     wake_write(s);
-  else if (!s->head && s->wake_set)
+  else if (!work && s->wake_set)
     wake_clear(s);
   s->wake_arm = !s->wake_set;
 }

@@ -263,8 +263,15 @@ static int64_t timers_timeout(uint64_t now) {
   if (!timers.n)
     return -1;
   uint64_t d = timers.v[0]->deadline_ns, day = 86400 * UINT64_C(1000000000);
+  if (d <= now && now < late_until_ns) {
+    /* held back (a fault): the clock rings when the hold ends, so that a
+       host watching the descriptor alone (coro_sched_fd) is woken then */
+    if (clock_set(late_until_ns))
+      return -1;
+    return (int64_t)(late_until_ns - now);
+  }
   if (d <= now)
-    return now < late_until_ns ? (int64_t)(late_until_ns - now) : 0; /* (late: a fault) */
+    return 0;
   if (clock_set(d))
     return -1;
   return (int64_t)(d - now > day ? day : d - now);
