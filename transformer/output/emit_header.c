@@ -449,7 +449,8 @@ static void print_header(Header *h, FILE *out) {
   int nsaved = 0;
   for (int i = 0; i < h->nmacros; i++)
     saved[nsaved++] = h->macros[i].name;
-  qsort(h->macros, h->nmacros, sizeof *h->macros, by_definition);
+  if (h->nmacros > 1) /* (qsort of a null array, none at all, is undefined: UBSan says so) */
+    qsort(h->macros, h->nmacros, sizeof *h->macros, by_definition);
   if (nsaved)
     xfprintf(out, "\n/* the macros of %s that the frames name, for them alone */\n",
              base_name(h->src->name));
