@@ -13,6 +13,11 @@
 #include "stream.h"
 #include "facts.h"
 
+/* The version of what this output asks of <coro.h>: CORO_GENERATED_VERSION
+   of runtime/include/coro/gen.h, which says when it goes up (the two are
+   checked to agree: tests/test_golden.py). */
+#define COROC_GENERATED_VERSION 2
+
 static void emit_coroutine(Emitter *e, Coroutine *co) {
   e->co = co;
   if (co->is_prototype) {
@@ -50,6 +55,8 @@ static void text_before(EmitCursor *c, Coroutine *co) {
   }
   if (!c->included) {
     emit_put(e, 0, "#include <coro.h>  /* added by coroc: the runtime of the coroutines below */");
+    emit_put(e, 0, "CORO_GENERATED_FOR(%d);  /* with another coroc's <coro.h>: an error here */",
+             COROC_GENERATED_VERSION);
     c->included = true;
   }
 }
