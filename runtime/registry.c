@@ -405,21 +405,71 @@ void coro_instance_free(coro_t *c) {
 }
 
 /* A fresh frame reads as zeros, so a bug that reads a local before the body
-   set it is repeatable rather than random. Here, beside the slabs, so that
-   the compiler makes the whole of a small frame's making one function: no
-   call on the way to a slot. (Its freeing, coro_free, is the life cycle's:
-   coro.c, which ends in coro_instance_free.) */
-coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out),
-                       enum coro_kind kind) {
-  coro_t *c = coro_instance_alloc(size, align);
-  if (!c)
-    coro_fatal("coro_frame_new", "out of memory for a frame of %zu bytes", size);
+   set it is repeatable rather than random. Zeroed here word by word: a
+   frame is a few words (its size a multiple of 8, since its header holds a
+   pointer), for which memset's call and its choice of method cost more
+   than the stores (the empty asm keeps the compiler from making the loop
+   that call again). */
+static void frame_zero(coro_t *c, size_t size) {
+  uint64_t *w = (uint64_t *)c;
+  for (size_t i = 0; i < size / sizeof *w; i++) {
+    w[i] = 0;
+    __asm__("" ::: "memory");
+  }
+}
+
+/* A frame from a free slot of a slab with room, when there is one: the
+   common case of a life that frees what the last one took (docs/benchmarks.md,
+   part 9), with nothing on the way but the slot's list and the counts.
+   Everything else (a new slab, a carved slot, malloc, the thread's
+   allocator) takes coro_instance_alloc. */
+static coro_t *frame_from_free_slot(size_t size, size_t align) {
+  struct coro_registry *r = tls_registry;
+  if (__builtin_expect(!r || size > SLOT_MAX || align > SLOT_STEP || r->plain || r->allocator.alloc,
+                       0))
+    return NULL;
+  struct coro_slab *s = r->room[(size - 1) / SLOT_STEP];
+  if (!s || !s->free)
+    return NULL;
+  coro_t *c = s->free;
+  s->free = *(void **)((char *)c + sizeof(void *));
+  if (++s->used == s->capacity)
+    room_remove(r, s); /* full: the next instance looks elsewhere */
+  frame_zero(c, size);
+  c->home = CORO_HOME_SLAB;
+  return c;
+}
+
+/* Here, beside the slabs, so that the compiler makes the whole of a small
+   frame's making one function: no call on the way to a slot. (Its freeing,
+   coro_free, is the life cycle's: coro.c, which ends in
+   coro_instance_free.) */
+static coro_t *frame_made(coro_t *c, bool (*resume)(coro_t *c, void *out), enum coro_kind kind) {
   c->resume = resume;
   c->kind = (unsigned char)kind;
   c->status = CORO_CREATED;
-  if (__builtin_expect(coro_trace_active, 0) && !(kind & CORO_STACKFUL))
+  return c;
+}
+
+/* The rest of coro_frame_new, out of its way: a slot that is not free yet,
+   malloc, the thread's allocator; and a trace's record. */
+static __attribute__((noinline)) coro_t *frame_new_slow(size_t size, size_t align,
+                                                        bool (*resume)(coro_t *c, void *out),
+                                                        enum coro_kind kind, coro_t *c) {
+  if (!c && !(c = coro_instance_alloc(size, align)))
+    coro_fatal("coro_frame_new", "out of memory for a frame of %zu bytes", size);
+  frame_made(c, resume, kind);
+  if (coro_trace_active && !(kind & CORO_STACKFUL))
     coro_trace_create(c); /* (a stackful one once its entry is set: stackful.c) */
   return c;
+}
+
+coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out),
+                       enum coro_kind kind) {
+  coro_t *c = frame_from_free_slot(size, align);
+  if (__builtin_expect(!c || coro_trace_active, 0))
+    return frame_new_slow(size, align, resume, kind, c);
+  return frame_made(c, resume, kind);
 }
 
 _Static_assert(sizeof(struct coro_live) % 16 == 0, "coro_live keeps the instance 16-byte aligned");

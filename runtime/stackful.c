@@ -352,7 +352,9 @@ static void stackful_main(void *arg) {
   for (;;) {
     tool_switched_in(s, 1);
     s->entry(as_coro(s));
-    as_coro(s)->status = CORO_DONE; /* coro_next answers false: no more values */
+    /* coro_next answers false: no more values (one word, as a yield stores
+       it, so that coro_next's load of it is forwarded from this store) */
+    coro_set_state(as_coro(s), as_coro(s)->resume_point, CORO_DONE);
     tool_switch_out(s, 1);
 #if defined(STACKFUL_INLINE_SWITCH) && defined(CORO_INLINE_SWITCH)
     /* as a yield switches (coro/gen.h): what lives across it is saved by the

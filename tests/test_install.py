@@ -161,7 +161,7 @@ def test_installed_files(installed):
     inst = installed
     assert inst.coroc.is_file() and os.access(inst.coroc, os.X_OK)
     # the API, the generated code's, which it includes, and gen.h's switch of x86_64
-    for header in ["coro.h", "coro/gen.h", "coro/switch_x86_64.h"]:
+    for header in ["coro.h", "coro/gen.h", "coro/agen.h", "coro/switch_x86_64.h"]:
         assert (inst.includedir / header).read_text() == \
             (SOURCE_DIR / "runtime" / "include" / header).read_text(), header
     assert (inst.libdir / "libcoro.a").is_file()
