@@ -44,6 +44,15 @@ bool coro_next_refused(coro_t *gen) {
              (void *)gen);
 }
 
+/* The same refusals for an instance given as its frame (coro/gen.h), by the
+   name of its generator. */
+void coro_refused_in(const char *what, const char *generator) {
+  if (strcmp(what, "coro_free") == 0)
+    coro_fatal(what, "an instance of %s is running; it cannot free itself", generator);
+  coro_fatal(what, "an instance of %s is already running (a generator cannot resume itself)",
+             generator);
+}
+
 /* coro_next of an instance that failed its test (coro_next_open): running
    or done, or any instance while a trace is recorded, whose resume is
    recorded around it here, the body untouched. A stackful instance is

@@ -858,8 +858,11 @@ typedef struct {
   int open_blocks;
   int nselects;       /* lowering: coro_sel_N numbers used so far */
   bool continue_used; /* lowering: a `goto continue_label` was printed */
-  int nnext_by_name;  /* printing: the generators whose coro_next_of_NAME wraps coro_next so far */
-  LineMarks *marks;   /* printing for --html: each line begun is noted here; NULL: not */
+  /* printing: the generators whose coro_next_of_NAME wraps coro_next so far, the last of them
+     (NULL: none), and those whose frame coro_next and coro_free take (emit_frame_dispatch) */
+  int nnext_by_name, nframes_by_type;
+  const char *next_by_name_last;
+  LineMarks *marks; /* printing for --html: each line begun is noted here; NULL: not */
 } Emitter;
 
 /* One line of output that stands for .coc line `line` (0: none in particular). */
@@ -898,6 +901,7 @@ const char *emit_in_linkage(Emitter *e, Coroutine *co);
 /* The kind of its instances (enum coro_kind): "CORO_TASK | CORO_CLEANUP", say. */
 const char *emit_kind_of(const Coroutine *co);
 void emit_in_declaration(Emitter *e, Coroutine *co); /* ... and, when external, its prototype */
+void emit_frame_dispatch(Emitter *e, Coroutine *co); /* coro_next(&frame, ...), coro_free(&frame) */
 
 /* output/text.c: how a range of tokens is printed */
 typedef struct {

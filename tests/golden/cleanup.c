@@ -14,7 +14,7 @@ static void done(int *n) {
 }
 
 #include <coro.h>  /* added by coroc: the runtime of the coroutines below */
-CORO_GENERATED_FOR(2);  /* with another coroc's <coro.h>: an error here */
+CORO_GENERATED_FOR(3);  /* with another coroc's <coro.h>: an error here */
 /* coroutine words (cleanup.coc:16), lowered by coroc into a state machine */
 #line 16 "cleanup.coc"
 typedef char *coro_value_words;
@@ -137,8 +137,25 @@ static inline __attribute__((unused)) bool coro_next_of_words(coro_t *coro_g, vo
 #line 16
   return coro_next(coro_g, coro_o);  /* another's: the one before */
 }
+/* coro_next(&frame, &v) and coro_free(&frame) of a CORO_FRAME(words): the compiler sees the whole life of an instance in a local */
+#line 16
+static inline __attribute__((unused)) bool coro_next_in_words(struct coro_frame_words *coro_f, void *coro_o) {
+#line 16
+  coro_t *coro_g = &coro_f->coro_base;
+#line 16
+  return __builtin_expect(coro_g->status < CORO_RUNNING, 1) ? coro_resume_words(coro_g, coro_o) : coro_next_refused_in(coro_g, "words");
+}
+#line 16
+static inline __attribute__((unused)) void coro_free_in_words(struct coro_frame_words *coro_f) {
+#line 16
+  coro_free_inline(&coro_f->coro_base);  /* its cleanups, if suspended */
+}
+#define CORO_NEXT_FRAMES_1 struct coro_frame_words *: coro_next_in_words,
+#define CORO_FREE_FRAMES_1 struct coro_frame_words *: coro_free_in_words,
 #undef coro_next
-#define coro_next(gen, out) coro_next_of_words(gen, out)  /* from here on */
+#define coro_next(gen, out) _Generic((gen), CORO_NEXT_FRAMES_1 default: coro_next_of_words)(gen, out)  /* from here on */
+#undef coro_free
+#define coro_free(c) _Generic((c), CORO_FREE_FRAMES_1 default: coro_free_inline)(c)  /* from here on */
 #line 27
 
 

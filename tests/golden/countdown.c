@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include <coro.h>  /* added by coroc: the runtime of the coroutines below */
-CORO_GENERATED_FOR(2);  /* with another coroc's <coro.h>: an error here */
+CORO_GENERATED_FOR(3);  /* with another coroc's <coro.h>: an error here */
 /* coroutine countdown (countdown.coc:4), lowered by coroc into a state machine */
 #line 4 "countdown.coc"
 typedef int coro_value_countdown;
@@ -73,8 +73,25 @@ static inline __attribute__((unused)) bool coro_next_of_countdown(coro_t *coro_g
 #line 4
   return coro_next(coro_g, coro_o);  /* another's: the one before */
 }
+/* coro_next(&frame, &v) and coro_free(&frame) of a CORO_FRAME(countdown): the compiler sees the whole life of an instance in a local */
+#line 4
+static inline __attribute__((unused)) bool coro_next_in_countdown(struct coro_frame_countdown *coro_f, void *coro_o) {
+#line 4
+  coro_t *coro_g = &coro_f->coro_base;
+#line 4
+  return __builtin_expect(coro_g->status < CORO_RUNNING, 1) ? coro_resume_countdown(coro_g, coro_o) : coro_next_refused_in(coro_g, "countdown");
+}
+#line 4
+static inline __attribute__((unused)) void coro_free_in_countdown(struct coro_frame_countdown *coro_f) {
+#line 4
+  coro_free_refused_in(&coro_f->coro_base, "countdown");  /* nothing to give back */
+}
+#define CORO_NEXT_FRAMES_1 struct coro_frame_countdown *: coro_next_in_countdown,
+#define CORO_FREE_FRAMES_1 struct coro_frame_countdown *: coro_free_in_countdown,
 #undef coro_next
-#define coro_next(gen, out) coro_next_of_countdown(gen, out)  /* from here on */
+#define coro_next(gen, out) _Generic((gen), CORO_NEXT_FRAMES_1 default: coro_next_of_countdown)(gen, out)  /* from here on */
+#undef coro_free
+#define coro_free(c) _Generic((c), CORO_FREE_FRAMES_1 default: coro_free_inline)(c)  /* from here on */
 #line 7
 
 

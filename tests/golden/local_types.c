@@ -5,7 +5,7 @@
 struct point { int x, y; };
 
 #include <coro.h>  /* added by coroc: the runtime of the coroutines below */
-CORO_GENERATED_FOR(2);  /* with another coroc's <coro.h>: an error here */
+CORO_GENERATED_FOR(3);  /* with another coroc's <coro.h>: an error here */
 /* coroutine walk (local_types.coc:7), lowered by coroc into a state machine */
 #line 7 "local_types.coc"
 typedef int coro_value_walk;
@@ -96,8 +96,25 @@ static inline __attribute__((unused)) bool coro_next_of_walk(coro_t *coro_g, voi
 #line 7
   return coro_next(coro_g, coro_o);  /* another's: the one before */
 }
+/* coro_next(&frame, &v) and coro_free(&frame) of a CORO_FRAME(walk): the compiler sees the whole life of an instance in a local */
+#line 7
+static inline __attribute__((unused)) bool coro_next_in_walk(struct coro_frame_walk *coro_f, void *coro_o) {
+#line 7
+  coro_t *coro_g = &coro_f->coro_base;
+#line 7
+  return __builtin_expect(coro_g->status < CORO_RUNNING, 1) ? coro_resume_walk(coro_g, coro_o) : coro_next_refused_in(coro_g, "walk");
+}
+#line 7
+static inline __attribute__((unused)) void coro_free_in_walk(struct coro_frame_walk *coro_f) {
+#line 7
+  coro_free_refused_in(&coro_f->coro_base, "walk");  /* nothing to give back */
+}
+#define CORO_NEXT_FRAMES_1 struct coro_frame_walk *: coro_next_in_walk,
+#define CORO_FREE_FRAMES_1 struct coro_frame_walk *: coro_free_in_walk,
 #undef coro_next
-#define coro_next(gen, out) coro_next_of_walk(gen, out)  /* from here on */
+#define coro_next(gen, out) _Generic((gen), CORO_NEXT_FRAMES_1 default: coro_next_of_walk)(gen, out)  /* from here on */
+#undef coro_free
+#define coro_free(c) _Generic((c), CORO_FREE_FRAMES_1 default: coro_free_inline)(c)  /* from here on */
 #line 18
 
 

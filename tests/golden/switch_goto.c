@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include <coro.h>  /* added by coroc: the runtime of the coroutines below */
-CORO_GENERATED_FOR(2);  /* with another coroc's <coro.h>: an error here */
+CORO_GENERATED_FOR(3);  /* with another coroc's <coro.h>: an error here */
 /* coroutine tokens (switch_goto.coc:5), lowered by coroc into a state machine */
 #line 5 "switch_goto.coc"
 typedef int coro_value_tokens;
@@ -88,8 +88,25 @@ static inline __attribute__((unused)) bool coro_next_of_tokens(coro_t *coro_g, v
 #line 5
   return coro_next(coro_g, coro_o);  /* another's: the one before */
 }
+/* coro_next(&frame, &v) and coro_free(&frame) of a CORO_FRAME(tokens): the compiler sees the whole life of an instance in a local */
+#line 5
+static inline __attribute__((unused)) bool coro_next_in_tokens(struct coro_frame_tokens *coro_f, void *coro_o) {
+#line 5
+  coro_t *coro_g = &coro_f->coro_base;
+#line 5
+  return __builtin_expect(coro_g->status < CORO_RUNNING, 1) ? coro_resume_tokens(coro_g, coro_o) : coro_next_refused_in(coro_g, "tokens");
+}
+#line 5
+static inline __attribute__((unused)) void coro_free_in_tokens(struct coro_frame_tokens *coro_f) {
+#line 5
+  coro_free_refused_in(&coro_f->coro_base, "tokens");  /* nothing to give back */
+}
+#define CORO_NEXT_FRAMES_1 struct coro_frame_tokens *: coro_next_in_tokens,
+#define CORO_FREE_FRAMES_1 struct coro_frame_tokens *: coro_free_in_tokens,
 #undef coro_next
-#define coro_next(gen, out) coro_next_of_tokens(gen, out)  /* from here on */
+#define coro_next(gen, out) _Generic((gen), CORO_NEXT_FRAMES_1 default: coro_next_of_tokens)(gen, out)  /* from here on */
+#undef coro_free
+#define coro_free(c) _Generic((c), CORO_FREE_FRAMES_1 default: coro_free_inline)(c)  /* from here on */
 #line 21
 
 

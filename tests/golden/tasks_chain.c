@@ -2,7 +2,7 @@
 #include <coro.h>
 
 #include <coro.h>  /* added by coroc: the runtime of the coroutines below */
-CORO_GENERATED_FOR(2);  /* with another coroc's <coro.h>: an error here */
+CORO_GENERATED_FOR(3);  /* with another coroc's <coro.h>: an error here */
 #line 4 "tasks_chain.coc"
 typedef int coro_value_child;
 #line 4

@@ -50,6 +50,38 @@ void emit_in_declaration(Emitter *e, Coroutine *co) {
   }
 }
 
+/* From here to the end of the file, coro_next and coro_free take a
+   generator's frame itself too (`coro_next(&frame, &v)`, `coro_free(&frame)`,
+   frame a CORO_FRAME(NAME)): by the type of what they are given, they call
+   this generator's coro_next_in_NAME and coro_free_in_NAME (each backend
+   prints its own, just before), another generator's of the file, or for any
+   other type (coro_t * among them) what they called before. Chosen at
+   compile time, so that no instance of another generator, nor the trace,
+   has a way to this one on the path: the compiler can keep an instance in a
+   local in registers (docs/abi.md, "The frame itself"). The lists of types
+   grow one macro a generator (CORO_NEXT_FRAMES_N), not one line each. */
+void emit_frame_dispatch(Emitter *e, Coroutine *co) {
+  int n = ++e->nframes_by_type;
+  const char *before_next = n > 1 ? format("CORO_NEXT_FRAMES_%d ", n - 1) : "";
+  const char *before_free = n > 1 ? format("CORO_FREE_FRAMES_%d ", n - 1) : "";
+  emit_put(e, 0, "#define CORO_NEXT_FRAMES_%d %sstruct coro_frame_%s *: coro_next_in_%s,", n,
+           before_next, co->name, co->name);
+  emit_put(e, 0, "#define CORO_FREE_FRAMES_%d %sstruct coro_frame_%s *: coro_free_in_%s,", n,
+           before_free, co->name, co->name);
+  const char *next =
+      e->next_by_name_last ? format("coro_next_of_%s", e->next_by_name_last) : "coro_next";
+  emit_put(e, 0, "#undef coro_next");
+  emit_put(e, 0,
+           "#define coro_next(gen, out) _Generic((gen), CORO_NEXT_FRAMES_%d default: %s)(gen, out)"
+           "  /* from here on */",
+           n, next);
+  emit_put(e, 0, "#undef coro_free");
+  emit_put(e, 0,
+           "#define coro_free(c) _Generic((c), CORO_FREE_FRAMES_%d default: coro_free_inline)(c)"
+           "  /* from here on */",
+           n);
+}
+
 /* "int n, char *s" of `(int n, char *s)`; "" of `(void)` and `()`. */
 char *emit_param_list(Emitter *e, Coroutine *co) {
   Node *f = co->declarator->kids.v[0];

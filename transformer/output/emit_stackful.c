@@ -188,6 +188,7 @@ static char *body_params(Emitter *e, Coroutine *co) {
 
 static void emit_creation_body(Emitter *e, Coroutine *co, NodeList *params, bool value,
                                bool in_storage);
+static void emit_by_frame(Emitter *e, Coroutine *co);
 
 /* Its value type and the struct of its arguments (also in the header:
    emit_header.c, since the storage holds them). */
@@ -318,6 +319,28 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   emit_put(e, at, "%scoro_t *coro_in_%s(struct coro_frame_%s *coro_f%s%s) {",
            emit_in_linkage(e, co), co->name, co->name, *params_text ? ", " : "", params_text);
   emit_creation_body(e, co, &params, value, true);
+  if (co->is_generator && !co->is_async)
+    emit_by_frame(e, co);
+}
+
+/* coro_next(&frame, &v) and coro_free(&frame), as the stackless backend
+   has them (emit_frame_dispatch): here what the instance it holds takes. */
+static void emit_by_frame(Emitter *e, Coroutine *co) {
+  int at = emit_line_of(e, co->decl);
+  emit_put(e, 0, "/* coro_next(&frame, &v) and coro_free(&frame) of a CORO_FRAME(%s) */", co->name);
+  emit_put(e, at,
+           "static inline __attribute__((unused)) bool coro_next_in_%s(struct coro_frame_%s "
+           "*coro_f, void *coro_o) {",
+           co->name, co->name);
+  emit_put(e, at, "  return (coro_next)((coro_t *)(void *)coro_f, coro_o);");
+  emit_put(e, 0, "}");
+  emit_put(e, at,
+           "static inline __attribute__((unused)) void coro_free_in_%s(struct coro_frame_%s "
+           "*coro_f) {",
+           co->name, co->name);
+  emit_put(e, at, "  coro_free_inline((coro_t *)(void *)coro_f);");
+  emit_put(e, 0, "}");
+  emit_frame_dispatch(e, co);
 }
 
 /* The body of a creation function: make the instance (on the heap, or in

@@ -474,9 +474,10 @@ void emit_stackless_frame(Emitter *e, Coroutine *co) {
 enum { CORO_MAX_NEXT_BY_NAME = 8 };
 
 static void emit_next_by_name(Emitter *e, Coroutine *co) {
-  if (!co->is_generator || co->is_async || e->nnext_by_name >= CORO_MAX_NEXT_BY_NAME)
+  if (e->nnext_by_name >= CORO_MAX_NEXT_BY_NAME)
     return;
   e->nnext_by_name++;
+  e->next_by_name_last = co->name;
   int at = emit_line_of(e, co->decl);
   emit_put(e, 0,
            "/* coro_next below calls %s's body by name when the instance is one of its own: "
@@ -498,9 +499,50 @@ static void emit_next_by_name(Emitter *e, Coroutine *co) {
   emit_put(e, at, "return coro_next(coro_g, coro_o);  /* another's: the one before */");
   e->indent--;
   emit_put(e, 0, "}");
-  emit_put(e, 0, "#undef coro_next");
-  emit_put(e, 0, "#define coro_next(gen, out) coro_next_of_%s(gen, out)  /* from here on */",
+}
+
+/* coro_next and coro_free of the frame itself (emit_frame_dispatch): the
+   body by name, the refusals by name, and nothing else; the frame's
+   address goes to no call but the cleanups' (docs/abi.md, "The frame
+   itself"). */
+static void emit_by_frame(Emitter *e, Coroutine *co) {
+  int at = emit_line_of(e, co->decl);
+  emit_put(e, 0,
+           "/* coro_next(&frame, &v) and coro_free(&frame) of a CORO_FRAME(%s): the compiler sees "
+           "the whole life of an instance in a local */",
            co->name);
+  emit_put(e, at,
+           "static inline __attribute__((unused)) bool coro_next_in_%s(struct coro_frame_%s "
+           "*coro_f, void *coro_o) {",
+           co->name, co->name);
+  e->indent++;
+  emit_put(e, at, "coro_t *coro_g = &coro_f->coro_base;");
+  emit_put(e, at,
+           "return __builtin_expect(coro_g->status < CORO_RUNNING, 1) ? coro_resume_%s(coro_g, "
+           "coro_o) : coro_next_refused_in(coro_g, \"%s\");",
+           co->name, co->name);
+  e->indent--;
+  emit_put(e, 0, "}");
+  emit_put(e, at,
+           "static inline __attribute__((unused)) void coro_free_in_%s(struct coro_frame_%s "
+           "*coro_f) {",
+           co->name, co->name);
+  e->indent++;
+  if (co->runs_cleanups)
+    emit_put(e, at, "coro_free_inline(&coro_f->coro_base);  /* its cleanups, if suspended */");
+  else
+    emit_put(e, at, "coro_free_refused_in(&coro_f->coro_base, \"%s\");  /* nothing to give back */",
+             co->name);
+  e->indent--;
+  emit_put(e, 0, "}");
+}
+
+static void emit_generator_ways(Emitter *e, Coroutine *co) {
+  if (!co->is_generator || co->is_async)
+    return;
+  emit_next_by_name(e, co);
+  emit_by_frame(e, co);
+  emit_frame_dispatch(e, co);
 }
 
 void emit_stackless(Emitter *e, Coroutine *co) {
@@ -515,5 +557,5 @@ void emit_stackless(Emitter *e, Coroutine *co) {
   if (co->runs_cleanups)
     emit_cleanup_function(e, co);
   emit_creation(e, co);
-  emit_next_by_name(e, co);
+  emit_generator_ways(e, co);
 }

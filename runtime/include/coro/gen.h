@@ -346,7 +346,7 @@ static inline void coro_waits_for(coro_t *c, struct coro_awaitable *aw) {
 /* coroc writes CORO_GENERATED_FOR(N) after the #include it adds: C made by
    another coroc stops the compiler here. N goes up when coroc's output and
    this header change together (docs/abi.md, "The version of the generated C"). */
-#define CORO_GENERATED_VERSION 2
+#define CORO_GENERATED_VERSION 3
 #define CORO_GENERATED_FOR(n)                       \
   CORO_STATIC_ASSERT((n) == CORO_GENERATED_VERSION, \
                      "C made by another coroc than this <coro.h>'s: run coroc on the .coc again")
@@ -472,6 +472,23 @@ static inline void coro_free_inline(coro_t *c) CORO_NOEXCEPT {
   (coro_free)(c);
 }
 #define coro_free(c) coro_free_inline(c)
+
+/* coro_next and coro_free of a generator's frame itself, in the file that
+   defines it (coroc's coro_next_in_NAME and coro_free_in_NAME; docs/abi.md,
+   "The frame itself"): their refusals name the generator and not the
+   instance, since a call given the frame's address would keep the compiler
+   from holding the instance in registers. A done one answers false; a
+   running one stops the program, as coro_next_refused and coro_free do. */
+__attribute__((noreturn, cold)) void coro_refused_in(const char *what, const char *generator);
+static inline bool coro_next_refused_in(const coro_t *c, const char *generator) CORO_NOEXCEPT {
+  if (c->status != CORO_DONE)
+    coro_refused_in("coro_next", generator);
+  return false;
+}
+static inline void coro_free_refused_in(const coro_t *c, const char *generator) CORO_NOEXCEPT {
+  if (__builtin_expect(c->status == CORO_RUNNING, 0))
+    coro_refused_in("coro_free", generator);
+}
 
 /* Allocate a zeroed frame of `size` bytes aligned to `align` whose first
    member is a struct coro (a struct coro_task when kind is CORO_TASK), and
