@@ -340,7 +340,7 @@ static void print_generators(void) {
   print_target("stackless / hand-written", STACKLESS, HAND, 1.10);
   print_target("stackless / C++20 generator", STACKLESS, CXX20, 1.00);
   print_target("stackful (" BENCH_STACKFUL_SWITCH ") / boost.context", STACKFUL, FCONTEXT, 0.60);
-  print_target("stackful, own FP env / boost.context", STACKFUL_FPENV, FCONTEXT, 1.00);
+  print_target("stackful, own FP env / boost.context", STACKFUL_FPENV, FCONTEXT, 0.70);
 }
 
 /* Tracing on: the stackless row with a trace recorded, paired with the row
