@@ -432,3 +432,90 @@ def test_a_request_in_flight_when_clangd_dies_gets_an_error(tmp_path, stopper):
 
 
 # }==================================================================
+
+
+# {==================================================================
+# References and rename reach the workspace's files, open or not
+# ===================================================================
+
+SHARED_H = "int scale(int x);\n"
+A_COC = """#include "shared.h"
+coroutine int count(int n) {
+  for (int i = 0; i < n; i++)
+    yield scale(i);
+}
+"""
+B_COC = """#include "../shared.h"
+coroutine int pairs(int n) {
+  yield scale(n) + scale(n + 1);
+}
+"""
+C_C = """#include "shared.h"
+int scale(int x) { return 3 * x; }
+int twice_scaled(int x) { return scale(x) * 2; }
+"""
+# not the project's own: a build tree's C (coroc's, and another), a hidden directory's
+LEFT_OUT = {"build/CMakeCache.txt": "",
+            "build/a.coc.c": "#include <coro.h>  /* added by coroc: the runtime */\nint f(void) { return scale(1); }\n",
+            "build/other.c": "int g(void) { return scale(2); }\n",
+            ".cache/x.c": "int h(void) { return scale(3); }\n"}
+
+
+@pytest.fixture
+def workspace(tmp_path, stopper):
+    files = {"shared.h": SHARED_H, "a.coc": A_COC, "sub/b.coc": B_COC, "c.c": C_C, **LEFT_OUT}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    s = start(root=tmp_path)
+    stopper(s)
+    uri = uri_of(tmp_path / "a.coc")
+    s.open(uri, A_COC)     # the one the editor opened
+    return s, tmp_path, uri
+
+
+def occurrences(text, word):
+    """(line, character) of each `word` in text."""
+    return [(text.count("\n", 0, m.start()), m.start() - (text.rfind("\n", 0, m.start()) + 1))
+            for m in re.finditer(rf"\b{word}\b", text)]
+
+
+def test_rename_reaches_the_files_the_editor_has_not_opened(workspace):
+    s, root, uri = workspace
+    res = s.request("textDocument/rename", doc(uri, position=pos(A_COC, "scale"), newName="grow"))
+    changes = res["result"]["changes"]
+    texts = {"a.coc": A_COC, "sub/b.coc": B_COC, "c.c": C_C, "shared.h": SHARED_H}
+    assert sorted(changes) == sorted(uri_of(root / n) for n in texts), sorted(changes)
+    for name, text in texts.items():   # every use, in the user's text (a .coc's mapped back)
+        assert apply(text, changes[uri_of(root / name)]) == re.sub(r"\bscale\b", "grow", text), name
+    # nothing was published for the files the editor did not open
+    published = {n["params"]["uri"] for n in s.notes if n.get("method") == "textDocument/publishDiagnostics"}
+    assert published <= {uri}, published
+    assert s.stop() == 0
+
+
+def test_references_see_the_workspace_as_it_is_on_disk(workspace):
+    s, root, uri = workspace
+
+    def references():
+        res = s.request("textDocument/references",
+                        doc(uri, position=pos(A_COC, "scale"), context={"includeDeclaration": True}))
+        return sorted((pathlib.Path(urllib.parse.urlparse(r["uri"]).path).relative_to(root).as_posix(),
+                       r["range"]["start"]["line"], r["range"]["start"]["character"])
+                      for r in res["result"])
+
+    def expected(texts):
+        return sorted((name, *at) for name, text in texts.items() for at in occurrences(text, "scale"))
+    texts = {"a.coc": A_COC, "sub/b.coc": B_COC, "c.c": C_C, "shared.h": SHARED_H}
+    assert references() == expected(texts)
+    # a file changed on disk is read again; then the editor opens one the server had read itself
+    texts["c.c"] = C_C + "int thrice_scaled(int x) { return scale(x) * 3; }\n"
+    (root / "c.c").write_text(texts["c.c"])
+    assert references() == expected(texts)
+    b_uri = uri_of(root / "sub" / "b.coc")
+    edited = B_COC.replace("scale(n + 1)", "scale(n + 2) + scale(0)")
+    s.open(b_uri, edited)
+    assert merged(s, b_uri, 1) == []
+    texts["sub/b.coc"] = edited     # the editor's text, not the disk's
+    assert references() == expected(texts)
+    assert s.stop() == 0

@@ -458,8 +458,8 @@ static void diagnostics_of_clangd(json_t *params) {
   list = json_deep_copy(list);
   filter_array(list, map_diagnostic, doc, doc->render);
   json_decref(doc->clangd_diags);
-  doc->clangd_diags = list;
-  if (!doc->dirty)
+  doc->clangd_diags = list; /* (of a workspace file: it says clangd has read it) */
+  if (!doc->dirty && !doc->background)
     clangd_publish(doc);
 }
 
@@ -571,7 +571,8 @@ static void map_workspace_edit(json_t *we) {
     if (d && d->render) {
       filter_array(json_object_get(c, "edits"), map_edit, d, d->render);
       json_object_set_new(td, "uri", json_string(d->uri));
-      json_object_set_new(td, "version", json_integer(d->version));
+      /* (a workspace file the editor has not opened: the text on disk, no version) */
+      json_object_set_new(td, "version", d->background ? json_null() : json_integer(d->version));
     }
   }
 }
@@ -875,7 +876,48 @@ static void word_at(const Text *t, size_t at, size_t *from, size_t *to) {
     (*to)++;
 }
 
+/* {==================================================================
+ * References and rename: after clangd has read the workspace
+ * =================================================================== */
+
+static bool across_files(const char *method) {
+  return strcmp(method, "textDocument/references") == 0 ||
+         strcmp(method, "textDocument/rename") == 0;
+}
+
+/* Has clangd yet to read a file of the workspace? Its index has a file's
+   references once it has built it, which its diagnostics of the file's
+   version say. */
+static bool reading_workspace(void) {
+  for (int i = 0; i < *cd.ndocs; i++) {
+    const Document *d = (*cd.docs)[i];
+    if (d->background && d->c_uri && (d->c_dirty || !d->clangd_diags))
+      return true;
+  }
+  return false;
+}
+
+static bool forward(Message *m, Document *(*find)(const char *uri), bool may_wait);
+
+void clangd_run_deferred(Document *(*find)(const char *uri)) {
+  if (!workspace_waiting())
+    return;
+  bool reading = reading_workspace();
+  Message m;
+  json_t *root;
+  while (workspace_next(!reading, &m, &root)) { /* (in the order they came) */
+    forward(&m, find, false);
+    json_decref(root);
+  }
+}
+
+/* }================================================================== */
+
 bool clangd_request(Message *m, Document *(*find)(const char *uri)) {
+  return forward(m, find, true);
+}
+
+static bool forward(Message *m, Document *(*find)(const char *uri), bool may_wait) {
   if (strcmp(m->method, "completionItem/resolve") == 0 && cd.child.pid) {
     send_request(m->method, json_incref(m->params),
                  (Pending){.editor_id = json_incref(m->id), .kind = R_AS_IS});
@@ -913,6 +955,10 @@ bool clangd_request(Message *m, Document *(*find)(const char *uri)) {
               !doc->c_uri   ? "the document has no file: clangd cannot read it"
               : cd.given_up ? "clangd ended too often and was given up"
                             : "clangd is not running (see coroc-lsp --help)");
+    return true;
+  }
+  if (may_wait && across_files(m->method) && (workspace_waiting() || reading_workspace())) {
+    workspace_wait(m); /* (after any before it: the answers keep their order) */
     return true;
   }
   clangd_sync(doc);

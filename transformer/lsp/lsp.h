@@ -255,6 +255,9 @@ typedef struct Document {
   bool c_dirty;         /* the text changed since */
   long c_version;       /* its version, as clangd counts */
   json_t *clangd_diags; /* clangd's for c_version, mapped, or NULL */
+  /* not the editor's: a file of the workspace that the server gave clangd for references and
+     rename (server.c, workspace.c); coroc does not diagnose it, nothing is published for it */
+  bool background;
 } Document;
 
 /* Run coroc on the document with both backends; its errors as LSP
@@ -318,6 +321,27 @@ bool clangd_request(Message *m, Document *(*find)(const char *uri));
 void clangd_publish(Document *doc);
 /* The open documents, for a restart. */
 void clangd_set_documents(Document ***docs, int *ndocs);
+/* Requests that wait until clangd has read the workspace's files (references, rename): those
+   whose wait is over sent; and the milliseconds until the next one's wait ends (-1: none). */
+void clangd_run_deferred(Document *(*find)(const char *uri));
+
+/* }===================================================================== */
+
+/* {=====================================================================
+ * workspace.c: the project's own files, for references and rename
+ * ====================================================================== */
+
+/* Every .coc, .c and .h under root (absolute) but hidden directories, build trees and C that
+   coroc wrote, sorted, NULL-terminated (at most a few thousand); *n of them. */
+char **workspace_files(const char *root, int *n);
+void workspace_files_free(char **files);
+/* Requests that wait for clangd to have read those files (references, rename): one kept (a
+   reference to its message), whether any is, the oldest taken (*m, *root to release) when
+   `ready` or its wait of at most 30 s is over, and the milliseconds until that (-1: none). */
+void workspace_wait(const Message *m);
+bool workspace_waiting(void);
+bool workspace_next(bool ready, Message *m, json_t **root);
+int workspace_wait_timeout(void);
 
 /* }===================================================================== */
 

@@ -41,6 +41,7 @@ static struct {
   Document **docs;
   int ndocs, cap;
   const char *clangd; /* --clangd=PATH (default clangd), NULL: none */
+  char *root;         /* the workspace's directory (initialize), or NULL */
 } server = {.clangd = "clangd"};
 
 /* {==================================================================
@@ -158,7 +159,7 @@ static void initialize(Message *m) {
     root_uri = json_string_value(json_object_get(json_array_get(folders, 0), "uri"));
   char *root = root_uri ? uri_path(root_uri) : root_path ? strdup(root_path) : NULL;
   compdb_set_root(root && root[0] == '/' ? root : NULL);
-  free(root);
+  server.root = root && root[0] == '/' ? root : (free(root), NULL);
   server.initialized = true;
   clangd_set_documents(&server.docs, &server.ndocs);
   clangd_start(server.clangd, server.enc, caps);
@@ -184,11 +185,18 @@ static bool did_open(json_t *params, Why *why) {
     snprintf(why->text, sizeof why->text, "%s", err.text);
     return false;
   }
-  Document *doc = open_doc(uri);
+  Document *doc = find_doc(uri);
+  bool background = doc && doc->background;
+  doc = open_doc(uri);
   text_set(&doc->text, text, len);
   doc->version = version;
   doc->dirty = true;
-  clangd_open(doc);
+  if (background) { /* the server's copy of a workspace file: the editor's from now on */
+    doc->background = false;
+    clangd_changed(doc); /* (clangd has it open: a change, not a close and an open) */
+  } else {
+    clangd_open(doc);
+  }
   return true;
 }
 
@@ -336,6 +344,76 @@ static void execute_command(Message *m) {
 
 /* textDocument/hover: coroc's own on a yield or an await (true), else
    clangd's (false: clangd.c forwards it, or says why it cannot). */
+/* {==================================================================
+ * The workspace's files, for references and rename
+ * =================================================================== */
+
+/* The file: URI of an absolute path, with what a URI may not hold escaped. */
+static char *path_uri(const char *path) {
+  size_t n = strlen(path);
+  char *uri = malloc(7 + 3 * n + 1), *o = stpcpy(uri, "file://");
+  if (!uri)
+    abort();
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+    if (is_ident_char((char)*p) || strchr("/-.~", *p))
+      *o++ = (char)*p;
+    else
+      o += sprintf(o, "%%%02X", *p);
+  *o = '\0';
+  return uri;
+}
+
+/* A workspace file as a document of the server's own, or brought up to
+   the text on disk if it is one already (a file the editor has open is
+   the editor's: left alone). */
+static void workspace_file(const char *path) {
+  char *uri = path_uri(path);
+  Document *doc = find_doc(uri);
+  if (doc && !doc->background) {
+    free(uri);
+    return;
+  }
+  FILE *f = fopen(path, "rb");
+  char *text = NULL;
+  size_t len = 0;
+  if (f) {
+    FILE *m = open_memstream(&text, &len);
+    char buf[65536];
+    size_t got;
+    while (m && (got = fread(buf, 1, sizeof buf, f)) > 0)
+      fwrite(buf, 1, got, m);
+    if (m)
+      fclose(m);
+    fclose(f);
+  }
+  if (text && !doc) {
+    doc = open_doc(uri);
+    doc->background = true;
+    text_set(&doc->text, text, len);
+    clangd_open(doc); /* (a .coc: rendered for clangd; coroc is not run on it) */
+    clangd_sync(doc);
+  } else if (text && (doc->text.len != len || memcmp(doc->text.text, text, len) != 0)) {
+    text_set(&doc->text, text, len);
+    clangd_changed(doc);
+    clangd_sync(doc);
+  }
+  free(text);
+  free(uri);
+}
+
+/* Before references or rename: every file of the workspace given to
+   clangd (workspace.c says which), so that its answer is the project's,
+   not the open documents' alone. */
+static void open_workspace(void) {
+  int n;
+  char **files = workspace_files(server.root, &n);
+  for (int i = 0; i < n; i++)
+    workspace_file(files[i]);
+  workspace_files_free(files);
+}
+
+/* }================================================================== */
+
 static bool hover(Message *m) {
   const char *uri = NULL;
   json_unpack(m->params, "{s:{s:s}}", "textDocument", "uri", &uri);
@@ -378,10 +456,15 @@ static void request(Message *m) {
     code_lens(m);
   } else if (strcmp(m->method, "textDocument/hover") == 0 && hover(m)) {
     /* (coroc's own) */
-  } else if (clangd_request(m, find_doc)) {
-    /* (forwarded: the answer comes when clangd's does) */
   } else {
-    rpc_error(m->id, RPC_METHOD_NOT_FOUND, "%s is not supported", m->method);
+    bool across = strcmp(m->method, "textDocument/references") == 0 ||
+                  strcmp(m->method, "textDocument/rename") == 0;
+    const char *uri =
+        json_string_value(json_object_get(json_object_get(m->params, "textDocument"), "uri"));
+    if (across && clangd_running() && uri && find_doc(uri))
+      open_workspace(); /* (their answer is the project's: the files clangd has not read) */
+    if (!clangd_request(m, find_doc)) /* (else forwarded: the answer comes when clangd's does) */
+      rpc_error(m->id, RPC_METHOD_NOT_FOUND, "%s is not supported", m->method);
   }
 }
 
@@ -419,6 +502,7 @@ static void catch_up(void) {
       clangd_publish(doc);
     }
   }
+  clangd_run_deferred(find_doc); /* (references and rename, once clangd has read the workspace) */
 }
 
 /* Wait for the editor or clangd; true when the editor has a message. */
@@ -432,7 +516,7 @@ static bool wait_for_input(void) {
     p[n++] = (struct pollfd){.fd = r, .events = POLLIN};
   if (w >= 0)
     p[n++] = (struct pollfd){.fd = w, .events = POLLOUT};
-  if (poll(p, n, -1) < 0)
+  if (poll(p, n, workspace_wait_timeout()) < 0)
     return false;
   for (int i = 1; i < n; i++) {
     if (p[i].fd == w && p[i].revents)
