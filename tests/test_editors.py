@@ -224,6 +224,92 @@ def neovim_groups(tmp_path, vim_dir=EDITORS / "vim", files=FILES):
                        "-u", config, "-c", f"luafile {probe}"], env_with_lsp(tmp_path), out)
 
 
+# {==================================================================
+# Vim, with the Vim files and ALE (Debian's vim and vim-ale), configured as
+# docs/editors.md says
+# ===================================================================
+
+VIM_PROGRAM = """#include <coro.h>
+coroutine int gen(int n) {
+  for (int i = 0; i < n; i++)
+    yield i + undefined_name;
+}
+int plain(void) {
+  await coro_sleep(1);
+  return 0;
+}
+"""
+
+# Opens the program, waits (a liveness bound) for both servers' diagnostics,
+# hovers on a parameter, and writes what it found as JSON to $OUT.
+VIM_PROBE = r"""
+edit $PROGRAM
+let s:found = {'filetype': &filetype, 'groups': {}}
+for [s:word, s:line, s:col] in json_decode($WORDS)
+  let s:found.groups[s:word] = synIDattr(synID(s:line, s:col, 1), 'name')
+endfor
+for s:i in range(1200)
+  if len(ale#engine#GetLoclist(bufnr(''))) >= 2
+    break
+  endif
+  sleep 100m
+endfor
+let s:found.diagnostics = map(copy(ale#engine#GetLoclist(bufnr(''))),
+      \ {_, d -> [d.lnum, d.col, d.text]})
+let [s:line, s:col] = json_decode($HOVER_AT)
+call cursor(s:line, s:col)
+let g:ale_hover_to_preview = 1
+ALEHover
+let s:found.hover = []
+for s:i in range(1200)
+  for s:w in range(1, winnr('$'))
+    if getwinvar(s:w, '&previewwindow')
+      let s:found.hover = getbufline(winbufnr(s:w), 1, '$')
+    endif
+  endfor
+  if !empty(s:found.hover)
+    break
+  endif
+  sleep 100m
+endfor
+call writefile([json_encode(s:found)], $OUT)
+qa!
+"""
+
+
+def one_based(text, needle, nth=0):
+    """[line, column] of the nth `needle` in text, 1-based as Vim counts."""
+    i = -1
+    for _ in range(nth + 1):
+        i = text.index(needle, i + 1)
+    return [text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1) + 1]
+
+
+def test_vim_highlights_and_runs_coroc_lsp_through_ale(tmp_path):
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    program = project / "gen.coc"
+    program.write_text(VIM_PROGRAM)
+    vimrc = tmp_path / "vimrc"
+    vimrc.write_text("set nocompatible\n" + doc_block("vim", "packadd! ale"))
+    probe = tmp_path / "probe.vim"
+    probe.write_text(VIM_PROBE)
+    out = tmp_path / "vim.json"
+    words = [["coroutine", *one_based(VIM_PROGRAM, "coroutine")],
+             ["yield", *one_based(VIM_PROGRAM, "yield")], ["await", *one_based(VIM_PROGRAM, "await")]]
+    env = dict(env_with_lsp(tmp_path), PROGRAM=str(program), OUT=str(out), WORDS=json.dumps(words),
+               HOVER_AT=json.dumps(one_based(VIM_PROGRAM, "n;")))
+    found = run_editor(["vim", "-N", "-u", vimrc, "-i", "NONE", "-n", "-es", "-S", probe], env, out)
+    assert found["filetype"] == "coc"
+    assert found["groups"] == VIM_GROUPS, found["groups"]
+    # coroc's refusal and clangd's error, each at its place in the user's text
+    assert sorted(found["diagnostics"]) == sorted([
+        [*one_based(VIM_PROGRAM, "undefined_name"), "Use of undeclared identifier 'undefined_name'"],
+        [*one_based(VIM_PROGRAM, "await"), found["diagnostics"][-1][2]]]), found["diagnostics"]
+    assert any("await" in d[2] and "coroutine" in d[2] for d in found["diagnostics"]), found["diagnostics"]
+    assert "int n" in found["hover"], found["hover"]
+
+
 def test_neovim_highlights_the_words(tmp_path):
     results = neovim_groups(tmp_path)
     for path, got in zip(FILES, results):
