@@ -1,0 +1,370 @@
+"""coroc-lsp's own macro expander (transformer/lsp/expand.c) against gcc's
+preprocessor. At a change after a document's last #include, the server
+expands the body itself, with the macros the headers left; what it makes
+must be what the preprocessor makes of the whole document, as coroc reads
+it.
+
+tests/lsp_expand/check.c (coroc_lsp_expand) runs a file through the
+server's preamble as an open document and its first change: the first run
+preprocesses the whole text with `cc -E -dD` (the answer), the second
+expands the body in the server's process (or falls back to the
+preprocessor when expand.c cannot say it exactly). It compares the two
+outputs token by token on each line of the document, directive lines byte
+for byte, and runs coroc's pipeline on each (both backends): the same C or
+the same error. Nothing here writes down what gcc prints: gcc says it, in
+each run.
+
+Two sets of inputs: every .coc and .c of the tree (examples, tests, the
+tutorial), where falling back must be rare; and a hand-written document
+for each feature the expander models (the C standard's examples of
+6.10.3.5 among them), each of which it must expand itself, and one for
+each construct it must leave to the preprocessor.
+"""
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+from conftest import BUILD_DIR, SOURCE_DIR, TESTS_DIR, case_args
+
+CHECK = pathlib.Path(BUILD_DIR) / "tests" / "lsp_expand" / "coroc_lsp_expand"
+
+
+def check(files, args):
+    """{file: (how, verdict line)} from coroc_lsp_expand."""
+    r = subprocess.run([CHECK, *args, "--", *map(str, files)], capture_output=True, text=True,
+                       timeout=600)
+    assert r.stderr == "", r.stderr
+    out = {}
+    for line in r.stdout.splitlines():
+        path, how, verdict = line.split(" ", 2)
+        out[path] = (how, line)
+    assert len(out) == len(files), r.stdout
+    return out
+
+
+def corpus():
+    roots = [SOURCE_DIR / "examples", TESTS_DIR, SOURCE_DIR / "tutorial"]
+    return sorted(p for root in roots for ext in ("*.coc", "*.c") for p in root.rglob(ext)
+                  if "lsp_expand" not in p.parts)
+
+
+def test_the_tree_expands_as_gcc_does():
+    """Every file of the tree, with the options its tests give it (a plain
+    C file with -dD, as a .coc is read): no disagreement, and the
+    preprocessor is needed for few."""
+    groups = {}
+    for f in corpus():
+        args = ["-I", str(TESTS_DIR), "-I", str(f.parent), *case_args(f)]
+        if f.suffix == ".c":
+            args.append("-dD")
+        groups.setdefault(tuple(args), []).append(f)
+    results = {}
+    for args, files in groups.items():
+        results.update(check(files, list(args)))
+    differ = [line for how, line in results.values() if "differs" in line]
+    counts = {k: sum(1 for how, _ in results.values() if how == k)
+              for k in ("self", "cpp", "outside")}
+    print(f"\n{len(results)} files: expanded by the server {counts['self']}, "
+          f"by the preprocessor {counts['cpp']}, no preamble {counts['outside']}")
+    print("\n".join(line for how, line in results.values() if how == "cpp"))
+    assert differ == []
+    compared = counts["self"] + counts["cpp"]
+    assert compared >= 250
+    assert counts["cpp"] * 50 <= compared  # at most 2% fall back
+
+
+HEAD = "#include <stddef.h>\n#include <errno.h>\n#include <stdint.h>\n"
+
+# name: the body after HEAD. Each must be expanded by the server itself
+# and agree with gcc.
+FEATURES = {
+    "object_and_function": """
+#define N 10
+#define SQ(x) ((x) * (x))
+#define ADD(a, b) a + b
+int a = N, b = SQ(N + 1), c = ADD(SQ(2), N);
+#define EMPTY
+#define NOARGS() 7
+int d = NOARGS() EMPTY, e = NOARGS ( );
+""",
+    "stringify": """
+#define S(x) #x
+#define XS(x) S(x)
+#define BODY  a  +   b
+const char *s1 = S(  a   "q\\"uote\\n"  'c'  \\  ), *s2 = XS(BODY), *s3 = S(), *s4 = XS(S(x));
+const char *s5 = S(a
+  b), *s6 = XS(__LINE__);
+""",
+    "paste": """
+#define CAT(a, b) a ## b
+#define XCAT(a, b) CAT(a, b)
+#define CAT3(a, b, c) a ## b ## c
+int CAT(x, 1) = 1, CAT(, y2) = 2, CAT(z3, ) = 3, CAT3(p, , q) = 4, XCAT(CAT(a, b), 5) = 5;
+int CAT3(,,) w = CAT(0x, 1f) + CAT(1, 2) CAT(+, =) 3;
+const char *CAT(u, s) = CAT(L, "wide") ? "x" : "y";
+#define OBJ a ## b
+int OBJ = 6;
+""",
+    "variadic": """
+#define V(...) f(__VA_ARGS__)
+#define S(...) #__VA_ARGS__
+#define N(fmt, args...) g(fmt, args)
+#define C(fmt, ...) h(fmt, ## __VA_ARGS__)
+#define G(fmt, args...) k(fmt , ## args)
+#define ONE(...) q(0, ## __VA_ARGS__)
+int f(), g(), h(), k(), q();
+void t(void) {
+  V(); V(1); V(1, (2, 3), 4); S(); S( a , b );
+  N("x", 1, 2); C("x"); C("x",); C("x", 1); C("x", 1, 2);
+  G("y"); G("y", 3); ONE(); ONE(1);
+}
+""",
+    "recursion_painted_blue": """
+#define foo foo
+#define a b
+#define b a
+#define f(x) x + f(x)
+#define g f
+#define h(x) g(x)
+int foo, a, b;
+int r1 = f(1), r2 = g(2), r3 = h(3), r4 = g;
+#define lparen (
+#define call f lparen 4)
+int r5 = call;
+""",
+    "c11_example_3": """
+#define x 3
+#define f(a) f(x * (a))
+#undef x
+#define x 2
+#define g f
+#define z z[0]
+#define h g(~
+#define m(a) a(w)
+#define w 0,1
+#define t(a) a
+#define p() int
+#define q(x) x
+#define r(x,y) x ## y
+#define str(x) # x
+int f(), y, z[1], g();
+void u(void) {
+f(y+1) + f(f(z)) % t(t(g)(0) + t)(1);
+g(x+(3,4)-w) | h 5) & m
+(f)^m(m);
+}
+""",
+    "c11_example_4": """
+#define str(s) # s
+#define xstr(s) str(s)
+#define debug(s, t) printf("x" # s "= %d, x" # t "= %s", \\
+ x ## s, x ## t)
+#define INCFILE(n) vers ## n
+#define glue(a, b) a ## b
+#define xglue(a, b) glue(a, b)
+#define HIGHLOW "hello"
+#define LOW LOW ", world"
+int printf(const char *, ...);
+int x1, x2;
+void u(void) {
+debug(1, 2);
+fputs(str(strncmp("abc\\0d", "abc", '\\4') // this goes away
+ == 0) str(: @\\n), s);
+}
+const char *hl = glue(HIGH, LOW), *xl = xglue(HIGH, LOW);
+""",
+    "c11_example_5_and_7": """
+#define t(x,y,z) x ## y ## z
+int j[] = { t(1,2,3), t(,4,5), t(6,,7), t(8,9,),
+ t(10,,), t(,11,), t(,,12), t(,,) };
+#define debug(...) fprintf(stderr, __VA_ARGS__)
+#define showlist(...) puts(#__VA_ARGS__)
+#define report(test, ...) ((test)?puts(#test): printf(__VA_ARGS__))
+void u(int x, int y) {
+debug("Flag");
+debug("X = %d\\n", x);
+showlist(The first, second, and third items.);
+report(x>y, "x is %d but y is %d", x, y);
+}
+""",
+    "arguments_over_lines": """
+#define F(x, y) x + y
+#define G(x) (x)
+int a = F(1,
+  2) + 3;
+int b = F(1,
+  2)+3;
+int c = G
+  (4) * G(
+  5
+  ), d = 6;
+int e = F
+  ;
+int F = 1;
+""",
+    "builtin_names": """
+const char *file = __FILE__, *base = __BASE_FILE__;
+int line = __LINE__, level = __INCLUDE_LEVEL__;
+#define HERE __LINE__
+int here = HERE, there =
+  HERE;
+#define AT(x) x __LINE__
+int at[] = {AT(1)};
+#if __LINE__ > 3 && defined __FILE__ && defined(__INCLUDE_LEVEL__)
+int line_seen;
+#endif
+""",
+    "if_expressions": """
+#define TWO 2
+#define ZERO 0
+#define FN(x) ((x) + 1)
+#if TWO * 3 == 6 && FN(TWO) == 3 && -1 < 0 && -1 > 0u && 0x10 == 16 && 010 == 8 && 0b11 == 3
+int arithmetic;
+#endif
+#if (1 << 62) > 0 && (-1 >> 1) == -1 && ~0u == 18446744073709551615u && 7 / 2 == 3 && -7 % 3 == -1
+int shifts;
+#endif
+#if 'a' == 97 && '\\n' == 10 && '\\377' < 0 && '\\x41' == 'A' && '\\0' == 0
+int characters;
+#endif
+#if ZERO && 1 / ZERO || 1 ? 2 : 1 / ZERO
+int short_circuit;
+#endif
+#if (2, 3) == 3 && (ZERO ? 1u : -1) > 0 && UNDEFINED_NAME == 0 && !defined UNDEFINED_NAME
+int comma_and_conditional;
+#endif
+#if defined TWO && defined(ZERO) && !defined(NOPE) && defined FN
+int defined_forms;
+#elif 1 / 0
+int never;
+#else
+int nor;
+#endif
+#if 0
+#if garbage ( here
+#else
+#error not read
+#endif
+don't read this ' either
+#elif TWO == 2
+int elif_taken;
+#elif 1 / 0
+#else
+#endif
+#ifdef ZERO
+int ifdef;
+#endif
+#ifndef TWO
+int ifndef;
+#else
+int ifndef_else;
+#endif
+#if __GNUC__ >= 4 && __SIZEOF_INT__ == 4 && __STDC_VERSION__ >= 199901L
+int builtins;
+#endif
+""",
+    "define_undef_pragma": """
+#define A 1
+#undef A
+#undef NEVER_DEFINED
+#  define   B( x ,y )   x  ##y   #  x
+#define C(args...) args
+#define D(a, ...) __VA_ARGS__
+#define E
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-variable"
+#pragma STDC FP_CONTRACT ON
+#pragma pack(1)
+struct packed { char c; int i; };
+#pragma pack()
+#pragma GCC diagnostic pop
+#warning a warning is not an error
+#
+# /* an empty directive, with a comment */
+int a = B(1, 2);
+""",
+    "splices_and_comments": """
+#define LONG(x) \\
+  ((x) \\
+   + 1)
+int a = LONG(2), b = \\
+  3, c = 4 /* a comment
+  over lines */ + 5, d = 6 // a line comment \\
+  continued
+  ;
+int e /* */ = /**/ 7;
+st\\
+atic int f = 8;
+const char *g = "a\\
+b";
+""",
+    "system_macros": """
+void *p = NULL;
+int e = EINTR, f = errno;
+struct two { int a, b; };
+size_t o = offsetof(struct two, b);
+int64_t big = INT64_C(1) << 40;
+uint8_t u = UINT8_MAX;
+""",
+    "directives_after_calls": """
+#define F(x) x
+#define G F
+int a = F
+#define H 1
+(2), b = G
+#undef H
+(3);
+int c = F(F(F(4)));
+""",
+}
+
+# name: a body the server must leave to the preprocessor (what it gives is
+# still checked against gcc).
+FALLBACKS = {
+    "va_opt": "#define V(a, ...) f(a __VA_OPT__(,) __VA_ARGS__)\nint x = V(1);\n",
+    "pragma_operator": '_Pragma("GCC diagnostic push")\nint x;\n',
+    "has_include": "#if __has_include(<stdio.h>)\nint x;\n#endif\n",
+    "has_attribute": "#if defined(__has_attribute)\nint x;\n#endif\n",
+    "date": "const char *d = __DATE__;\n",
+    "digraphs": "int a<:2:>;\n",
+    "raw_string": 'const char *r = R"(raw)";\n',
+    "directive_in_arguments": "#define F(x) x\nint a = F(1\n#undef F\n);\n",
+    "error": "#if 1\n#error stop\n#endif\n",
+    "ident": '#ident "x"\n',
+    "line_in_arguments_over_lines": "#define F(x, y) x y\nint a = F(__LINE__,\n __LINE__);\n",
+    "paste_not_a_token": "#define CAT(a, b) a ## b\nint x = CAT(+, -) 1;\n",
+    "once": "#pragma once\nint x;\n",
+    "unterminated_call": "#define F(x) x\nint a = F(1;\n",
+}
+
+
+def write_doc(tmp_path, name, body):
+    path = tmp_path / f"{name}.coc"
+    path.write_text(HEAD + body.lstrip("\n"))
+    return path
+
+
+def test_each_feature_is_expanded_as_gcc_does(tmp_path):
+    files = [write_doc(tmp_path, name, body) for name, body in FEATURES.items()]
+    results = check(files, ["-dD"])
+    assert [line for how, line in results.values() if how != "self" or "differs" in line] == []
+
+
+def test_what_the_expander_leaves_to_the_preprocessor(tmp_path):
+    files = [write_doc(tmp_path, name, body) for name, body in FALLBACKS.items()]
+    results = check(files, ["-dD"])
+    wrong = [line for how, line in results.values() if how == "self" or "differs" in line]
+    assert wrong == []
+
+
+def test_a_change_that_only_gcc_can_expand_still_agrees(tmp_path):
+    """The same document, with and without a construct the expander leaves
+    alone: the first is the server's, the second the preprocessor's, and
+    both agree with the whole text's."""
+    plain = write_doc(tmp_path, "plain", "#define F(x) x\nint a = F(1);\n")
+    counter = write_doc(tmp_path, "counter", "#define F(x) x\nint a = F(1) + __TIME__[0];\n")
+    results = check([plain, counter], ["-dD"])
+    assert results[str(plain)][0] == "self" and results[str(counter)][0] == "cpp", results
+    assert all(line.endswith(" same") for how, line in results.values()), results
