@@ -409,7 +409,7 @@ static PPTok paste(Expander *e, const PPTok *a, const PPTok *b) {
   if (l.p != l.end || t.flags & F_WHITE)
     cannot(e); /* not one token */
   t.line = a->line;
-  t.flags = (a->flags & (F_WHITE | F_SYS));
+  t.flags = a->flags & (F_WHITE | F_SYS | F_BUILTIN);
   return t;
 }
 
