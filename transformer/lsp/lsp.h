@@ -1,4 +1,4 @@
-/* lsp.h: the one internal header of coroc-lsp, the language server
+/* lsp.h: the internal header of coroc-lsp, the language server
  * (docs/editors.md).
  *
  * The server speaks the Language Server Protocol over standard input and
@@ -19,8 +19,11 @@
  *               one coroutine, the awaits whose children stay on the heap
  *   child.c     a child process spoken to in JSON-RPC (clangd), without
  *               ever blocking on it
- *   preamble.c  a document's headers preprocessed once: at a change, the
- *               preprocessor reads the text after the last #include only
+ *   pplex.c ppif.c ppmacros.c expand.c   the text after the last #include
+ *               macro-expanded in the server, as gcc's preprocessor does
+ *               (their own header, pp.h, says how they share the work)
+ *   preamble.c  a document's headers preprocessed once: at a change, only
+ *               the text after the last #include is expanded (expand.c)
  *   diagnose.c  one document through coroc, both backends: its errors as
  *               LSP diagnostics, and the last good translation of each
  *   clangd.c    the proxy: clangd started, restarted, told of each open

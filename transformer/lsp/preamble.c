@@ -9,9 +9,12 @@
  *    what that printed up to the body's first line is kept (the head), and
  *    so are the macros in effect there: the #define and #undef lines the
  *    preprocessor prints with -dD, those of its built-ins left out;
- *  - the body, everything after, preprocessed at each change on its own,
- *    with the prefix's macros read first (-imacros) and a #line that gives
- *    its lines their numbers in the document.
+ *  - the body, everything after, expanded at each change on its own with
+ *    the prefix's macros: by the server itself (expand.c, which reads the
+ *    macros once, into the preamble's table), or, when it cannot say it
+ *    exactly, by the preprocessor, with the prefix's macros read first
+ *    (-imacros) and a #line that gives the body's lines their numbers in
+ *    the document.
  * The head and the body's output, joined, are what the preprocessor prints
  * for the whole document: the body can hold no #include (the prefix ends at
  * the last one), its macros are the ones the whole run would see, and
