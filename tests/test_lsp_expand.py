@@ -14,10 +14,11 @@ for byte, and runs coroc's pipeline on each (both backends): the same C or
 the same error. Nothing here writes down what gcc prints: gcc says it, in
 each run.
 
-Two sets of inputs: every .coc and .c of the tree (examples, tests, the
-tutorial), where falling back must be rare; and a hand-written document
-for each feature the expander models (the C standard's examples of
-6.10.3.5 among them), each of which it must expand itself, and one for
+Three sets of inputs: every .coc and .c of the tree (examples, tests, the
+tutorial), where falling back must be rare; files of the tree cut short,
+as the editor holds them while they are typed; and a hand-written
+document for each feature the expander models (the C standard's examples
+of 6.10.3.5 among them), each of which it must expand itself, and one for
 each construct it must leave to the preprocessor.
 """
 import os
@@ -73,6 +74,32 @@ def test_the_tree_expands_as_gcc_does():
     compared = counts["self"] + counts["cpp"]
     assert compared >= 250
     assert counts["cpp"] * 50 <= compared  # at most 2% fall back
+
+
+def test_documents_being_typed(tmp_path):
+    """What the editor holds while a file is typed: the first lines of
+    files of the tree, and those with half of the next line, cut
+    anywhere (in a comment, a string, a macro's arguments, an #if
+    group): the server's expansion agrees with gcc, or is left to it."""
+    files = sorted(SOURCE_DIR.glob("examples/*.coc")) + sorted(TESTS_DIR.glob("cases/*.coc"))[::5] \
+        + sorted(TESTS_DIR.glob("corpus/*.c"))
+    docs = []
+    for f in files:
+        lines = f.read_text(errors="replace").splitlines(keepends=True)
+        step = max(1, len(lines) // 5)
+        for k in range(step // 2 + 1, len(lines) + 1, step):
+            for cut, text in (("", lines[:k]), ("b", lines[:k] + [lines[k][:len(lines[k]) // 2]]
+                                                    if k < len(lines) else None)):
+                if text is not None:
+                    doc = tmp_path / f"{f.stem}_{k}{cut}{f.suffix}"
+                    doc.write_text("".join(text))
+                    docs.append(doc)
+    results = check(docs, ["-dD", "-I", str(TESTS_DIR), "-I", str(SOURCE_DIR / "examples")])
+    counts = {k: sum(1 for how, _ in results.values() if how == k) for k in ("self", "cpp")}
+    print(f"\n{len(docs)} documents: expanded by the server {counts['self']}, "
+          f"by the preprocessor {counts['cpp']}")
+    assert [line for how, line in results.values() if "differs" in line] == []
+    assert counts["self"] > 4 * counts["cpp"]
 
 
 HEAD = "#include <stddef.h>\n#include <errno.h>\n#include <stdint.h>\n"
@@ -346,9 +373,12 @@ def write_doc(tmp_path, name, body):
     return path
 
 
-def test_each_feature_is_expanded_as_gcc_does(tmp_path):
+@pytest.mark.parametrize("mode", ["gnu17", "c11"])
+def test_each_feature_is_expanded_as_gcc_does(tmp_path, mode):
+    """In gcc's default mode and an ISO one (where `, ## __VA_ARGS__` keeps
+    its comma when the only, variadic, argument is empty)."""
     files = [write_doc(tmp_path, name, body) for name, body in FEATURES.items()]
-    results = check(files, ["-dD"])
+    results = check(files, ["-dD", f"-std={mode}"])
     assert [line for how, line in results.values() if how != "self" or "differs" in line] == []
 
 

@@ -56,36 +56,40 @@ static char *read_fd_all(int fd, size_t *len) {
   return buf;
 }
 
-/* One line of output: its tokens, joined by a space; a directive as it is. */
-static void print_tokens(FILE *f, long line, const char *p, const char *eol) {
+/* One line of output, its tokens joined by a space (a directive as it is),
+   after `line`'s earlier ones: a linemarker may split a line of the
+   document (gcc's around a system header's macro), and coroc reads the
+   pieces as one line. */
+static void print_tokens(FILE *f, long line, long *last, const char *p, const char *eol) {
   jmp_buf fail;
   PPLexer l;
   pplex_init(&l, p, eol - p, 1, &fail);
   l.skipping = true; /* (anything at all is a token here) */
-  bool any = false;
   if (p[0] == '#') {
-    fprintf(f, "%ld: %.*s\n", line, (int)(eol - p), p);
-  } else if (!setjmp(fail)) {
-    for (PPTok t; (t = pplex(&l, true)).kind != K_EOD; any = true) {
-      if (!any)
-        fprintf(f, "%ld:", line);
+    fprintf(f, "\n%ld: %.*s", line, (int)(eol - p), p);
+    *last = -1;
+    return;
+  }
+  if (!setjmp(fail)) {
+    for (PPTok t; (t = pplex(&l, true)).kind != K_EOD;) {
+      if (*last != line)
+        fprintf(f, "\n%ld:", line);
+      *last = line;
       fprintf(f, " %.*s", t.len, t.s);
     }
-    if (any)
-      fputc('\n', f);
   } else {
-    fprintf(f, "%ld: (unreadable) %.*s\n", line, (int)(eol - p), p);
+    fprintf(f, "\n%ld: (unreadable) %.*s", line, (int)(eol - p), p);
+    *last = -1;
   }
 }
 
-/* The document's lines from `from` on, as coroc reads them: "LINE: tokens
-   joined by a space" (a directive line as it is), one a line, in a
-   memstream's text. */
+/* The document's lines from `from` on, as coroc reads them: "LINE: its
+   tokens", one a line, in a memstream's text. */
 static char *lines_of(const char *out, size_t len, int from) {
   char *text = NULL;
   size_t size = 0;
   FILE *f = open_memstream(&text, &size);
-  long line = 1;
+  long line = 1, last = -1;
   bool main_file = false;
   for (const char *p = out, *end = out + len; p < end;) {
     const char *nl = memchr(p, '\n', end - p), *eol = nl ? nl : end;
@@ -94,11 +98,12 @@ static char *lines_of(const char *out, size_t len, int from) {
       main_file = memmem(p, eol - p, "\"<stdin>\"", 9) != NULL;
     } else {
       if (main_file && line >= from && eol > p)
-        print_tokens(f, line, p, eol);
+        print_tokens(f, line, &last, p, eol);
       line++;
     }
     p = eol + 1;
   }
+  fputc('\n', f);
   fclose(f);
   return text;
 }
