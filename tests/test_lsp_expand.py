@@ -239,8 +239,12 @@ int here = HERE, there =
   HERE;
 #define AT(x) x __LINE__
 int at[] = {AT(1)};
-#if __LINE__ > 3 && defined __FILE__ && defined(__INCLUDE_LEVEL__)
+#if __LINE__ > 3 && defined __FILE__ && defined(__INCLUDE_LEVEL__) && defined __DATE__
 int line_seen;
+#endif
+const char *name = __FILE_NAME__;
+#ifdef __TIMESTAMP__
+int timestamp_defined;
 #endif
 """,
     "if_expressions": """
