@@ -367,6 +367,7 @@ FALLBACKS = {
     "line_in_arguments_over_lines": "#define F(x, y) x y\nint a = F(__LINE__,\n __LINE__);\n",
     "paste_not_a_token": "#define CAT(a, b) a ## b\nint x = CAT(+, -) 1;\n",
     "once": "#pragma once\nint x;\n",
+    "macro_in_pragma": "#define PACK 2\n#pragma pack(PACK)\nstruct s { char c; int i; };\n",
     "unterminated_call": "#define F(x) x\nint a = F(1;\n",
 }
 

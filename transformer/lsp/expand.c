@@ -792,6 +792,8 @@ static void do_pragma(Expander *e, int line) {
   fputs("#pragma ", e->out);
   bool first = true;
   for (PPTok t; (t = pplex(&e->lex, true)).kind != K_EOD; first = false) {
+    if (t.kind == K_IDENT && (lookup(e, &t) || special(&t) != SP_NONE))
+      cannot(e); /* (would gcc expand it? it does in some pragmas: not known here) */
     if ((t.flags & F_WHITE) && !first)
       fputc(' ', e->out);
     fwrite(t.s, 1, t.len, e->out);
