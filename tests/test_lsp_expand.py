@@ -14,15 +14,17 @@ for byte, and runs coroc's pipeline on each (both backends): the same C or
 the same error. Nothing here writes down what gcc prints: gcc says it, in
 each run.
 
-Three sets of inputs: every .coc and .c of the tree (examples, tests, the
+Four sets of inputs: every .coc and .c of the tree (examples, tests, the
 tutorial), where falling back must be rare; files of the tree cut short,
-as the editor holds them while they are typed; and a hand-written
-document for each feature the expander models (the C standard's examples
-of 6.10.3.5 among them), each of which it must expand itself, and one for
-each construct it must leave to the preprocessor.
+as the editor holds them while they are typed; a hand-written document
+for each feature the expander models (the C standard's examples of
+6.10.3.5 among them), each of which it must expand itself, and one for
+each construct it must leave to the preprocessor; and random documents
+of macros made of each other (a fixed seed).
 """
 import os
 import pathlib
+import random
 import subprocess
 
 import pytest
@@ -403,3 +405,88 @@ def test_a_change_that_only_gcc_can_expand_still_agrees(tmp_path):
     results = check([plain, counter], ["-dD"])
     assert results[str(plain)][0] == "self" and results[str(counter)][0] == "cpp", results
     assert all(line.endswith(" same") for how, line in results.values()), results
+
+
+# Random documents: macros made of each other, of their parameters, # and
+# ##, GNU's comma, called with arguments nested and over lines, among
+# #undef and #if groups. Their expansion is what gcc says it is.
+NAMES = ["A", "B", "C", "F", "G", "H", "K"]
+WORDS = ["+", "-", "1", "x", "y", "*", '"s"', "'c'", "0x1", "(", ")", ",", "L", "e",
+         r'"a\\b\""', r"'\''", "->", "...", ".", "%", "<", "<<", "="]
+ARGS = ["", "1", "x y", "(a, b)", "A", "F", "+", "\n  z", "q", "- -"]
+
+
+def random_body(rng, params):
+    toks = []
+    for _ in range(rng.randint(0, 6)):
+        r = rng.random()
+        if params and r < 0.35:
+            p = rng.choice(params)
+            toks.append("#" + p if rng.random() < 0.2 else p)
+        else:
+            toks.append(rng.choice(NAMES) if r < 0.55 else rng.choice(WORDS))
+    out = []
+    for i, t in enumerate(toks):
+        out.append(t)
+        after = toks[i + 1] if i + 1 < len(toks) else ""
+        if after and rng.random() < 0.2 and (t.isidentifier() or t in params) \
+                and (after.isidentifier() or after.isdigit()):
+            out.append("##")
+    return " ".join(out)
+
+
+def random_call(rng, sig, depth=0):
+    name = rng.choice(NAMES)
+    if sig.get(name) is None:
+        return name
+    nparams, variadic = sig[name]
+    count = nparams + (rng.randint(0, 2) if variadic else 0)
+    args = [random_call(rng, sig, depth + 1) if depth < 2 and rng.random() < 0.35
+            else rng.choice(ARGS) for _ in range(count)]
+    return name + rng.choice(["", " ", "\n"]) + "(" + ",".join(args) + ")"
+
+
+def random_document(rng):
+    lines, sig = ["#include <stddef.h>"], {}
+    for name in NAMES:
+        if rng.random() < 0.5:
+            params = rng.sample(["a", "b", "c"], rng.randint(0, 2))
+            variadic = rng.random() < 0.3
+            body = random_body(rng, params + (["__VA_ARGS__"] if variadic else []))
+            if variadic and rng.random() < 0.5:
+                body += " , ## __VA_ARGS__"
+            lines.append(f"#define {name}({','.join(params + (['...'] if variadic else []))}) {body}")
+            sig[name] = (len(params), variadic)
+        elif rng.random() < 0.7:
+            lines.append(f"#define {name} {random_body(rng, [])}")
+    for _ in range(rng.randint(1, 6)):
+        r = rng.random()
+        if r < 0.1:
+            lines.append("#undef " + rng.choice(NAMES))
+        elif r < 0.2:
+            lines += [rng.choice(["#ifdef ", "#ifndef ", "#if defined "]) + rng.choice(NAMES),
+                      random_call(rng, sig) + ";", rng.choice(["#else", "#elif 1", "#elif 0"]),
+                      random_call(rng, sig) + ";", "#endif"]
+        elif r < 0.25:
+            lines.append("int line = __LINE__ " + random_call(rng, sig) + ";")
+        lines.append(" ".join(random_call(rng, sig) for _ in range(rng.randint(1, 3)))
+                     + rng.choice([";", " +x;", "\n;"]))
+    return "\n".join(lines) + "\n"
+
+
+def test_random_macros_expand_as_gcc_does(tmp_path):
+    """600 random documents (a fixed seed): each that gcc expands without
+    an error (most of them) the server expands itself, as gcc does."""
+    rng = random.Random(31)
+    docs = []
+    for k in range(600):
+        doc = tmp_path / f"random{k}.coc"
+        doc.write_text(random_document(rng))
+        docs.append(doc)
+    results = check(docs, ["-dD"])
+    counts = {k: sum(1 for how, _ in results.values() if how == k)
+              for k in ("self", "cpp", "outside")}
+    print(f"\n{len(docs)} documents: expanded by the server {counts['self']}, "
+          f"by the preprocessor {counts['cpp']}, gcc's error {counts['outside']}")
+    assert [line for how, line in results.values() if "differs" in line] == []
+    assert counts["self"] >= 400 and counts["cpp"] * 20 <= counts["self"]

@@ -305,7 +305,7 @@ static void replace_args(Expander *e, const Macro *m, Arg *args, Toks *out) {
     bool after_paste = i > 0 && (m->body[i - 1].flags & F_PASTE);
     const PPTok *from;
     int count;
-    PPTok *paste_flag = NULL;
+    int paste_flag = -1; /* (an index: pushing may move the tokens) */
     if (src->flags & F_STR) {
       if (!a->stringified) {
         a->str = stringify(e, a);
@@ -323,9 +323,9 @@ static void replace_args(Expander *e, const Macro *m, Arg *args, Toks *out) {
           if (a->omitted)
             out->n--; /* GNU: `, ## __VA_ARGS__` with no arguments loses its comma */
           else
-            paste_flag = last;
+            paste_flag = out->n - 1;
         } else if (count == 0) {
-          paste_flag = last; /* an empty right operand: the left one's ## goes */
+          paste_flag = out->n - 1; /* an empty right operand: the left one's ## goes */
         }
       }
     } else {
@@ -340,12 +340,12 @@ static void replace_args(Expander *e, const Macro *m, Arg *args, Toks *out) {
       for (int j = 0; j < count; j++)
         push_tok(out, &e->arena, from[j]);
       if (src->flags & F_PASTE)
-        paste_flag = &out->v[out->n - 1];
+        paste_flag = out->n - 1;
     }
     if (!e->in_directive && !(src->flags & F_PASTE))
       push_tok(out, &e->arena, padding(-1));
-    if (paste_flag)
-      paste_flag->flags = (paste_flag->flags & ~F_PASTE) | (src->flags & F_PASTE);
+    if (paste_flag >= 0)
+      out->v[paste_flag].flags = (out->v[paste_flag].flags & ~F_PASTE) | (src->flags & F_PASTE);
   }
 }
 
@@ -362,8 +362,8 @@ static int enter_macro(Expander *e, Macro *m, const PPTok *name) {
     e->parsing_args = 1;
     PPTok pad = {0}, t;
     bool padded = false;
-    while ((t = next(e)).kind == K_PAD)
-      if (!padded || t.arg == -1) {
+    while ((t = next(e)).kind == K_PAD) /* (the one kept: gcc's funlike_invocation_p's) */
+      if (!padded || pad.arg == -1 || (pad.arg == 0 && t.arg == -1)) {
         pad = t;
         padded = true;
       }
