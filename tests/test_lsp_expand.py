@@ -14,13 +14,14 @@ for byte, and runs coroc's pipeline on each (both backends): the same C or
 the same error. Nothing here writes down what gcc prints: gcc says it, in
 each run.
 
-Four sets of inputs: every .coc and .c of the tree (examples, tests, the
+Five sets of inputs: every .coc and .c of the tree (examples, tests, the
 tutorial), where falling back must be rare; files of the tree cut short,
 as the editor holds them while they are typed; a hand-written document
 for each feature the expander models (the C standard's examples of
 6.10.3.5 among them), each of which it must expand itself, and one for
 each construct it must leave to the preprocessor; and random documents
-of macros made of each other (a fixed seed).
+(fixed seeds) of macros made of each other, and of #if expressions. Where
+gcc rejects a document, the server must leave its body to gcc.
 """
 import os
 import pathlib
@@ -490,3 +491,57 @@ def test_random_macros_expand_as_gcc_does(tmp_path):
           f"by the preprocessor {counts['cpp']}, gcc's error {counts['outside']}")
     assert [line for how, line in results.values() if "differs" in line] == []
     assert counts["self"] >= 400 and counts["cpp"] * 20 <= counts["self"]
+
+
+# Random #if expressions: constants of each kind and type, the operators,
+# defined, ?:, macros for values. gcc decides the group taken, or rejects
+# the expression (a division by zero, a constant too large): then the
+# server must leave the body to it.
+CONSTANTS = ["0", "1", "2", "7", "-1", "0x7fffffffffffffff", "0xffffffffffffffff",
+             "18446744073709551615u", "9223372036854775807", "9223372036854775808", "1u", "2U",
+             "3l", "4LL", "5ull", "0x10", "010", "0b101", "'a'", r"'\377'", r"'\n'", r"'\x7f'",
+             r"'\0'", r"-'\200'", "TWO", "ZERO", "NEG", "BIG", "U1", "UNDEFINED"]
+BINARY = ["+", "-", "*", "/", "%", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "^", "|",
+          "&&", "||"]
+
+
+def random_expression(rng, depth=0):
+    r = rng.random()
+    if depth > 3 or r < 0.3:
+        return rng.choice(CONSTANTS)
+    if r < 0.4:
+        return rng.choice("-~!+") + random_expression(rng, depth + 1)
+    if r < 0.5:
+        return "(" + random_expression(rng, depth + 1) + ")"
+    if r < 0.55:
+        return " ? ".join([random_expression(rng, depth + 1),
+                           random_expression(rng, depth + 1) + " : "
+                           + random_expression(rng, depth + 1)])
+    if r < 0.6:
+        return rng.choice(["defined TWO", "defined(UNDEFINED)", "defined ZERO", "!defined(NEG)"])
+    return " ".join([random_expression(rng, depth + 1), rng.choice(BINARY),
+                     random_expression(rng, depth + 1)])
+
+
+def test_random_if_expressions_as_gcc_decides(tmp_path):
+    """600 documents of 4 random #if each (a fixed seed): the groups gcc
+    takes, the server takes; an expression gcc rejects, the server
+    leaves to it."""
+    rng = random.Random(7)
+    docs = []
+    for k in range(600):
+        lines = ["#include <stddef.h>", "#define TWO 2", "#define ZERO 0", "#define NEG (-1)",
+                 "#define BIG 0xffffffffffffffffu", "#define U1 1u"]
+        for i in range(4):
+            lines += [f"#if {random_expression(rng)}", f"int t{i};", "#else", f"int f{i};",
+                      "#endif"]
+        doc = tmp_path / f"if{k}.coc"
+        doc.write_text("\n".join(lines) + "\n")
+        docs.append(doc)
+    results = check(docs, ["-dD"])
+    counts = {k: sum(1 for how, _ in results.values() if how == k)
+              for k in ("self", "cpp", "outside")}
+    print(f"\n{len(docs)} documents: expanded by the server {counts['self']}, "
+          f"by the preprocessor {counts['cpp']}, gcc's error {counts['outside']}")
+    assert [line for how, line in results.values() if "differs" in line] == []
+    assert counts["self"] >= 400 and counts["outside"] >= 50
