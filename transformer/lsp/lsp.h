@@ -242,7 +242,7 @@ void preamble_free(Preamble *p);
    #undef lines that gcc printed with -dD for the prefix (its built-ins'
    included), and its linemarkers (which macros a system header defined). */
 typedef struct MacroTable MacroTable;
-MacroTable *expand_table(const char *lines, size_t len); /* NULL: not gcc's */
+MacroTable *expand_table(const char *lines, size_t len); /* NULL: not gcc's, or unread */
 void expand_table_free(MacroTable *t);
 /* What `cc -E -dD` prints for `body` (its first line `first_line`) read
    after the table's macros, from that line on (malloc), or NULL when the

@@ -246,43 +246,44 @@ static void table_set(MacroTable *t, Macro *m, const PPTok *name) {
   }
 }
 
+/* A definition this file does not read (a raw string, __VA_OPT__):
+   defined, but not to be expanded. */
+static Macro *bad_macro(MacroTable *t, const PPTok *name) {
+  Macro *m = pp_alloc(&t->arena, sizeof *m);
+  *m = (Macro){.name = name->s, .len = name->len, .hash = hash_of(name->s, name->len), .bad = true};
+  return m;
+}
+
 /* One line of what gcc printed: a linemarker (what follows is a system
-   header's, F_SYS, or gcc's own, F_BUILTIN?), #define or #undef. */
-static void table_line(MacroTable *t, const char *line, size_t len, unsigned *origin) {
-  jmp_buf fail;
-  PPLexer l;
+   header's, F_SYS, or gcc's own, F_BUILTIN?), #define or #undef; false
+   for a line that is none of them (then no line is to be trusted). */
+static bool table_line(MacroTable *t, const char *line, size_t len, unsigned *origin) {
   if (len > 2 && line[0] == '#' && line[1] == ' ' && line[2] >= '0' && line[2] <= '9') {
     const char *q = memrchr(line, '"', len);
     *origin = memmem(line, len, "\"<built-in>\"", 12)   ? F_BUILTIN
               : q && memmem(q, line + len - q, " 3", 2) ? F_SYS
                                                         : 0;
-    return;
+    return true;
   }
+  jmp_buf fail;
+  PPLexer l;
   pplex_init(&l, line, len, 1, &fail);
   if (setjmp(fail))
-    return; /* (a name that is no identifier: gcc printed it, but cannot have) */
-  PPTok hash = pplex(&l, true), directive = pplex(&l, true);
-  if (!pp_is(&hash, "#"))
-    return;
+    return false;
+  PPTok hash = pplex(&l, true), directive = pplex(&l, true), name = pplex(&l, true);
+  if (!pp_is(&hash, "#") || name.kind != K_IDENT)
+    return false;
   if (pp_is(&directive, "undef")) {
-    PPTok name = pplex(&l, true);
     table_set(t, NULL, &name);
-    return;
+    return true;
   }
-  PPLexer again = l;
-  Macro *m = setjmp(fail) ? NULL : read_define(&l, &t->arena, *origin);
-  if (!m) { /* defined, but not by a text read here: bad */
-    pplex_init(&l, again.p, again.end - again.p, 1, &fail);
-    if (setjmp(fail))
-      return;
-    PPTok name = pplex(&l, true);
-    if (name.kind != K_IDENT)
-      return;
-    m = pp_alloc(&t->arena, sizeof *m);
-    *m = (Macro){.name = name.s, .len = name.len, .hash = hash_of(name.s, name.len), .bad = true};
-  }
-  PPTok name = {.s = m->name, .len = m->len};
-  table_set(t, m, &name);
+  if (!pp_is(&directive, "define"))
+    return false;
+  PPLexer definition;
+  pplex_init(&definition, name.s, line + len - name.s, 1, &fail);
+  Macro *m = setjmp(fail) ? NULL : read_define(&definition, &t->arena, *origin);
+  table_set(t, m ? m : bad_macro(t, &name), &name);
+  return true;
 }
 
 MacroTable *expand_table(const char *lines, size_t len) {
@@ -295,18 +296,20 @@ MacroTable *expand_table(const char *lines, size_t len) {
   memcpy(t->text, lines, len);
   t->text[len] = '\0';
   unsigned origin = 0;
-  for (const char *p = t->text, *end = t->text + len; p < end;) {
+  bool understood = true;
+  for (const char *p = t->text, *end = t->text + len; p < end && understood;) {
     const char *nl = memchr(p, '\n', end - p), *eol = nl ? nl : end;
-    table_line(t, p, eol - p, &origin);
+    understood = table_line(t, p, eol - p, &origin);
     p = eol + 1;
   }
   PPTok strict = {.s = "__STRICT_ANSI__", .len = 15}, uchar = {.s = "__CHAR_UNSIGNED__", .len = 17};
   PPTok gnuc = {.s = "__GNUC__", .len = 8}, clang = {.s = "__clang__", .len = 9};
   t->strict = table_find(t, &strict, hash_of(strict.s, strict.len));
   t->unsigned_char = table_find(t, &uchar, hash_of(uchar.s, uchar.len));
-  if (!table_find(t, &gnuc, hash_of(gnuc.s, gnuc.len)) ||
+  if (!understood || !table_find(t, &gnuc, hash_of(gnuc.s, gnuc.len)) ||
       table_find(t, &clang, hash_of(clang.s, clang.len))) {
-    expand_table_free(t); /* another preprocessor than gcc's, whose ways these are */
+    /* another preprocessor than gcc (whose ways these are), or its lines misread */
+    expand_table_free(t);
     return NULL;
   }
   return t;
