@@ -31,7 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OVERLAY_SIZE = 64 };
+/* The body's own definitions, under the table's; and how deep calls may
+   nest in each other's arguments before the expander leaves the body to
+   the preprocessor. */
+enum { OVERLAY_SIZE = 64, MAX_CONTEXTS = 2048 };
 
 /* A list of tokens being read: a macro's expansion (m), an argument being
    expanded, a pasted token, padding. */
@@ -146,6 +149,8 @@ static void overlay_add(Expander *e, Macro *m) {
  * =================================================================== */
 
 static void push_ctx(Expander *e, PPTok *v, int n, Macro *m) {
+  if (e->nctx >= MAX_CONTEXTS)
+    cannot(e); /* (each level is a few frames of C stack: the server's own) */
   if (e->nctx == e->ctx_cap) {
     e->ctx_cap = e->ctx_cap ? 2 * e->ctx_cap : 32;
     e->ctx = realloc(e->ctx, e->ctx_cap * sizeof *e->ctx);

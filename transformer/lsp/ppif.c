@@ -29,8 +29,11 @@ typedef struct {
 typedef struct {
   PPExpr *x;
   PPTok cur;
-  int skip; /* inside operands that are not evaluated */
+  int skip;  /* inside operands that are not evaluated */
+  int depth; /* of the C stack this parse takes: bounded, it is the server's */
 } Parser;
+
+enum { MAX_DEPTH = 1000 };
 
 static _Noreturn void cannot(Parser *p) {
   longjmp(*p->x->fail, 1);
@@ -236,7 +239,27 @@ static int precedence(const Parser *p) {
   return 0;
 }
 
+static Val unary_at(Parser *p);
+static Val conditional_at(Parser *p);
+
+/* The two ways the parse nests (-x, (x), x ? y : z), counted. */
+static Val nested(Parser *p, Val (*f)(Parser *)) {
+  if (++p->depth > MAX_DEPTH)
+    cannot(p);
+  Val v = f(p);
+  p->depth--;
+  return v;
+}
+
 static Val unary(Parser *p) {
+  return nested(p, unary_at);
+}
+
+static Val conditional(Parser *p) {
+  return nested(p, conditional_at);
+}
+
+static Val unary_at(Parser *p) {
   PPTok t = p->cur;
   if (at(p, "+") || at(p, "-") || at(p, "~") || at(p, "!")) {
     advance(p);
@@ -289,7 +312,7 @@ static Val binary(Parser *p, int min) {
   return l;
 }
 
-static Val conditional(Parser *p) {
+static Val conditional_at(Parser *p) {
   Val c = binary(p, 1);
   if (!at(p, "?"))
     return c;
