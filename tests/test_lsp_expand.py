@@ -372,6 +372,10 @@ FALLBACKS = {
     "once": "#pragma once\nint x;\n",
     "macro_in_pragma": "#define PACK 2\n#pragma pack(PACK)\nstruct s { char c; int i; };\n",
     "unterminated_call": "#define F(x) x\nint a = F(1;\n",
+    "calls_nested_deeper_than_the_stack_allows":
+        "#define F(x) x\nint a = " + "F(" * 5000 + "1" + ")" * 5000 + ";\n",
+    "parentheses_deeper_than_the_stack_allows":
+        "#if " + "(" * 5000 + "1" + ")" * 5000 + "\nint a;\n#endif\n",
 }
 
 
