@@ -342,6 +342,12 @@ size_t o = offsetof(struct two, b);
 int64_t big = INT64_C(1) << 40;
 uint8_t u = UINT8_MAX;
 """,
+    "a_literal_being_typed": """
+#define F(x) #x x
+int a = 1;
+const char *s = F(b) "abc
+int c = 'd;
+""",
     "directives_after_calls": """
 #define F(x) x
 #define G F

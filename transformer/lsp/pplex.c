@@ -9,8 +9,7 @@
  * (a line splice moves the next token to the next line; a block comment
  * may hold line breaks). What gcc reads otherwise than this file does is
  * refused (PPLexer.fail): raw strings, digraphs, UCNs and bytes past ASCII
- * in identifiers, u8 character constants, unterminated comments, and an
- * unterminated literal outside a group #if skips.
+ * in identifiers, u8 character constants, unterminated comments.
  */
 #define _GNU_SOURCE
 #include "pp.h"
@@ -102,7 +101,8 @@ static bool is_char(unsigned char c) {
 }
 
 /* Past the literal whose quote is at p; an unterminated one is the rest of
-   the line as one K_OTHER (gcc's reading, where it is only a warning). */
+   the line as one K_OTHER (gcc's reading, where it is only a warning:
+   coroc reports it, reading the output; a string being typed is one). */
 static const char *quoted(PPLexer *l, const char *p, PPTok *t) {
   char q = *p++;
   while (p < l->end && *p != q && *p != '\n')
@@ -111,8 +111,6 @@ static const char *quoted(PPLexer *l, const char *p, PPTok *t) {
     t->kind = q == '"' ? K_STRING : K_CHAR;
     return p + 1;
   }
-  if (!l->skipping)
-    cannot(l);
   t->kind = K_OTHER;
   return p;
 }
