@@ -202,11 +202,11 @@ static json_t *diagnostic(const Document *doc, Encoding enc, const Found *f, con
 }
 
 /* The preprocessor's output of the document, for both runs (preamble.c). */
-static int expand(Document *doc, bool *reused) {
+static int expand(Document *doc, Expanded *how) {
   int nargs;
   const char **args = compdb_args(doc->path, &nargs);
-  int fd = preamble_expand(&doc->preamble, doc->path, doc->text.text, doc->text.len, args, nargs,
-                           reused);
+  int fd =
+      preamble_expand(&doc->preamble, doc->path, doc->text.text, doc->text.len, args, nargs, how);
   coroc_reset(); /* (what it asked of the pipeline's memory) */
   return fd;
 }
@@ -220,8 +220,8 @@ static double now_ms(void) {
 void diagnose(Document *doc, Encoding enc) {
   double start = now_ms();
   Found f[2] = {{0}};
-  bool reused;
-  int expanded = expand(doc, &reused);
+  Expanded how;
+  int expanded = expand(doc, &how);
   run_backends(doc, expanded, f);
   if (expanded >= 0)
     close(expanded);
@@ -244,7 +244,8 @@ void diagnose(Document *doc, Encoding enc) {
   if (getenv("COROC_LSP_TIMING"))
     rpc_log(4, "coroc-lsp: timing: %s version %ld: coroc %.3f ms, preprocessor on %s", doc->uri,
             doc->version, now_ms() - start,
-            reused          ? "the body"
-            : expanded >= 0 ? "the whole text"
-                            : "the whole text, by coroc");
+            how == EXPANDED_BODY       ? "the body"
+            : how == EXPANDED_BODY_CPP ? "the body, by the preprocessor"
+            : how == EXPANDED_WHOLE    ? "the whole text"
+                                       : "the whole text, by coroc");
 }

@@ -1,4 +1,4 @@
-/* lsp.h: the one internal header of coroc-lsp, the language server
+/* lsp.h: the internal header of coroc-lsp, the language server
  * (docs/editors.md).
  *
  * The server speaks the Language Server Protocol over standard input and
@@ -19,8 +19,11 @@
  *               one coroutine, the awaits whose children stay on the heap
  *   child.c     a child process spoken to in JSON-RPC (clangd), without
  *               ever blocking on it
- *   preamble.c  a document's headers preprocessed once: at a change, the
- *               preprocessor reads the text after the last #include only
+ *   pplex.c ppif.c ppmacros.c expand.c   the text after the last #include
+ *               macro-expanded in the server, as gcc's preprocessor does
+ *               (their own header, pp.h, says how they share the work)
+ *   preamble.c  a document's headers preprocessed once: at a change, only
+ *               the text after the last #include is expanded (expand.c)
  *   diagnose.c  one document through coroc, both backends: its errors as
  *               LSP diagnostics, and the last good translation of each
  *   clangd.c    the proxy: clangd started, restarted, told of each open
@@ -218,14 +221,34 @@ void child_stop(Child *c);
 
 /* preamble.c: what the preprocessor made of a document's headers. */
 typedef struct Preamble Preamble;
+/* How preamble_expand made the output. */
+typedef enum {
+  EXPANDED_BY_COROC, /* it did not: coroc runs the preprocessor itself */
+  EXPANDED_WHOLE,    /* the preprocessor, on the whole text (a new preamble) */
+  EXPANDED_BODY_CPP, /* the preprocessor, on the text after the last #include */
+  EXPANDED_BODY,     /* the server itself (expand.c), on the text after the last #include */
+} Expanded;
 /* The preprocessor's output for the document's text (path, compile_commands'
    args), in a descriptor at offset 0 that the caller closes, or -1 (then
    coroc runs the preprocessor itself). *p is the document's preamble, made
-   or renewed here when its prefix or the options changed; *reused says
-   that only the text after the last #include went through the preprocessor. */
+   or renewed here when its prefix or the options changed; *how says how
+   the output was made. */
 int preamble_expand(Preamble **p, const char *path, const char *text, size_t len, const char **args,
-                    int nargs, bool *reused);
+                    int nargs, Expanded *how);
 void preamble_free(Preamble *p);
+
+/* expand.c: the body's macros expanded in the server's own process. A
+   table of the macros in effect where the body starts: the #define and
+   #undef lines that gcc printed with -dD for the prefix (its built-ins'
+   included), and its linemarkers (which macros a system header defined). */
+typedef struct MacroTable MacroTable;
+MacroTable *expand_table(const char *lines, size_t len); /* NULL: not gcc's, or unread */
+void expand_table_free(MacroTable *t);
+/* What `cc -E -dD` prints for `body` (its first line `first_line`) read
+   after the table's macros, from that line on (malloc), or NULL when the
+   expander cannot say it exactly (the preprocessor must run). The table's
+   macros are as they were after it (the body's own #define are its own). */
+char *expand_text(MacroTable *t, const char *body, size_t len, int first_line, size_t *out_len);
 
 /* What the server keeps of one backend's last good run. */
 typedef struct {

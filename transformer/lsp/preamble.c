@@ -9,9 +9,12 @@
  *    what that printed up to the body's first line is kept (the head), and
  *    so are the macros in effect there: the #define and #undef lines the
  *    preprocessor prints with -dD, those of its built-ins left out;
- *  - the body, everything after, preprocessed at each change on its own,
- *    with the prefix's macros read first (-imacros) and a #line that gives
- *    its lines their numbers in the document.
+ *  - the body, everything after, expanded at each change on its own with
+ *    the prefix's macros: by the server itself (expand.c, which reads the
+ *    macros once, into the preamble's table), or, when it cannot say it
+ *    exactly, by the preprocessor, with the prefix's macros read first
+ *    (-imacros) and a #line that gives the body's lines their numbers in
+ *    the document.
  * The head and the body's output, joined, are what the preprocessor prints
  * for the whole document: the body can hold no #include (the prefix ends at
  * the last one), its macros are the ones the whole run would see, and
@@ -59,8 +62,9 @@ struct Preamble {
   int body_line; /* the body's first line (1-based) */
   char *head;    /* what the preprocessor printed before the body's first line */
   size_t head_len;
-  int macros;      /* a memfd: the #define and #undef lines in effect at the body */
-  Header *headers; /* the files the head came from, as they were */
+  int macros;        /* a memfd: the #define and #undef lines in effect at the body */
+  MacroTable *table; /* the same, read, with the built-ins' (expand.c); NULL: cc expands */
+  Header *headers;   /* the files the head came from, as they were */
   int nheaders;
 };
 
@@ -72,6 +76,7 @@ void preamble_free(Preamble *p) {
   free(p->head);
   if (p->macros >= 0)
     close(p->macros);
+  expand_table_free(p->table);
   for (int i = 0; i < p->nheaders; i++)
     free(p->headers[i].path);
   free(p->headers);
@@ -278,8 +283,9 @@ static bool linemarker(const char *p, const char *end, long *number, bool *main,
 /* The offset of the first line the preprocessor printed for line `body_line`
    of the input or after it (a linemarker there included); the output's
    length when there is none. With `macros`, the #define and #undef lines
-   before it go there, but the built-ins' (the body's run has them). */
-static size_t cut_at(const char *out, size_t len, int body_line, FILE *macros) {
+   before it go there, but the built-ins' (the body's run has them); with
+   `all`, all of them and the linemarkers (what expand_table reads). */
+static size_t cut_at(const char *out, size_t len, int body_line, FILE *macros, FILE *all) {
   long line = 1;
   bool main = false, builtin = false;
   for (size_t at = 0; at < len;) {
@@ -290,14 +296,19 @@ static size_t cut_at(const char *out, size_t len, int body_line, FILE *macros) {
     if (linemarker(p, end, &number, &marks_main, &marks_builtin)) {
       if (marks_main && number >= body_line)
         return at;
+      if (all)
+        fprintf(all, "%.*s\n", (int)(end - p), p);
       line = number;
       main = marks_main;
       builtin = marks_builtin;
     } else {
       if (main && line >= body_line)
         return at;
-      if (macros && !builtin && (strncmp(p, "#define ", 8) == 0 || strncmp(p, "#undef ", 7) == 0))
+      bool directive = strncmp(p, "#define ", 8) == 0 || strncmp(p, "#undef ", 7) == 0;
+      if (macros && !builtin && directive)
         fprintf(macros, "%.*s\n", (int)(end - p), p);
+      if (all && directive)
+        fprintf(all, "%.*s\n", (int)(end - p), p);
       line++;
     }
     at = end - out + (nl != NULL);
@@ -388,6 +399,41 @@ static char *command_key(const char **argv, size_t *len) {
   return key;
 }
 
+/* Is the command gcc's preprocessor with options that expand.c's model
+   holds for (the modes C99 to C17; no options that change what it reads or
+   prints, or make a warning an error)? */
+static bool expandable_command(const char **argv) {
+  static const char *const with_value[] = {"-I",       "-D",       "-U",       "-iquote",
+                                           "-isystem", "-include", "-imacros", "-idirafter"};
+  static const char *const prefixes[] = {"-I", "-D", "-U", "-iquote", "-isystem", "-idirafter"};
+  static const char *const modes[] = {
+      "c99",   "c11",   "c17",          "c18",          "gnu99",        "gnu11",
+      "gnu17", "gnu18", "iso9899:1999", "iso9899:2011", "iso9899:2017", "iso9899:2018"};
+  const char *cc = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+  if (strcmp(cc, "cc") != 0 && strncmp(cc, "gcc", 3) != 0)
+    return false;
+  for (int i = 1; argv[i]; i++) {
+    const char *w = argv[i];
+    bool ok = strcmp(w, "-E") == 0 || strcmp(w, "-dD") == 0 || strcmp(w, "-") == 0;
+    if (strcmp(w, "-x") == 0) {
+      ok = argv[i + 1] && strcmp(argv[i + 1], "c") == 0;
+      i++;
+    }
+    for (size_t k = 0; !ok && k < sizeof with_value / sizeof *with_value; k++)
+      if (strcmp(w, with_value[k]) == 0 && argv[i + 1]) {
+        ok = true;
+        i++;
+      }
+    for (size_t k = 0; !ok && k < sizeof prefixes / sizeof *prefixes; k++)
+      ok = strncmp(w, prefixes[k], strlen(prefixes[k])) == 0;
+    for (size_t k = 0; !ok && k < sizeof modes / sizeof *modes; k++)
+      ok = strncmp(w, "-std=", 5) == 0 && strcmp(w + 5, modes[k]) == 0;
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
 /* The whole document through the preprocessor: the new preamble (*p), and
    what it printed, or NULL. */
 static char *build(Preamble **p, const char **argv, const char *text, size_t len, size_t start,
@@ -398,10 +444,10 @@ static char *build(Preamble **p, const char **argv, const char *text, size_t len
   if (!out)
     return NULL;
   Preamble *np = calloc(1, sizeof *np);
-  char *macros = NULL;
-  size_t macros_len = 0;
-  FILE *m = open_memstream(&macros, &macros_len);
-  if (!np || !m)
+  char *macros = NULL, *all = NULL;
+  size_t macros_len = 0, all_len = 0;
+  FILE *m = open_memstream(&macros, &macros_len), *a = open_memstream(&all, &all_len);
+  if (!np || !m || !a)
     abort();
   np->key = command_key(argv, &np->key_len);
   np->prefix = malloc(start + 1);
@@ -410,8 +456,12 @@ static char *build(Preamble **p, const char **argv, const char *text, size_t len
   memcpy(np->prefix, text, start);
   np->prefix_len = start;
   np->body_line = body_line;
-  np->head_len = cut_at(out, *out_len, body_line, m);
+  np->head_len = cut_at(out, *out_len, body_line, m, a);
   fclose(m);
+  fclose(a);
+  if (expandable_command(argv))
+    np->table = expand_table(all, all_len); /* (NULL: not gcc's macros) */
+  free(all);
   np->head = malloc(np->head_len + 1);
   if (!np->head)
     abort();
@@ -449,10 +499,10 @@ static const char **body_command(const char **argv) {
   return body;
 }
 
-/* The body preprocessed with the preamble's macros: the whole document's
-   output (malloc), or NULL. */
-static char *expand_body(const Preamble *p, const char **argv, const char *text, size_t len,
-                         size_t *out_len) {
+/* The body after the preamble's macros, by the preprocessor: from the
+   body's first line on (malloc), or NULL. */
+static char *run_cpp_on_body(const Preamble *p, const char **argv, const char *text, size_t len,
+                             size_t *out_len) {
   char *input;
   int n = asprintf(&input, "#line %d\n%.*s", p->body_line, (int)(len - p->prefix_len),
                    text + p->prefix_len);
@@ -465,16 +515,35 @@ static char *expand_body(const Preamble *p, const char **argv, const char *text,
   free(input);
   if (!out)
     return NULL;
-  size_t from = cut_at(out, body_len, p->body_line, NULL);
+  size_t from = cut_at(out, body_len, p->body_line, NULL, NULL);
+  memmove(out, out + from, body_len - from);
+  *out_len = body_len - from;
+  return out;
+}
+
+/* The body expanded with the preamble's macros, by the server itself when
+   it can (expand.c), else by the preprocessor: the whole document's
+   output (malloc), or NULL. */
+static char *expand_body(const Preamble *p, const char **argv, const char *text, size_t len,
+                         size_t *out_len, Expanded *how) {
+  size_t body_len;
+  char *out = p->table ? expand_text(p->table, text + p->prefix_len, len - p->prefix_len,
+                                     p->body_line, &body_len)
+                       : NULL;
+  *how = out ? EXPANDED_BODY : EXPANDED_BODY_CPP;
+  if (!out)
+    out = run_cpp_on_body(p, argv, text, len, &body_len);
+  if (!out)
+    return NULL;
   char marker[32];
   int marker_len = snprintf(marker, sizeof marker, "# %d \"<stdin>\"\n", p->body_line);
-  char *whole = malloc(p->head_len + marker_len + (body_len - from) + 1);
+  char *whole = malloc(p->head_len + marker_len + body_len + 1);
   if (!whole)
     abort();
   memcpy(whole, p->head, p->head_len);
   memcpy(whole + p->head_len, marker, marker_len);
-  memcpy(whole + p->head_len + marker_len, out + from, body_len - from);
-  *out_len = p->head_len + marker_len + (body_len - from);
+  memcpy(whole + p->head_len + marker_len, out, body_len);
+  *out_len = p->head_len + marker_len + body_len;
   free(out);
   return whole;
 }
@@ -494,8 +563,8 @@ static bool body_outside(const char *body, size_t len) {
 }
 
 int preamble_expand(Preamble **p, const char *path, const char *text, size_t len, const char **args,
-                    int nargs, bool *reused) {
-  *reused = false;
+                    int nargs, Expanded *how) {
+  *how = EXPANDED_BY_COROC;
   int body_line = 1;
   long start = body_start(text, len, &body_line);
   CppArgs cpp = {.args = args, .nargs = nargs};
@@ -515,11 +584,12 @@ int preamble_expand(Preamble **p, const char *path, const char *text, size_t len
   if (kept && kept->key_len == key_len && memcmp(kept->key, key, key_len) == 0 &&
       kept->prefix_len == (size_t)start && kept->body_line == body_line &&
       memcmp(kept->prefix, text, start) == 0 && headers_unchanged(kept)) {
-    out = expand_body(kept, argv, text, len, &out_len);
-    *reused = out != NULL;
+    out = expand_body(kept, argv, text, len, &out_len, how);
   }
-  if (!out)
+  if (!out) {
     out = build(p, argv, text, len, (size_t)start, body_line, &out_len);
+    *how = out ? EXPANDED_WHOLE : EXPANDED_BY_COROC;
+  }
   free(key);
   int fd = out ? memfd_of("coroc-lsp-expanded", out, out_len) : -1;
   free(out);
