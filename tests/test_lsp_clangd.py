@@ -519,3 +519,18 @@ def test_references_see_the_workspace_as_it_is_on_disk(workspace):
     texts["sub/b.coc"] = edited     # the editor's text, not the disk's
     assert references() == expected(texts)
     assert s.stop() == 0
+
+
+def test_a_change_that_changes_nothing_keeps_clangds_diagnostics(tmp_path, stopper):
+    """clangd answers no change of a text it has: the server keeps its last
+    diagnostics, published with coroc's at the new version (an editor may
+    send the same text again, on a save or an undo)."""
+    text = "int f(void) {\n  return undefined_name;\n}\n"
+    s = start(root=tmp_path)
+    stopper(s)
+    uri = uri_of(tmp_path / "same.coc")
+    s.open(uri, text)
+    first = merged(s, uri, 1)
+    assert [d["range"] for d in first] == [span(text, "undefined_name")], first
+    assert s.change(uri, 2, [{"text": text}]) == first
+    assert s.stop() == 0

@@ -768,6 +768,14 @@ void clangd_changed(Document *doc) {
 void clangd_sync(Document *doc) {
   if (!cd.child.pid || !doc->c_uri || !doc->c_dirty)
     return;
+  const Render *was = doc->render;
+  if (was && was->coc.len == doc->text.len &&
+      memcmp(was->coc.text, doc->text.text, doc->text.len) == 0) {
+    /* the text clangd has: it would not answer a change that changes nothing (no new
+       diagnostics), and its last ones stand */
+    doc->c_dirty = false;
+    return;
+  }
   rerender(doc);
   send_notification("textDocument/didChange",
                     json_pack("{s:{s:s, s:I}, s:[{s:o}]}", "textDocument", "uri", doc->c_uri,

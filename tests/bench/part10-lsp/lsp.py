@@ -220,7 +220,8 @@ def measure_server(lsp, clangd, work, uri, text, versions, warm):
                 own[kinds[int(m[1])]].append(float(m[2]))
         rendering = None
         if clangd:   # of the text as opened: an odd count of changes leaves an edited line
-            s.change(uri, 2 + warm + len(versions), text, publishes)
+            if versions[-1][1] != text:   # (else the server has it: a change to the same text
+                s.change(uri, 2 + warm + len(versions), text, publishes)   # gets no clangd answer)
             rendering = s.request("coroc/editorC", {"textDocument": {"uri": uri}})["text"]
         return times, own, rendering
     finally:
