@@ -243,7 +243,7 @@ int plain(void) {
 # Opens the program, waits (a liveness bound) for both servers' diagnostics,
 # hovers on a parameter, and writes what it found as JSON to $OUT.
 VIM_PROBE = r"""
-edit $PROGRAM
+execute 'edit' fnameescape($PROGRAM)
 let s:found = {'filetype': &filetype, 'groups': {}}
 for [s:word, s:line, s:col] in json_decode($WORDS)
   let s:found.groups[s:word] = synIDattr(synID(s:line, s:col, 1), 'name')

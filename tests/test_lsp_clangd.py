@@ -500,7 +500,8 @@ def test_references_see_the_workspace_as_it_is_on_disk(workspace):
     def references():
         res = s.request("textDocument/references",
                         doc(uri, position=pos(A_COC, "scale"), context={"includeDeclaration": True}))
-        return sorted((pathlib.Path(urllib.parse.urlparse(r["uri"]).path).relative_to(root).as_posix(),
+        return sorted((pathlib.Path(urllib.parse.unquote(urllib.parse.urlparse(r["uri"]).path))
+                       .relative_to(root).as_posix(),
                        r["range"]["start"]["line"], r["range"]["start"]["character"])
                       for r in res["result"])
 

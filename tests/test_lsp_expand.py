@@ -42,7 +42,8 @@ def check(files, args):
     assert r.stderr == "", r.stderr
     out = {}
     for line in r.stdout.splitlines():
-        path, how, verdict = line.split(" ", 2)
+        path, rest = line.split("\t", 1)   # (a tab after the path: a path may hold spaces)
+        how, verdict = rest.split(" ", 1)
         out[path] = (how, line)
     assert len(out) == len(files), r.stdout
     return out

@@ -179,7 +179,7 @@ static bool check_file(const char *path, const char **args, int nargs) {
   size_t len;
   char *text = slurp(path, &len);
   if (!text) {
-    printf("%s unreadable differs: cannot read it\n", path);
+    printf("%s\tunreadable differs: cannot read it\n", path);
     return false;
   }
   Preamble *p = NULL;
@@ -190,10 +190,10 @@ static bool check_file(const char *path, const char **args, int nargs) {
   coroc_reset();
   bool ok = true;
   if (whole_fd < 0 && how1 == EXPANDED_BY_COROC && rejected_body(path, text, len, args, nargs)) {
-    printf("%s self differs: expanded a body that gcc rejects\n", path);
+    printf("%s\tself differs: expanded a body that gcc rejects\n", path);
     ok = false;
   } else if (whole_fd < 0 || body_fd < 0 || how1 != EXPANDED_WHOLE || how2 == EXPANDED_WHOLE) {
-    printf("%s outside same\n", path);
+    printf("%s\toutside same\n", path);
   } else {
     size_t whole_len, body_len;
     char *whole = read_fd_all(whole_fd, &whole_len), *body = read_fd_all(body_fd, &body_len);
@@ -223,14 +223,14 @@ static bool check_file(const char *path, const char **args, int nargs) {
         x++, y++;
       while (x > a && x[-1] != '\n')
         x--, y--;
-      printf("%s %s differs: lines: the preprocessor's %.*s ... expand's %.*s\n", path, how,
+      printf("%s\t%s differs: lines: the preprocessor's %.*s ... expand's %.*s\n", path, how,
              (int)strcspn(x, "\n"), x, (int)strcspn(y, "\n"), y);
       ok = false;
     } else if (strcmp(ca, cb) != 0) {
-      printf("%s %s differs: coroc says otherwise\n", path, how);
+      printf("%s\t%s differs: coroc says otherwise\n", path, how);
       ok = false;
     } else {
-      printf("%s %s same\n", path, how);
+      printf("%s\t%s same\n", path, how);
     }
     free(a);
     free(b);
