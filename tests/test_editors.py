@@ -161,13 +161,14 @@ def env_with_lsp(tmp_path):
                 XDG_CACHE_HOME=str(home / ".cache"), PATH=f"{LSP.parent}{os.pathsep}{os.environ['PATH']}")
 
 
-def doc_block(lang, marker):
+def doc_block(lang, marker, quote=str):
     """The fenced block of docs/editors.md in `lang` that contains `marker`,
-    with the installed prefix replaced by this source tree's editors/."""
+    with the installed prefix replaced by this source tree's editors/
+    (spelled by `quote`, as the language wants a path with spaces)."""
     blocks = re.findall(rf"```{lang}\n(.*?)```", DOC.read_text(), re.S)
     [block] = [b for b in blocks if marker in b]
     assert INSTALLED_AT in block, block
-    return block.replace(INSTALLED_AT, str(EDITORS))
+    return block.replace(INSTALLED_AT, quote(EDITORS))
 
 
 def run_editor(cmd, env, out):
@@ -245,6 +246,10 @@ int plain(void) {
 VIM_PROBE = r"""
 execute 'edit' fnameescape($PROGRAM)
 let s:found = {'filetype': &filetype, 'groups': {}}
+if &filetype !=# 'coc'
+  call writefile([json_encode(s:found)], $OUT)
+  qa!
+endif
 for [s:word, s:line, s:col] in json_decode($WORDS)
   let s:found.groups[s:word] = synIDattr(synID(s:line, s:col, 1), 'name')
 endfor
@@ -291,7 +296,9 @@ def test_vim_highlights_and_runs_coroc_lsp_through_ale(tmp_path):
     program = project / "gen.coc"
     program.write_text(VIM_PROGRAM)
     vimrc = tmp_path / "vimrc"
-    vimrc.write_text("set nocompatible\n" + doc_block("vim", "packadd! ale"))
+    # (`set runtimepath+=`: a space in the value is written `\ `)
+    vimrc.write_text("set nocompatible\n" +
+                     doc_block("vim", "packadd! ale", lambda p: str(p).replace(" ", "\\ ")))
     probe = tmp_path / "probe.vim"
     probe.write_text(VIM_PROBE)
     out = tmp_path / "vim.json"
