@@ -49,6 +49,17 @@ def check(files, args):
     return out
 
 
+def tally(results, outside):
+    """The count of each way the documents went, printed (`outside`: what
+    the third kind means here); no document may disagree with gcc."""
+    counts = {k: sum(1 for how, _ in results.values() if how == k)
+              for k in ("self", "cpp", "outside")}
+    print(f"\n{len(results)} documents: expanded by the server {counts['self']}, "
+          f"by the preprocessor {counts['cpp']}, {outside} {counts['outside']}")
+    assert [line for how, line in results.values() if "differs" in line] == []
+    return counts
+
+
 def corpus():
     roots = [SOURCE_DIR / "examples", TESTS_DIR, SOURCE_DIR / "tutorial"]
     return sorted(p for root in roots for ext in ("*.coc", "*.c") for p in root.rglob(ext)
@@ -495,12 +506,7 @@ def test_random_macros_expand_as_gcc_does(tmp_path):
         doc = tmp_path / f"random{k}.coc"
         doc.write_text(random_document(rng))
         docs.append(doc)
-    results = check(docs, ["-dD"])
-    counts = {k: sum(1 for how, _ in results.values() if how == k)
-              for k in ("self", "cpp", "outside")}
-    print(f"\n{len(docs)} documents: expanded by the server {counts['self']}, "
-          f"by the preprocessor {counts['cpp']}, gcc's error {counts['outside']}")
-    assert [line for how, line in results.values() if "differs" in line] == []
+    counts = tally(check(docs, ["-dD"]), "gcc's error")
     assert counts["self"] >= 400 and counts["cpp"] * 20 <= counts["self"]
 
 
@@ -549,10 +555,5 @@ def test_random_if_expressions_as_gcc_decides(tmp_path):
         doc = tmp_path / f"if{k}.coc"
         doc.write_text("\n".join(lines) + "\n")
         docs.append(doc)
-    results = check(docs, ["-dD"])
-    counts = {k: sum(1 for how, _ in results.values() if how == k)
-              for k in ("self", "cpp", "outside")}
-    print(f"\n{len(docs)} documents: expanded by the server {counts['self']}, "
-          f"by the preprocessor {counts['cpp']}, gcc's error {counts['outside']}")
-    assert [line for how, line in results.values() if "differs" in line] == []
+    counts = tally(check(docs, ["-dD"]), "gcc's error")
     assert counts["self"] >= 400 and counts["outside"] >= 50
