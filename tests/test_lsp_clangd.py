@@ -11,8 +11,9 @@ each time at ranges computed here from the .coc's own text:
     refusal shown once, coroc's; no clangd error on any example or case
     (the rendering is C that clangd accepts);
   * hover (a local of a coroutine body, a coro_ function, a coroutine's
-    name and its kind), definition (in the file, into <coro.h>, and from a
-    plain .c into the coroutine it calls), completion of coro_, rename,
+    name and its kind), definition (in the file, into <coro.h>, from a
+    plain .c into the coroutine it calls, and into a .coc the editor has
+    not opened), completion of coro_, rename,
     document symbols with the coroutines' kinds, formatting that changes
     only whitespace and keeps the three words;
   * clangd killed mid-session: noticed, said, restarted, and serving
@@ -534,4 +535,48 @@ def test_a_change_that_changes_nothing_keeps_clangds_diagnostics(tmp_path, stopp
     first = merged(s, uri, 1)
     assert [d["range"] for d in first] == [span(text, "undefined_name")], first
     assert s.change(uri, 2, [{"text": text}]) == first
+    assert s.stop() == 0
+
+
+COUNT_COC = """#include <coro.h>
+coroutine int count(int n) {
+  for (int i = 0; i < n; i++)
+    yield i;
+}
+"""
+MAIN_COC = """#include <coro.h>
+coroutine int count(int n);
+int main(void) {
+  coro_t *c = count(3);
+  coro_free(c);
+  return 0;
+}
+"""
+
+
+def test_definition_reaches_a_coc_the_editor_has_not_opened(tmp_path, stopper):
+    """Opened alone, main.coc's call of count goes to its definition in
+    count.coc, which the editor never opened: once clangd has the opened
+    file's diagnostics, the server gives it the workspace's files in the
+    background (as clangd's own index does for the .c files of a build),
+    and a definition does not wait for them: it is asked until it lands."""
+    for name, text in {"count.coc": COUNT_COC, "main.coc": MAIN_COC}.items():
+        (tmp_path / name).write_text(text)
+    s = start(root=tmp_path)
+    stopper(s)
+    uri = uri_of(tmp_path / "main.coc")
+    s.open(uri, MAIN_COC)
+    assert merged(s, uri, 1) == []
+    want = (uri_of(tmp_path / "count.coc"), span(COUNT_COC, "count"))
+    deadline = time.monotonic() + ANSWER_TIMEOUT
+    while True:
+        res = s.request("textDocument/definition", doc(uri, position=pos(MAIN_COC, "count(3)")))
+        got = [(l["uri"], l["range"]) for l in res["result"]]
+        if got == [want] or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert got == [want], got
+    # nothing was published for the file the editor did not open
+    published = {n["params"]["uri"] for n in s.notes if n.get("method") == "textDocument/publishDiagnostics"}
+    assert published <= {uri}, published
     assert s.stop() == 0

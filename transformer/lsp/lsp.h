@@ -355,8 +355,10 @@ void clangd_run_deferred(Document *(*find)(const char *uri));
  * ====================================================================== */
 
 /* Every .coc, .c and .h under root (absolute) but hidden directories, build trees and C that
-   coroc wrote, sorted, NULL-terminated (at most a few thousand); *n of them. */
-char **workspace_files(const char *root, int *n);
+   coroc wrote, sorted, NULL-terminated (at most a few thousand); *n of them. With coc_only,
+   the .coc files alone, at most WORKSPACE_MOST_COC of them. */
+enum { WORKSPACE_MOST_COC = 64 };
+char **workspace_files(const char *root, bool coc_only, int *n);
 void workspace_files_free(char **files);
 /* Requests that wait for clangd to have read those files (references, rename): one kept (a
    reference to its message), whether any is, the oldest taken (*m, *root to release) when

@@ -40,8 +40,9 @@ static struct {
   Encoding enc;
   Document **docs;
   int ndocs, cap;
-  const char *clangd; /* --clangd=PATH (default clangd), NULL: none */
-  char *root;         /* the workspace's directory (initialize), or NULL */
+  const char *clangd;  /* --clangd=PATH (default clangd), NULL: none */
+  char *root;          /* the workspace's directory (initialize), or NULL */
+  bool workspace_read; /* the workspace was given to clangd (read_workspace_soon) */
 } server = {.clangd = "clangd"};
 
 /* {==================================================================
@@ -401,15 +402,44 @@ static void workspace_file(const char *path) {
   free(uri);
 }
 
-/* Before references or rename: every file of the workspace given to
-   clangd (workspace.c says which), so that its answer is the project's,
-   not the open documents' alone. */
-static void open_workspace(void) {
+/* Every file of the workspace under dir given to clangd (workspace.c
+   says which), so that its answer is the project's, not the open
+   documents' alone; with coc_only, its .coc files only. The number
+   given. */
+static int open_workspace(const char *dir, bool coc_only) {
   int n;
-  char **files = workspace_files(server.root, &n);
+  char **files = workspace_files(dir, coc_only, &n);
   for (int i = 0; i < n; i++)
     workspace_file(files[i]);
   workspace_files_free(files);
+  return n;
+}
+
+/* Once clangd has diagnosed a document the editor opened (so that the
+   editor's own file comes first), the workspace's .coc files are given to
+   clangd in the background, once: clangd's index then has the coroutines
+   of the files the editor has not opened, and a definition reaches one
+   without waiting. (Its plain C is what clangd's own background index is
+   for; references and rename read the whole workspace again, and wait.) */
+static void read_workspace_soon(void) {
+  if (server.workspace_read || !server.root || !clangd_running())
+    return;
+  for (int i = 0; i < server.ndocs; i++) {
+    const Document *doc = server.docs[i];
+    if (doc->background || !doc->clangd_diags)
+      continue;
+    server.workspace_read = true;
+    /* (in a tree of more .coc files than that, those beside the editor's) */
+    if (open_workspace(server.root, true) == WORKSPACE_MOST_COC) {
+      char *dir = doc->path ? strdup(doc->path) : NULL, *slash = dir ? strrchr(dir, '/') : NULL;
+      if (slash && slash != dir) {
+        *slash = '\0';
+        open_workspace(dir, true);
+      }
+      free(dir);
+    }
+    return;
+  }
 }
 
 /* }================================================================== */
@@ -462,7 +492,8 @@ static void request(Message *m) {
     const char *uri =
         json_string_value(json_object_get(json_object_get(m->params, "textDocument"), "uri"));
     if (across && clangd_running() && uri && find_doc(uri))
-      open_workspace(); /* (their answer is the project's: the files clangd has not read) */
+      open_workspace(server.root,
+                     false); /* (their answer is the project's: the files clangd has not read) */
     if (!clangd_request(m, find_doc)) /* (else forwarded: the answer comes when clangd's does) */
       rpc_error(m->id, RPC_METHOD_NOT_FOUND, "%s is not supported", m->method);
   }
@@ -531,6 +562,7 @@ static void *serve(void *arg) {
   (void)arg;
   for (;;) {
     catch_up();
+    read_workspace_soon();
     if (!wait_for_input())
       continue;
     Message m;

@@ -1,16 +1,17 @@
-/* workspace.c: the project's own files, for references and rename.
+/* workspace.c: the project's own files, for references, rename and
+ * definitions.
  *
  * clangd runs without its background index (it would write its cache into
  * the project), so it knows the references of what it was given: the open
  * documents. For `textDocument/references` and `rename` the server gives
  * it the rest of the workspace too (server.c): every .coc, .c and .h under
- * the root, found here. Left out: hidden directories (.git), build trees
- * (a directory holding a CMakeCache.txt), the C that coroc wrote (it says
- * so on its `#include <coro.h>` line: renamed, it would be rewritten by the
- * next build anyway), files over a few megabytes, and anything past a
- * bound on their number, so that a rename in a huge tree stays a rename.
- * And the requests that wait until clangd has read them (clangd.c says
- * when that is).
+ * the root, found here. Its .coc files alone (a few dozen at most) are
+ * given to it ahead of any request, once the editor's first file is
+ * diagnosed, so that a definition reaches another .coc. Left out: hidden directories (.git), build
+ * trees (a directory holding a CMakeCache.txt), the C that coroc wrote (it says so on its `#include
+ * <coro.h>` line: renamed, it would be rewritten by the next build anyway), files over a few
+ * megabytes, and anything past a bound on their number, so that a rename in a huge tree stays a
+ * rename. And the requests that wait until clangd has read them (clangd.c says when that is).
  */
 #define _GNU_SOURCE
 #include "coroc.h"
@@ -40,8 +41,9 @@ static bool has_suffix(const char *name, const char *suffix) {
   return n > s && strcmp(name + n - s, suffix) == 0;
 }
 
-static bool is_source(const char *name) {
-  return has_suffix(name, ".coc") || has_suffix(name, ".c") || has_suffix(name, ".h");
+static bool is_source(const char *name, bool coc_only) {
+  return has_suffix(name, ".coc") ||
+         (!coc_only && (has_suffix(name, ".c") || has_suffix(name, ".h")));
 }
 
 /* Is the file C that coroc wrote? Its `#include <coro.h>` line says so. */
@@ -77,14 +79,14 @@ static void add(Found *f, char *path) {
   f->v[f->n++] = path;
 }
 
-static void walk(Found *f, const char *dir, int depth) {
+static void walk(Found *f, const char *dir, int depth, int most, bool coc_only) {
   if (depth > MAX_DEPTH || is_build_tree(dir))
     return;
   DIR *d = opendir(dir);
   if (!d)
     return;
   struct dirent *e;
-  while ((e = readdir(d)) && f->n < MAX_FILES) {
+  while ((e = readdir(d)) && f->n < most) {
     if (e->d_name[0] == '.')
       continue; /* ., .., and hidden directories and files */
     char *path;
@@ -94,9 +96,9 @@ static void walk(Found *f, const char *dir, int depth) {
     if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) { /* (a link may lead out, or round) */
       free(path);
     } else if (S_ISDIR(st.st_mode)) {
-      walk(f, path, depth + 1);
+      walk(f, path, depth + 1, most, coc_only);
       free(path);
-    } else if (S_ISREG(st.st_mode) && is_source(e->d_name) && st.st_size <= MAX_BYTES &&
+    } else if (S_ISREG(st.st_mode) && is_source(e->d_name, coc_only) && st.st_size <= MAX_BYTES &&
                !written_by_coroc(path)) {
       add(f, path);
     } else {
@@ -110,10 +112,10 @@ static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-char **workspace_files(const char *root, int *n) {
+char **workspace_files(const char *root, bool coc_only, int *n) {
   Found f = {0};
   if (root && root[0] == '/')
-    walk(&f, root, 0);
+    walk(&f, root, 0, coc_only ? WORKSPACE_MOST_COC : MAX_FILES, coc_only);
   if (f.n > 1)
     qsort(f.v, (size_t)f.n, sizeof *f.v, by_name);
   add(&f, NULL); /* (the end) */
