@@ -113,7 +113,24 @@ static bool fpenv_compare(void) {
 
 static bool stackful_resume(coro_t *c, void *out);
 static void stackful_detach(struct stackful *s);
-static bool shared_by_default(void);
+static inline bool shared_by_default(void);
+#ifndef CORO_SWITCH_UCONTEXT
+/* (below: the thread's and the process's default for shared stacks) */
+static _Thread_local signed char tls_default_shared;
+static int shared_by_env;
+#endif
+#ifdef STACKFUL_KEEP
+/* Not shared by default, as known already: no call (CORO_SHARED_STACK not
+   read yet says no, and shared_by_default reads it). */
+static inline bool unshared_known(void) {
+#ifndef CORO_SWITCH_UCONTEXT
+  return tls_default_shared < 0 ||
+         (tls_default_shared == 0 && __atomic_load_n(&shared_by_env, __ATOMIC_RELAXED) < 0);
+#else
+  return true; /* (no shared stacks in this build) */
+#endif
+}
+#endif
 
 /* coro/gen.h's inline switch keeps the body's context right after the header
    and the resumer's right after that. It is offered only where it is libcoro's
@@ -658,14 +675,16 @@ static __attribute__((noinline)) coro_t *stackful_new_made(void (*entry)(coro_t 
   return c;
 }
 
-/* A kept instance made new (stack_cache.c, "Kept instances"), or the instance and its
-   arguments in one zeroed allocation (coro_frame_new), its stack a kept one
-   taken now or mapped at its first resume. */
-coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align,
-                          enum coro_kind kind) {
+/* coro_stackful_new but for its common case: a kept instance that fits
+   (stack_cache.c, "Kept instances"), or the instance and its arguments in
+   one zeroed allocation (coro_frame_new), its stack a kept one taken now or
+   mapped at its first resume. */
+static __attribute__((noinline)) coro_t *stackful_new_slow(void (*entry)(coro_t *c),
+                                                           size_t args_size, size_t args_align,
+                                                           enum coro_kind kind) {
   if (args_align == 0)
     args_align = 1;
-  if (__builtin_expect(args_align & (args_align - 1), 0))
+  if (args_align & (args_align - 1))
     coro_fatal("coro_stackful_new", "the arguments' alignment %zu is not a power of two",
                args_align);
   size_t align = args_align > _Alignof(struct stackful) ? args_align : _Alignof(struct stackful);
@@ -681,6 +700,29 @@ coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t arg
   }
 #endif
   return stackful_new_made(entry, offset, offset + args_size, align, kind);
+}
+
+/* The common case, with no call and few registers: the instance this
+   thread freed last (the warmest) fits, arguments aligned (a power of two
+   no larger than the bookkeeping's alignment, so that they start right
+   after it), the default stack, not shared. Anything else is
+   stackful_new_slow's. */
+coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t args_align,
+                          enum coro_kind kind) {
+#ifdef STACKFUL_KEEP
+  int n = coro_stack_kept_n;
+  if (__builtin_expect(n > 0, 1) && args_align - 1 < _Alignof(struct stackful) &&
+      !(args_align & (args_align - 1))) {
+    struct stackful *k = coro_stack_kept[n - 1];
+    size_t stack = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
+    size_t offset = sizeof(struct stackful); /* args_offset(args_align), for such an alignment */
+    if (k->stack_size == stack && offset + args_size <= k->bytes && unshared_known()) {
+      coro_stack_kept_n = n - 1;
+      return kept_reuse(k, entry, offset, offset + args_size, kind);
+    }
+  }
+#endif
+  return stackful_new_slow(entry, args_size, args_align, kind);
 }
 
 #if !defined(CORO_SWITCH_UCONTEXT)
@@ -777,18 +819,24 @@ void coro_default_shared_stack(bool shared) {
 
 /* The process's default: CORO_SHARED_STACK in the environment, read once
    (unset, empty or 0: not shared; anything else: shared). */
-static bool shared_by_environment(void) {
-  static int cached; /* 0: not read yet; 1 shared; -1 not */
-  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-  if (__builtin_expect(v == 0, 0)) {
-    const char *e = getenv("CORO_SHARED_STACK");
-    v = e && *e && strcmp(e, "0") != 0 ? 1 : -1;
-    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-  }
+static int shared_by_env; /* 0: not read yet; 1 shared; -1 not */
+
+static __attribute__((noinline, cold)) int shared_by_environment_read(void) {
+  const char *e = getenv("CORO_SHARED_STACK");
+  int v = e && *e && strcmp(e, "0") != 0 ? 1 : -1;
+  __atomic_store_n(&shared_by_env, v, __ATOMIC_RELAXED);
+  return v;
+}
+
+/* (inline: every coro_stackful_new asks) */
+static inline bool shared_by_environment(void) {
+  int v = __atomic_load_n(&shared_by_env, __ATOMIC_RELAXED);
+  if (__builtin_expect(v == 0, 0))
+    v = shared_by_environment_read();
   return v > 0;
 }
 
-static bool shared_by_default(void) {
+static inline bool shared_by_default(void) {
   if (__builtin_expect(tls_default_shared != 0, 0))
     return tls_default_shared > 0;
   return shared_by_environment();
