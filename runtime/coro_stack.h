@@ -98,7 +98,6 @@ struct stackful {
   size_t map_size;         /* the slot's bytes: guard page + stack */
   int stack_errno;         /* why the last try to get a stack failed (coro_error), or 0 */
   size_t stack_size;       /* usable bytes of stack, a whole number of pages */
-  size_t args_offset;      /* where the arguments begin, from the start of the instance */
   /* keeps its own FP environment: every switch is coro_ctx_switch_fpenv */
   bool own_fpenv;
   bool shared;         /* runs on its thread's shared stack (coro_set_shared_stack) */

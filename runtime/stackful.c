@@ -581,9 +581,9 @@ static coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c), size_t o
   s->head = (struct coro_stackful_head){.task.base = {.resume = stackful_resume,
                                                       .status = CORO_CREATED,
                                                       .kind = (unsigned char)(kind | CORO_STACKFUL),
-                                                      .home = CORO_HOME_SLAB}};
+                                                      .home = CORO_HOME_SLAB},
+                                        .args_offset = offset};
   s->entry = entry;
-  s->args_offset = offset;
   /* The arguments read as zeros: whole words, from the one they start in
      (past the bookkeeping, whose size is a whole number of words) to the
      end of the last (inside the slot, a whole number of words too); a few
@@ -655,7 +655,7 @@ static void stackful_setup(coro_t *c, void (*entry)(coro_t *c), size_t offset, s
   s->align = align;
   s->entry = entry;
   s->stack_size = tls_default_stack ? tls_default_stack : STACKFUL_DEFAULT_STACK;
-  s->args_offset = offset;
+  s->head.args_offset = offset;
   s->own_fpenv = STACKFUL_DEFAULT_FPENV;
   s->shared = s->shared_default = shared_by_default();
   if (s->shared)
@@ -751,8 +751,8 @@ coro_t *coro_stackful_init(void *storage, size_t bytes, void (*entry)(coro_t *c)
   return c;
 }
 
-void *coro_stackful_args(coro_t *c) {
-  return (char *)c + ((struct stackful *)c)->args_offset;
+void *(coro_stackful_args)(coro_t *c) {
+  return (char *)c + ((struct stackful *)c)->head.args_offset;
 }
 
 bool coro_set_stack_size(coro_t *c, size_t bytes) {

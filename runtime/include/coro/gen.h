@@ -113,6 +113,9 @@ struct coro_task {
 struct coro_stackful_head {
   struct coro_task task;
   void *out; /* where the yield being made copies its value; NULL: drop it */
+  /* where its arguments begin, from the start of the instance: read here,
+     inline, by the code that stores them and the entry that reads them */
+  size_t args_offset;
 };
 
 /* The task header of an instance made by a task (CORO_TASK). */
@@ -689,8 +692,14 @@ coro_t *coro_stackful_init(void *storage, size_t bytes, void (*entry)(coro_t *c)
                            size_t args_align, enum coro_kind kind);
 
 /* The instance's argument area: args_size bytes aligned to args_align, zeroed
-   at creation, owned (and freed) by the instance. */
-void *coro_stackful_args(coro_t *c);
+   at creation, owned (and freed) by the instance. Inline: a short generator
+   made and run to its end in a loop asks twice a life; the library's
+   function of the name (`(coro_stackful_args)(c)`) is the same. */
+void *(coro_stackful_args)(coro_t *c);
+static inline void *coro_stackful_args_inline(coro_t *c) CORO_NOEXCEPT {
+  return (char *)c + ((struct coro_stackful_head *)c)->args_offset;
+}
+#define coro_stackful_args(c) coro_stackful_args_inline(c)
 
 /* From inside c's body: switch back to whoever resumed c; returns when c is
    resumed again. Aborts with a message if c is not the coroutine running on
