@@ -580,3 +580,34 @@ def test_definition_reaches_a_coc_the_editor_has_not_opened(tmp_path, stopper):
     published = {n["params"]["uri"] for n in s.notes if n.get("method") == "textDocument/publishDiagnostics"}
     assert published <= {uri}, published
     assert s.stop() == 0
+
+
+def test_definition_in_a_tree_of_many_coc_files(tmp_path, stopper):
+    """A tree with more .coc files than the server gives clangd ahead of a
+    request (64): those under the opened file's directory are given, and the
+    definition reaches its neighbour. (Had the server taken the tree's first
+    64, in the order the directories are read, it would have missed app/
+    unless app/ came first of 13.)"""
+    app = tmp_path / "app"
+    app.mkdir()
+    for d in range(12):
+        (tmp_path / f"lib{d}").mkdir()
+        for i in range(64):
+            (tmp_path / f"lib{d}" / f"g{i}.coc").write_text(f"coroutine int g{d}_{i}(void) {{ yield {i}; }}\n")
+    (app / "count.coc").write_text(COUNT_COC)
+    (app / "main.coc").write_text(MAIN_COC)
+    s = start(root=tmp_path)
+    stopper(s)
+    uri = uri_of(app / "main.coc")
+    s.open(uri, MAIN_COC)
+    assert merged(s, uri, 1) == []
+    want = (uri_of(app / "count.coc"), span(COUNT_COC, "count"))
+    deadline = time.monotonic() + ANSWER_TIMEOUT
+    while True:
+        res = s.request("textDocument/definition", doc(uri, position=pos(MAIN_COC, "count(3)")))
+        got = [(l["uri"], l["range"]) for l in res["result"]]
+        if got == [want] or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert got == [want], got
+    assert s.stop() == 0

@@ -402,17 +402,20 @@ static void workspace_file(const char *path) {
   free(uri);
 }
 
-/* Every file of the workspace under dir given to clangd (workspace.c
-   says which), so that its answer is the project's, not the open
-   documents' alone; with coc_only, its .coc files only. The number
-   given. */
-static int open_workspace(const char *dir, bool coc_only) {
-  int n;
-  char **files = workspace_files(dir, coc_only, &n);
+/* Each of the files (workspace_files's list) given to clangd; the list freed. */
+static void open_files(char **files, int n) {
   for (int i = 0; i < n; i++)
     workspace_file(files[i]);
   workspace_files_free(files);
-  return n;
+}
+
+/* Before references or rename: every file of the workspace given to
+   clangd (workspace.c says which), so that its answer is the project's,
+   not the open documents' alone. */
+static void open_workspace(void) {
+  int n;
+  char **files = workspace_files(server.root, false, &n);
+  open_files(files, n);
 }
 
 /* Once clangd has diagnosed a document the editor opened (so that the
@@ -420,7 +423,9 @@ static int open_workspace(const char *dir, bool coc_only) {
    clangd in the background, once: clangd's index then has the coroutines
    of the files the editor has not opened, and a definition reaches one
    without waiting. (Its plain C is what clangd's own background index is
-   for; references and rename read the whole workspace again, and wait.) */
+   for; references and rename read the whole workspace again, and wait.)
+   In a tree of more .coc files than workspace.c gives at once, those
+   under the document's own directory. */
 static void read_workspace_soon(void) {
   if (server.workspace_read || !server.root || !clangd_running())
     return;
@@ -429,15 +434,16 @@ static void read_workspace_soon(void) {
     if (doc->background || !doc->clangd_diags)
       continue;
     server.workspace_read = true;
-    /* (in a tree of more .coc files than that, those beside the editor's) */
-    if (open_workspace(server.root, true) == WORKSPACE_MOST_COC) {
-      char *dir = doc->path ? strdup(doc->path) : NULL, *slash = dir ? strrchr(dir, '/') : NULL;
-      if (slash && slash != dir) {
-        *slash = '\0';
-        open_workspace(dir, true);
-      }
-      free(dir);
+    int n;
+    char **files = workspace_files(server.root, true, &n);
+    char *dir = doc->path ? strdup(doc->path) : NULL, *slash = dir ? strrchr(dir, '/') : NULL;
+    if (n == WORKSPACE_MOST_COC && slash && slash != dir) {
+      workspace_files_free(files);
+      *slash = '\0';
+      files = workspace_files(dir, true, &n);
     }
+    free(dir);
+    open_files(files, n);
     return;
   }
 }
@@ -492,8 +498,7 @@ static void request(Message *m) {
     const char *uri =
         json_string_value(json_object_get(json_object_get(m->params, "textDocument"), "uri"));
     if (across && clangd_running() && uri && find_doc(uri))
-      open_workspace(server.root,
-                     false); /* (their answer is the project's: the files clangd has not read) */
+      open_workspace(); /* (their answer is the project's: the files clangd has not read) */
     if (!clangd_request(m, find_doc)) /* (else forwarded: the answer comes when clangd's does) */
       rpc_error(m->id, RPC_METHOD_NOT_FOUND, "%s is not supported", m->method);
   }
