@@ -554,27 +554,35 @@ int main(void) {
 """
 
 
-def test_definition_reaches_a_coc_the_editor_has_not_opened(tmp_path, stopper):
-    """Opened alone, main.coc's call of count goes to its definition in
-    count.coc, which the editor never opened: once clangd has the opened
-    file's diagnostics, the server gives it the workspace's files in the
-    background (as clangd's own index does for the .c files of a build),
-    and a definition does not wait for them: it is asked until it lands."""
-    for name, text in {"count.coc": COUNT_COC, "main.coc": MAIN_COC}.items():
-        (tmp_path / name).write_text(text)
+def count_definition(tmp_path, stopper, where):
+    """main.coc (in `where`) opened alone, its diagnostics in; its call of
+    count asked for its definition until it lands in count.coc beside it
+    (the server gives clangd the other .coc files in the background, and a
+    definition does not wait for them): (server, main.coc's uri, the
+    locations of the last answer, count's definition)."""
     s = start(root=tmp_path)
     stopper(s)
-    uri = uri_of(tmp_path / "main.coc")
+    uri = uri_of(where / "main.coc")
     s.open(uri, MAIN_COC)
     assert merged(s, uri, 1) == []
-    want = (uri_of(tmp_path / "count.coc"), span(COUNT_COC, "count"))
+    want = (uri_of(where / "count.coc"), span(COUNT_COC, "count"))
     deadline = time.monotonic() + ANSWER_TIMEOUT
     while True:
         res = s.request("textDocument/definition", doc(uri, position=pos(MAIN_COC, "count(3)")))
         got = [(l["uri"], l["range"]) for l in res["result"]]
         if got == [want] or time.monotonic() > deadline:
-            break
+            return s, uri, got, want
         time.sleep(0.2)
+
+
+def test_definition_reaches_a_coc_the_editor_has_not_opened(tmp_path, stopper):
+    """Opened alone, main.coc's call of count goes to its definition in
+    count.coc, which the editor never opened: once clangd has the opened
+    file's diagnostics, the server gives it the workspace's .coc files (as
+    clangd's own index does for the .c files of a build)."""
+    for name, text in {"count.coc": COUNT_COC, "main.coc": MAIN_COC}.items():
+        (tmp_path / name).write_text(text)
+    s, uri, got, want = count_definition(tmp_path, stopper, tmp_path)
     assert got == [want], got
     # nothing was published for the file the editor did not open
     published = {n["params"]["uri"] for n in s.notes if n.get("method") == "textDocument/publishDiagnostics"}
@@ -596,18 +604,6 @@ def test_definition_in_a_tree_of_many_coc_files(tmp_path, stopper):
             (tmp_path / f"lib{d}" / f"g{i}.coc").write_text(f"coroutine int g{d}_{i}(void) {{ yield {i}; }}\n")
     (app / "count.coc").write_text(COUNT_COC)
     (app / "main.coc").write_text(MAIN_COC)
-    s = start(root=tmp_path)
-    stopper(s)
-    uri = uri_of(app / "main.coc")
-    s.open(uri, MAIN_COC)
-    assert merged(s, uri, 1) == []
-    want = (uri_of(app / "count.coc"), span(COUNT_COC, "count"))
-    deadline = time.monotonic() + ANSWER_TIMEOUT
-    while True:
-        res = s.request("textDocument/definition", doc(uri, position=pos(MAIN_COC, "count(3)")))
-        got = [(l["uri"], l["range"]) for l in res["result"]]
-        if got == [want] or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
+    s, _, got, want = count_definition(tmp_path, stopper, app)
     assert got == [want], got
     assert s.stop() == 0
