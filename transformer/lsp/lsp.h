@@ -236,6 +236,11 @@ typedef enum {
 int preamble_expand(Preamble **p, const char *path, const char *text, size_t len, const char **args,
                     int nargs, Expanded *how);
 void preamble_free(Preamble *p);
+/* The whole of the file open on fd (its size from fstat, read from offset
+   0 whatever the descriptor's own offset), NUL-terminated (malloc), *len
+   its bytes; NULL if fstat fails. The preprocessor's output, and a file of
+   the workspace (server.c). */
+char *read_whole_fd(int fd, size_t *len);
 
 /* expand.c: the body's macros expanded in the server's own process. A
    table of the macros in effect where the body starts: the #define and

@@ -210,7 +210,7 @@ static int memfd_of(const char *name, const char *text, size_t len) {
   return fd;
 }
 
-static char *read_all(int fd, size_t *len) {
+char *read_whole_fd(int fd, size_t *len) {
   struct stat st;
   if (fstat(fd, &st) != 0)
     return NULL;
@@ -252,7 +252,7 @@ static char *run_cpp(const char **argv, const char *text, size_t len, int extra,
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
       ;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      printed = read_all(out, out_len);
+      printed = read_whole_fd(out, out_len);
   }
   posix_spawn_file_actions_destroy(&fa);
   if (in >= 0)

@@ -25,6 +25,7 @@
 #include "coroc.h"
 #include "lsp.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -374,18 +375,12 @@ static void workspace_file(const char *path) {
     free(uri);
     return;
   }
-  FILE *f = fopen(path, "rb");
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
   char *text = NULL;
   size_t len = 0;
-  if (f) {
-    FILE *m = open_memstream(&text, &len);
-    char buf[65536];
-    size_t got;
-    while (m && (got = fread(buf, 1, sizeof buf, f)) > 0)
-      fwrite(buf, 1, got, m);
-    if (m)
-      fclose(m);
-    fclose(f);
+  if (fd >= 0) {
+    text = read_whole_fd(fd, &len);
+    close(fd);
   }
   if (text && !doc) {
     doc = open_doc(uri);
