@@ -28,8 +28,7 @@ struct Macro {
   size_t name_len;
   const char *text; /* its whole #define line */
   bool type_like;   /* its body is words and stars only: `body` holds its tokens */
-  bool scanned;     /* body has been made */
-  TokenList body;   /* its replacement list, once asked for */
+  TokenList body;   /* its replacement list, once asked for (v: NULL until then) */
   Macro *next;      /* the next in its hash chain */
 };
 
@@ -104,11 +103,10 @@ const TokenList *macro_body(const char *name) {
   Macro *m = *find(name, strlen(name));
   if (!m || !m->type_like)
     return NULL;
-  if (!m->scanned) {
+  if (!m->body.v) { /* (a body scanned holds its TK_EOF at least) */
     const char *body = m->name + m->name_len;
     tokenize("<macro>", body, strlen(body), false, NULL, &m->body);
     memory_keep(m->body.v); /* (the run's, not a region's) */
-    m->scanned = true;
   }
   return &m->body;
 }

@@ -7,11 +7,13 @@
  * it the rest of the workspace too (server.c): every .coc, .c and .h under
  * the root, found here. Its .coc files alone (a few dozen at most) are
  * given to it ahead of any request, once the editor's first file is
- * diagnosed, so that a definition reaches another .coc. Left out: hidden directories (.git), build
- * trees (a directory holding a CMakeCache.txt), the C that coroc wrote (it says so on its `#include
- * <coro.h>` line: renamed, it would be rewritten by the next build anyway), files over a few
- * megabytes, and anything past a bound on their number, so that a rename in a huge tree stays a
- * rename. And the requests that wait until clangd has read them (clangd.c says when that is).
+ * diagnosed, so that a definition reaches another .coc. Left out: hidden
+ * directories (.git), build trees (a directory holding a CMakeCache.txt),
+ * the C that coroc wrote (it says so on its `#include <coro.h>` line:
+ * renamed, it would be rewritten by the next build anyway), files over a
+ * few megabytes, and anything past a bound on their number, so that a
+ * rename in a huge tree stays a rename. And the requests that wait until
+ * clangd has read them (clangd.c says when that is).
  */
 #define _GNU_SOURCE
 #include "coroc.h"
