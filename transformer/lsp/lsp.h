@@ -284,7 +284,8 @@ typedef struct Document {
   long c_version;       /* its version, as clangd counts */
   json_t *clangd_diags; /* clangd's for c_version, mapped, or NULL */
   /* not the editor's: a file of the workspace that the server gave clangd for references and
-     rename (server.c, workspace.c); coroc does not diagnose it, nothing is published for it */
+     rename, or ahead of a definition (server.c, workspace.c); coroc does not diagnose it, nothing
+     is published for it */
   bool background;
 } Document;
 
@@ -356,7 +357,7 @@ void clangd_run_deferred(Document *(*find)(const char *uri));
 /* }===================================================================== */
 
 /* {=====================================================================
- * workspace.c: the project's own files, for references and rename
+ * workspace.c: the project's own files, for references, rename and definitions
  * ====================================================================== */
 
 /* Every .coc, .c and .h under root (absolute) but hidden directories, build trees and C that
