@@ -123,6 +123,18 @@ struct coro_registry *coro_registries;
 static pthread_mutex_t registries_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local struct coro_registry *tls_registry __attribute__((tls_model("initial-exec")));
 
+/* The small frame this thread freed last, kept out of its slab for the next
+   frame of its size: a life that frees what the last one made (a generator
+   made, drained and freed in a loop: docs/benchmarks.md, part 9) then takes
+   it back with one load, not through its registry, slab and free list. It
+   still counts as used in its slab, and reads as free (its resume is NULL)
+   to the gdb extension and coro_registry_each. Given back to its slab
+   before anything that counts the slabs' slots or changes where frames
+   come from: an allocator set, the thread's end (frame_kept_return). */
+static _Thread_local coro_t *frame_kept __attribute__((tls_model("initial-exec")));
+static _Thread_local unsigned frame_kept_class __attribute__((tls_model("initial-exec")));
+static void frame_kept_return(struct coro_registry *r);
+
 /* {==================================================================
  * A thread's registry
  * =================================================================== */
@@ -142,6 +154,7 @@ static bool registry_empty(const struct coro_registry *r) {
    instances kept for the thread's next ones gave their slots back first. */
 static void registry_end(void *arg) {
   struct coro_registry *r = arg;
+  frame_kept_return(r);
   pthread_mutex_lock(&registries_lock);
   if (!registry_empty(r)) {
     r->exited = 1;
@@ -379,6 +392,7 @@ void coro_instance_allocator(const struct coro_allocator *a) {
   struct coro_registry *r = tls_registry;
   if (!r)
     r = registry_start();
+  frame_kept_return(r);
   r->allocator = a ? *a : (struct coro_allocator){0};
 }
 
@@ -396,9 +410,30 @@ coro_t *coro_instance_alloc(size_t size, size_t align) {
   return c;
 }
 
+static void frame_kept_return(struct coro_registry *r) {
+  coro_t *c = frame_kept;
+  frame_kept = NULL;
+  if (c)
+    slot_free(r, c);
+}
+
+/* A slot freed: kept (above) when none is and no allocator is set, once it
+   is known to be this thread's (slot_free says whose it is otherwise). */
+static void frame_free_slot(coro_t *c) {
+  struct coro_registry *r = tls_registry;
+  struct coro_slab *s = (struct coro_slab *)((uintptr_t)c & ~(uintptr_t)(SLAB_BYTES - 1));
+  if (frame_kept || s->owner != r || r->allocator.alloc) {
+    slot_free(r, c);
+    return;
+  }
+  c->resume = NULL; /* not live: the gdb extension skips it */
+  frame_kept_class = s->size_class;
+  frame_kept = c;
+}
+
 void coro_instance_free(coro_t *c) {
   if (c->home == CORO_HOME_SLAB)
-    slot_free(tls_registry, c);
+    frame_free_slot(c);
   else if (c->home == CORO_HOME_MALLOC)
     live_free(c);
   /* CORO_HOME_NONE: the memory is its maker's (a child inside its parent) */
@@ -424,6 +459,13 @@ static void frame_zero(coro_t *c, size_t size) {
    Everything else (a new slab, a carved slot, malloc, the thread's
    allocator) takes coro_instance_alloc. */
 static coro_t *frame_from_free_slot(size_t size, size_t align) {
+  coro_t *c = frame_kept;
+  if (c && frame_kept_class == (size - 1) / SLOT_STEP && align <= SLOT_STEP) {
+    frame_kept = NULL; /* (none is kept while an allocator is set) */
+    frame_zero(c, size);
+    c->home = CORO_HOME_SLAB;
+    return c;
+  }
   struct coro_registry *r = tls_registry;
   if (__builtin_expect(!r || size > SLOT_MAX || align > SLOT_STEP || r->plain || r->allocator.alloc,
                        0))
@@ -431,7 +473,7 @@ static coro_t *frame_from_free_slot(size_t size, size_t align) {
   struct coro_slab *s = r->room[(size - 1) / SLOT_STEP];
   if (!s || !s->free)
     return NULL;
-  coro_t *c = s->free;
+  c = s->free;
   s->free = *(void **)((char *)c + sizeof(void *));
   if (++s->used == s->capacity)
     room_remove(r, s); /* full: the next instance looks elsewhere */

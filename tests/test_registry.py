@@ -28,7 +28,7 @@ def instances(tmp_path_factory):
     return build(tmp_path_factory.mktemp("instances"), COROC_LIB)
 
 
-@pytest.mark.parametrize("part", ["layout", "churn", "release"])
+@pytest.mark.parametrize("part", ["layout", "churn", "release", "kept"])
 def test_instances(instances, part):
     res = run([instances, part], timeout=120)
     assert res.returncode == 0, res.stderr

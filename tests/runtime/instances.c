@@ -13,6 +13,10 @@
  *                        must die with a message naming both threads
  *   instances reuse      a freed generator's memory read after coro_free (for
  *                        valgrind, which must report it)
+ *   instances kept       the frame freed last is the next one of its size; an
+ *                        allocator set after it is still asked for the next
+ *                        frame; a thread whose last frame was kept ends with
+ *                        its registry given back
  *
  * Prints OK and exits 0 when everything held; else a message and exit 1.
  */
@@ -27,14 +31,14 @@
 #include <unistd.h>
 
 static int failures;
-#define CHECK(cond, ...)                                               \
-  do {                                                                 \
-    if (!(cond)) {                                                     \
-      fprintf(stderr, "instances.c:%d: ", __LINE__);                   \
-      fprintf(stderr, __VA_ARGS__);                                    \
-      fputc('\n', stderr);                                             \
-      failures++;                                                      \
-    }                                                                  \
+#define CHECK(cond, ...)                             \
+  do {                                               \
+    if (!(cond)) {                                   \
+      fprintf(stderr, "instances.c:%d: ", __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                  \
+      fputc('\n', stderr);                           \
+      failures++;                                    \
+    }                                                \
   } while (0)
 
 static bool never_resumed(coro_t *c, void *out) {
@@ -63,7 +67,7 @@ static void layout(void) {
           "%zu-byte instances made in a row at %p %p %p, not %zu apart", size, (void *)a, (void *)b,
           (void *)c, slot);
     coro_free(b);
-    coro_t *d = make(size, 8);   /* the freed slot is the next one given */
+    coro_t *d = make(size, 8); /* the freed slot is the next one given */
     CHECK(d == b, "a freed %zu-byte slot was not reused (%p, then %p)", size, (void *)b, (void *)d);
     coro_free(a), coro_free(c), coro_free(d);
   }
@@ -83,7 +87,7 @@ static void churn(void) {
   for (size_t round = 0; round < ROUNDS; round++) {
     rng = rng * 1103515245u + 12345u;
     size_t k = (rng >> 8) % LIVE;
-    if (live[k]) {  /* check its bytes are still its own, then free it */
+    if (live[k]) { /* check its bytes are still its own, then free it */
       const unsigned char *p = (const unsigned char *)live[k] + sizeof(coro_t);
       for (size_t j = 0; j < size[k] - sizeof(coro_t); j++)
         if (p[j] != pattern(tag[k])) {
@@ -119,7 +123,9 @@ static void churn(void) {
 static void release(void) {
   enum { N = 1000000 };
   coro_t **all = malloc(N * sizeof *all);
-  memset(all, 1, N * sizeof *all);   /* its pages counted before (0 would let malloc + memset become calloc) */
+  memset(
+      all, 1,
+      N * sizeof *all); /* its pages counted before (0 would let malloc + memset become calloc) */
   long before = resident_bytes();
   for (size_t i = 0; i < N; i++)
     all[i] = make(48, 8);
@@ -151,7 +157,50 @@ static void thread(void) {
 static void reuse(void) {
   coro_t *c = make(64, 8);
   coro_free(c);
-  printf("status after free: %d\n", ((volatile coro_t *)c)->status);   /* the use after free */
+  printf("status after free: %d\n", ((volatile coro_t *)c)->status); /* the use after free */
+}
+
+static int allocator_calls;
+static void *counted_alloc(size_t bytes, size_t align, void *ctx) {
+  (void)align, (void)ctx; /* (this test's frames need no more than malloc's) */
+  allocator_calls++;
+  return malloc(bytes);
+}
+static void counted_free(void *p, size_t bytes, void *ctx) {
+  (void)bytes, (void)ctx;
+  free(p);
+}
+
+/* registry.c's list of the threads' registries, newest first (the gdb
+   extension's way in): only its head is compared here. */
+extern void *coro_registries;
+
+static void *make_and_free(void *arg) {
+  (void)arg;
+  coro_free(make(40, 8));
+  return NULL;
+}
+
+static void kept(void) {
+  coro_t *a = make(40, 8);
+  coro_free(a);
+  coro_t *b = make(40, 8);
+  CHECK(b == a, "the frame freed last (%p) was not the next of its size (%p)", (void *)a,
+        (void *)b);
+  coro_t *x = make(40, 8);
+  coro_free(b); /* kept */
+  coro_set_allocator(&(struct coro_allocator){counted_alloc, counted_free, NULL});
+  coro_free(x); /* a slab's frame, freed while an allocator is set */
+  coro_t *c = make(40, 8);
+  CHECK(allocator_calls == 1, "a frame made after coro_set_allocator took %d calls of it",
+        allocator_calls);
+  coro_free(c);
+  coro_set_allocator(NULL);
+  void *head = coro_registries;
+  pthread_t t;
+  pthread_create(&t, NULL, make_and_free, NULL);
+  pthread_join(t, NULL);
+  CHECK(coro_registries == head, "the registry of a thread that freed all it made outlived it");
 }
 
 int main(int argc, char **argv) {
@@ -166,8 +215,10 @@ int main(int argc, char **argv) {
     thread();
   else if (strcmp(what, "reuse") == 0)
     reuse();
+  else if (strcmp(what, "kept") == 0)
+    kept();
   else {
-    fprintf(stderr, "usage: instances layout|churn|release|thread|reuse\n");
+    fprintf(stderr, "usage: instances layout|churn|release|thread|reuse|kept\n");
     return 2;
   }
   if (failures)
