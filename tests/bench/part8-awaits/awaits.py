@@ -15,6 +15,9 @@ own process, built and run here:
                                  the child in the same file
   Rust async fn                  an async fn awaiting an async fn, polled by a
                                  minimal executor (rustc -O), if rustc is installed
+  plain C, child a function      the same loop with no coroutine at all, the child
+                                 a function in the same file: the floor, what the
+                                 compiler makes of the loop itself (for information)
 
 Allocations per await are counted in a second run of each program: coroc's
 through coro_set_allocator, C++'s by replacing operator new, Rust's by a
@@ -43,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[3]
 INCLUDE = ROOT / "runtime" / "include"
 # (docs/benchmarks.md, part 8: the stackless child inside at most Rust's time, stackful half)
 TARGET_VS_RUST = {"stackless": 1.0, "stackful": 0.5}
+FLOOR = "plain C, child a function"
 
 COROC_MAIN = r"""
 #include <coro.h>
@@ -108,6 +112,32 @@ coroutine void parent(long n) {
 }
 coroutine int child(int x) {
   return x + 1;
+}
+"""
+
+PLAIN_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+static int child(int x) {
+  return x + 1;
+}
+static long parent(long n) {
+  long s = 0;
+  for (long i = 0; i < n; i++)
+    s += child((int)(i & 7));
+  return s;
+}
+int main(int argc, char **argv) {
+  (void)argc;
+  long n = atol(argv[2]);
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  long s = parent(n);
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  double ns = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n;
+  printf("%.3f 0.000 %ld\n", ns, s);
+  return 0;
 }
 """
 
@@ -265,6 +295,9 @@ def build(work, coroc, lib):
             sh(["cc", "-O2", *placement("cc"), "-std=gnu11", f"-I{INCLUDE}", "-o", exe, c, w / "main.c",
                 lib, "-lpthread"])
             progs[f"coroc {backend}, child {where}"] = exe
+    (w / "plain.c").write_text(PLAIN_C)
+    sh(["cc", "-O2", *placement("cc"), "-std=gnu11", "-o", w / "plain", w / "plain.c"])
+    progs[FLOOR] = w / "plain"
     (w / "task.cpp").write_text(CXX)
     for cxx in ("g++", "clang++"):
         name = f"C++20 task, {cxx}"
@@ -335,6 +368,10 @@ def main():
             t = TARGET_VS_RUST[backend]
             print(f"target: {name}: <= {t}x {base}: "
                   f"{'met' if q <= t else 'NOT met'} ({q:.2f}x, the median of the paired ratios)")
+    floor = statistics.median(times[FLOOR])
+    print(f"the floor, {FLOOR} (no coroutine): {floor:.2f} ns, {paired(FLOOR):.2f}x {base}; "
+          f"coroc stackful, child inside: {statistics.median(times['coroc stackful, child inside']) / floor:.2f}x "
+          f"it, stackless: {statistics.median(times['coroc stackless, child inside']) / floor:.2f}x it")
     return 0
 
 
