@@ -325,8 +325,13 @@ static void *slot_alloc(struct coro_registry *r, size_t size) {
   return slot;
 }
 
+/* The slab a slot lies in (slabs are aligned to their size). */
+static struct coro_slab *slab_of(const coro_t *c) {
+  return (struct coro_slab *)((uintptr_t)c & ~(uintptr_t)(SLAB_BYTES - 1));
+}
+
 static void slot_free(struct coro_registry *r, coro_t *c) {
-  struct coro_slab *s = (struct coro_slab *)((uintptr_t)c & ~(uintptr_t)(SLAB_BYTES - 1));
+  struct coro_slab *s = slab_of(c);
   if (__builtin_expect(s->owner != r, 0))
     coro_fatal("coro_free",
                "instance %p was made on thread %ld and is freed on thread %ld: an "
@@ -421,7 +426,7 @@ static void frame_kept_return(struct coro_registry *r) {
    is known to be this thread's (slot_free says whose it is otherwise). */
 static void frame_free_slot(coro_t *c) {
   struct coro_registry *r = tls_registry;
-  struct coro_slab *s = (struct coro_slab *)((uintptr_t)c & ~(uintptr_t)(SLAB_BYTES - 1));
+  struct coro_slab *s = slab_of(c);
   if (frame_kept || s->owner != r || r->allocator.alloc) {
     slot_free(r, c);
     return;

@@ -115,8 +115,11 @@ static bool stackful_resume(coro_t *c, void *out);
 static void stackful_detach(struct stackful *s);
 static inline bool shared_by_default(void);
 #ifndef CORO_SWITCH_UCONTEXT
-/* (below: the thread's and the process's default for shared stacks) */
+/* The thread's default, coro_default_shared_stack: 0 not said (the
+   process's, from the environment, holds), 1 shared, -1 not. */
 static _Thread_local signed char tls_default_shared;
+/* The process's default: CORO_SHARED_STACK in the environment, read once
+   (shared_by_environment): 0 not read yet; 1 shared; -1 not. */
 static int shared_by_env;
 #endif
 #ifdef STACKFUL_KEEP
@@ -808,19 +811,13 @@ bool coro_set_shared_stack(coro_t *c, bool shared) {
   return true;
 }
 
-/* The thread's default, coro_default_shared_stack: 0 not said (the
-   process's, from the environment, holds), 1 shared, -1 not. */
 #ifndef CORO_SWITCH_UCONTEXT
-static _Thread_local signed char tls_default_shared;
-
 void coro_default_shared_stack(bool shared) {
   tls_default_shared = shared ? 1 : -1;
 }
 
-/* The process's default: CORO_SHARED_STACK in the environment, read once
-   (unset, empty or 0: not shared; anything else: shared). */
-static int shared_by_env; /* 0: not read yet; 1 shared; -1 not */
-
+/* CORO_SHARED_STACK read (unset, empty or 0: not shared; anything else:
+   shared) and its answer kept in shared_by_env. */
 static __attribute__((noinline, cold)) int shared_by_environment_read(void) {
   const char *e = getenv("CORO_SHARED_STACK");
   int v = e && *e && strcmp(e, "0") != 0 ? 1 : -1;
