@@ -80,7 +80,7 @@ def measure(cmd, log):
     return proc.returncode, log.read_text(), usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
-def tries(cmd, log, times):
+def one_try(cmd, log, times):
     """One try: `times` runs one after the other, as (exit status and stderr of
     the first, their CPU seconds summed, the largest peak)."""
     runs = [measure(cmd, log) for _ in range(times)]
@@ -107,16 +107,15 @@ def test_time_and_memory_grow_linearly(shape, backend, tmp_path):
     # the machine only ever adds, and a load that comes and goes then weighs on every size
     # alike, not on the tries of one (a size measured alone in a busy moment made n look
     # cheaper than 1, and the check fail, on a loaded machine)
-    best = {}  # size: (CPU seconds of `runs` runs, peak KiB)
+    figures = {}  # size: (CPU seconds of `runs` runs, peak KiB), in the plan's order
     for round_ in range(REPEATS):
         for size, n_tries, runs in plan:
             if round_ >= n_tries:
                 continue
-            code, stderr, cpu, rss = tries(cmds[size], tmp_path / "stderr", runs)
+            code, stderr, cpu, rss = one_try(cmds[size], tmp_path / "stderr", runs)
             check_outcome(code, stderr, f"{shape} at {size}")
-            was = best.get(size, (cpu, rss))
-            best[size] = (min(was[0], cpu), min(was[1], rss))
-    figures = {size: best[size] for size, _, _ in plan}
+            was = figures.get(size, (cpu, rss))
+            figures[size] = (min(was[0], cpu), min(was[1], rss))
     report = f"{shape} {backend}: " + ", ".join(f"{size}: {cpu:.3f} s {rss} KiB"
                                                  for size, (cpu, rss) in figures.items())
     # what 8n adds over a tiny input, against what eight runs at n add over eight tiny
