@@ -21,8 +21,9 @@ but eagain).
     tests/seeds/soak.py [--seeds K] [--first S] [--faults SPEC] [--jobs J]
                         [--only NAME,...] [--no-asan] [--workdir DIR]
 
-`cmake --build build --target seeds` runs 200 seeds (the CI's run);
-`--target seeds-soak` runs 2,000 from seed 1000. See docs/testing.md.
+The test suite runs 25 seeds (tests/test_seeds.py); `cmake --build build
+--target seeds` runs 200, `--target seeds-soak` 2,000 from seed 1000. See
+docs/testing.md.
 """
 import argparse
 import collections
