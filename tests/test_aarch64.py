@@ -1,8 +1,12 @@
-"""The run tests on aarch64: every tests/cases and tests/tasks program, with
-both backends, cross-compiled with Debian's aarch64-linux-gnu-gcc against a
-libcoro built for aarch64 (its assembly switch, switch_aarch64.S), run under
-qemu-aarch64. .ci/run installs both tools; without them the tests are
-skipped, and say why."""
+"""The run tests on aarch64: every tests/cases and tests/tasks program,
+cross-compiled with Debian's aarch64-linux-gnu-gcc against a libcoro built for
+aarch64 (its assembly switch, switch_aarch64.S), run under qemu-aarch64. The
+stackful backend runs them all: the switch is what is aarch64's own. The
+stackless backend runs tests/cases, the language (where aarch64's C differs,
+as in an unsigned char); a task program's stackless C only adds the runtime,
+which the stackful runs already take through on aarch64, so it is left to the
+x86-64 runs (half of this file's time, under qemu). .ci/run installs both
+tools; without them the tests are skipped, and say why."""
 import shutil
 
 import pytest
@@ -19,6 +23,8 @@ if not have_tools:
     pytestmark = pytest.mark.skip(reason="aarch64 cross tools not installed")
 
 CASES = sorted((TESTS_DIR / "cases").glob("*.coc")) + sorted((TESTS_DIR / "tasks").glob("*.coc"))
+RUNS = [(case, backend) for case in CASES for backend in BACKENDS
+        if backend == "stackful" or case.parent.name == "cases"]
 
 
 @pytest.fixture(scope="session")
@@ -26,8 +32,7 @@ def libcoro_aarch64(tmp_path_factory):
     return build_runtime_archive(tmp_path_factory.mktemp("aarch64"), CC, AR, ["-O2"], "switch_aarch64.S")
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("case", CASES, ids=[c.parent.name + "/" + c.name for c in CASES])
+@pytest.mark.parametrize("case,backend", RUNS, ids=[f"{c.parent.name}/{c.name}-{b}" for c, b in RUNS])
 def test_case_on_aarch64(toolchain, libcoro_aarch64, case, backend, tmp_path):
     args = case_args(case)
     c_file = toolchain.transform(case, backend, extra=(f"-I{TESTS_DIR}", f"-I{case.parent}", *args))
