@@ -78,13 +78,6 @@ def measure(cmd, log):
     return proc.returncode, log.read_text(), usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
-def one_try(cmd, log, times):
-    """One try: `times` runs one after the other, as (exit status and stderr of
-    the first, their CPU seconds summed, the largest peak)."""
-    runs = [measure(cmd, log) for _ in range(times)]
-    return runs[0][0], runs[0][1], sum(r[2] for r in runs), max(r[3] for r in runs)
-
-
 def check_outcome(code, stderr, where):
     assert code in (0, 1), f"{where}: coroc exited with {code}: {stderr[-2000:]}"
     if code == 1:
@@ -95,9 +88,9 @@ def check_outcome(code, stderr, where):
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_time_and_memory_grow_linearly(shape, backend, tmp_path):
     make, n = SHAPES[shape]
-    plan = ((1, REPEATS, 1), (8 * n, REPEATS - 1, 1), (32 * n, 1, 1))  # size, tries, runs
+    plan = ((1, REPEATS), (8 * n, REPEATS - 1), (32 * n, 1))  # size, tries
     cmds = {}
-    for size, _, _ in plan:
+    for size, _ in plan:
         src = tmp_path / f"{shape}_{size}.coc"
         src.write_text(make(size))
         cmds[size] = [str(COROC), f"--backend={backend}", "-o", str(tmp_path / "out.c"), str(src)]
@@ -105,12 +98,12 @@ def test_time_and_memory_grow_linearly(shape, backend, tmp_path):
     # the machine only ever adds, and a load that comes and goes then weighs on every size
     # alike, not on the tries of one (a size measured alone in a busy moment made n look
     # cheaper than 1, and the check fail, on a loaded machine)
-    figures = {}  # size: (CPU seconds of `runs` runs, peak KiB), in the plan's order
+    figures = {}  # size: (CPU seconds, peak KiB), in the plan's order
     for round_ in range(REPEATS):
-        for size, n_tries, runs in plan:
+        for size, n_tries in plan:
             if round_ >= n_tries:
                 continue
-            code, stderr, cpu, rss = one_try(cmds[size], tmp_path / "stderr", runs)
+            code, stderr, cpu, rss = measure(cmds[size], tmp_path / "stderr")
             check_outcome(code, stderr, f"{shape} at {size}")
             was = figures.get(size, (cpu, rss))
             figures[size] = (min(was[0], cpu), min(was[1], rss))

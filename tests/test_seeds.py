@@ -15,8 +15,8 @@ under (CORO_SCHED_SEED, CORO_SCHED_FAULTS: runtime/seed.c).
 
   * The project's own programs: every task program and example, both
     backends, built with ASan, under the first 10 seeds with
-    CORO_SCHED_FAULTS=all (tests/seeds/soak.py; under two minutes on two
-    quiet cores), the number in which docs/testing.md says the planted bugs
+    CORO_SCHED_FAULTS=all (tests/seeds/soak.py; about 150 s in a run of
+    the whole suite on two cores), the number in which docs/testing.md says the planted bugs
     are found. The long soaks are targets of their own:
     `cmake --build build --target seeds` runs 200 seeds, which took 22
     minutes of two quiet cores by itself, more than the CI's whole budget."""
