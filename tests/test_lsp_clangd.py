@@ -9,7 +9,8 @@ each time at ranges computed here from the .coc's own text:
     expression, an unknown name after an await, a line with characters
     outside ASCII before the error (UTF-16 and UTF-8 columns); a coroc
     refusal shown once, coroc's; no clangd error on any example or case
-    (the rendering is C that clangd accepts);
+    (the rendering is C that clangd accepts); a compile_commands.json
+    written after the .coc was opened reaches clangd at the next change;
   * hover (a local of a coroutine body, a coro_ function, a coroutine's
     name and its kind), definition (in the file, into <coro.h>, from a
     plain .c into the coroutine it calls, and into a .coc the editor has
@@ -535,6 +536,31 @@ def test_a_change_that_changes_nothing_keeps_clangds_diagnostics(tmp_path, stopp
     first = merged(s, uri, 1)
     assert [d["range"] for d in first] == [span(text, "undefined_name")], first
     assert s.change(uri, 2, [{"text": text}]) == first
+    assert s.stop() == 0
+
+
+def test_clangd_is_told_the_compile_command_when_the_database_changes(tmp_path, stopper):
+    """A compile_commands.json written after the .coc was opened reaches
+    clangd at the next change, even one that leaves the text as it is:
+    clangd's errors of the old command (a header not found) go."""
+    root = tmp_path / "ws"
+    (root / "inc").mkdir(parents=True)
+    (root / "inc" / "width.h").write_text("typedef int width_t;\n")
+    text = "#include <width.h>\nwidth_t w(void) {\n  return undefined_name;\n}\n"
+    coc = root / "w.coc"
+    coc.write_text(text)
+    s = start(root=root)
+    stopper(s)
+    uri = uri_of(coc)
+    s.open(uri, text)
+    before = clangd_only(merged(s, uri, 1))
+    # (clangd's 'width.h' not found is under coroc's own error of the line: not shown)
+    assert any("width_t" in d["message"] for d in before), before
+    (root / "compile_commands.json").write_text(json.dumps([{
+        "directory": str(root), "arguments": ["cc", "-Iinc", "-c", "w.coc"], "file": "w.coc"}]))
+    assert s.change(uri, 2, [{"text": text}]) == []  # coroc's, and none of clangd's old ones
+    after = clangd_only(merged(s, uri, 2))  # clangd's, for the new command
+    assert [d["range"] for d in after] == [span(text, "undefined_name")], after
     assert s.stop() == 0
 
 

@@ -259,8 +259,9 @@ static char *directory_of(const char *path) {
   return d;
 }
 
-/* The compile command of the document's rendering. */
-static void tell_flags(Document *doc) {
+/* The compile command of the document's rendering: its options in the
+   compilation database (read again if it changed) and the runtime's -I. */
+static json_t *compile_command(const Document *doc) {
   int n;
   const char **args = compdb_args(doc->path, &n);
   json_t *cmd = json_pack("[s, s]", "clang", "-xc");
@@ -271,10 +272,17 @@ static void tell_flags(Document *doc) {
     json_array_append_new(cmd, json_pack("s+", "-I", rt));
   json_array_append_new(cmd, json_string("-c"));
   json_array_append_new(cmd, json_string(doc->c_path));
+  return cmd;
+}
+
+static void tell_flags(Document *doc) {
+  json_decref(doc->c_command);
+  doc->c_command = compile_command(doc);
   char *dir = directory_of(doc->c_path);
   json_t *change = json_object();
-  json_object_set_new(change, doc->c_path,
-                      json_pack("{s:s, s:o}", "workingDirectory", dir, "compilationCommand", cmd));
+  json_object_set_new(
+      change, doc->c_path,
+      json_pack("{s:s, s:O}", "workingDirectory", dir, "compilationCommand", doc->c_command));
   free(dir);
   send_notification("workspace/didChangeConfiguration",
                     json_pack("{s:{s:o}}", "settings", "compilationDatabaseChanges", change));
@@ -452,9 +460,11 @@ static void diagnostics_of_clangd(json_t *params) {
   json_t *list = json_object_get(params, "diagnostics");
   Document *doc = uri ? doc_of_c_uri(uri) : NULL;
   json_t *version = json_object_get(params, "version");
-  if (!doc || !doc->render || !json_is_array(list) || doc->c_dirty ||
-      (version && json_integer_value(version) != doc->c_version))
-    return; /* (for an older text: the one for the newest follows) */
+  /* (for an older text: the one for the newest follows; without a version, the clearing that
+     follows a didClose: clangd gives the version of what it diagnosed, as start() asked) */
+  if (!doc || !doc->render || !json_is_array(list) || doc->c_dirty || !json_is_integer(version) ||
+      json_integer_value(version) != doc->c_version)
+    return;
   list = json_deep_copy(list);
   filter_array(list, map_diagnostic, doc, doc->render);
   json_decref(doc->clangd_diags);
@@ -765,9 +775,27 @@ void clangd_changed(Document *doc) {
   doc->c_dirty = true;
 }
 
+/* Has the compile command changed since clangd was told it (a
+   compile_commands.json that appeared, changed or went)? */
+static bool command_changed(const Document *doc) {
+  json_t *now = compile_command(doc);
+  bool changed = !json_equal(now, doc->c_command);
+  json_decref(now);
+  return changed;
+}
+
 void clangd_sync(Document *doc) {
   if (!cd.child.pid || !doc->c_uri || !doc->c_dirty)
     return;
+  if (command_changed(doc)) {
+    /* closed and opened again with the new command, at a new version: a reparse for the new
+       command would come at the version clangd has, which its diagnostics for the old one
+       also carry */
+    send_notification("textDocument/didClose",
+                      json_pack("{s:{s:s}}", "textDocument", "uri", doc->c_uri));
+    open_in_clangd(doc);
+    return;
+  }
   const Render *was = doc->render;
   if (was && was->coc.len == doc->text.len &&
       memcmp(was->coc.text, doc->text.text, doc->text.len) == 0) {
@@ -794,6 +822,7 @@ void clangd_close(Document *doc) {
     }
   render_release(doc->render);
   json_decref(doc->clangd_diags);
+  json_decref(doc->c_command);
   free(doc->c_uri);
   free(doc->c_path);
 }

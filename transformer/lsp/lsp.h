@@ -282,6 +282,7 @@ typedef struct Document {
   Render *render;       /* what clangd was last given, or NULL */
   bool c_dirty;         /* the text changed since */
   long c_version;       /* its version, as clangd counts */
+  json_t *c_command;    /* the compile command clangd was told (tell_flags), or NULL */
   json_t *clangd_diags; /* clangd's for c_version, mapped, or NULL */
   /* not the editor's: a file of the workspace that the server gave clangd for references and
      rename, or ahead of a definition (server.c, workspace.c); coroc does not diagnose it, nothing
