@@ -177,7 +177,7 @@ static void record_macros(Parser *p, Coroutine *co, int first, int end) {
       seen |= co->macros[j] == def;
     if (!def || seen)
       continue;
-    co->macros = xrealloc(co->macros, sizeof(char *) * (co->nmacros + 1));
+    co->macros = xappend(co->macros, co->nmacros, sizeof(char *));
     co->macros[co->nmacros++] = def;
   }
 }

@@ -136,8 +136,7 @@ static void find_line_directives(Source *src) {
       if (*q == '"')
         quoted = memory_keep(xstrndup(end, q + 1 - end)); /* (the run's, not a region's) */
     }
-    src->line_dirs =
-        memory_keep(xrealloc(src->line_dirs, sizeof *src->line_dirs * (src->nline_dirs + 1)));
+    src->line_dirs = memory_keep(xappend(src->line_dirs, src->nline_dirs, sizeof *src->line_dirs));
     src->line_dirs[src->nline_dirs++] = (struct LineDirective){last_line, n, quoted};
   }
 }
@@ -185,7 +184,7 @@ int line_macro_number(int physical, int seen) {
       return macro_lines[i].number;
   if (seen <= 0)
     return 0;
-  macro_lines = memory_keep(xrealloc(macro_lines, sizeof *macro_lines * (nmacro_lines + 1)));
+  macro_lines = memory_keep(xappend(macro_lines, nmacro_lines, sizeof *macro_lines));
   macro_lines[nmacro_lines++] = (struct MacroLine){physical, seen};
   return seen;
 }

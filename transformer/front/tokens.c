@@ -230,7 +230,7 @@ unsigned file_number(const char *interned_name) {
       return i;
   if (nfiles == 1u << 15)
     fatal("more than %u files included", nfiles);
-  files = memory_keep(xrealloc(files, sizeof *files * (nfiles + 1)));
+  files = memory_keep(xappend(files, nfiles, sizeof *files));
   files[nfiles] = interned_name;
   return nfiles++;
 }

@@ -74,8 +74,8 @@ static char *label_set(Graph *g, const char *name) {
   for (int i = 0; i < g->nlabels; i++)
     if (strcmp(g->label_names[i], name) == 0)
       return g->label_in[i];
-  g->label_names = xrealloc(g->label_names, sizeof(char *) * (g->nlabels + 1));
-  g->label_in = xrealloc(g->label_in, sizeof(char *) * (g->nlabels + 1));
+  g->label_names = xappend(g->label_names, g->nlabels, sizeof(char *));
+  g->label_in = xappend(g->label_in, g->nlabels, sizeof(char *));
   g->label_names[g->nlabels] = name;
   return g->label_in[g->nlabels++] = new_set(g);
 }

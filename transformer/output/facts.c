@@ -31,7 +31,7 @@ extern char **environ;
  * =================================================================== */
 
 static void add_field(CoroFacts *f, const char *name, const char *reason, int line) {
-  f->fields = xrealloc(f->fields, sizeof(FieldFact) * (f->nfields + 1));
+  f->fields = xappend(f->fields, f->nfields, sizeof(FieldFact));
   f->fields[f->nfields++] = (FieldFact){name, reason, line, -1, -1};
 }
 
@@ -155,7 +155,7 @@ static void children(CoroFacts *f, Source *src, Coroutine *co) {
     Node *a = co->awaits.v[i];
     if (!a->callee)
       continue;
-    f->children = xrealloc(f->children, sizeof(ChildFact) * (f->nchildren + 1));
+    f->children = xappend(f->children, f->nchildren, sizeof(ChildFact));
     f->children[f->nchildren++] =
         (ChildFact){a->callee, src->original.v[a->first].line, a->inline_child != NULL,
                     a->inline_child ? NULL : a->heap_reason};
@@ -201,7 +201,7 @@ Facts frame_facts(Source *src, Coroutine *cos, const Options *opt) {
   Facts facts = {0};
   for (Coroutine *co = cos; co; co = co->next)
     if (co->def) {
-      facts.v = xrealloc(facts.v, sizeof(CoroFacts) * (facts.n + 1));
+      facts.v = xappend(facts.v, facts.n, sizeof(CoroFacts));
       facts.v[facts.n++] = one(src, co, opt);
     }
   return facts;
@@ -230,7 +230,7 @@ typedef struct {
 } Probes;
 
 static void probe(FILE *c, Probes *p, long *to, const char *expr) {
-  p->to = xrealloc(p->to, sizeof(long *) * (p->n + 1));
+  p->to = xappend(p->to, p->n, sizeof(long *));
   p->to[p->n] = to;
   fprintf(c, "const unsigned long coro_stat_%d = %s;\n", p->n++, expr);
 }

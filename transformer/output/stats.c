@@ -61,8 +61,8 @@ static HoistAll hoist_all_sizes(const Options *opt) {
   long size;
   while (status == 0 && fgets(line, sizeof line, tmp))
     if (sscanf(line, "coroutine %1023s (%*[^)]), stackless: frame %ld bytes", name, &size) == 2) {
-      h.names = xrealloc(h.names, sizeof(char *) * (h.n + 1));
-      h.sizes = xrealloc(h.sizes, sizeof(long) * (h.n + 1));
+      h.names = xappend(h.names, h.n, sizeof(char *));
+      h.sizes = xappend(h.sizes, h.n, sizeof(long));
       h.names[h.n] = xstrndup(name, strlen(name));
       h.sizes[h.n++] = size;
     }

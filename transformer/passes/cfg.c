@@ -37,7 +37,7 @@ static int label_node(Live *l, const char *name) {
   for (int i = 0; i < l->nlabels; i++)
     if (strcmp(l->labels[i].name, name) == 0)
       return l->labels[i].node;
-  l->labels = xrealloc(l->labels, sizeof(Label) * (l->nlabels + 1));
+  l->labels = xappend(l->labels, l->nlabels, sizeof(Label));
   l->labels[l->nlabels] = (Label){name, new_cfg_node(l)};
   return l->labels[l->nlabels++].node;
 }
@@ -155,7 +155,7 @@ static void find_sets(SetWalk *w, Node *e, bool always) {
   if (always && e->op == OP_ASSIGN && has_await(e->rhs)) {
     int t = var_of(strip_parens(e->lhs));
     if (t >= 0) {
-      w->v = xrealloc(w->v, sizeof(int) * (w->n + 2));
+      w->v = xappend(w->v, w->n + 1, sizeof(int)); /* (and the -1 after it) */
       w->v[w->n++] = t;
     }
   }
@@ -402,7 +402,7 @@ static int build(Live *l, Node *s, int next) {
     int entry = new_cfg_node(l);
     add_succ(l, entry, build(l, s->body, next));
     if (l->sw) {
-      l->sw->cases = xrealloc(l->sw->cases, sizeof(int) * (l->sw->ncases + 1));
+      l->sw->cases = xappend(l->sw->cases, l->sw->ncases, sizeof(int));
       l->sw->cases[l->sw->ncases++] = entry;
       l->sw->has_default |= s->kind == ND_DEFAULT;
     }

@@ -107,9 +107,9 @@ static int new_resume_point(Checker *c, const Token *where) {
               "coroutine '%s' has more than %d yields and awaits; split it into several coroutines",
               co->name, MAX_RESUME_POINTS);
   co->nresume++;
-  co->resume_lines = xrealloc(co->resume_lines, sizeof(int) * (co->nresume + 1));
+  co->resume_lines = xappend(co->resume_lines, co->nresume, sizeof(int));
   co->resume_lines[co->nresume] = where->line;
-  co->resume_words = xrealloc(co->resume_words, sizeof(char *) * (co->nresume + 1));
+  co->resume_words = xappend(co->resume_words, co->nresume, sizeof(char *));
   co->resume_words[co->nresume] = where->text; /* "yield" or "await" */
   return co->nresume;
 }

@@ -146,7 +146,7 @@ static int jump_target(const Node *n, bool is_continue) {
 }
 
 static void add_exit(const Node *jump, int to) {
-  plan.exits = xrealloc(plan.exits, sizeof(Exit) * (plan.nexits + 1));
+  plan.exits = xappend(plan.exits, plan.nexits, sizeof(Exit));
   plan.exits[plan.nexits++] = (Exit){jump, to};
 }
 
@@ -156,7 +156,7 @@ static bool plan_pre(Node *n, void *ctx) {
   case ND_INIT_DECL:
     if (framed_cleanup(plan.co, n->sym) && w->nopen > 0) {
       Node *scope = w->open[w->nopen - 1];
-      plan.spans = xrealloc(plan.spans, sizeof(Span) * (plan.nspans + 1));
+      plan.spans = xappend(plan.spans, plan.nspans, sizeof(Span));
       plan.spans[plan.nspans++] = (Span){n, scope, n->last + 1, scope->last};
     }
     break;
@@ -184,11 +184,11 @@ static bool plan_pre(Node *n, void *ctx) {
     break;
   }
   if (n->kind == ND_BLOCK || n->kind == ND_FOR) {
-    w->open = xrealloc(w->open, sizeof(Node *) * (w->nopen + 1));
+    w->open = xappend(w->open, w->nopen, sizeof(Node *));
     w->open[w->nopen++] = n;
   }
   if (n->kind == ND_WHILE || n->kind == ND_DO || n->kind == ND_FOR || n->kind == ND_SWITCH) {
-    w->loops = xrealloc(w->loops, sizeof(Node *) * (w->nloops + 1));
+    w->loops = xappend(w->loops, w->nloops, sizeof(Node *));
     w->loops[w->nloops++] = n;
   }
   return true; /* (a statement expression's jumps may leave it too: lower.c, replace_expr_jumps) */

@@ -213,11 +213,11 @@ static bool scope_pre(Node *n, void *ctx) {
   ScopeWalk *w = ctx;
   name_declared(n, w->names);
   if (n->kind == ND_YIELD || n->kind == ND_AWAIT) {
-    w->resumes = xrealloc(w->resumes, sizeof(int) * (w->nresumes + 1));
+    w->resumes = xappend(w->resumes, w->nresumes, sizeof(int));
     w->resumes[w->nresumes++] = n->first;
   }
   if (n->kind == ND_LABEL) {
-    w->labels = xrealloc(w->labels, sizeof(int) * (w->nlabels + 1));
+    w->labels = xappend(w->labels, w->nlabels, sizeof(int));
     w->labels[w->nlabels++] = n->first;
   }
   if (n->kind == ND_INIT_DECL && n->sym && n->sym->live_var && w->nopen > 0) {
@@ -335,7 +335,7 @@ static FrameScope *share_storage(Live *l, const ScopeWalk *w) {
         of[sc]->node = w->scope[sc];
       }
       if (child >= 0) {
-        of[sc]->kids = xrealloc(of[sc]->kids, sizeof(FrameScope *) * (of[sc]->nkids + 1));
+        of[sc]->kids = xappend(of[sc]->kids, of[sc]->nkids, sizeof(FrameScope *));
         of[sc]->kids[of[sc]->nkids++] = of[child];
         of[child]->linked = true;
       }
