@@ -95,9 +95,7 @@ void diag_hold(jmp_buf *to);
    everything else (memory_release, below). */
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
-/* Room for element n of an array that grows by appending: p, of n
-   elements of `size` bytes, doubled when n is a power of two. */
-void *xappend(void *p, size_t n, size_t size);
+void *xappend(void *p, size_t n, size_t size); /* room for p[n], p growing (memory.c) */
 void xfree(void *p);
 char *xstrndup(const char *s, size_t n);
 /* Ask for huge pages under a large block that is about to be written. */

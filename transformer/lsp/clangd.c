@@ -142,19 +142,7 @@ static Document *doc_of_c_uri(const char *uri) {
   /* (clangd may spell a URI otherwise than the editor did: compare paths) */
   if (strncmp(uri, "file://", 7) != 0)
     return NULL;
-  char *path = strdup(uri + 7), *o = path;
-  if (!path)
-    abort();
-  for (const char *p = uri + 7; *p; p++) {
-    unsigned v;
-    if (p[0] == '%' && p[1] && p[2] && sscanf(p + 1, "%2x", &v) == 1) {
-      *o++ = (char)v;
-      p += 2;
-    } else {
-      *o++ = *p;
-    }
-  }
-  *o = '\0';
+  char *path = uri_path(uri);
   Document *found = NULL;
   for (int i = 0; i < *cd.ndocs && !found; i++)
     if ((*cd.docs)[i]->c_path && strcmp((*cd.docs)[i]->c_path, path) == 0)
@@ -259,25 +247,10 @@ static char *directory_of(const char *path) {
   return d;
 }
 
-/* The compile command of the document's rendering: its options in the
-   compilation database (read again if it changed) and the runtime's -I. */
-static json_t *compile_command(const Document *doc) {
-  int n;
-  const char **args = compdb_args(doc->path, &n);
-  json_t *cmd = json_pack("[s, s]", "clang", "-xc");
-  for (int i = 0; i < n; i++)
-    json_array_append_new(cmd, json_string(args[i]));
-  const char *rt = source_runtime_include();
-  if (rt)
-    json_array_append_new(cmd, json_pack("s+", "-I", rt));
-  json_array_append_new(cmd, json_string("-c"));
-  json_array_append_new(cmd, json_string(doc->c_path));
-  return cmd;
-}
-
+/* The compile command of the document's rendering (compdb_command). */
 static void tell_flags(Document *doc) {
   json_decref(doc->c_command);
-  doc->c_command = compile_command(doc);
+  doc->c_command = compdb_command(doc->path, doc->c_path);
   char *dir = directory_of(doc->c_path);
   json_t *change = json_object();
   json_object_set_new(
@@ -775,22 +748,15 @@ void clangd_changed(Document *doc) {
   doc->c_dirty = true;
 }
 
-/* Has the compile command changed since clangd was told it (a
-   compile_commands.json that appeared, changed or went)? */
-static bool command_changed(const Document *doc) {
-  json_t *now = compile_command(doc);
-  bool changed = !json_equal(now, doc->c_command);
-  json_decref(now);
-  return changed;
-}
-
 void clangd_sync(Document *doc) {
   if (!cd.child.pid || !doc->c_uri || !doc->c_dirty)
     return;
-  if (command_changed(doc)) {
-    /* closed and opened again with the new command, at a new version: a reparse for the new
-       command would come at the version clangd has, which its diagnostics for the old one
-       also carry */
+  json_t *command = compdb_command(doc->path, doc->c_path);
+  bool command_changed = !json_equal(command, doc->c_command);
+  json_decref(command);
+  if (command_changed) { /* (a compile_commands.json written, changed or removed) */
+    /* closed and opened again at a new version: a reparse for the new command would come
+       at the version clangd has, which its diagnostics for the old one also carry */
     send_notification("textDocument/didClose",
                       json_pack("{s:{s:s}}", "textDocument", "uri", doc->c_uri));
     open_in_clangd(doc);

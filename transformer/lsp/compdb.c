@@ -15,6 +15,7 @@
  * file that knows the format of the database.
  */
 #define _GNU_SOURCE
+#include "coroc.h"
 #include "lsp.h"
 
 #include <limits.h>
@@ -273,4 +274,18 @@ const char **compdb_args(const char *path, int *n) {
     return NULL;
   *n = best->nargs;
   return (const char **)best->args;
+}
+
+json_t *compdb_command(const char *path, const char *c_path) {
+  int n;
+  const char **args = compdb_args(path, &n);
+  json_t *cmd = json_pack("[s, s]", "clang", "-xc");
+  for (int i = 0; i < n; i++)
+    json_array_append_new(cmd, json_string(args[i]));
+  const char *rt = source_runtime_include();
+  if (rt)
+    json_array_append_new(cmd, json_pack("s+", "-I", rt));
+  json_array_append_new(cmd, json_string("-c"));
+  json_array_append_new(cmd, json_string(c_path));
+  return cmd;
 }

@@ -123,6 +123,9 @@ bool text_line(const Text *t, long line, size_t *start, size_t *len);
 void text_replace(Text *t, size_t from, size_t to, const char *s, size_t len);
 void text_set(Text *t, const char *s, size_t len);
 void text_free(Text *t);
+/* The path a file: URI names (percent-escapes decoded); for another
+   scheme, a name in the current directory that coroc can report with. */
+char *uri_path(const char *uri);
 
 /* {=====================================================================
  * compdb.c: compile_commands.json
@@ -137,6 +140,9 @@ void compdb_set_root(const char *root);
    directory); *n = 0 when there is none. The array lives until the next
    call. */
 const char **compdb_args(const char *path, int *n);
+/* The command clangd is given for c_path, the rendering of the .coc at
+   `path`: clang -xc, the .coc's options and -I the runtime's include. */
+json_t *compdb_command(const char *path, const char *c_path);
 
 /* {=====================================================================
  * render.c: the editor rendering

@@ -7,10 +7,13 @@
  * UTF-8 bytes. coroc's columns are bytes from 1. Each conversion here walks
  * the line it is on; a byte that is not part of a valid UTF-8 sequence
  * counts as one character. Separate from server.c so that the counting has
- * one home, which diagnose.c's ranges and the edits of didChange share.
+ * one home, which diagnose.c's ranges and the edits of didChange share; so
+ * has the path a document's URI names (uri_path), which server.c and
+ * clangd.c share.
  */
 #include "lsp.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,4 +134,33 @@ void text_set(Text *t, const char *s, size_t len) {
 void text_free(Text *t) {
   free(t->text);
   *t = (Text){0};
+}
+
+/* The path a file: URI names (percent-escapes decoded); for another
+   scheme, a name in the current directory that coroc can report with. */
+char *uri_path(const char *uri) {
+  const char *p = NULL;
+  if (strncmp(uri, "file://", 7) == 0) {
+    p = uri + 7;
+    if (strncmp(p, "localhost/", 10) == 0)
+      p += 9;
+  }
+  if (!p || *p != '/') {
+    const char *slash = strrchr(uri, '/');
+    p = slash && slash[1] ? slash + 1 : "untitled.coc";
+  }
+  char *path = malloc(strlen(p) + 1), *o = path;
+  if (!path)
+    abort();
+  for (; *p && *p != '?' && *p != '#'; p++) {
+    unsigned v;
+    if (p[0] == '%' && sscanf(p + 1, "%2x", &v) == 1 && p[1] && p[2] && v != 0) {
+      *o++ = (char)v;
+      p += 2;
+    } else {
+      *o++ = *p;
+    }
+  }
+  *o = '\0';
+  return path;
 }

@@ -50,35 +50,6 @@ static struct {
  * Documents
  * =================================================================== */
 
-/* The path a file: URI names (percent-escapes decoded); for another
-   scheme, a name in the current directory that coroc can report with. */
-static char *uri_path(const char *uri) {
-  const char *p = NULL;
-  if (strncmp(uri, "file://", 7) == 0) {
-    p = uri + 7;
-    if (strncmp(p, "localhost/", 10) == 0)
-      p += 9;
-  }
-  if (!p || *p != '/') {
-    const char *slash = strrchr(uri, '/');
-    p = slash && slash[1] ? slash + 1 : "untitled.coc";
-  }
-  char *path = malloc(strlen(p) + 1), *o = path;
-  if (!path)
-    abort();
-  for (; *p && *p != '?' && *p != '#'; p++) {
-    unsigned v;
-    if (p[0] == '%' && sscanf(p + 1, "%2x", &v) == 1 && p[1] && p[2] && v != 0) {
-      *o++ = (char)v;
-      p += 2;
-    } else {
-      *o++ = *p;
-    }
-  }
-  *o = '\0';
-  return path;
-}
-
 static Document *find_doc(const char *uri) {
   for (int i = 0; i < server.ndocs; i++)
     if (strcmp(server.docs[i]->uri, uri) == 0)
