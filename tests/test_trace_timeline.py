@@ -16,10 +16,12 @@ it), never against a picture kept from before:
     a run of the chapter's program tells now: the same lanes, the same kinds
     of wake-ups and waits.
 """
+import importlib.machinery
 import json
 import re
 import subprocess
 import sys
+import types
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -223,6 +225,21 @@ def test_cut_short_names_where(coroc, fizzbuzz_traces, tmp_path):
     m = re.match(rf"{re.escape(str(cut))}:(\d+):(\d+): error: the JSON ends too early", res.stderr)
     assert m, res.stderr
     assert int(m.group(1)) == text[:1000].count("\n") + 1
+
+def test_every_cut_is_cut_short(fizzbuzz_traces, tmp_path):
+    """Wherever a trace is cut (a writer killed mid-file), the file is said to
+    be cut short: inside a number ("12." once was "not JSON"), a word, a
+    string, between two tokens. read_json in-process, at 400 places."""
+    loader = importlib.machinery.SourceFileLoader("coroc_trace", str(SOURCE_DIR / "runtime" / "tools"
+                                                                     / "coroc-trace"))
+    tool = types.ModuleType(loader.name)
+    loader.exec_module(tool)
+    text = fizzbuzz_traces["stackless"].read_text()
+    cut = tmp_path / "cut.json"
+    for at in range(1, len(text) - 1, max(1, len(text) // 400)):
+        cut.write_text(text[:at])
+        with pytest.raises(tool.TraceError, match="cut short"):
+            tool.read_json(cut)
 
 # }====
 # {==== in a browser
