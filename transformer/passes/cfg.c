@@ -469,6 +469,6 @@ static void add_computed_gotos(Live *l) {
 
 void build_cfg(Live *l) {
   l->exit = new_cfg_node(l);
-  build(l, l->co->def->body, l->exit);
+  l->entry = build(l, l->co->def->body, l->exit);
   add_computed_gotos(l);
 }

@@ -373,13 +373,56 @@ static bool in_scope(const Live *l, int v, int tok) {
 
 /* in(n) for every node, to the fixed point; then the locals live at each
    resume point must be in the frame. */
+/* The nodes in an order that takes a node after its successors where it
+   can: the postorder of a depth-first walk from the entry, then of walks
+   from the nodes it did not reach. A backward problem then settles in a
+   pass or two, and one more a loop nested. The order of the nodes' numbers
+   took one pass a statement on a straight line (build() makes a block's
+   statements last first): 10,000 locals declared one after another took
+   15 s. The walk keeps its own stack: a body may be as deep as it is long. */
+static int *backward_order(const Live *l) {
+  int *order = xcalloc(l->nnodes + 1, sizeof(int));
+  int *stack = xcalloc(l->nnodes + 1, sizeof(int));
+  int *next_succ = xcalloc(l->nnodes + 1, sizeof(int));
+  bool *seen = xcalloc(l->nnodes + 1, sizeof(bool));
+  int n = 0;
+  for (int root = -1; root < l->nnodes; root++) {
+    int r = root < 0 ? l->entry : root;
+    if (seen[r])
+      continue;
+    int top = 0;
+    seen[r] = true;
+    stack[top++] = r;
+    while (top > 0) {
+      int v = stack[top - 1];
+      const CfgNode *c = &l->nodes[v];
+      if (next_succ[v] < c->nsucc) {
+        int s = c->succ[next_succ[v]++];
+        if (!seen[s]) {
+          seen[s] = true;
+          stack[top++] = s;
+        }
+      } else {
+        order[n++] = v;
+        top--;
+      }
+    }
+  }
+  xfree(stack);
+  xfree(next_succ);
+  xfree(seen);
+  return order;
+}
+
 static void solve(Live *l) {
   int words = (l->nvars + 63) / 64;
   Word *in = xcalloc((size_t)l->nnodes * words, sizeof(Word));
   Word *out = xcalloc(words, sizeof(Word));
+  int *order = backward_order(l);
   for (bool changed = true; changed;) {
     changed = false;
-    for (int n = l->nnodes - 1; n >= 0; n--) {
+    for (int k = 0; k < l->nnodes; k++) {
+      int n = order[k];
       CfgNode *c = &l->nodes[n];
       memset(out, 0, sizeof(Word) * words);
       for (int i = 0; i < c->nsucc; i++)
@@ -415,6 +458,7 @@ static void solve(Live *l) {
   xfree(at);
   xfree(in);
   xfree(out);
+  xfree(order);
 }
 
 /* }================================================================== */

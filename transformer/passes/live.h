@@ -47,6 +47,7 @@ typedef struct {
   int brk, cont; /* where break and continue go (-1: nowhere) */
   SwitchCtx *sw; /* the innermost switch */
   int exit;      /* the end of the body */
+  int entry;     /* where the body starts */
   /* [var]: it may not leave memory (its address, a macro, a moved declaration) */
   bool *pinned;
   const Range *range; /* [var]: its scope (walk_scopes) */
