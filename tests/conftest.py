@@ -208,3 +208,30 @@ def build_runtime_archive(out_dir, cc, ar, flags, switch_asm):
     res = run([ar, "rcs", lib, *objs])
     assert res.returncode == 0, res.stderr
     return lib
+
+
+# The transformer built with AddressSanitizer and UBSan (any report fatal),
+# once for the whole run, in BUILD/sanitized: test_reset.py's coroc_repeat and
+# test_scaling.py's coroc share it (two builds of their own took about 50 s of
+# the suite's CPU). -O1: the sanitized runs are most of those files' time.
+# Kept between runs (a rebuild is incremental); a lock, because the two files
+# may ask at once from two workers.
+SANITIZED_BUILD = BUILD_DIR / "sanitized"
+SANITIZED_FLAGS = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
+
+
+def sanitized_transformer_target(target):
+    """Build `target` of the transformer in SANITIZED_BUILD; its build folder."""
+    import fcntl
+    SANITIZED_BUILD.mkdir(parents=True, exist_ok=True)
+    with open(SANITIZED_BUILD / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (SANITIZED_BUILD / "CMakeCache.txt").exists():
+            res = run(["cmake", "-S", SOURCE_DIR, "-B", SANITIZED_BUILD,
+                       "-DCMAKE_BUILD_TYPE=Debug", f"-DCMAKE_C_FLAGS={SANITIZED_FLAGS}",
+                       "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"], timeout=300)
+            assert res.returncode == 0, f"configuring {SANITIZED_BUILD}:\n{res.stdout}{res.stderr}"
+        res = run(["cmake", "--build", SANITIZED_BUILD, "--target", target, "-j", str(os.cpu_count() or 2)],
+                  timeout=900)
+        assert res.returncode == 0, f"building {target} in {SANITIZED_BUILD}:\n{res.stdout}{res.stderr}"
+    return SANITIZED_BUILD

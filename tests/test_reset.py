@@ -9,8 +9,8 @@ coroc_reset, checking each run's exit status, standard output and standard
 error byte for byte against a fresh `coroc` process's on the same input and
 options, and after each run, from the second round on, that the heap in use,
 the open descriptors and the child processes are back to what the first round
-left. It is built here with AddressSanitizer (and LeakSanitizer), in
-BUILD/reset-asan: a use of memory a run gave back, or a leak, fails it too.
+left. It is built here with AddressSanitizer (and LeakSanitizer) and UBSan, in
+BUILD/sanitized: a use of memory a run gave back, or a leak, fails it too.
 
 The cases: every .coc of examples/ (and examples/*/), tests/cases/,
 tests/errors/ (each ends in an error), the tutorial, tests/reset/ (inputs the
@@ -35,9 +35,8 @@ import sys
 
 import pytest
 
-from conftest import BUILD_DIR, COROC, SOURCE_DIR, TESTS_DIR
+from conftest import COROC, SOURCE_DIR, TESTS_DIR, sanitized_transformer_target
 
-ASAN_BUILD = BUILD_DIR / "reset-asan"   # kept between runs: a rebuild is incremental
 ROUNDS = 2  # (the second checks every run against the first: a third took 30 s of CI more)
 OTHER_MODES = [["--backend=stackful"], ["--dot"], ["--no-line"], ["--hoist-all"],
                ["--backend=stackful", "--no-line"]]
@@ -56,18 +55,8 @@ def inputs():
 
 @pytest.fixture(scope="module")
 def coroc_repeat():
-    """coroc_repeat, built with AddressSanitizer in its own build."""
-    env = dict(os.environ)
-    if not (ASAN_BUILD / "CMakeCache.txt").exists():
-        res = subprocess.run(["cmake", "-S", SOURCE_DIR, "-B", ASAN_BUILD, "-DCOROC_WERROR=ON",
-                              "-DCMAKE_BUILD_TYPE=Debug",
-                              "-DCMAKE_C_FLAGS=-fsanitize=address -fno-omit-frame-pointer"],
-                             capture_output=True, text=True, env=env)
-        assert res.returncode == 0, f"configuring {ASAN_BUILD}:\n{res.stdout}{res.stderr}"
-    res = subprocess.run(["cmake", "--build", ASAN_BUILD, "--target", "coroc_repeat", "-j2"],
-                         capture_output=True, text=True, env=env)
-    assert res.returncode == 0, f"building coroc_repeat in {ASAN_BUILD}:\n{res.stdout}{res.stderr}"
-    return ASAN_BUILD / "tests" / "reset" / "coroc_repeat"
+    """coroc_repeat, built with AddressSanitizer and UBSan (conftest.py's sanitized build)."""
+    return sanitized_transformer_target("coroc_repeat") / "tests" / "reset" / "coroc_repeat"
 
 
 @pytest.fixture(scope="module")
