@@ -60,9 +60,11 @@ SHAPES = {
                               + " yield v0; }"), 2500),
     # the sizes below the liveness analysis's bound (live.c, LIVE_MAX_BITS: at "locals"' 8n
     # every local goes to the frame unanalysed): its solving took one pass a local, 15 s
-    # for 10,000 of them, until it took the nodes in an order fit for a backward problem
-    "locals_analysed": (lambda n: text("coroutine int f(void) { " + " ".join(f"int v{i} = {i};" for i in range(n))
-                                       + " yield v0; }"), 300),
+    # for 10,000 of them, until it took the nodes in an order fit for a backward problem.
+    # Each initializer is long so that 8n takes a tenth of a second above the tiny run:
+    # with `= i` alone it was 0.03 s, within a loaded machine's noise
+    "locals_analysed": (lambda n: text("coroutine int f(void) { " + " ".join(
+        f"int v{i} = " + " + ".join([str(i)] * 16) + ";" for i in range(n)) + " yield v0; }"), 300),
     "nested_blocks": (lambda n: text("coroutine int f(int x) { " + "{" * n + "yield x;" + "}" * n + " }"), 12000),
     "nested_ifs": (lambda n: text("coroutine int f(int x) { " + "if (x) " * n + "yield x; }"), 4000),
     "many_coroutines": (lambda n: "".join(f"coroutine int c{i}(int x) {{ yield x + {i}; }}\n"
