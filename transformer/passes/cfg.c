@@ -56,16 +56,11 @@ static bool only_set(const int *list, int v) {
   return false;
 }
 
-/* The room doubles: an expression reads as many locals as it names, and
-   one made by a machine can name tens of thousands (grown one at a time,
-   their copies were quadratic wherever realloc moves a block: 33 s for
-   64,000 assignments under AddressSanitizer, tests/test_scaling.py). */
+/* (An expression made by a machine can name tens of thousands of locals:
+   xappend's doubling keeps that linear, tests/test_scaling.py.) */
 static void add_use(Live *l, int node, int v) {
   CfgNode *c = &l->nodes[node];
-  if (c->nuse == c->capuse) {
-    c->capuse = c->capuse ? 2 * c->capuse : 4;
-    c->use = xrealloc(c->use, sizeof(int) * c->capuse);
-  }
+  c->use = xappend(c->use, c->nuse, sizeof(int));
   c->use[c->nuse++] = v;
 }
 

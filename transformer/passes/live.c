@@ -371,8 +371,6 @@ static bool in_scope(const Live *l, int v, int tok) {
   return l->range && tok >= l->range[v].first && tok <= l->range[v].last;
 }
 
-/* in(n) for every node, to the fixed point; then the locals live at each
-   resume point must be in the frame. */
 /* The nodes in an order that takes a node after its successors where it
    can: the postorder of a depth-first walk from the entry, then of walks
    from the nodes it did not reach. A backward problem then settles in a
@@ -414,6 +412,8 @@ static int *backward_order(const Live *l) {
   return order;
 }
 
+/* in(n) for every node, to the fixed point; then the locals live at each
+   resume point must be in the frame. */
 static void solve(Live *l) {
   int words = (l->nvars + 63) / 64;
   Word *in = xcalloc((size_t)l->nnodes * words, sizeof(Word));

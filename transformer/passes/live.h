@@ -17,11 +17,11 @@ typedef struct {
 typedef struct {
   int *succ; /* the nodes that may run next */
   int nsucc, capsucc;
-  int *use, nuse, capuse; /* the locals it reads (indices; one an occurrence) */
-  int def;                /* the local it sets whole, or -1 */
-  int resume_point;       /* > 0: a resume point */
-  int tok;                /* a resume point's first token (its place, for scopes) */
-  bool computed_goto;     /* goto *p: it may go to any label */
+  int *use, nuse;     /* the locals it reads (indices; one an occurrence) */
+  int def;            /* the local it sets whole, or -1 */
+  int resume_point;   /* > 0: a resume point */
+  int tok;            /* a resume point's first token (its place, for scopes) */
+  bool computed_goto; /* goto *p: it may go to any label */
 } CfgNode;
 
 typedef struct {
