@@ -16,20 +16,14 @@
 #include <string.h>
 
 static int new_cfg_node(Live *l) {
-  if (l->nnodes == l->capnodes) {
-    l->capnodes = l->capnodes ? l->capnodes * 2 : 256;
-    l->nodes = xrealloc(l->nodes, sizeof(CfgNode) * l->capnodes);
-  }
+  l->nodes = xappend(l->nodes, l->nnodes, sizeof(CfgNode));
   l->nodes[l->nnodes] = (CfgNode){.def = -1};
   return l->nnodes++;
 }
 
 static void add_succ(Live *l, int from, int to) {
   CfgNode *n = &l->nodes[from];
-  if (n->nsucc == n->capsucc) {
-    n->capsucc = n->capsucc ? n->capsucc * 2 : 2;
-    n->succ = xrealloc(n->succ, sizeof(int) * n->capsucc);
-  }
+  n->succ = xappend(n->succ, n->nsucc, sizeof(int));
   n->succ[n->nsucc++] = to;
 }
 

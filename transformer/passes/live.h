@@ -16,7 +16,7 @@ typedef struct {
 /* A node of the graph. */
 typedef struct {
   int *succ; /* the nodes that may run next */
-  int nsucc, capsucc;
+  int nsucc;
   int *use, nuse;     /* the locals it reads (indices; one an occurrence) */
   int def;            /* the local it sets whole, or -1 */
   int resume_point;   /* > 0: a resume point */
@@ -41,7 +41,7 @@ typedef struct {
   int nvars;
   int *group; /* [var]: the index of the first local of its declaration */
   CfgNode *nodes;
-  int nnodes, capnodes;
+  int nnodes;
   Label *labels;
   int nlabels;
   int brk, cont; /* where break and continue go (-1: nowhere) */
