@@ -40,6 +40,30 @@ BACKENDS = ["stackless", "stackful"]
 MODES = BACKENDS + ["hoist-all"]
 MODE_ARGS = {"hoist-all": ["--backend=stackless", "--hoist-all"]}
 
+# tests/run --full (COROC_FULL=1): every matrix whole. The suite the CI runs
+# (tests/run) must end within its 20 minutes, so where a matrix multiplies
+# one check by a dimension that seldom changes its outcome, it runs a part of
+# it that still takes every program through every check once; each file says
+# which part, and --full runs the rest (HACKING.md, "The suite and --full").
+FULL = os.environ.get("COROC_FULL") == "1"
+
+
+def every_nth(items, n):
+    """items, or with the suite's sample every nth of them (the first, the
+    (n+1)th, ...: the same ones every run); all of them with --full."""
+    return list(items) if FULL else list(items)[::n]
+
+
+# The language and task programs (test_cases.py, test_tasks.py) are built
+# and run with each compiler in each mode. The C of every mode goes through
+# both compilers' warnings (-Wall -Wextra -Werror); the suite runs clang's
+# builds in the default mode only (gcc's in all), and checks clang's
+# warnings on the other modes' C with -fsyntax-only. --full runs them all.
+RUN_MATRIX = [(cc, m) for cc in COMPILERS for m in MODES if FULL or cc == COMPILERS[0] or m == MODES[0]]
+WARNINGS_ONLY = [(cc, m) for cc in COMPILERS for m in MODES if (cc, m) not in RUN_MATRIX]
+# the compilers whose builds run in every mode: their outputs are compared across the modes
+ALL_MODES_COMPILERS = [cc for cc in COMPILERS if all((cc, m) in RUN_MATRIX for m in MODES)]
+
 
 # tests/run --quick: a first check in a couple of minutes (COROC_QUICK=1): these files only.
 QUICK = {"test_cases.py", "test_errors.py", "test_cli.py", "test_golden.py", "test_headers.py"}
@@ -142,14 +166,19 @@ def case_args(case):
     return shlex.split(m.group(1)) if m else []
 
 
-def run_checked_program(toolchain, case, backend, cc, timeout=30):
-    """Transform, build warning-free and run a program that checks itself with
-    check.h: it must exit 0 within `timeout` and print OK last. Its stdout."""
+def checked_includes(case):
+    """What a check.h program gets on coroc's and the compiler's command lines."""
+    return (f"-I{TESTS_DIR}", f"-I{case.parent}", *case_args(case))
+
+
+def run_checked_program(toolchain, case, backend, cc, timeout=30, c_file=None):
+    """Transform (unless c_file is its C already), build warning-free and run a
+    program that checks itself with check.h: it must exit 0 within `timeout`
+    and print OK last. Its stdout."""
     import pytest
-    args = case_args(case)
-    include = (f"-I{TESTS_DIR}", f"-I{case.parent}", *args)
+    include = checked_includes(case)
     where = f"{case.name} ({backend}, {cc})"
-    c_file = toolchain.transform(case, backend, extra=include)
+    c_file = c_file or toolchain.transform(case, backend, extra=include)
     exe = toolchain.compile(c_file, cc, extra=include, exe=toolchain.tmp / f"{case.stem}.{backend}.{cc}")
     try:
         res = run([exe], timeout=timeout)
@@ -176,16 +205,34 @@ def assert_backends_agree(outputs, where, backends=BACKENDS):
 class CheckedRuns:
     """The runs of a directory of check.h programs, each program's stdout kept
     by (case name, compiler, backend), so that the comparison of the backends
-    reuses the runs of the tests before it; a missing one is run again."""
+    reuses the runs of the tests before it; a missing one is run again. The C
+    of a program in a mode is made once, for every compiler that takes it
+    (a test's temporary files last as long as the run)."""
 
     def __init__(self, timeout=30):
         self.timeout = timeout
         self.outputs = {}
+        self.c_files = {}
+
+    def transform(self, toolchain, case, backend):
+        c_file = self.c_files.get((case, backend))
+        if c_file is None or not c_file.exists():
+            c_file = toolchain.transform(case, backend, extra=checked_includes(case))
+            self.c_files[(case, backend)] = c_file
+        return c_file
 
     def run(self, toolchain, case, backend, cc):
-        out = run_checked_program(toolchain, case, backend, cc, timeout=self.timeout)
+        out = run_checked_program(toolchain, case, backend, cc, timeout=self.timeout,
+                                  c_file=self.transform(toolchain, case, backend))
         self.outputs[(case.name, cc, backend)] = out
         return out
+
+    def check_warnings(self, toolchain, case, backend, cc):
+        """The program's C in this mode passes cc's warnings (-fsyntax-only: no build, no run)."""
+        c_file = self.transform(toolchain, case, backend)
+        res = run([cc, "-std=gnu11", *WARNINGS, "-fsyntax-only", *SANITIZE_FLAGS, f"-I{COROC_INCLUDE}",
+                   f"-I{c_file.parent}", *checked_includes(case), c_file], timeout=120)
+        assert res.returncode == 0, f"{cc} -fsyntax-only {' '.join(WARNINGS)} failed on {case.name} ({backend}):\n{res.stderr}"
 
     def assert_backends_agree(self, toolchain, case, cc):
         outputs = {b: self.outputs.get((case.name, cc, b)) or self.run(toolchain, case, b, cc)

@@ -3,7 +3,9 @@
 Every tests/cases/*.coc is a whole program whose main() drives coroutines and
 checks each value with ASSERT (tests/check.h), the expected values worked out
 by hand from C's rules; a passing program prints "OK" last. For every case,
-with every backend and every compiler:
+with every backend and every compiler (the suite builds clang's in the default
+mode only, and checks clang's warnings on the other modes' C; tests/run --full
+builds them all: conftest.py's RUN_MATRIX):
   * coroc transforms it, the compiler builds the output with -Wall -Wextra
     -Werror and links it with libcoro, and it runs;
   * it exits 0 and the last line of its standard output is "OK";
@@ -15,7 +17,7 @@ include "check.h" from tests/, and their own headers from tests/cases/.
 """
 import pytest
 
-from conftest import BACKENDS, COMPILERS, MODES, TESTS_DIR, CheckedRuns
+from conftest import ALL_MODES_COMPILERS, BACKENDS, RUN_MATRIX, TESTS_DIR, WARNINGS_ONLY, CheckedRuns
 
 CASES_DIR = TESTS_DIR / "cases"
 CASES = sorted(CASES_DIR.glob("*.coc"))
@@ -24,16 +26,23 @@ IDS = [p.name for p in CASES]
 RUNS = CheckedRuns()
 
 
-@pytest.mark.parametrize("backend", MODES)
-@pytest.mark.parametrize("cc", COMPILERS)
+@pytest.mark.parametrize("cc,backend", RUN_MATRIX, ids=[f"{cc}-{m}" for cc, m in RUN_MATRIX])
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_case(toolchain, case, cc, backend):
     RUNS.run(toolchain, case, backend, cc)
 
 
+# The builds the suite does not run (conftest.py's RUN_MATRIX; none with --full): their warnings.
+if WARNINGS_ONLY:
+    @pytest.mark.parametrize("cc,backend", WARNINGS_ONLY, ids=[f"{cc}-{m}" for cc, m in WARNINGS_ONLY])
+    @pytest.mark.parametrize("case", CASES, ids=IDS)
+    def test_case_warnings(toolchain, case, cc, backend):
+        RUNS.check_warnings(toolchain, case, backend, cc)
+
+
 # The same program must print the same under every backend (once there are two).
 if len(BACKENDS) > 1:
-    @pytest.mark.parametrize("cc", COMPILERS)
+    @pytest.mark.parametrize("cc", ALL_MODES_COMPILERS)
     @pytest.mark.parametrize("case", CASES, ids=IDS)
     def test_backends_agree(toolchain, case, cc):
         RUNS.assert_backends_agree(toolchain, case, cc)

@@ -6,7 +6,8 @@ expected values and orders are worked out by hand from C's rules (the helpers
 that the awaited children call append to a trace, which proves which operands
 C evaluated, how often, and in which order where C fixes one). A passing
 program prints "OK" last. For every case, with every backend and every
-compiler:
+compiler (clang's builds in the default mode only, but with --full, as in
+test_cases.py):
   * coroc transforms it, the compiler builds the output with -Wall -Wextra
     -Werror and links it with libcoro, and it runs, within a time limit (a
     task that is never woken, or a read that blocks the thread, is a failure,
@@ -21,8 +22,8 @@ import subprocess
 
 import pytest
 
-from conftest import (BACKENDS, COMPILERS, COROC_INCLUDE, COROC_LIB, MODES, TESTS_DIR, WARNINGS,
-                      CheckedRuns, build_runtime_archive, run)
+from conftest import (ALL_MODES_COMPILERS, BACKENDS, COROC_INCLUDE, COROC_LIB, MODES, RUN_MATRIX, TESTS_DIR,
+                      WARNINGS, WARNINGS_ONLY, CheckedRuns, build_runtime_archive, run)
 
 TASKS_DIR = TESTS_DIR / "tasks"
 CASES = sorted(TASKS_DIR.glob("*.coc"))
@@ -33,16 +34,23 @@ RUN_TIMEOUT = 30  # seconds; a task never woken must fail, not hang the suite
 RUNS = CheckedRuns(timeout=RUN_TIMEOUT)
 
 
-@pytest.mark.parametrize("backend", MODES)
-@pytest.mark.parametrize("cc", COMPILERS)
+@pytest.mark.parametrize("cc,backend", RUN_MATRIX, ids=[f"{cc}-{m}" for cc, m in RUN_MATRIX])
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_task(toolchain, case, cc, backend):
     RUNS.run(toolchain, case, backend, cc)
 
 
+# The builds the suite does not run (conftest.py's RUN_MATRIX; none with --full): their warnings.
+if WARNINGS_ONLY:
+    @pytest.mark.parametrize("cc,backend", WARNINGS_ONLY, ids=[f"{cc}-{m}" for cc, m in WARNINGS_ONLY])
+    @pytest.mark.parametrize("case", CASES, ids=IDS)
+    def test_task_warnings(toolchain, case, cc, backend):
+        RUNS.check_warnings(toolchain, case, backend, cc)
+
+
 # The same program must print the same under every backend.
 if len(BACKENDS) > 1:
-    @pytest.mark.parametrize("cc", COMPILERS)
+    @pytest.mark.parametrize("cc", ALL_MODES_COMPILERS)
     @pytest.mark.parametrize("case", CASES, ids=IDS)
     def test_backends_agree(toolchain, case, cc):
         RUNS.assert_backends_agree(toolchain, case, cc)
