@@ -40,7 +40,7 @@ import threading
 
 import pytest
 
-from conftest import BUILD_DIR, SOURCE_DIR, TESTS_DIR, case_args
+from conftest import BUILD_DIR, FULL, SOURCE_DIR, TESTS_DIR, case_args
 
 LSP = pathlib.Path(os.environ.get("COROC_LSP", BUILD_DIR / "transformer" / "coroc-lsp"))
 ANSWER_TIMEOUT = 120  # seconds: a bound on one answer (liveness), however loaded the machine
@@ -515,10 +515,11 @@ def workspace(tmp_path_factory):
 # Each run starts the preprocessor twice (`cc -E`, once a backend): every
 # line prefix of the 65 files is some 15,000 of them, about ten minutes of
 # the machine, beyond the suite's share of the CI's 20. So the suite sends
-# every 3rd line prefix of the examples and every 16th of the cases (with a
-# sample of byte prefixes for all); COROC_LSP_EVERY_PREFIX=1 sends every
-# line prefix of every file (the target `lsp-prefixes`, tests/CMakeLists.txt).
-EVERY_PREFIX = os.environ.get("COROC_LSP_EVERY_PREFIX") == "1"
+# every 3rd line prefix of the examples and every 16th of the cases, with 12
+# prefixes cut at any byte of an example and 6 of a case; COROC_LSP_EVERY_PREFIX=1
+# (the target `lsp-prefixes`, tests/CMakeLists.txt) and tests/run --full send
+# every line prefix of every file, and 12 byte prefixes of each.
+EVERY_PREFIX = os.environ.get("COROC_LSP_EVERY_PREFIX") == "1" or FULL
 
 
 def prefixes(src, text, seed):
@@ -526,10 +527,11 @@ def prefixes(src, text, seed):
     sample of prefixes cut at any byte."""
     data = text.encode()
     lines = text.splitlines(keepends=True)
-    step = 1 if EVERY_PREFIX else 3 if src.parent.name == "examples" else 16
+    example = src.parent.name == "examples"
+    step = 1 if EVERY_PREFIX else 3 if example else 16
     out = ["".join(lines[:n]) for n in range(0, len(lines) + 1, step)]
     r = random.Random(seed)
-    cuts = sorted(r.sample(range(len(data) + 1), min(12, len(data) + 1)))
+    cuts = sorted(r.sample(range(len(data) + 1), min(12 if EVERY_PREFIX or example else 6, len(data) + 1)))
     return out + [data[:c].decode(errors="ignore") for c in cuts]
 
 

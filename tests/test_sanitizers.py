@@ -1,7 +1,8 @@
-"""The stackful programs under the tools a C programmer trusts: every run test
-(tests/cases, tests/tasks) built --backend=stackful against a libcoro compiled
-with AddressSanitizer, which must report nothing (and the tasks built
---backend=stackless too), and a sample of them under
+"""The stackful programs under the tools a C programmer trusts: every language
+case (tests/cases) built --backend=stackful against a libcoro compiled
+with AddressSanitizer, which must report nothing (the task programs run so in
+both backends in tests/seeds/soak.py, test_seeds.py: under the default
+schedule and under seeds with faults), and a sample of them under
 valgrind memcheck, which must find no error (the runtime tells both tools
 about every stack switch and stack: runtime/stackful.c, stack_cache.c). And the stale-pointer check of
 a debug libcoro (no NDEBUG, no ASan: the shared stack's vacated part poisoned
@@ -20,7 +21,8 @@ from conftest import (build_runtime_archive, case_args, COROC_INCLUDE, COROC_LIB
                       WARNINGS, run)
 from test_examples import half_message_then_fin, half_message_then_reset, whole_messages_then_gone
 
-CASES = sorted((TESTS_DIR / "cases").glob("*.coc")) + sorted((TESTS_DIR / "tasks").glob("*.coc"))
+CASES = sorted((TESTS_DIR / "cases").glob("*.coc"))
+TASKS = sorted((TESTS_DIR / "tasks").glob("*.coc"))
 ASAN = ["-fsanitize=address", "-fno-omit-frame-pointer"]
 
 
@@ -50,18 +52,17 @@ def test_stackful_under_asan(toolchain, libcoro_asan, case, tmp_path):
     assert res.stdout.rstrip().splitlines()[-1] == "OK"
 
 
-TASKS = sorted((TESTS_DIR / "tasks").glob("*.coc"))
-# and the values sent in (coro_send, CORO_RECEIVE's copy of the lvalue's size)
-STACKLESS = TASKS + [TESTS_DIR / "cases" / "send.coc", TESTS_DIR / "cases" / "cleanup.coc"]
+# the values sent in (coro_send, CORO_RECEIVE's copy of the lvalue's size), and cleanups;
+# the task programs' stackless frames (frames inside their parent's, coro_children) run
+# under ASan in the soak (tests/seeds/soak.py)
+STACKLESS = [TESTS_DIR / "cases" / "send.coc", TESTS_DIR / "cases" / "cleanup.coc"]
 
 
 @pytest.mark.parametrize("case", STACKLESS, ids=[c.name for c in STACKLESS])
-def test_stackless_tasks_under_asan(toolchain, libcoro_asan, case, tmp_path):
-    """The stackless backend's tasks too: frames inside their parent's
-    (coro_children), made in place and never freed by themselves, must
-    neither overlap nor leak; the runtime takes malloc under ASan. And
-    tests/cases/send.coc: a value sent in is copied with the size of the
-    lvalue that receives it, never more."""
+def test_stackless_under_asan(toolchain, libcoro_asan, case, tmp_path):
+    """The stackless backend too: tests/cases/send.coc: a value sent in is
+    copied with the size of the lvalue that receives it, never more; the
+    runtime takes malloc under ASan."""
     args = case_args(case)
     c_file = toolchain.transform(case, "stackless", extra=(f"-I{TESTS_DIR}", f"-I{case.parent}", *args))
     exe = tmp_path / "prog"
@@ -74,7 +75,7 @@ def test_stackless_tasks_under_asan(toolchain, libcoro_asan, case, tmp_path):
     assert res.stdout.rstrip().splitlines()[-1] == "OK"
 
 
-SAMPLE = [c for c in CASES if c.stem in
+SAMPLE = [c for c in CASES + TASKS if c.stem in
           {"pointers", "sieve", "interleaved", "big_locals", "task_chain", "pipe_io", "futures",
            "await_loops", "recursion", "free_unfinished"}]
 

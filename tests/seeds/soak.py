@@ -2,9 +2,10 @@
 """The project's own programs under many schedules, with faults on.
 
 Every task program (tests/tasks/*.coc) and every example (examples/) is built
-with both backends against a libcoro compiled with AddressSanitizer, and run
-by coro-seeds (runtime/tools/coro-seeds) under K seeds with CORO_SCHED_FAULTS
-set: each run must exit 0 (a task program's ASSERTs, the sanitizer's reports
+with both backends against a libcoro compiled with AddressSanitizer, run once
+under the default schedule (no seed, no faults: it must also print "OK" last,
+or its text), and run by coro-seeds (runtime/tools/coro-seeds) under K seeds
+with CORO_SCHED_FAULTS set: each run must exit 0 (a task program's ASSERTs, the sanitizer's reports
 and an example's own checks all end in a status), and an example that prints
 a fixed text must print it. The first failing seed of each program is
 reported with the line that replays it.
@@ -125,6 +126,27 @@ def build(prog, lib, flags, workdir):
     return exe, None
 
 
+def unseeded(prog, exe, opts):
+    """One run under the default schedule, no seed and no faults (what a user's
+    run is, and what tests/test_sanitizers.py once ran apart): it must exit 0,
+    and print its text, or (a task program) "OK" last. (passed, what it printed)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CORO_SCHED_SEED", "CORO_SCHED_FAULTS")}
+    env["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
+    try:
+        res = subprocess.run([str(exe), *prog.args], capture_output=True, text=True, env=env,
+                             stdin=subprocess.DEVNULL, timeout=opts.timeout)
+    except subprocess.TimeoutExpired:
+        return False, f"the run with no seed took more than {opts.timeout} s"
+    printed = (res.stderr + res.stdout).strip()
+    if res.returncode != 0:
+        return False, f"the run with no seed exited {res.returncode}:\n{printed}"
+    if prog.expected and res.stdout != prog.expected.read_text():
+        return False, f"the run with no seed printed another text than {prog.expected.name}:\n{res.stdout}"
+    if not prog.expected and prog.name.startswith("tasks/") and res.stdout.rstrip().splitlines()[-1:] != ["OK"]:
+        return False, f"the run with no seed did not print OK last:\n{printed}"
+    return True, printed
+
+
 def soak(prog, exe, first, count, opts):
     """coro-seeds over the program, seeds first .. first+count-1: (passed, what it printed)."""
     cmd = [str(opts.runner), "-n", str(count), "-s", str(first), "-t", str(opts.timeout), "-q"]
@@ -192,15 +214,16 @@ def main():
     # Each program's seeds in chunks, so that a program whose runs are long
     # (it sleeps) runs beside the others instead of after them.
     chunk = max(1, min(opts.chunk, opts.seeds))
-    jobs = [(prog, exe, first, min(chunk, opts.first + opts.seeds - first))
+    # (first None: the run with no seed, with the first chunk's)
+    jobs = [(prog, exe, first, min(chunk, opts.first + opts.seeds - first) if first else 0)
             for prog, (exe, _) in zip(progs, built) if exe is not None
-            for first in range(opts.first, opts.first + opts.seeds, chunk)]
+            for first in [None, *range(opts.first, opts.first + opts.seeds, chunk)]]
     results = collections.defaultdict(list)  # label -> [(first, ok, text, secs)]
 
     def one(job):
         prog, exe, first, count = job
         began = time.monotonic()
-        ok, text = soak(prog, exe, first, count, opts)
+        ok, text = unseeded(prog, exe, opts) if first is None else soak(prog, exe, first, count, opts)
         return prog, first, ok, text, time.monotonic() - began
 
     pending = collections.Counter(prog.label for prog, *_ in jobs)
@@ -210,7 +233,7 @@ def main():
             pending[prog.label] -= 1
             if pending[prog.label]:
                 continue
-            runs = sorted(results[prog.label])
+            runs = sorted(results[prog.label], key=lambda r: -1 if r[0] is None else r[0])
             bad = [r for r in runs if not r[1]]
             secs = sum(r[3] for r in runs)
             if not bad:
@@ -220,7 +243,7 @@ def main():
                 print(f"  FAIL  {prog.label}\n" + "\n".join("        " + l for l in bad[0][2].splitlines()),
                       flush=True)
     secs = time.monotonic() - start
-    runs = len(progs) * opts.seeds
+    runs = len(progs) * (opts.seeds + 1)  # (and the run with no seed)
     print(f"soak.py: {len(progs) - len(failures)} of {len(progs)} programs passed "
           f"{opts.seeds} seeds each ({runs} runs at most) in {secs:.0f} s")
     if tmp:

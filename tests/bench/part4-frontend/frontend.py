@@ -35,7 +35,11 @@ something could not run: an input that gcc rejects, a coroc that fails on
 them, changes the C input or writes C from large.coc that does not compile.
 
   tests/bench/part4-frontend/frontend.py [--coroc PATH] [--reps N] [--workdir DIR] [--seed S]
-                          [--c-input sqlite|generated]
+                          [--c-input sqlite|generated] [--scale F]
+
+--scale F makes the generated inputs F times their size (0.1 for a check that
+the part still runs, as tests/test_bench.py does; the figures are then not the
+part's).
 """
 
 import argparse
@@ -934,9 +938,14 @@ def parse_args():
     ap.add_argument("--c-input", choices=["sqlite", "generated"], default="sqlite",
                     help="the C input: SQLite's amalgamation, fetched by tests/realc if it is not in its cache "
                          "(default; the generated large.c if it cannot be), or the generated large.c")
+    ap.add_argument("--scale", type=float, default=1.0,
+                    help="the generated inputs at F times their size (default 1; below 1 the figures are not "
+                         "the part's)")
     args = ap.parse_args()
     if args.reps < 1:
         ap.error("--reps must be at least 1")
+    if not 0 < args.scale <= 1:
+        ap.error("--scale must be above 0 and at most 1")
     return args
 
 
@@ -1056,7 +1065,10 @@ def print_header(coroc, workdir, reps, c_input, c_size, coc_size, coc_what):
 
 
 def main():
+    global C_TARGET_LINES, COC_COROUTINES
     args = parse_args()
+    C_TARGET_LINES = int(C_TARGET_LINES * args.scale)
+    COC_COROUTINES = max(10, int(COC_COROUTINES * args.scale))
     coroc = find_coroc(args.coroc)
     workdir = args.workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
