@@ -5,9 +5,9 @@ Every task program (tests/tasks/*.coc) and every example (examples/) is built
 with both backends against a libcoro compiled with AddressSanitizer, run once
 under the default schedule (no seed, no faults: it must also print "OK" last,
 or its text), and run by coro-seeds (runtime/tools/coro-seeds) under K seeds
-with CORO_SCHED_FAULTS set: each run must exit 0 (a task program's ASSERTs, the sanitizer's reports
-and an example's own checks all end in a status), and an example that prints
-a fixed text must print it. The first failing seed of each program is
+with CORO_SCHED_FAULTS set: each run must exit 0 (a task program's ASSERTs,
+the sanitizer's reports and an example's own checks all end in a status), and
+an example that prints a fixed text must print it. The first failing seed of each program is
 reported with the line that replays it.
 
 A program whose subject is an exact behaviour that a kind of fault changes
@@ -215,7 +215,7 @@ def main():
     # (it sleeps) runs beside the others instead of after them.
     chunk = max(1, min(opts.chunk, opts.seeds))
     # (first None: the run with no seed, with the first chunk's)
-    jobs = [(prog, exe, first, min(chunk, opts.first + opts.seeds - first) if first else 0)
+    jobs = [(prog, exe, first, 0 if first is None else min(chunk, opts.first + opts.seeds - first))
             for prog, (exe, _) in zip(progs, built) if exe is not None
             for first in [None, *range(opts.first, opts.first + opts.seeds, chunk)]]
     results = collections.defaultdict(list)  # label -> [(first, ok, text, secs)]
