@@ -65,6 +65,11 @@ WARNINGS_ONLY = [(cc, m) for cc in COMPILERS for m in MODES if (cc, m) not in RU
 ALL_MODES_COMPILERS = [cc for cc in COMPILERS if all((cc, m) in RUN_MATRIX for m in MODES)]
 
 
+def matrix_ids(pairs):
+    """Test ids of (compiler, mode) pairs: gcc-stackless, ..."""
+    return [f"{cc}-{m}" for cc, m in pairs]
+
+
 # tests/run --quick: a first check in a couple of minutes (COROC_QUICK=1): these files only.
 QUICK = {"test_cases.py", "test_errors.py", "test_cli.py", "test_golden.py", "test_headers.py"}
 
@@ -232,7 +237,8 @@ class CheckedRuns:
         c_file = self.transform(toolchain, case, backend)
         res = run([cc, "-std=gnu11", *WARNINGS, "-fsyntax-only", *SANITIZE_FLAGS, f"-I{COROC_INCLUDE}",
                    f"-I{c_file.parent}", *checked_includes(case), c_file], timeout=120)
-        assert res.returncode == 0, f"{cc} -fsyntax-only {' '.join(WARNINGS)} failed on {case.name} ({backend}):\n{res.stderr}"
+        assert res.returncode == 0, \
+            f"{cc} -fsyntax-only {' '.join(WARNINGS)} failed on {case.name} ({backend}):\n{res.stderr}"
 
     def assert_backends_agree(self, toolchain, case, cc):
         outputs = {b: self.outputs.get((case.name, cc, b)) or self.run(toolchain, case, b, cc)

@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from conftest import build_runtime_archive, case_args, every_nth, BACKENDS, SOURCE_DIR, TESTS_DIR, WARNINGS, run
+from conftest import build_runtime_archive, case_args, every_nth, SOURCE_DIR, TESTS_DIR, WARNINGS, run
 
 CC = "aarch64-linux-gnu-gcc"
 AR = "aarch64-linux-gnu-ar"
@@ -24,12 +24,11 @@ have_tools = all(shutil.which(t) for t in (CC, AR, QEMU))
 if not have_tools:
     pytestmark = pytest.mark.skip(reason="aarch64 cross tools not installed")
 
-CASES = sorted((TESTS_DIR / "cases").glob("*.coc")) + sorted((TESTS_DIR / "tasks").glob("*.coc"))
 LANGUAGE = sorted((TESTS_DIR / "cases").glob("*.coc"))
-RUNS = sorted([(case, backend) for case in CASES for backend in BACKENDS
-               if (backend == "stackful" and case.parent.name == "tasks")
-               or (backend == "stackless" and case.parent.name == "cases")]
-              + [(case, "stackful") for case in every_nth(LANGUAGE, 3)])
+TASKS = sorted((TESTS_DIR / "tasks").glob("*.coc"))
+RUNS = sorted([(case, "stackless") for case in LANGUAGE]
+              + [(case, "stackful") for case in every_nth(LANGUAGE, 3)]
+              + [(task, "stackful") for task in TASKS])
 
 
 @pytest.fixture(scope="session")

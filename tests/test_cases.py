@@ -17,7 +17,8 @@ include "check.h" from tests/, and their own headers from tests/cases/.
 """
 import pytest
 
-from conftest import ALL_MODES_COMPILERS, BACKENDS, RUN_MATRIX, TESTS_DIR, WARNINGS_ONLY, CheckedRuns
+from conftest import (ALL_MODES_COMPILERS, BACKENDS, RUN_MATRIX, TESTS_DIR, WARNINGS_ONLY, CheckedRuns,
+                      matrix_ids)
 
 CASES_DIR = TESTS_DIR / "cases"
 CASES = sorted(CASES_DIR.glob("*.coc"))
@@ -26,7 +27,7 @@ IDS = [p.name for p in CASES]
 RUNS = CheckedRuns()
 
 
-@pytest.mark.parametrize("cc,backend", RUN_MATRIX, ids=[f"{cc}-{m}" for cc, m in RUN_MATRIX])
+@pytest.mark.parametrize("cc,backend", RUN_MATRIX, ids=matrix_ids(RUN_MATRIX))
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_case(toolchain, case, cc, backend):
     RUNS.run(toolchain, case, backend, cc)
@@ -34,7 +35,7 @@ def test_case(toolchain, case, cc, backend):
 
 # The builds the suite does not run (conftest.py's RUN_MATRIX; none with --full): their warnings.
 if WARNINGS_ONLY:
-    @pytest.mark.parametrize("cc,backend", WARNINGS_ONLY, ids=[f"{cc}-{m}" for cc, m in WARNINGS_ONLY])
+    @pytest.mark.parametrize("cc,backend", WARNINGS_ONLY, ids=matrix_ids(WARNINGS_ONLY))
     @pytest.mark.parametrize("case", CASES, ids=IDS)
     def test_case_warnings(toolchain, case, cc, backend):
         RUNS.check_warnings(toolchain, case, backend, cc)

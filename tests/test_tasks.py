@@ -23,7 +23,7 @@ import subprocess
 import pytest
 
 from conftest import (ALL_MODES_COMPILERS, BACKENDS, COROC_INCLUDE, COROC_LIB, MODES, RUN_MATRIX, TESTS_DIR,
-                      WARNINGS, WARNINGS_ONLY, CheckedRuns, build_runtime_archive, run)
+                      WARNINGS, WARNINGS_ONLY, CheckedRuns, matrix_ids, build_runtime_archive, run)
 
 TASKS_DIR = TESTS_DIR / "tasks"
 CASES = sorted(TASKS_DIR.glob("*.coc"))
@@ -34,7 +34,7 @@ RUN_TIMEOUT = 30  # seconds; a task never woken must fail, not hang the suite
 RUNS = CheckedRuns(timeout=RUN_TIMEOUT)
 
 
-@pytest.mark.parametrize("cc,backend", RUN_MATRIX, ids=[f"{cc}-{m}" for cc, m in RUN_MATRIX])
+@pytest.mark.parametrize("cc,backend", RUN_MATRIX, ids=matrix_ids(RUN_MATRIX))
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_task(toolchain, case, cc, backend):
     RUNS.run(toolchain, case, backend, cc)
@@ -42,7 +42,7 @@ def test_task(toolchain, case, cc, backend):
 
 # The builds the suite does not run (conftest.py's RUN_MATRIX; none with --full): their warnings.
 if WARNINGS_ONLY:
-    @pytest.mark.parametrize("cc,backend", WARNINGS_ONLY, ids=[f"{cc}-{m}" for cc, m in WARNINGS_ONLY])
+    @pytest.mark.parametrize("cc,backend", WARNINGS_ONLY, ids=matrix_ids(WARNINGS_ONLY))
     @pytest.mark.parametrize("case", CASES, ids=IDS)
     def test_task_warnings(toolchain, case, cc, backend):
         RUNS.check_warnings(toolchain, case, backend, cc)
