@@ -218,10 +218,10 @@ static Arg *collect_args(Expander *e, const Macro *m) {
       if (t.kind == K_PAD && ts.n == 0)
         continue; /* (leading padding dropped) */
       if (pp_is(&t, "(") && t.kind == K_PUNCT) {
-        /* Calls nested in arguments each copy and expand the argument
-           around them again: 5,000 of them took seconds of copying before
-           the contexts ran out. Parentheses nested deeper than contexts may
-           be are the preprocessor's from the start. */
+        /* Each call nested in an argument copies and expands the argument
+           around it again: 5,000 of them took seconds of copying before the
+           contexts ran out. Parentheses nested deeper than the contexts may
+           go leave the body to the preprocessor as soon as they are read. */
         if (++depth > MAX_CONTEXTS)
           cannot(e);
       } else if (pp_is(&t, ")") && t.kind == K_PUNCT && depth-- == 0) {
