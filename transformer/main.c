@@ -288,8 +288,10 @@ static bool is_special(const char *out, struct stat *st) {
 /* A temporary file beside `out`, to be renamed over it. */
 static FILE *open_temp(const char *out, Pending *p) {
   char *target = realpath(out, NULL); /* through a symlink: replace its target, keep the link */
-  if (target)
-    out = target;
+  if (target) {
+    out = format("%s", target); /* (in the run's heap, which memory_release gives back) */
+    free(target);
+  }
   char *tmp = format("%s.tmp.XXXXXX", out);
   int fd = mkstemp(tmp);
   if (fd < 0)
