@@ -180,13 +180,12 @@ static int cpp_command(const char **argv, int max) {
 }
 
 /* Run the preprocessor on the input and return what it printed. The input
-   is fed through a pipe (as "<stdin>") by a child process, so a large file
-   cannot deadlock us between writing its input and reading its output. Its
-   diagnostics are collected and, on failure, reported in the one format. */
+   is its standard input ("<stdin>"), from a temporary file. Its diagnostics
+   are collected and, on failure, reported in the one format. */
 /* The preprocessor, running: its output is scanned as it comes (lexer.l's
    streams), so that coroc parses while the preprocessor still works. */
 struct Preprocessor {
-  pid_t pid, writer;   /* it, and the child that feeds it the input */
+  pid_t pid;           /* it */
   int out;             /* its output */
   FILE *errs;          /* its diagnostics */
   const char *path;    /* the input, for messages */
@@ -256,6 +255,19 @@ static void take_given_output(Source *src, const char *path, const CppArgs *args
   diag_before_error(source_settle);
 }
 
+/* The input, in an unlinked temporary file read from its start. */
+static FILE *input_file(const char *text, size_t len) {
+  FILE *f = tmpfile();
+  if (!f)
+    fatal("cannot make a temporary file: %s", strerror(errno));
+  if (fwrite(text, 1, len, f) != len || fflush(f) != 0 || lseek(fileno(f), 0, SEEK_SET) != 0) {
+    int e = errno;
+    fclose(f);
+    fatal("cannot write the input to a temporary file: %s", strerror(e));
+  }
+  return f;
+}
+
 static void preprocess(Source *src, const char *path, const char *text, size_t len,
                        const CppArgs *args) {
   if (args->output_fd > 0) {
@@ -264,60 +276,45 @@ static void preprocess(Source *src, const char *path, const char *text, size_t l
   }
   const char **argv = source_cpp_argv(path, text, len, args);
 
-  /* Each failure below closes what was opened before it: a run that ends
-     in an error gives back its descriptors too (a language server runs the
-     pipeline on every keystroke). */
-  int in[2], out[2];
-  if (pipe(in) < 0)
-    fatal("pipe: %s", strerror(errno));
+  /* The input goes to the preprocessor as a file, not a pipe: it is all
+     here already, and a pipe would need a process or thread of ours to
+     write it while we read the output (a large input would fill both pipes
+     and stop the two sides). Each failure below closes what was opened
+     before it: a run that ends in an error gives back its descriptors too
+     (a language server runs the pipeline on every keystroke). */
+  FILE *input = input_file(text, len);
+  int out[2];
   if (pipe(out) < 0) {
     int e = errno;
-    close_pipe(in);
+    fclose(input);
     fatal("pipe: %s", strerror(e));
   }
   FILE *errs = tmpfile();
   if (!errs) {
     int e = errno;
-    close_pipe(in);
+    fclose(input);
     close_pipe(out);
     fatal("cannot make a temporary file: %s", strerror(e));
   }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, fileno(input), 0);
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   posix_spawn_file_actions_adddup2(&fa, fileno(errs), 2);
-  posix_spawn_file_actions_addclose(&fa, in[1]);
   posix_spawn_file_actions_addclose(&fa, out[0]);
   pid_t pid;
   int err = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
   posix_spawn_file_actions_destroy(&fa);
+  fclose(input); /* (the preprocessor has its own descriptor of it) */
   if (err) {
-    close_pipe(in);
     close_pipe(out);
     fclose(errs);
     fatal("cannot run the preprocessor '%s': %s (set COROC_CPP to a command like \"cc -E\")",
           argv[0], strerror(err));
   }
-  close(in[0]);
   close(out[1]);
-
-  pid_t writer = fork();
-  if (writer == 0) {
-    close(out[0]);
-    for (size_t done = 0; done < len;) {
-      ssize_t w = write(in[1], text + done, len - done);
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w <= 0)
-        _exit(1);
-      done += w;
-    }
-    _exit(0);
-  }
-  close(in[1]);
   Preprocessor *cpp = xcalloc(1, sizeof *cpp);
-  *cpp = (Preprocessor){.pid = pid, .writer = writer, .out = out[0], .errs = errs, .path = path};
+  *cpp = (Preprocessor){.pid = pid, .out = out[0], .errs = errs, .path = path};
   if (args->keep_output)
     cpp->markers = xmemstream(&cpp->marker_text, &cpp->marker_len);
   cpp->stream =
@@ -340,9 +337,6 @@ static void wait_preprocessor(Preprocessor *cpp) {
   int status;
   waitpid(cpp->pid, &status, 0);
   cpp->pid = 0;
-  if (cpp->writer > 0)
-    waitpid(cpp->writer, NULL, 0);
-  cpp->writer = 0;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     report_cpp_failure(cpp->errs, cpp->path); /* (source_release closes errs) */
   fclose(cpp->errs);
@@ -724,8 +718,6 @@ void source_release(void) {
       close(cpp->out);
     if (cpp->pid > 0)
       waitpid(cpp->pid, NULL, 0);
-    if (cpp->writer > 0)
-      waitpid(cpp->writer, NULL, 0);
     fclose(cpp->errs);
   }
   loading = NULL;
