@@ -69,7 +69,11 @@ SHAPES = {
     "nested_ifs": (lambda n: text("coroutine int f(int x) { " + "if (x) " * n + "yield x; }"), 4000),
     "many_coroutines": (lambda n: "".join(f"coroutine int c{i}(int x) {{ yield x + {i}; }}\n"
                                           for i in range(n)), 800),
-    "yields": (lambda n: text("coroutine int f(int x) { " + "yield x; " * n + "}"), 1000),
+    # a sum in each yield so that 8n is a tenth of a second above the tiny run (with `yield x;`
+    # alone it was 0.04 s, and one slow try at 32n failed the check): n stays at 1,000,
+    # since 32n yields are near the limit of 32,767 in one coroutine
+    "yields": (lambda n: text("coroutine int f(int x) { " + "yield x + x + x + x + x + x + x + x; " * n + "}"),
+               1000),
 }
 # the two documented limits (docs/limitations.md): a clean refusal is a right answer
 LIMITS = ("nested too deeply", "yields and awaits; split it into several coroutines")
@@ -108,7 +112,8 @@ def test_time_and_memory_grow_linearly(shape, backend, tmp_path):
     # alike, not on the tries of one (a size measured alone in a busy moment made n look
     # cheaper than 1, and the check fail, on a loaded machine)
     figures = {}  # size: (CPU seconds, peak KiB), in the plan's order
-    for round_ in range(REPEATS):
+
+    def measure_round(round_):
         for size, n_tries in plan:
             if round_ >= n_tries:
                 continue
@@ -116,19 +121,33 @@ def test_time_and_memory_grow_linearly(shape, backend, tmp_path):
             check_outcome(code, stderr, f"{shape} at {size}")
             was = figures.get(size, (cpu, rss))
             figures[size] = (min(was[0], cpu), min(was[1], rss))
+
+    def growth():
+        # what 32n adds over a tiny input, against what 8n adds: 4 if the time grows as the
+        # input does, 16 if as its square. Both are tenths of seconds or more above the tiny
+        # run's fixed cost (the preprocessor's, 50 ms), so a load's noise cannot decide it. (It
+        # once compared eight runs at n with eight tiny ones: as coroc got faster, what n
+        # added fell to 3% of their fixed cost, below a loaded machine's noise, and the check
+        # failed on noise.) Bigger inputs run a little slower per byte (caches): 5.7 at most,
+        # on `parameters`, on an AMD EPYC.
+        tiny = figures[1][0]
+        return (figures[32 * n][0] - tiny) / max(figures[8 * n][0] - tiny, 0.03)
+
+    for round_ in range(REPEATS):
+        measure_round(round_)
+    # A load can only add to a run's CPU time (on this project's 2-processor VMs a page
+    # fault's cost swings with the host's: `yields` at 32n once took 0.40 s in the suite
+    # against 0.16 s alone, and 8.4 failed the bound). So past the bound, 8n and 32n are
+    # measured again, up to three more times, and each keeps its least time: a growth
+    # that is really faster than the input's, 16 for a square, stays above 8 in every try.
+    for _ in range(3):
+        if growth() <= 8:
+            break
+        plan = ((8 * n, 1), (32 * n, 1))
+        measure_round(0)
     report = f"{shape} {backend}: " + ", ".join(f"{size}: {cpu:.3f} s {rss} KiB"
                                                  for size, (cpu, rss) in figures.items())
-    # what 32n adds over a tiny input, against what 8n adds: 4 if the time grows as the
-    # input does, 16 if as its square. Both are tenths of seconds or more above the tiny
-    # run's fixed cost (the preprocessor's, 50 ms), so a load's noise cannot decide it. (It
-    # once compared eight runs at n with eight tiny ones: as coroc got faster, what n
-    # added fell to 3% of their fixed cost, below a loaded machine's noise, and the check
-    # failed on noise.) Bigger inputs run a little slower per byte (caches): 5.7 at most,
-    # on `parameters`, on an AMD EPYC.
-    tiny = figures[1][0]
-    cpu_small = max(figures[8 * n][0] - tiny, 0.03)
-    cpu_large = figures[32 * n][0] - tiny
-    assert cpu_large / cpu_small <= 8, "time grows faster than the input: " + report
+    assert growth() <= 8, "time grows faster than the input: " + report
     # (no baseline subtracted: below 8n the preprocessor's peak is what shows)
     assert figures[32 * n][1] / figures[8 * n][1] <= 6, "memory grows faster than the input: " + report
 
