@@ -48,10 +48,12 @@ MODE_ARGS = {"hoist-all": ["--backend=stackless", "--hoist-all"]}
 FULL = os.environ.get("COROC_FULL") == "1"
 
 
-def every_nth(items, n):
+def every_nth(items, n, first=0):
     """items, or with the suite's sample every nth of them (the first, the
-    (n+1)th, ...: the same ones every run); all of them with --full."""
-    return list(items) if FULL else list(items)[::n]
+    (n+1)th, ...: the same ones every run; from the one at index `first`,
+    so that n calls with first = 0 .. n-1 share the items out); all of them
+    with --full."""
+    return list(items) if FULL else list(items)[first::n]
 
 
 # The language and task programs (test_cases.py, test_tasks.py) are built

@@ -18,6 +18,8 @@ preprocessor fails on: its report must close what it opened), the fuzz regressio
 every fourth input of the fuzz corpus (most end in errors: they are
 preprocessed text, fuzzed); each with the default options and with one other
 mode in turn (stackful, --dot, --no-line, --hoist-all, stackful --no-line).
+The suite takes one of the two for each input, the default for every other
+one (tests/run --full: both).
 
 Before this test's change, a run left behind what it took: coroc built with
 AddressSanitizer leaked 42,060 bytes in 588 allocations on the echo
@@ -35,7 +37,7 @@ import sys
 
 import pytest
 
-from conftest import COROC, SOURCE_DIR, TESTS_DIR, sanitized_transformer_target
+from conftest import COROC, FULL, SOURCE_DIR, TESTS_DIR, sanitized_transformer_target
 
 ROUNDS = 2  # (the second checks every run against the first: a third took 30 s of CI more)
 OTHER_MODES = [["--backend=stackful"], ["--dot"], ["--no-line"], ["--hoist-all"],
@@ -59,13 +61,20 @@ def coroc_repeat():
     return sanitized_transformer_target("coroc_repeat") / "tests" / "reset" / "coroc_repeat"
 
 
+def modes_of(i):
+    """The options input i runs with: the default and one other mode in turn; in the
+    suite's sample one of the two, the default for every other input (--full: both)."""
+    both = [[], OTHER_MODES[i // (1 if FULL else 2) % len(OTHER_MODES)]]
+    return both if FULL else [both[i % 2]]
+
+
 @pytest.fixture(scope="module")
 def manifest(tmp_path_factory):
     """Each case run by a fresh coroc, and the manifest that names what it gave."""
     tmp = tmp_path_factory.mktemp("reset")
     lines = []
     for i, src in enumerate(inputs()):
-        for mode in [[], OTHER_MODES[i % len(OTHER_MODES)]]:
+        for mode in modes_of(i):
             args = mode + ["-I", "tests"]
             res = subprocess.run([COROC, *args, src], cwd=SOURCE_DIR, capture_output=True, timeout=120)
             assert res.returncode in (0, 1), f"coroc {' '.join(args)} {src}: exit {res.returncode}"
