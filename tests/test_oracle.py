@@ -12,8 +12,9 @@
   `oracle-xfail: WHY` is a bug not fixed yet: it must still fail (strict),
   so that its fix is noticed and the mark taken off.
 
-The sample takes about two minutes on two cores (ORACLE_PROGRAMS overrides
-its size; tests/oracle/run is the long form, the `oracle` CMake target).
+The sample is 400 programs (600 with tests/run --full; ORACLE_PROGRAMS
+overrides its size), about two minutes on two cores; tests/oracle/run is the
+long form, the `oracle` CMake target.
 """
 import os
 import pathlib
@@ -22,20 +23,21 @@ import sys
 
 import pytest
 
-from conftest import COROC, COROC_INCLUDE, COROC_LIB, TESTS_DIR, run
+from conftest import COROC, COROC_INCLUDE, COROC_LIB, FULL, TESTS_DIR, run
 
 sys.path.insert(0, str(TESTS_DIR / "oracle"))
 import oracle  # noqa: E402
 
 SEED = 20261129
-PROGRAMS = int(os.environ.get("ORACLE_PROGRAMS", "600"))  # (1,000 took 3 minutes of the CI's 20)
+# (1,000 took 3 minutes of the CI's 20; 600, 226 CPU seconds of a whole run's 2,681 on two cores)
+PROGRAMS = int(os.environ.get("ORACLE_PROGRAMS", "600" if FULL else "400"))
 PER_FILE = 100
 # On two cores a bundle of 100 takes ~5 s at -O0 (3 modes x 2 compilers and
 # the two references), ~11 s more at -O2, ~30 s more under the sanitizers.
 O2_EVERY = 6        # these bundles are built at -O2 too: one of the six (two took 22 s of CPU more)
 SAN_BUNDLE = 3      # this one with -fsanitize=undefined,address too
-STATS_EVERY = 4     # coroc --stats on these
-MIN_SHAPE = 10      # programs that must hold each shape (of 600: the rarest has ~50)
+STATS_EVERY = 2     # coroc --stats on these (at least two bundles: test_sample_kept_locals_both_ways)
+MIN_SHAPE = 10      # programs that must hold each shape (of 600: the rarest has ~50; of 400, ~33)
 
 # Shapes of the generator to leave out (comma-separated, ORACLE_KNOWN_BUGS), for
 # a bug found and not fixed yet: each such shape has a reduced program in

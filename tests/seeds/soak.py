@@ -22,7 +22,7 @@ but eagain).
     tests/seeds/soak.py [--seeds K] [--first S] [--faults SPEC] [--jobs J]
                         [--only NAME,...] [--no-asan] [--workdir DIR]
 
-The test suite runs 10 seeds (tests/test_seeds.py); `cmake --build build
+The test suite runs 5 seeds (tests/test_seeds.py; tests/run --full 10); `cmake --build build
 --target seeds` runs 200, `--target seeds-soak` 2,000 from seed 1000. See
 docs/testing.md.
 """
