@@ -260,6 +260,34 @@ static double ratio(int a, int b) {
   return median(q, reps);
 }
 
+/* What no switch that keeps each side's FP environment can go below: it
+   must read the running side's MXCSR at each of a round trip's two
+   switches (user code may have set it, with _mm_setcsr as with fesetenv),
+   and only stmxcsr reads it. On an AMD EPYC of family 26 one stmxcsr after
+   another took 4.1 ns, where ldmxcsr, fnstcw and fldcw each took a cycle
+   or two: the two reads alone are 0.74x boost.context's round trip there
+   (which reads it too). Printed beside the target, which cannot be met
+   where this floor is above it. */
+static void print_fpenv_floor(void) {
+#if defined(__x86_64__)
+  if (!rows[FCONTEXT].run)
+    return;
+  enum { FLOOR_N = 2000000 };
+  double ns[MAX_REPS];
+  unsigned mxcsr[2];
+  for (int i = 0; i < reps; i++) {
+    double t0 = now_ns();
+    for (long k = 0; k < FLOOR_N; k++)
+      __asm__ volatile("stmxcsr %0\n\tstmxcsr %1" : "=m"(mxcsr[0]), "=m"(mxcsr[1]));
+    ns[i] = (now_ns() - t0) / FLOOR_N;
+  }
+  double floor_ns = median(ns, reps);
+  printf("  (its floor here: two stmxcsr a round trip, which any switch keeping its own FP "
+         "environment needs, %.2f ns, %.2fx boost.context's median)\n",
+         floor_ns, floor_ns / rows[FCONTEXT].median);
+#endif
+}
+
 static void print_target(const char *what, int a, int b, double target) {
   double q = ratio(a, b);
   if (q < 0) {
@@ -341,6 +369,7 @@ static void print_generators(void) {
   print_target("stackless / C++20 generator", STACKLESS, CXX20, 1.00);
   print_target("stackful (" BENCH_STACKFUL_SWITCH ") / boost.context", STACKFUL, FCONTEXT, 0.60);
   print_target("stackful, own FP env / boost.context", STACKFUL_FPENV, FCONTEXT, 0.70);
+  print_fpenv_floor();
 }
 
 /* Tracing on: the stackless row with a trace recorded, paired with the row
