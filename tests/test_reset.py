@@ -121,3 +121,25 @@ def test_the_heap_check_sees_what_a_run_keeps(coroc_repeat, manifest):
     assert int(m.group(1)) > 0 and int(m.group(2)) > 1000, res.stdout
     problems = [line for line in res.stderr.splitlines() if line.startswith("coroc_repeat:")]
     assert problems and all("more heap in use" in line for line in problems), res.stderr
+
+
+def test_a_fresh_coroc_leaks_nothing_whatever_it_writes(tmp_path):
+    """The command around the pipeline (transformer/main.c), in a process of its own: coroc
+    built with AddressSanitizer, LeakSanitizer on. A run that writes standard output, a new -o
+    file, an existing one, one through a symlink (whose target realpath gives), a depfile and a
+    header, or ends in an error, leaves no block behind. Before the fix, -o over an existing
+    file leaked realpath's name. (Here, not in test_cli.py, which tests/run --quick runs: the
+    sanitized build is this file's.)"""
+    asan_coroc = sanitized_transformer_target("coroc") / "transformer" / "coroc"
+    (tmp_path / "gen.coc").write_text("coroutine int gen(int n) { for (int i = 0; i < n; i++) yield i; }\n")
+    (tmp_path / "old.c").write_text("old\n")
+    (tmp_path / "link.c").symlink_to(tmp_path / "old.c")
+    (tmp_path / "bad.coc").write_text("coroutine int f(void) { yield 1 }\n")
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0")
+    for args, status in [(["gen.coc"], 0), (["-o", "new.c", "gen.coc"], 0), (["-o", "old.c", "gen.coc"], 0),
+                         (["-o", "link.c", "gen.coc"], 0),
+                         (["-MD", "-o", "dep.c", "--header=dep.h", "gen.coc"], 0),
+                         (["-o", "bad.c", "bad.coc"], 1)]:
+        res = subprocess.run([asan_coroc, *args], cwd=tmp_path, capture_output=True, text=True,
+                             env=env, timeout=60)
+        assert res.returncode == status and "Sanitizer" not in res.stderr, f"coroc {args}:\n{res.stderr}"
