@@ -675,7 +675,6 @@ def test_o_through_a_symlink_keeps_the_link(coroc, tmp_path, gen):
     assert target.read_text() == coroc_in(coroc, tmp_path, gen).stdout
 
 
-
 # --------------------------------------------------------------------------
 # -MD, -MMD, -MF DEPFILE, -MT TARGET: the depfile
 # --------------------------------------------------------------------------
