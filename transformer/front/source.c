@@ -179,9 +179,6 @@ static int cpp_command(const char **argv, int max) {
   return n;
 }
 
-/* Run the preprocessor on the input and return what it printed. The input
-   is its standard input ("<stdin>"), from a temporary file. Its diagnostics
-   are collected and, on failure, reported in the one format. */
 /* The preprocessor, running: its output is scanned as it comes (lexer.l's
    streams), so that coroc parses while the preprocessor still works. */
 struct Preprocessor {
@@ -268,6 +265,10 @@ static FILE *input_file(const char *text, size_t len) {
   return f;
 }
 
+/* Start the preprocessor on the input, its output scanned as it comes. The
+   input is its standard input ("<stdin>"), from a temporary file. Its
+   diagnostics are collected and, on failure, reported in the one format
+   (wait_preprocessor). */
 static void preprocess(Source *src, const char *path, const char *text, size_t len,
                        const CppArgs *args) {
   if (args->output_fd > 0) {
