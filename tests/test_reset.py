@@ -64,8 +64,9 @@ def coroc_repeat():
 def modes_of(i):
     """The options input i runs with: the default and one other mode in turn; in the
     suite's sample one of the two, the default for every other input (--full: both)."""
-    both = [[], OTHER_MODES[i // (1 if FULL else 2) % len(OTHER_MODES)]]
-    return both if FULL else [both[i % 2]]
+    if FULL:
+        return [[], OTHER_MODES[i % len(OTHER_MODES)]]
+    return [[]] if i % 2 == 0 else [OTHER_MODES[i // 2 % len(OTHER_MODES)]]
 
 
 @pytest.fixture(scope="module")

@@ -113,10 +113,8 @@ def test_time_and_memory_grow_linearly(shape, backend, tmp_path):
     # cheaper than 1, and the check fail, on a loaded machine)
     figures = {}  # size: (CPU seconds, peak KiB), in the plan's order
 
-    def measure_round(round_):
-        for size, n_tries in plan:
-            if round_ >= n_tries:
-                continue
+    def measure_sizes(sizes):
+        for size in sizes:
             code, stderr, cpu, rss = measure(cmds[size], tmp_path / "stderr")
             check_outcome(code, stderr, f"{shape} at {size}")
             was = figures.get(size, (cpu, rss))
@@ -134,7 +132,7 @@ def test_time_and_memory_grow_linearly(shape, backend, tmp_path):
         return (figures[32 * n][0] - tiny) / max(figures[8 * n][0] - tiny, 0.03)
 
     for round_ in range(REPEATS):
-        measure_round(round_)
+        measure_sizes([size for size, n_tries in plan if round_ < n_tries])
     # A load can only add to a run's CPU time (on this project's 2-processor VMs a page
     # fault's cost swings with the host's: `yields` at 32n once took 0.40 s in the suite
     # against 0.16 s alone, and 8.4 failed the bound). So past the bound, 8n and 32n are
@@ -143,8 +141,7 @@ def test_time_and_memory_grow_linearly(shape, backend, tmp_path):
     for _ in range(3):
         if growth() <= 8:
             break
-        plan = ((8 * n, 1), (32 * n, 1))
-        measure_round(0)
+        measure_sizes([8 * n, 32 * n])
     report = f"{shape} {backend}: " + ", ".join(f"{size}: {cpu:.3f} s {rss} KiB"
                                                  for size, (cpu, rss) in figures.items())
     assert growth() <= 8, "time grows faster than the input: " + report
