@@ -37,7 +37,7 @@ import sys
 
 import pytest
 
-from conftest import COROC, FULL, SOURCE_DIR, TESTS_DIR, sanitized_transformer_target
+from conftest import BUILD_DIR, COROC, FULL, SOURCE_DIR, TESTS_DIR, sanitized_transformer_target
 
 ROUNDS = 2  # (the second checks every run against the first: a third took 30 s of CI more)
 OTHER_MODES = [["--backend=stackful"], ["--dot"], ["--no-line"], ["--hoist-all"],
@@ -104,6 +104,24 @@ def test_every_run_is_a_fresh_process(coroc_repeat, manifest):
     found = [r for r in REPORTS if r in out]
     tail = "\n".join(out.splitlines()[-60:])
     assert res.returncode == 0 and not found, f"coroc_repeat: exit {res.returncode}, {found}\n{tail}"
+    assert f"{ROUNDS} rounds of {len(lines)} cases, 0 failed" in res.stdout, tail
+
+
+def test_every_run_is_a_fresh_process_in_the_plain_build(manifest):
+    """The same, built as coroc is built (BUILD/tests/reset): without a
+    sanitizer, a streaming run's regions take their blocks from an arena
+    (support/memory.c), which the sanitized build leaves for the heap's
+    blocks that the sanitizer watches one by one; this runs the arena's
+    growing, freeing and keeping, and its return at each run's end. Every
+    fourth case (the code is the sanitized run's; --full: all)."""
+    path, lines = manifest
+    if not FULL:
+        lines = lines[::4]
+        path = path.parent / "manifest-quarter"
+        path.write_text("\n".join(lines) + "\n")
+    res = run_repeat(BUILD_DIR / "tests" / "reset" / "coroc_repeat", path, "--rounds", str(ROUNDS))
+    tail = "\n".join((res.stdout + res.stderr).splitlines()[-60:])
+    assert res.returncode == 0, f"coroc_repeat: exit {res.returncode}\n{tail}"
     assert f"{ROUNDS} rounds of {len(lines)} cases, 0 failed" in res.stdout, tail
 
 

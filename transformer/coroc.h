@@ -111,10 +111,7 @@ void memory_release_arenas(void); /* both arenas, as at the start (the heap stay
 
 /* Arenas: zeroed memory handed out in order, given back in one piece. */
 typedef struct ArenaBlock ArenaBlock;
-typedef struct {
-  ArenaBlock *top;   /* the block being filled */
-  ArenaBlock *spare; /* a block given back by arena_release, kept for the next one needed */
-} Arena;
+typedef struct Arena Arena; /* (memory.c) */
 typedef struct {
   ArenaBlock *block; /* the block being filled when the mark was taken */
   size_t used;       /* and how much of it was used */

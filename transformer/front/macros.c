@@ -106,7 +106,7 @@ const TokenList *macro_body(const char *name) {
   if (!m->body.v) { /* (a body scanned holds its TK_EOF at least) */
     const char *body = m->name + m->name_len;
     tokenize("<macro>", body, strlen(body), false, NULL, &m->body);
-    memory_keep(m->body.v); /* (the run's, not a region's) */
+    m->body.v = memory_keep(m->body.v); /* (the run's, not a region's) */
   }
   return &m->body;
 }
