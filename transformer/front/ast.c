@@ -291,6 +291,11 @@ static Frame *grow(Frame *stack, Frame *local, int *cap) {
   return bigger;
 }
 
+/* A node with no children: none in a slot, none in the list. */
+static inline bool is_leaf(const Node *n) {
+  return !n->cond && !n->then && !n->otherwise && !n->body && n->kids.n == 0;
+}
+
 void visit(Node *root, VisitPre *pre, VisitPost *post, void *ctx) {
   if (!root)
     return;
@@ -311,7 +316,7 @@ void visit(Node *root, VisitPre *pre, VisitPost *post, void *ctx) {
         post(top->n, ctx);
       continue;
     }
-    if (!pre(kid, ctx)) {
+    if (!pre(kid, ctx) || is_leaf(kid)) { /* (a leaf needs no frame: half the nodes) */
       if (post)
         post(kid, ctx);
       continue;
