@@ -107,7 +107,7 @@ void memory_region_end(void);
 /* ... but for a block of lasting state made in it (a table made when first
    needed), which memory_keep takes out of the region; p is returned. */
 void *memory_keep(void *p);
-void memory_release_arenas(void); /* both arenas, as at the start (the heap stays) */
+void memory_release_arenas(void); /* the arenas emptied, their blocks kept (the heap stays) */
 
 /* Arenas: zeroed memory handed out in order, given back in one piece. */
 typedef struct ArenaBlock ArenaBlock;
@@ -155,7 +155,7 @@ void diag_restart(void); /* diag.c: the same, but the files to remove on an erro
 /* coroc_reset but the heap (the caller's blocks are in it) and the files to
    remove on an error: before a streaming run that gave up runs again whole */
 void coroc_restart(void);
-void memory_release(void);    /* memory.c: every block and arena */
+void memory_release(void);    /* memory.c: every block, and the arenas emptied */
 void memstream_release(void); /* memstream.c: the streams an error left open */
 void scope_release(void);     /* scope.c */
 void macros_release(void);    /* macros.c */

@@ -6,7 +6,8 @@
  * on input after input calls coroc_reset() after each run (coroc_try,
  * run.c), also when an error longjmp'ed out of it halfway: it gives back
  * all that the run left, memory, descriptors and child processes, so that
- * the next run starts as a new process would. Each module gives back its
+ * the next run starts as a new process would (but for the arenas' blocks,
+ * kept empty for the next run to take: memory.c). Each module gives back its
  * own; this file only knows them all, so it stands on top, beside main.c.
  */
 #include "coroc.h"
