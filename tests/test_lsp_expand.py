@@ -36,9 +36,13 @@ CHECK = pathlib.Path(BUILD_DIR) / "tests" / "lsp_expand" / "coroc_lsp_expand"
 
 
 def check(files, args):
-    """{file: (how, verdict line)} from coroc_lsp_expand."""
+    """{file: (how, verdict line)} from coroc_lsp_expand. Its preprocessor runs
+    see one fixed time (SOURCE_DATE_EPOCH, which gcc reads): a document with
+    __TIME__ in it is preprocessed twice, and two runs a second apart gave two
+    texts (a fresh-clone run failed so)."""
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1764460800")
     r = subprocess.run([CHECK, *args, "--", *map(str, files)], capture_output=True, text=True,
-                       timeout=600)
+                       timeout=600, env=env)
     assert r.stderr == "", r.stderr
     out = {}
     for line in r.stdout.splitlines():
