@@ -110,10 +110,13 @@ def test_every_run_is_a_fresh_process(coroc_repeat, manifest):
 def test_every_run_is_a_fresh_process_in_the_plain_build(manifest):
     """The same, built as coroc is built (BUILD/tests/reset): without a
     sanitizer, a streaming run's regions take their blocks from an arena
-    (support/memory.c), which the sanitized build leaves for the heap's
-    blocks that the sanitizer watches one by one; this runs the arena's
-    growing, freeing and keeping, and its return at each run's end. Every
-    fourth case (the code is the sanitized run's; --full: all)."""
+    and the arenas keep their blocks from run to run (support/memory.c),
+    where the sanitized build gives every block back to malloc for the
+    sanitizer to watch. This runs the region arena's growing, freeing and
+    copying out, and the kept blocks' reuse by the next run, against a
+    fresh coroc's output; the heap check sees the kept blocks only if they
+    grow past what the first round took. Every fourth case of the
+    manifest (--full: all)."""
     path, lines = manifest
     if not FULL:
         lines = lines[::4]
