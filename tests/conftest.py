@@ -265,6 +265,28 @@ def build_runtime_archive(out_dir, cc, ar, flags, switch_asm):
     return lib
 
 
+def shared_runtime_archive(tmp_path_factory, cc, ar, flags, switch_asm):
+    """build_runtime_archive's libcoro, made once for the whole run: test files
+    that ask for the same compiler, flags and switch (four build the
+    AddressSanitizer one) share it, from any xdist worker. It lives in the
+    run's own temporary folder (the workers' common parent under xdist), which
+    each run starts empty, so a change to the runtime's sources is never missed."""
+    import fcntl
+    import hashlib
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    key = hashlib.sha256(repr((cc, ar, list(flags), switch_asm)).encode()).hexdigest()[:16]
+    out_dir = base / "runtime-archives" / key
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        lib = out_dir / "libcoro.a"
+        if not lib.exists():
+            build_runtime_archive(out_dir, cc, ar, flags, switch_asm)
+    return lib
+
+
 # The transformer built with AddressSanitizer and UBSan (any report fatal),
 # once for the whole run, in BUILD/sanitized: test_reset.py's coroc_repeat and
 # test_scaling.py's coroc share it (two builds of their own took about 50 s of

@@ -14,7 +14,7 @@ import re
 import pytest
 
 from conftest import (BACKENDS, COMPILERS, COROC_INCLUDE, COROC_LIB, SOURCE_DIR, TESTS_DIR,
-                      WARNINGS, build_runtime_archive, run)
+                      WARNINGS, shared_runtime_archive, run)
 
 PROGRAMS = [TESTS_DIR / "tasks" / f"{name}.coc"
             for name in ("chan_basic", "chan_select", "chan_many", "sync_toolkit")]
@@ -24,8 +24,8 @@ EXAMPLES = SOURCE_DIR / "examples"
 
 @pytest.fixture(scope="module")
 def libcoro_asan(tmp_path_factory):
-    return build_runtime_archive(tmp_path_factory.mktemp("asan"), "gcc", "ar", ["-O1", "-g", *ASAN],
-                                 "switch_x86_64.S")
+    return shared_runtime_archive(tmp_path_factory, "gcc", "ar", ["-O1", "-g", *ASAN],
+                                  "switch_x86_64.S")
 
 
 def link(exe, c_files, lib, flags=()):

@@ -515,8 +515,9 @@ def workspace(tmp_path_factory):
 # Each run starts the preprocessor twice (`cc -E`, once a backend): every
 # line prefix of the 65 files is some 15,000 of them, about ten minutes of
 # the machine, beyond the suite's share of the CI's 20. So the suite sends
-# every 3rd line prefix of the examples and every 16th of the cases, with 12
-# prefixes cut at any byte of an example and 6 of a case; COROC_LSP_EVERY_PREFIX=1
+# every 4th line prefix of the examples and every 24th of the cases (85 s of
+# the suite with every 3rd and 16th), with 12 prefixes cut at any byte of an
+# example and 6 of a case; COROC_LSP_EVERY_PREFIX=1
 # (the target `lsp-prefixes`, tests/CMakeLists.txt) and tests/run --full send
 # every line prefix of every file, and 12 byte prefixes of each.
 EVERY_PREFIX = os.environ.get("COROC_LSP_EVERY_PREFIX") == "1" or FULL
@@ -528,7 +529,7 @@ def prefixes(src, text, seed):
     data = text.encode()
     lines = text.splitlines(keepends=True)
     example = src.parent.name == "examples"
-    step = 1 if EVERY_PREFIX else 3 if example else 16
+    step = 1 if EVERY_PREFIX else 4 if example else 24
     out = ["".join(lines[:n]) for n in range(0, len(lines) + 1, step)]
     r = random.Random(seed)
     cuts = sorted(r.sample(range(len(data) + 1), min(12 if EVERY_PREFIX or example else 6, len(data) + 1)))

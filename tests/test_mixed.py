@@ -8,7 +8,7 @@ import re
 import pytest
 
 from conftest import (BACKENDS, COMPILERS, COROC_INCLUDE, COROC_LIB, TESTS_DIR, WARNINGS,
-                      build_runtime_archive, case_args, run)
+                      shared_runtime_archive, case_args, run)
 
 MIXED = TESTS_DIR / "mixed"
 
@@ -64,9 +64,9 @@ def test_instances_in_storage_of_another_file(toolchain, backend, cc, tmp_path):
 
 @pytest.fixture(scope="module")
 def libcoro_asan(tmp_path_factory):
-    return build_runtime_archive(tmp_path_factory.mktemp("asan"), "gcc", "ar",
-                                 ["-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"],
-                                 "switch_x86_64.S")
+    return shared_runtime_archive(tmp_path_factory, "gcc", "ar",
+                                  ["-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"],
+                                  "switch_x86_64.S")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

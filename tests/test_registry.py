@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from conftest import build_runtime_archive, COROC_INCLUDE, COROC_LIB, SOURCE_DIR, WARNINGS, run
+from conftest import shared_runtime_archive, COROC_INCLUDE, COROC_LIB, SOURCE_DIR, WARNINGS, run
 
 PROGRAM = SOURCE_DIR / "tests" / "runtime" / "instances.c"
 ASAN = ["-fsanitize=address", "-fno-omit-frame-pointer"]
@@ -59,8 +59,8 @@ def test_valgrind_sees_every_instance(instances, part):
 
 @pytest.fixture(scope="module")
 def libcoro_asan(tmp_path_factory):
-    return build_runtime_archive(tmp_path_factory.mktemp("asan"), "gcc", "ar", ["-O1", "-g", *ASAN],
-                                 "switch_x86_64.S")
+    return shared_runtime_archive(tmp_path_factory, "gcc", "ar", ["-O1", "-g", *ASAN],
+                                  "switch_x86_64.S")
 
 
 def test_asan_sees_a_freed_instance(libcoro_asan, tmp_path):

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from conftest import (build_runtime_archive, case_args, COROC_INCLUDE, COROC_LIB, SOURCE_DIR, TESTS_DIR,
+from conftest import (shared_runtime_archive, case_args, COROC_INCLUDE, COROC_LIB, SOURCE_DIR, TESTS_DIR,
                       WARNINGS, run)
 from test_examples import half_message_then_fin, half_message_then_reset, whole_messages_then_gone
 
@@ -28,8 +28,8 @@ ASAN = ["-fsanitize=address", "-fno-omit-frame-pointer"]
 
 @pytest.fixture(scope="session")
 def libcoro_asan(tmp_path_factory):
-    return build_runtime_archive(tmp_path_factory.mktemp("asan"), "gcc", "ar", ["-O1", "-g", *ASAN],
-                                 "switch_x86_64.S")
+    return shared_runtime_archive(tmp_path_factory, "gcc", "ar", ["-O1", "-g", *ASAN],
+                                  "switch_x86_64.S")
 
 
 def build(toolchain, case, tmp_path, lib, flags):
@@ -97,8 +97,8 @@ def test_stackful_under_valgrind(toolchain, case, tmp_path):
 @pytest.fixture(scope="session")
 def libcoro_checked(tmp_path_factory):
     """libcoro as a Debug build compiles it: without NDEBUG, so with the shared stack's check."""
-    return build_runtime_archive(tmp_path_factory.mktemp("checked"), "gcc", "ar", ["-O1", "-g"],
-                                 "switch_x86_64.S")
+    return shared_runtime_archive(tmp_path_factory, "gcc", "ar", ["-O1", "-g"],
+                                  "switch_x86_64.S")
 
 
 SHARED_TASKS = [c for c in TASKS if "coro_set_shared_stack" in c.read_text()]
