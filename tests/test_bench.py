@@ -18,13 +18,14 @@ import sys
 
 import pytest
 
-from conftest import BUILD_DIR, SOURCE_DIR
+from conftest import BUILD_DIR, COROC, SOURCE_DIR
 
 BENCH = SOURCE_DIR / "tests" / "bench"
 DOCS = SOURCE_DIR / "docs"
 REFERENCE = DOCS / "benchmarks.md"
 JOURNAL = DOCS / "benchmarks-journal.md"
-PARTS = ["generator", "chain", "echo", "frontend", "create", "many", "frames", "awaits", "lives", "lsp"]
+PARTS = ["generator", "chain", "echo", "frontend", "create", "many", "frames", "awaits", "lives", "lsp",
+         "scaling"]
 
 
 def sh(cmd, timeout=600, **kw):
@@ -46,7 +47,7 @@ def listed_parts():
 
 def test_run_lists_every_part_with_its_folder():
     rows = listed_parts()
-    assert [r[0] for r in rows] == list(range(1, 11))
+    assert [r[0] for r in rows] == list(range(1, 12))
     assert [r[1] for r in rows] == PARTS
     for number, name, folder in rows:
         assert folder == f"part{number}-{name}"
@@ -289,3 +290,24 @@ def test_lsp_part_prints():
     assert re.search(r"^  server's resident size .* KiB after 20 more", out, re.M), out
     targets = re.findall(r"^target: (.*): (met|NOT met|not measured)", out, re.M)
     assert len(targets) == 3, out
+
+
+def test_scaling_part_prints(tmp_path):
+    """Part 11 in a tiny pass (two shapes at a twentieth of their sizes, one
+    try each), on the suite's coroc: a row for each shape in each backend,
+    the processor and its two targets; the figures are not read."""
+    out = sh([sys.executable, BENCH / "part11-scaling" / "scaling.py", "--coroc", COROC, "--reps", "1",
+              "--scale", "0.05", "--shapes", "sum,parentheses", "--workdir", tmp_path], timeout=300)
+    assert out.startswith("11. coroc against the size of its input"), out
+    assert re.search(r"^processor: \S", out, re.M), out
+    for shape in ("sum", "parentheses"):
+        for backend in ("stackless", "stackful"):
+            assert re.search(rf"^\| {shape} +\| {backend} +\| +[0-9]+ \|( +[0-9.]+ \|){{4}}", out, re.M), out
+    assert len(re.findall(r"^target: .*: (met|NOT met)$", out, re.M)) == 2, out
+
+
+def test_scaling_part_refuses_a_shape_it_does_not_have(tmp_path):
+    res = subprocess.run([sys.executable, BENCH / "part11-scaling" / "scaling.py", "--coroc", COROC,
+                          "--shapes", "sum,nosuchshape", "--workdir", tmp_path],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1 and "no shape nosuchshape" in res.stderr, res.stderr

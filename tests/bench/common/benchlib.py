@@ -75,23 +75,26 @@ def accepts(cc, flags):
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def part_arguments(description):
+def part_arguments(description, lib=True):
     """The options every Python part takes: the coroc and libcoro to measure
-    (tests/bench/run builds both) and where to build its programs."""
+    (tests/bench/run builds both; lib=False for a part that only runs coroc)
+    and where to build its programs."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--coroc", default=str(ROOT / "build-bench" / "coroc" / "transformer" / "coroc"))
-    ap.add_argument("--lib", default=str(ROOT / "build-bench" / "coroc" / "runtime" / "libcoro.a"))
+    if lib:
+        ap.add_argument("--lib", default=str(ROOT / "build-bench" / "coroc" / "runtime" / "libcoro.a"))
     ap.add_argument("--workdir")
     return ap
 
 
 def work_directory(args, prefix):
-    """args.coroc and args.lib made absolute and checked; the work directory
-    (--workdir, or a new one named by prefix), made."""
-    args.coroc, args.lib = str(Path(args.coroc).resolve()), str(Path(args.lib).resolve())
-    for p in (args.coroc, args.lib):
-        if not Path(p).exists():
-            fail(f"{p} not found: build first (tests/bench/run builds both)")
+    """args.coroc and args.lib (if the part takes it) made absolute and checked;
+    the work directory (--workdir, or a new one named by prefix), made."""
+    for name in ("coroc", "lib"):
+        if hasattr(args, name):
+            setattr(args, name, str(Path(getattr(args, name)).resolve()))
+            if not Path(getattr(args, name)).exists():
+                fail(f"{getattr(args, name)} not found: build first (tests/bench/run builds it)")
     work = args.workdir or tempfile.mkdtemp(prefix=prefix)
     os.makedirs(work, exist_ok=True)
     return work
