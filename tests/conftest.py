@@ -6,11 +6,14 @@ see tests/CMakeLists.txt); run by hand, pytest falls back to ./build.
     coroc        the coroc executable
     toolchain    transform -> compile -> run helpers, for either backend
 """
+import atexit
 import os
 import pathlib
 import re
 import shlex
+import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -29,6 +32,17 @@ WARNINGS = ["-Wall", "-Wextra", "-Werror"]
 # tests a sanitized build runs).
 SANITIZE = os.environ.get("COROC_SANITIZE", "")
 SANITIZE_FLAGS = [f"-fsanitize={SANITIZE}", "-fno-omit-frame-pointer", "-pthread"] if SANITIZE else []
+
+# What the programs the suite starts write to their temporary folder goes to one
+# of the suite's own, removed when this process ends: clangd's preambles
+# (preamble-*.pch, left behind by a clangd that a test kills) and chromium's
+# process singleton (org.chromium.Chromium.*) were left in /tmp, a dozen files
+# a run. Short, under the system's temporary folder: chromium puts a socket
+# there, whose path must fit in 108 bytes, which the build folder's may not.
+SUITE_TMP = tempfile.mkdtemp(prefix="coroc-tests-")
+atexit.register(shutil.rmtree, SUITE_TMP, ignore_errors=True)
+os.environ["TMPDIR"] = SUITE_TMP
+tempfile.tempdir = None   # (Python's own choice, made above, is made again from it)
 
 # Every coroc run of the suite prints its output twice and compares the two
 # (main.c, render): a printer that changed the tree would differ the second time.

@@ -11,9 +11,9 @@ both backends:
     built here with them): every shape's passes and printing are reached at
     any size, and 2n is four times cheaper than 8n, which took 45 s of the
     suite's CPU when it was the size run so.
-And at the parser's nesting limit (COROC_MAX_NESTING), in both backends: the
-deepest expression and the deepest nest of statements it lets through (a
-million unary minuses, half a million blocks) transform, since what recurses
+And at the parser's nesting limit (COROC_MAX_NESTING): the deepest expression
+and the deepest nest of statements it lets through (a million unary minuses,
+half a million blocks) transform, each in one backend (both with --full), since what recurses
 along nesting runs on a stack sized for that limit; one bracket past it is
 refused with the message naming it, and no output file.
 That time and memory grow in proportion to the input is a figure, measured by
@@ -29,7 +29,7 @@ import sys
 
 import pytest
 
-from conftest import COROC, TESTS_DIR, sanitized_transformer_target
+from conftest import COROC, FULL, TESTS_DIR, sanitized_transformer_target
 
 sys.path.insert(0, str(TESTS_DIR / "bench" / "part11-scaling"))
 from shapes import LIMITS, SHAPES  # noqa: E402
@@ -72,8 +72,13 @@ DEEPEST = {
 }
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("shape", sorted(DEEPEST))
+# each shape in one backend, the other with --full: 3 s of CPU a run alone, and
+# 10 s beside the rest of the suite
+DEEPEST_RUNS = [("minus", "stackful"), ("blocks", "stackless")] if not FULL else \
+    [(shape, backend) for shape in sorted(DEEPEST) for backend in BACKENDS]
+
+
+@pytest.mark.parametrize("shape,backend", DEEPEST_RUNS)
 def test_deepest_the_parser_allows_transforms(shape, backend, tmp_path):
     src = tmp_path / f"{shape}.coc"
     src.write_text(DEEPEST[shape])
