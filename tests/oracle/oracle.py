@@ -30,7 +30,7 @@ MODES = {"stackless": ["--backend=stackless"],
 COMPILERS = ["gcc", "clang"]
 OPTS = ["-O0", "-O2"]
 CFLAGS = ["-std=gnu11", "-w"]
-SAN = ["-O1", "-g", "-fsanitize=undefined,address", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
+SAN = ["-O0", "-g", "-fsanitize=undefined,address", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
 SAN_ENV = {"ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0", "UBSAN_OPTIONS": "print_stacktrace=0"}
 
 # The shapes the report counts (tag of the generator -> what it means).
@@ -274,7 +274,7 @@ class Oracle:
         modes = sorted({c.mode for c in configs})
         builds = [Config("ref", "gcc", "-O0"), self.ref2] + configs
         if san:
-            builds += [Config("ref", "gcc", "-O1", san=True)] + [Config(m, "gcc", "-O1", san=True) for m in modes]
+            builds += [Config("ref", "gcc", "-O0", san=True)] + [Config(m, "gcc", "-O0", san=True) for m in modes]
         for attempt in range(3):
             progs = self._drop_refused_by_coroc(d, progs, modes)
             seeds = [p.seed for p in progs]
@@ -402,8 +402,8 @@ class Oracle:
                         notes.append(res[2][s])
             if not bad:
                 continue
-            if "ref/gcc-O1+san" in bad:
-                self.failures.append(Failure(s, "generator", ["ref/gcc-O1+san"], r, bad,
+            if "ref/gcc-O0+san" in bad:
+                self.failures.append(Failure(s, "generator", ["ref/gcc-O0+san"], r, bad,
                                              notes[0] if notes else "the sanitized reference differs"))
                 continue
             vals = set(bad.values())
@@ -496,7 +496,7 @@ class Single:
 
 
 REF = Config("ref", "gcc", "-O0")
-REF_SAN = Config("ref", "gcc", "-O1", san=True)
+REF_SAN = Config("ref", "gcc", "-O0", san=True)
 STACKFUL = Config("stackful", "gcc", "-O0")
 
 
