@@ -47,7 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))   # benchlib
 sys.path.insert(0, str(Path(__file__).resolve().parent))                  # shapes
 from benchlib import fail, part_arguments, processor, work_directory  # noqa: E402
-from shapes import LIMITS, SHAPES  # noqa: E402
+from shapes import SHAPES, limit_reached  # noqa: E402
 
 BACKENDS = ["stackless", "stackful"]
 TARGET_TIME_GROWTH = 8     # (docs/benchmarks.md, part 11: these two)
@@ -86,11 +86,11 @@ class Row:
     def measure(self, sizes):
         for size in sizes:
             code, stderr, cpu, rss = measure(self.cmds[size], self.log)
-            where = f"{self.shape} ({self.backend}) at {size}"
-            if code == 1 and any(limit in stderr for limit in LIMITS):
-                self.limit = next(limit for limit in LIMITS if limit in stderr)
-            elif code != 0:
-                fail(f"{where}: coroc exited with {code} (not 0, nor 1 at a documented limit):\n{stderr[-2000:]}")
+            limit = limit_reached(code, stderr)
+            self.limit = limit or self.limit
+            if code != 0 and not limit:
+                fail(f"{self.shape} ({self.backend}) at {size}: coroc exited with {code} "
+                     f"(not 0, nor 1 at a documented limit):\n{stderr[-2000:]}")
             was = self.figures.get(size, (cpu, rss))
             self.figures[size] = (min(was[0], cpu), min(was[1], rss))
 
@@ -116,7 +116,8 @@ def main():
 
     print("11. coroc against the size of its input (tests/bench/part11-scaling/scaling.py)")
     print(f"processor: {processor()}; load average {os.getloadavg()[0]:.2f} before the runs")
-    print(f"each size the least of {args.reps} {'try' if args.reps == 1 else 'tries'} (CPU: user + system, with the preprocessor; "
+    tries = "try" if args.reps == 1 else "tries"
+    print(f"each size the least of {args.reps} {tries} (CPU: user + system, with the preprocessor; "
           f"peak RSS of the larger of the two); time growth = (32n - tiny) / (8n - tiny), "
           f"memory growth = 32n / 8n; 4 is linear, 16 square")
     print(f"| {'shape':<22} | {'backend':<9} | {'n':>6} | {'tiny s':>6} | {'8n s':>6} | {'32n s':>6} "

@@ -60,3 +60,8 @@ SHAPES = {
 }
 # the two documented limits (docs/limitations.md): a clean refusal is a right answer
 LIMITS = ("nested too deeply", "yields and awaits; split it into several coroutines")
+
+
+def limit_reached(code, stderr):
+    """The documented limit a run of coroc stopped at (exit 1, its message), or None."""
+    return next((limit for limit in LIMITS if limit in stderr), None) if code == 1 else None
