@@ -263,8 +263,10 @@ class Oracle:
         self.early = set()
 
     # one bundle ------------------------------------------------------------
-    def check_bundle(self, index, seeds, san=False, stats=False, extra_configs=()):
-        """Generate programs `seeds`, build them in every config, compare."""
+    def check_bundle(self, index, seeds, san=False, stats=False, extra_configs=(), san_modes=None):
+        """Generate programs `seeds`, build them in every config, compare.
+        With `san`, the reference and the modes `san_modes` (all by default)
+        are built with the sanitizers too."""
         d = self.work / f"b{index}"
         d.mkdir(parents=True, exist_ok=True)
         progs = [gen.generate(s, self.without) for s in seeds]
@@ -274,7 +276,8 @@ class Oracle:
         modes = sorted({c.mode for c in configs})
         builds = [Config("ref", "gcc", "-O0"), self.ref2] + configs
         if san:
-            builds += [Config("ref", "gcc", "-O0", san=True)] + [Config(m, "gcc", "-O0", san=True) for m in modes]
+            builds += [Config("ref", "gcc", "-O0", san=True)] + [Config(m, "gcc", "-O0", san=True)
+                                                                  for m in modes if m in (san_modes or modes)]
         for attempt in range(3):
             progs = self._drop_refused_by_coroc(d, progs, modes)
             seeds = [p.seed for p in progs]
