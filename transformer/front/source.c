@@ -43,7 +43,7 @@ static char *read_fd(int fd, size_t size, size_t *len) {
     if (n == cap) {
       cap *= 2;
       buf = xrealloc(buf, cap + 1);
-      advise_huge_pages(buf, cap + 1);
+      advise_huge_pages_reserved(buf, cap + 1);
     }
     ssize_t r = read(fd, buf + n, cap - n);
     if (r < 0 && errno == EINTR)

@@ -49,7 +49,7 @@ static ssize_t stream_write(void *cookie, const char *data, size_t n) {
   if (m->len + n + 1 > m->cap) {
     m->cap = 2 * (m->len + n + 1);
     m->buf = xrealloc(m->buf, m->cap);
-    advise_huge_pages(m->buf, m->cap); /* (the output of a large file) */
+    advise_huge_pages_reserved(m->buf, m->cap); /* (the output of a large file) */
   }
   memcpy(m->buf + m->len, data, n);
   m->len += n;
