@@ -100,7 +100,7 @@ void xfree(void *p);
 char *xstrndup(const char *s, size_t n);
 /* Ask for huge pages under a large block that is about to be written whole. */
 void advise_huge_pages(void *p, size_t size);
-/* The same for a block reserved beyond what may be written: past its first 16 MiB. */
+/* The same for a block reserved beyond what may be written: past its first 8 MiB. */
 void advise_huge_pages_reserved(void *p, size_t size);
 /* A region: every block taken between begin and end goes back at its end
    (the streaming run: each coroutine's passes and printing, stream.c) ... */
