@@ -82,17 +82,17 @@ class Build:
         self.dir = None
 
     def missing(self):
-        """Why this build cannot be made or run here, or None."""
+        """Why this build's tests cannot be had here at all, or None."""
         if shutil.which(self.cc) is None:
             return f"{self.cc} is not installed"
         if self.arch is None:
             return f"no assembly context switch for this processor ({platform.machine()})"
         if self.runner and shutil.which(self.runner[0]) is None:
             return f"{self.runner[0]} is not installed (it runs the {self.arch} tests)"
-        return self.cannot_run()
+        return None
 
     def cannot_run(self):
-        """Why this build can be made here but not run (its code needs what the processor
+        """Why this build, made here, cannot run here (its code needs what the processor
         lacks), or None."""
         if self.cpu and self.cpu not in cpu_flags():
             return f"this processor has no {self.cpu} to run code built with {' '.join(self.cflags)}"
@@ -197,7 +197,7 @@ def builds(tmp_path_factory):
     def get(name):
         b = BUILDS[name]
         why = b.missing()
-        if why and why != b.cannot_run():
+        if why:
             # Said twice: as the skip reason (pytest -rs) and as a warning, which even -q prints.
             warnings.warn(f"runtime tests of build {name} skipped: {why}")
             pytest.skip(why)
@@ -206,6 +206,7 @@ def builds(tmp_path_factory):
             used = None if whole in (None, name) or BUILDS[whole].missing() else get(whole).used
             b.make(tmp_path_factory.mktemp(name), used)
             made[name] = b
+        why = b.cannot_run()
         if why:
             # A build whose code this processor cannot run is still made, warning-free (the
             # compile under its flags is half of what it checks); only its runs are skipped.

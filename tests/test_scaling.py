@@ -13,8 +13,8 @@ both backends:
     suite's CPU when it was the size run so.
 And at the parser's nesting limit (COROC_MAX_NESTING): the deepest expression
 and the deepest nest of statements it lets through (a million unary minuses,
-half a million blocks) transform, each in one backend (both with --full), since what recurses
-along nesting runs on a stack sized for that limit; one bracket past it is
+half a million blocks) transform, each in one backend (both with --full),
+since what recurses along nesting runs on a stack sized for that limit; one bracket past it is
 refused with the message naming it, and no output file.
 That time and memory grow in proportion to the input is a figure, measured by
 the benchmark's part 11 (`tests/bench/run --part 11`: 32n against 8n, at
