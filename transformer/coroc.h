@@ -119,7 +119,7 @@ typedef struct {
   size_t used;       /* and how much of it was used */
 } ArenaMark;
 extern Arena arena_tree; /* nodes, node lists and symbols: a plain function's body goes back */
-extern Arena arena_perm; /* what lives to the end: spellings of tokens */
+extern Arena arena_perm; /* what lives to the end: file-scope symbols, kept declarations */
 void *arena_alloc(Arena *a, size_t size);
 ArenaMark arena_mark(Arena *a);
 void arena_release(Arena *a, ArenaMark m);
@@ -162,7 +162,7 @@ void memstream_release(void); /* memstream.c: the streams an error left open */
 void scope_release(void);     /* scope.c */
 void macros_release(void);    /* macros.c */
 void source_release(void);    /* source.c: the token notes */
-void tokens_release(void);    /* tokens.c: the interned spellings (they live in arena_perm) */
+void tokens_release(void);    /* tokens.c: the spellings (their mapping) and their table */
 void lexer_release(void);     /* lexer.l: unterminated literals; the room of the stream tokens */
 void lines_release(void);     /* lines.c: the numbers of `#line MACRO` directives */
 void cleanup_release(void);   /* cleanup.c: the plan of the last coroutine lowered */
@@ -183,12 +183,16 @@ typedef enum {
   TK_EOF,       /* the end of the input */
 } TokenKind;
 
-/* 24 bytes: a large file with its headers makes hundreds of thousands. What
-   the passes learn about the user's own tokens (the symbol a name refers
-   to, ...) is kept beside them (source.c, token notes), not in each. */
+/* 20 bytes: a large file with its headers makes hundreds of thousands, and
+   the two lists of them are most of a run's memory. So a token names its
+   spelling by where it lies among the run's spellings (tokens.c keeps them
+   all in one mapping, token_spellings), not by a pointer: 4 bytes, not 8.
+   What the passes learn about the user's own tokens (the symbol a name
+   refers to, ...) is kept beside them (source.c, token notes), not in each. */
 struct Token {
-  /* the spelling, NUL-terminated: interned (tokens.c), or a copy for strings and directives */
-  const char *text;
+  /* the spelling, NUL-terminated (tok_text): interned (tokens.c), or a copy for strings and
+     directives; its offset in token_spellings */
+  unsigned spelling;
   unsigned offset;    /* byte offset in the text it was scanned from */
   int line;           /* where it stands: line (1-based) ... */
   unsigned col;       /* ... column (1-based, in bytes) ... */
@@ -202,19 +206,29 @@ struct Token {
   bool dead : 1;     /* original tokens: in a conditional group the preprocessor skipped */
 };
 
+/* tokens.c: every spelling of the run, in one mapping that never moves.
+   Its first byte is a NUL: an all-zero token reads as "". */
+extern char *token_spellings;
+static inline const char *tok_text(const Token *t) { /* a token's spelling, NUL-terminated */
+  return token_spellings + t->spelling;
+}
+
 /* tokens.c: files by number (a token keeps 15 bits, not a pointer). */
 unsigned file_number(const char *interned_name);
 const char *file_name(unsigned number);
 
 /* Where a token stands. */
 static inline Pos tok_pos(const Token *t) {
-  return (Pos){file_name(t->file), t->line, (int)t->col, (int)__builtin_strlen(t->text)};
+  return (Pos){file_name(t->file), t->line, (int)t->col, (int)__builtin_strlen(tok_text(t))};
 }
 
 /* The byte offset just past a token (its spelling is the text's own bytes). */
 static inline size_t token_end(const Token *t) {
-  return t->offset + __builtin_strlen(t->text);
+  return t->offset + __builtin_strlen(tok_text(t));
 }
+
+/* The offset in token_spellings of one that intern or copy_spelling made. */
+unsigned spelling_offset(const char *spelling);
 
 /* tokens.c: the one copy of a spelling (identifiers, keywords, punctuators,
    numbers): equal spellings give equal pointers. */
@@ -973,27 +987,9 @@ typedef struct {
 char *emit_html(Source *src, Coroutine *cos, const HtmlColumn *stackless,
                 const HtmlColumn *stackful, size_t *len);
 
-/* {=====================================================================
- * output/depfile.c: the dependency file of -MD/-MMD
- * ====================================================================== */
-
-typedef struct {
-  bool wanted;          /* -MD or -MMD was given */
-  bool system_headers;  /* -MD: system headers too; -MMD: user headers only */
-  bool phony;           /* -MP: a rule with no prerequisites for each header */
-  const char *path;     /* where the rule goes (-MF, or OUT.c with the suffix .d) */
-  const char **targets; /* -MT, verbatim; or the -o output, quoted by depfile_quote */
-  int ntargets;
-} DepOptions;
-
-/* The rule `TARGETS: INPUT FILES...`, where FILES are the files the
-   preprocessor read for src, first one first; `input` is the input's path
-   (NULL for standard input). */
-char *depfile_rule(const DepOptions *dep, const Source *src, const char *input, size_t *len);
-/* A file name quoted for make as gcc quotes it. */
-char *depfile_quote(const char *name);
-
-/* run.c's interface, one run of the whole pipeline in memory (coroc_run,
-   coroc_try, coroc_try_buffer and RunOutput), is in run.h. */
+/* depfile.c's interface, the dependency file of -MD/-MMD (DepOptions,
+   depfile_rule), is in output/depfile.h; run.c's, one run of the whole
+   pipeline in memory (coroc_run, coroc_try, coroc_try_buffer and
+   RunOutput), in run.h. */
 
 #endif

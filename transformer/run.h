@@ -6,6 +6,7 @@
 #define COROC_RUN_H
 
 #include "coroc.h"
+#include "output/depfile.h"
 #include "output/facts.h"
 
 /* {=====================================================================

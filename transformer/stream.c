@@ -73,7 +73,7 @@ static Awaited *awaited_slot(const Stream *s, const char *name) {
 }
 
 static bool is_word(const Token *t, const char *word) {
-  return t->kind == TK_IDENT && !t->dead && strcmp(t->text, word) == 0;
+  return t->kind == TK_IDENT && !t->dead && strcmp(tok_text(t), word) == 0;
 }
 
 static void foresee(Stream *s) {
@@ -89,9 +89,10 @@ static void foresee(Stream *s) {
   for (int i = 0; i + 2 < o->n; i++) {
     const Token *t = &o->v[i];
     s->any_cleanup |= is_word(t, "cleanup") || is_word(t, "__cleanup__");
-    if (is_word(t, "await") && t[1].kind == TK_IDENT && !t[2].dead && strcmp(t[2].text, "(") == 0) {
-      Awaited *a = awaited_slot(s, t[1].text);
-      *a = (Awaited){t[1].text, i};
+    if (is_word(t, "await") && t[1].kind == TK_IDENT && !t[2].dead &&
+        strcmp(tok_text(&t[2]), "(") == 0) {
+      Awaited *a = awaited_slot(s, tok_text(&t[1]));
+      *a = (Awaited){tok_text(&t[1]), i};
     }
   }
   s->foreseen = true;

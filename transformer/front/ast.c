@@ -167,7 +167,7 @@ static bool dump_pre(Node *n, void *ctx) {
   if (n->kind == ND_EXPR && n->op > 0 && n->op <= OP_VA_ARG)
     fprintf(d->out, " %s", op_names[n->op]);
   fprintf(d->out, " [%d..%d]%s%s\n", n->first, n->last, n->tok ? " " : "",
-          n->tok ? n->tok->text : "");
+          n->tok ? tok_text(n->tok) : "");
   d->depth++;
   list_push(&d->parents, n);
   return true;

@@ -23,7 +23,7 @@ Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c) {
 Node *ident(Parser *p, Token *t, Loc loc) {
   Node *n = new_node(ND_IDENT, loc.first, loc.last);
   n->tok = t;
-  n->sym = scope_lookup(t->text);
+  n->sym = scope_lookup(tok_text(t));
   if (p->original)
     token_set_sym(t, n->sym);
   return n;
@@ -85,7 +85,7 @@ void begin_kr_params(Parser *p, Node *init_decl, Loc loc) {
     error_at(token_pos(p, loc.first), "a coroutine needs a prototype-style parameter list");
   Node *d = init_decl->declarator;
   if (d->kids.n == 0 || d->kids.v[0]->kind != ND_FUNC)
-    error_at(token_pos(p, loc.last), "expected ';' after '%s'", p->toks->v[loc.last].text);
+    error_at(token_pos(p, loc.last), "expected ';' after '%s'", tok_text(&p->toks->v[loc.last]));
   scope_push();
 }
 
@@ -132,9 +132,9 @@ void declare_tag(Parser *p, Node *tagged, bool defines) {
   tagged->flags = SP_TYPE;
   if (t->kind != TK_IDENT || keyword_code(t))
     return; /* anonymous */
-  Sym *sym = defines ? NULL : scope_lookup_tag(t->text);
+  Sym *sym = defines ? NULL : scope_lookup_tag(tok_text(t));
   if (defines) {
-    Sym *here = scope_lookup_tag(t->text);
+    Sym *here = scope_lookup_tag(tok_text(t));
     if (here && here->depth == scope_depth())
       sym = here; /* completing a forward declaration of this scope */
   }

@@ -28,7 +28,7 @@ static int expanded_of(Parser *p, int orig) {
   const Token *close = &o->v[orig];
   int k = 0; /* same spellings before it on its line, as the user wrote them */
   for (int j = orig - 1; j >= 0 && o->v[j].line == close->line; j--)
-    k += o->v[j].text == close->text && !o->v[j].dead && o->v[j].kind != TK_DIRECTIVE;
+    k += tok_text(&o->v[j]) == tok_text(close) && !o->v[j].dead && o->v[j].kind != TK_DIRECTIVE;
   int i = p->pos > 0 ? p->pos - 1 : 0;
   while (i > 0 && p->toks->v[i - 1].in_main && p->toks->v[i - 1].line == close->line)
     i--; /* from the start of its line */
@@ -38,7 +38,7 @@ static int expanded_of(Parser *p, int orig) {
       continue;
     if (t->line > close->line)
       return -1;
-    if (t->text == close->text && k-- == 0)
+    if (tok_text(t) == tok_text(close) && k-- == 0)
       return source_find_original(p->src, i) == orig ? i : -1;
   }
   return -1;
@@ -171,7 +171,7 @@ static void record_macros(Parser *p, Coroutine *co, int first, int end) {
   TokenList *o = &p->src->original;
   for (int i = first; i < end && i < o->n; i++) {
     Token *t = &o->v[i];
-    const char *def = t->kind == TK_IDENT && !t->dead ? macro_definition(t->text) : NULL;
+    const char *def = t->kind == TK_IDENT && !t->dead ? macro_definition(tok_text(t)) : NULL;
     bool seen = false;
     for (int j = 0; def && j < co->nmacros; j++)
       seen |= co->macros[j] == def;
@@ -226,7 +226,7 @@ void coroutine_record(Parser *p, Node *unit, int start, int end) {
   Node *specs = unit->specs;
   co->specs = specs;
   co->declarator = co->def ? unit->declarator : unit->kids.v[0]->declarator;
-  co->name = co->declarator->tok->text;
+  co->name = tok_text(co->declarator->tok);
   co->is_static = specs->flags & SP_STATIC;
   co->returns_void = (specs->flags & SP_VOID) && co->declarator->kids.n == 1;
   *p->cos_tail = co;

@@ -31,7 +31,7 @@ static bool have_token(Parser *p, int i) {
 
 /* The parser's code for a keyword token, 0 for any other word. */
 int keyword_code(const Token *t) {
-  int code = name_keyword(t->text);
+  int code = name_keyword(tok_text(t));
   /* The three words are keywords of the .coc only: a header may use them as names. */
   if ((code == T_COROUTINE || code == T_YIELD || code == T_AWAIT) && !t->in_main)
     return 0;
@@ -41,7 +41,7 @@ int keyword_code(const Token *t) {
 /* `__extension__` only silences pedantic warnings: the parser never sees
    it, and it stays in the output with the tokens around it. */
 static bool is_extension(const Token *t) {
-  return t->kind == TK_IDENT && name_keyword(t->text) == T_EXTENSION;
+  return t->kind == TK_IDENT && name_keyword(tok_text(t)) == T_EXTENSION;
 }
 
 /* The index of the next token the parser should see at or after i: the
@@ -50,7 +50,7 @@ static int live_index(Parser *p, int i) {
   while (have_token(p, i) && (p->toks->v[i].kind == TK_DIRECTIVE || p->toks->v[i].dead ||
                               is_extension(&p->toks->v[i]))) {
     if (!p->original && p->toks->v[i].kind == TK_DIRECTIVE && i >= p->directives_seen) {
-      macro_directive(p->toks->v[i].text); /* in effect from here on */
+      macro_directive(tok_text(&p->toks->v[i])); /* in effect from here on */
       p->directives_seen = i + 1;
     }
     i++;
@@ -109,16 +109,16 @@ static bool expand_type_macro(Parser *p, const char *name, int depth) {
   for (int i = 0; i < body->n; i++) {
     Token *t = &body->v[i];
     int code = t->kind == TK_IDENT ? keyword_code(t) : 0;
-    bool after_tag =
-        i > 0 && body->v[i - 1].kind == TK_IDENT &&
-        (strcmp(body->v[i - 1].text, "struct") == 0 || strcmp(body->v[i - 1].text, "union") == 0 ||
-         strcmp(body->v[i - 1].text, "enum") == 0);
+    bool after_tag = i > 0 && body->v[i - 1].kind == TK_IDENT &&
+                     (strcmp(tok_text(&body->v[i - 1]), "struct") == 0 ||
+                      strcmp(tok_text(&body->v[i - 1]), "union") == 0 ||
+                      strcmp(tok_text(&body->v[i - 1]), "enum") == 0);
     bool ok = (t->kind == TK_PUNCT && t->code == '*') || (code && is_type_word(code)) || after_tag;
     if (!ok && t->kind == TK_IDENT && !code) {
-      Sym *s = scope_lookup(t->text);
+      Sym *s = scope_lookup(tok_text(t));
       if (s && s->kind == SYM_TYPEDEF)
         ok = true;
-      else if (expand_type_macro(p, t->text, depth + 1))
+      else if (expand_type_macro(p, tok_text(t), depth + 1))
         continue;
     }
     if (!ok || p->nqueue == (int)(sizeof p->queue / sizeof p->queue[0])) {
@@ -179,7 +179,7 @@ static int classify(Parser *p, Token *t, int *index) {
   /* a member name after . or -> is never a type */
   if (p->prev_code == '.' || p->prev_code == T_ARROW)
     return T_IDENTIFIER;
-  Sym *sym = scope_lookup(t->text);
+  Sym *sym = scope_lookup(tok_text(t));
   return sym && sym->kind == SYM_TYPEDEF ? T_TYPEDEF_NAME : T_IDENTIFIER;
 }
 
@@ -196,7 +196,7 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
   if (p->skip_to > 0) { /* a coroutine's body, parsed from the user's tokens (body_begin) */
     for (int i = p->directives_seen; i < p->skip_to; i++) /* its #defines still take effect */
       if (p->toks->v[i].kind == TK_DIRECTIVE)
-        macro_directive(p->toks->v[i].text);
+        macro_directive(tok_text(&p->toks->v[i]));
     if (p->directives_seen < p->skip_to)
       p->directives_seen = p->skip_to;
     *lloc = (Loc){p->skip_to - 1, p->skip_to - 1};
@@ -219,7 +219,7 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
   if (p->original && t->kind == TK_IDENT && !keyword_code(t) && p->prev_code != '.' &&
       p->prev_code != T_ARROW) {
     p->nqueue = p->qhead = 0;
-    if (expand_type_macro(p, t->text, 0)) {
+    if (expand_type_macro(p, tok_text(t), 0)) {
       p->qindex = i;
       p->pos = i + 1;
       return next_token(lval, lloc, p); /* an empty macro (INLINE) simply vanishes */

@@ -41,14 +41,14 @@ bool is_line_directive(const char *directive) {
    the physical line the directive ends on, and in *rest what follows the
    number (a file name, perhaps). */
 static int line_directive_number(const Token *t, int *last_line, const char **rest) {
-  const char *p = strchr(t->text, '#') + 1;
+  const char *p = strchr(tok_text(t), '#') + 1;
   p += strspn(p, directive_blanks);
   if (strncmp(p, "line", 4) == 0)
     p += 4 + strspn(p + 4, directive_blanks);
   char *end;
   long n = strtol(p, &end, 10);
   *last_line = t->line;
-  for (const char *q = t->text; *q; q++)
+  for (const char *q = tok_text(t); *q; q++)
     *last_line += *q == '\n';
   *rest = end;
   if (p[0] < '0' || p[0] > '9')
@@ -77,7 +77,7 @@ char *text_for_preprocessor(Source *src, size_t *len) {
   FILE *out = NULL;
   for (int i = 0; i < src->original.n; i++) {
     Token *t = &src->original.v[i];
-    if (t->kind != TK_DIRECTIVE || !is_line_directive(t->text))
+    if (t->kind != TK_DIRECTIVE || !is_line_directive(tok_text(t)))
       continue;
     src->has_line_directives = true;
     if (!out)
@@ -117,7 +117,7 @@ static void find_line_directives(Source *src) {
   const char *quoted = NULL;
   for (int i = 0; i < src->original.n; i++) {
     Token *t = &src->original.v[i];
-    if (t->kind != TK_DIRECTIVE || t->dead || !is_line_directive(t->text))
+    if (t->kind != TK_DIRECTIVE || t->dead || !is_line_directive(tok_text(t)))
       continue;
     int last_line;
     const char *end;

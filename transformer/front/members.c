@@ -22,7 +22,7 @@
 
 /* A token's spelling is this punctuator or word. */
 static bool is(const Token *t, const char *s) {
-  return strcmp(t->text, s) == 0;
+  return strcmp(tok_text(t), s) == 0;
 }
 
 static bool is_one_of(const Token *t, const char *const *words) {
@@ -54,7 +54,7 @@ static bool is_qualifier(const Token *t) {
 static bool typedef_is_array(const Token *t) {
   Sym *s = token_sym(t);
   if (!s) /* a header's token: the file scope's name, which the passes still see */
-    s = scope_lookup(t->text);
+    s = scope_lookup(tok_text(t));
   if (!s || s->kind != SYM_TYPEDEF || !s->decl || s->decl->kind != ND_INIT_DECL)
     return true;
   return is_array_type(s->decl->specs, s->decl->declarator, 0);
@@ -64,7 +64,7 @@ static bool typedef_is_array(const Token *t) {
 static int skip_balanced(const TokenList *toks, int i, int last) {
   int depth = 0;
   for (; i <= last; i++) {
-    const char *s = toks->v[i].text;
+    const char *s = tok_text(&toks->v[i]);
     depth += (s[0] == '(' || s[0] == '{' || s[0] == '[') && !s[1];
     depth -= (s[0] == ')' || s[0] == '}' || s[0] == ']') && !s[1];
     if (depth == 0)
@@ -138,7 +138,7 @@ static int member_in_decl(const TokenList *toks, int i, int end, const char *nam
 static int member_in_list(const TokenList *toks, int first, int last, const char *name) {
   int kind = MEMBER_NONE, start = first;
   for (int i = first; i <= last; i++) {
-    const char *s = toks->v[i].text;
+    const char *s = tok_text(&toks->v[i]);
     if ((s[0] == '{' || s[0] == '(') && !s[1]) {
       if (s[0] == '{') {
         int inner = member_in_list(toks, i + 1, skip_balanced(toks, i, last) - 2, name);
@@ -179,7 +179,7 @@ static int member_of_tagged(const Source *src, const TokenList *toks, const Node
     return member_in_definition(toks, tagged->first, tagged->last, name);
   Sym *s = tagged->tok ? token_sym(tagged->tok) : NULL;
   if (!s && tagged->tok && tagged->tok->kind == TK_IDENT)
-    s = scope_lookup_tag(tagged->tok->text);
+    s = scope_lookup_tag(tok_text(tagged->tok));
   if (s && s->ext) /* a file-scope definition */
     return member_in_definition(&src->expanded, s->ext->first, s->ext->last, name);
   if (s && s->decl && s->decl->kind == ND_TAGGED && s->decl->has_body) /* one of the body */

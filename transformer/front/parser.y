@@ -729,7 +729,7 @@ nested_function
   ;
 
 nested_start
-  : %empty                                     { if (p->original) error_tok($<Node *>0->tok, "a nested function cannot be defined in a coroutine: define '%s' outside it", $<Node *>0->tok->text);
+  : %empty                                     { if (p->original) error_tok($<Node *>0->tok, "a nested function cannot be defined in a coroutine: define '%s' outside it", tok_text($<Node *>0->tok));
                                                  $<Node *>$ = $<Node *>0; }  /* body_start finds the declarator before it */
   ;
 

@@ -80,9 +80,13 @@ Sym *scope_declare(SymKind kind, Token *tok, Node *decl, int specs) {
   Namespace *ns = kind == SYM_TAG ? &tags : &ordinary;
   /* a file-scope symbol lives to the end; a block's goes with the tree */
   Sym *s = arena_alloc(depth == 0 ? &arena_perm : &arena_tree, sizeof *s);
-  *s = (Sym){
-      .kind = kind, .name = tok->text, .decl = decl, .depth = depth, .specs = specs, .tok = tok};
-  unsigned h = hash(tok->text);
+  *s = (Sym){.kind = kind,
+             .name = tok_text(tok),
+             .decl = decl,
+             .depth = depth,
+             .specs = specs,
+             .tok = tok};
+  unsigned h = hash(tok_text(tok));
   s->chain = ns->buckets[h];
   ns->buckets[h] = s;
   if (ndeclared == capdeclared) {

@@ -467,14 +467,15 @@ int source_find_original(Source *src, int index) {
     Token *u = &src->expanded.v[j];
     if (!u->in_main || u->line != t->line)
       break;
-    if (strcmp(u->text, t->text) == 0)
+    if (strcmp(tok_text(u), tok_text(t)) == 0)
       repeat++;
   }
   for (int i = first_on_line(src, t->line); i < src->original.n; i++) {
     Token *o = &src->original.v[i];
     if (o->line != t->line)
       break;
-    if (o->kind != TK_DIRECTIVE && !o->dead && strcmp(o->text, t->text) == 0 && repeat-- == 0)
+    if (o->kind != TK_DIRECTIVE && !o->dead && strcmp(tok_text(o), tok_text(t)) == 0 &&
+        repeat-- == 0)
       return i;
   }
   return -1;

@@ -57,9 +57,9 @@ static bool expects(const char **expected, int n, const char *name) {
    after it, the type is missing. */
 void refuse_implicit_int(Parser *p, int specs, int after) {
   Token *t = &p->toks->v[after], *next = t->kind == TK_EOF ? t : t + 1;
-  if (t->kind == TK_IDENT && !name_keyword(t->text) &&
+  if (t->kind == TK_IDENT && !name_keyword(tok_text(t)) &&
       (next->kind == TK_IDENT || (next->kind == TK_PUNCT && next->code == '*')))
-    error_at(token_pos(p, after), "unknown type name '%s'", t->text);
+    error_at(token_pos(p, after), "unknown type name '%s'", tok_text(t));
   error_at(token_pos(p, specs), "implicit int in a coroutine: write the type out");
 }
 
@@ -71,8 +71,8 @@ static bool unknown_type_name(Parser *p, int at) {
   if (at < 1)
     return false;
   Token *t = &p->toks->v[at], *name = &p->toks->v[at - 1];
-  if (t->kind != TK_IDENT || name->kind != TK_IDENT || name_keyword(t->text) ||
-      name_keyword(name->text))
+  if (t->kind != TK_IDENT || name->kind != TK_IDENT || name_keyword(tok_text(t)) ||
+      name_keyword(tok_text(name)))
     return false;
   if (at < 2)
     return true;
@@ -82,7 +82,7 @@ static bool unknown_type_name(Parser *p, int at) {
   if (before->code == '{' || before->code == ';' || before->code == '}')
     return true;
   return before->code == '(' && at >= 3 && p->toks->v[at - 3].kind == TK_IDENT &&
-         strcmp(p->toks->v[at - 3].text, "for") == 0;
+         strcmp(tok_text(&p->toks->v[at - 3]), "for") == 0;
 }
 
 /* Could tok end a type, so that a name after it is declared (`int`, `*`, a
@@ -96,9 +96,9 @@ static bool ends_type(const Token *tok) {
   if (tok->kind != TK_IDENT)
     return false;
   for (int i = 0; words[i]; i++)
-    if (strcmp(tok->text, words[i]) == 0)
+    if (strcmp(tok_text(tok), words[i]) == 0)
       return true;
-  return !name_keyword(tok->text);
+  return !name_keyword(tok_text(tok));
 }
 
 /* `int f(i64 n)`, `int f(int a, i64 n)`, where nothing declared i64: in a
@@ -110,7 +110,7 @@ static int unknown_param_type(Parser *p, int at) {
   /* the parser stops at the second name, or the first */
   for (int type = at - 1; type <= at; type++) {
     if (type < 4 || v[type].kind != TK_IDENT || v[type + 1].kind != TK_IDENT ||
-        name_keyword(v[type].text) || name_keyword(v[type + 1].text) ||
+        name_keyword(tok_text(&v[type])) || name_keyword(tok_text(&v[type + 1])) ||
         v[type - 1].kind != TK_PUNCT)
       continue;
     if (v[type - 1].code == '(' && v[type - 2].kind == TK_IDENT && ends_type(&v[type - 3]))
@@ -126,14 +126,14 @@ static int unknown_param_type(Parser *p, int at) {
 void syntax_error(Parser *p, int at, const char **expected, int n, bool typedef_name) {
   Token *t = &p->toks->v[at];
   Pos pos = token_pos(p, at);
-  const char *found = t->kind == TK_EOF ? "the end of the input" : format("'%s'", t->text);
+  const char *found = t->kind == TK_EOF ? "the end of the input" : format("'%s'", tok_text(t));
   if (t->kind == TK_PUNCT && t->code == T_STRAY)
-    error_at(pos, "stray '%s' in program", t->text);
+    error_at(pos, "stray '%s' in program", tok_text(t));
   if (expects(expected, n, "';'") && unknown_type_name(p, at))
-    error_at(token_pos(p, at - 1), "unknown type name '%s'", p->toks->v[at - 1].text);
+    error_at(token_pos(p, at - 1), "unknown type name '%s'", tok_text(&p->toks->v[at - 1]));
   int unknown = unknown_param_type(p, at);
   if (unknown >= 0 && t->kind != TK_EOF)
-    error_at(token_pos(p, unknown), "unknown type name '%s'", p->toks->v[unknown].text);
+    error_at(token_pos(p, unknown), "unknown type name '%s'", tok_text(&p->toks->v[unknown]));
   if (n == 1)
     error_at(pos, "expected %s before %s", symbol_text(expected[0]), found);
   if (t->kind == TK_EOF && expects(expected, n, "'}'"))

@@ -4,20 +4,27 @@
  * headers. Copying each one's spelling costs a malloc per token; instead,
  * every identifier, keyword, punctuator and number is interned: one copy of
  * each distinct spelling, in the permanent arena, found again through a hash
- * table. Two tokens spell the same word exactly when their text pointers are
- * equal, so the symbol tables compare pointers, and a word's keyword code is
- * stored beside its one copy (no search per identifier). String literals,
- * long and seldom repeated, are copied as they come.
+ * table. Two tokens spell the same word exactly when their spellings are
+ * the same pointer, so the symbol tables compare pointers, and a word's
+ * keyword code is stored beside its one copy (no search per identifier).
+ * String literals, long and seldom repeated, are copied as they come.
+ *
+ * All of them, interned or copied, lie in one mapping reserved whole at the
+ * start of a run (address space only: the kernel gives it pages as they are
+ * written), so they stay where they are and a token names its own by its
+ * offset there, in 4 bytes (Token.spelling, tok_text).
  *
  *   Name: | keyword | hash | len | t e x t \0 |
- *                                  ^ Token.text points here
+ *                                  ^ Token.spelling is the offset of this
  */
 #include "coroc.h"
 #include "parser.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 typedef struct {
   int keyword;   /* the parser's token code if this word is a keyword, else 0 */
@@ -144,6 +151,42 @@ static const Keyword keywords[] = {
 };
 
 
+/* {==================================================================
+ * The run's spellings, in one mapping
+ * =================================================================== */
+
+char *token_spellings;
+static size_t spellings_used;
+
+/* What a run may spell: far more than the tokens' own limit could use on
+   any input coroc can read, and only address space until written. */
+enum { SPELLINGS_MAX = 1 << 30 };
+
+/* Room for n bytes at the given alignment, in the mapping. The first run
+   reserves it; its first byte stays a NUL (the spelling of offset 0). */
+static void *spelling_room(size_t n, size_t align) {
+  if (!token_spellings) {
+    token_spellings = mmap(NULL, SPELLINGS_MAX, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (token_spellings == MAP_FAILED) {
+      token_spellings = NULL;
+      fatal("cannot reserve room for the spellings: %s", strerror(errno));
+    }
+    spellings_used = 1;
+  }
+  size_t at = (spellings_used + align - 1) & ~(align - 1);
+  if (n > SPELLINGS_MAX - at)
+    fatal("more than %d MiB of spellings: coroc's limit", SPELLINGS_MAX >> 20);
+  spellings_used = at + n;
+  return token_spellings + at;
+}
+
+unsigned spelling_offset(const char *spelling) {
+  return (unsigned)(spelling - token_spellings);
+}
+
+/* }================================================================== */
+
 static Name **table; /* open addressing; a slot is NULL or a Name */
 static size_t cap, count;
 
@@ -185,10 +228,12 @@ const char *intern(const char *s, size_t len) {
   for (Name *n; (n = table[i]); i = (i + 1) & (cap - 1))
     if (n->hash == h && (size_t)n->len == len && memcmp(n->text, s, len) == 0)
       return n->text;
-  Name *n = arena_alloc(&arena_perm, sizeof *n + len + 1);
+  Name *n = spelling_room(sizeof *n + len + 1, _Alignof(Name));
+  n->keyword = 0;
   n->hash = h;
   n->len = (int)len;
   memcpy(n->text, s, len);
+  n->text[len] = '\0';
   table[i] = n;
   if (2 * ++count > cap) /* at most half full */
     grow();
@@ -209,8 +254,9 @@ unsigned interned_hash(const char *interned) {
 }
 
 char *copy_spelling(const char *s, size_t len) {
-  char *p = arena_alloc(&arena_perm, len + 1);
+  char *p = spelling_room(len + 1, 1);
   memcpy(p, s, len);
+  p[len] = '\0';
   return p;
 }
 
@@ -239,9 +285,9 @@ const char *file_name(unsigned number) {
   return files[number];
 }
 
-/* The interned spellings (and the file names among them) live in
-   arena_perm, which goes back after each run: the table must go too
-   (the keywords come back with the first word interned). */
+/* The spellings (and the file names among them) go back after each run:
+   the mapping, and the table that finds them (the keywords come back with
+   the first word interned). */
 void tokens_release(void) {
   xfree(table);
   table = NULL;
@@ -249,6 +295,10 @@ void tokens_release(void) {
   xfree(files);
   files = NULL;
   nfiles = 0;
+  if (token_spellings)
+    munmap(token_spellings, SPELLINGS_MAX);
+  token_spellings = NULL;
+  spellings_used = 0;
 }
 
 bool is_ident_char(char c) {

@@ -39,7 +39,7 @@ bool is_array_type(const Node *specs, const Node *declarator, int depth) {
    is assigned as it is loaded back), no attribute or _Alignas (what they
    ask of storage stays with the field). */
 static bool is_word(const TokenList *toks, int i, const char *word) {
-  return toks && i >= 0 && i < toks->n && strcmp(toks->v[i].text, word) == 0;
+  return toks && i >= 0 && i < toks->n && strcmp(tok_text(&toks->v[i]), word) == 0;
 }
 
 bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList *toks, int depth) {

@@ -14,7 +14,7 @@
  * tests compare them). Names are quoted for make as gcc quotes them.
  */
 #define _GNU_SOURCE
-#include "coroc.h"
+#include "output/depfile.h"
 
 #include <stdlib.h>
 #include <string.h>

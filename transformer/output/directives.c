@@ -16,7 +16,7 @@
 
 /* #if, #ifdef, #ifndef, #elif, #else, #endif */
 static bool is_conditional_directive(const Token *t) {
-  const char *q = strchr(t->text, '#') + 1;
+  const char *q = strchr(tok_text(t), '#') + 1;
   q += strspn(q, " \t");
   return strncmp(q, "if", 2) == 0 || strncmp(q, "el", 2) == 0 || strncmp(q, "endif", 5) == 0;
 }
@@ -53,9 +53,10 @@ const char *directive_macro_name(const char *text, size_t *len, bool *define) {
   return n ? p : NULL;
 }
 
-static const char *directive_macro(const Token *t, bool *define) {
+/* The name a #define or #undef line names, as a string of its own. */
+static const char *directive_macro(const char *text, bool *define) {
   size_t n;
-  const char *p = directive_macro_name(t->text, &n, define);
+  const char *p = directive_macro_name(text, &n, define);
   return p ? xstrndup(p, n) : NULL;
 }
 
@@ -123,7 +124,7 @@ static char *rewrite_define(Emitter *e, const char *directive, int at) {
 }
 
 static char *directive_text(Emitter *e, const Token *t) {
-  return rewrite_define(e, t->text, t - e->toks->v);
+  return rewrite_define(e, tok_text(t), t - e->toks->v);
 }
 
 /* Macros defined before the coroutine that name its locals (`#define CUR
@@ -136,8 +137,7 @@ void redefine_macros(Emitter *e, Coroutine *co, bool restore) {
     if (strcmp(body, def) == 0)
       continue;
     bool define;
-    Token fake = {.text = def};
-    const char *name = directive_macro(&fake, &define);
+    const char *name = directive_macro(def, &define);
     xfprintf(e->out, "#undef %s\n%s\n", name, restore ? def : body);
     e->mapped = 0;
   }
@@ -145,21 +145,22 @@ void redefine_macros(Emitter *e, Coroutine *co, bool restore) {
 
 /* Is this directive a #define or #undef the preprocessor kept? */
 static bool is_kept_directive(Emitter *e, const Token *t) {
-  return t->kind == TK_DIRECTIVE && !is_conditional_directive(t) && !is_line_directive(t->text) &&
-         e->src->directive_live[t->line];
+  return t->kind == TK_DIRECTIVE && !is_conditional_directive(t) &&
+         !is_line_directive(tok_text(t)) && e->src->directive_live[t->line];
 }
 
 /* Token i is the body's first directive about its macro, and defines it. */
 bool is_first_define(Emitter *e, Coroutine *co, int i) {
   bool define;
-  const char *name =
-      is_kept_directive(e, &e->toks->v[i]) ? directive_macro(&e->toks->v[i], &define) : NULL;
+  const char *name = is_kept_directive(e, &e->toks->v[i])
+                         ? directive_macro(tok_text(&e->toks->v[i]), &define)
+                         : NULL;
   if (!name || !define)
     return false;
   for (int j = co->first; j < i; j++) {
     bool d;
     const char *other =
-        is_kept_directive(e, &e->toks->v[j]) ? directive_macro(&e->toks->v[j], &d) : NULL;
+        is_kept_directive(e, &e->toks->v[j]) ? directive_macro(tok_text(&e->toks->v[j]), &d) : NULL;
     if (other && strcmp(other, name) == 0)
       return false;
   }

@@ -217,7 +217,7 @@ static void flow(Graph *g, Node *n, char *pending, Jumps j) {
     flow(g, n->body, pending, j);
     return;
   case ND_LABEL: {
-    char *in = label_set(g, n->tok->text);
+    char *in = label_set(g, tok_text(n->tok));
     merge_lasting(g, in, pending);
     merge(g, pending, in);
     flow(g, n->body, pending, j);
@@ -225,7 +225,7 @@ static void flow(Graph *g, Node *n, char *pending, Jumps j) {
   }
   case ND_GOTO:
     if (!n->expr) /* goto *p: computed, its targets unknown */
-      merge_lasting(g, label_set(g, n->tok[1].text), pending);
+      merge_lasting(g, label_set(g, tok_text(&n->tok[1])), pending);
     clear(g, pending);
     return;
   case ND_BREAK:

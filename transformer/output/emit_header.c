@@ -142,7 +142,7 @@ static void need_macro(Header *h, const char *name, const Token *blame, int at) 
   bool define = false;
   for (int i = 0; i < h->ndirectives && h->directives[i] < at; i++) {
     bool d;
-    if (directive_name(o->v[h->directives[i]].text, &d) == name)
+    if (directive_name(tok_text(&o->v[h->directives[i]]), &d) == name)
       last = h->directives[i], define = d;
   }
   if (last < 0 || !define)
@@ -153,7 +153,7 @@ static void need_macro(Header *h, const char *name, const Token *blame, int at) 
   if (h->e.opt->backend == BACKEND_STACKLESS && last > h->co->first && last < h->co->last)
     return; /* defined in the frame's own body: its printer defines it before the frame */
   GROW(h, macros, nmacros, capmacros);
-  const char *def = o->v[last].text;
+  const char *def = tok_text(&o->v[last]);
   def += strspn(def, " \t");
   h->macros[h->nmacros++] = (HeaderMacro){name, def, last};
   const char *body = strstr(def, name) + strlen(name);
@@ -215,16 +215,16 @@ static void need_external(Header *h, const External *ext, const Sym *s, const To
     const Token *t = &x->v[i];
     if (t->kind != TK_IDENT)
       continue;
-    const char *prev = i > ext->first ? x->v[i - 1].text : "";
+    const char *prev = i > ext->first ? tok_text(&x->v[i - 1]) : "";
     bool tag = !strcmp(prev, "struct") || !strcmp(prev, "union") || !strcmp(prev, "enum");
-    Sym *sym = tag ? scope_lookup_tag(t->text) : scope_lookup(t->text);
+    Sym *sym = tag ? scope_lookup_tag(tok_text(t)) : scope_lookup(tok_text(t));
     if (sym && sym->ext != ext && sym->ext && !sym->ext->declares_object && sym->tok &&
         sym->tok->in_main)
       need_external(h, sym->ext, sym, blame);
   }
   for (int i = first; i <= last; i++) /* and macros, as the user wrote them */
     if (o->v[i].kind == TK_IDENT && !o->v[i].dead)
-      need_macro(h, o->v[i].text, blame, i);
+      need_macro(h, tok_text(&o->v[i]), blame, i);
 }
 
 /* A name that a frame's type uses and that the coroutine parse resolved
@@ -261,16 +261,16 @@ static void need_tokens(Header *h, int first, int last) {
     const Token *t = &o->v[i];
     if (t->kind != TK_IDENT || t->dead)
       continue;
-    need_macro(h, t->text, t, i);
+    need_macro(h, tok_text(t), t, i);
     Sym *s = token_sym(t);
     if (s && s->tok == t)
       continue; /* the name that a declaration declares (the coroutine's own) */
     if (s) {
       need_sym(h, s, t, true);
     } else {
-      const char *prev = i > first ? o->v[i - 1].text : "";
+      const char *prev = i > first ? tok_text(&o->v[i - 1]) : "";
       bool tag = !strcmp(prev, "struct") || !strcmp(prev, "union") || !strcmp(prev, "enum");
-      need_sym(h, tag ? scope_lookup_tag(t->text) : scope_lookup(t->text), t, false);
+      need_sym(h, tag ? scope_lookup_tag(tok_text(t)) : scope_lookup(tok_text(t)), t, false);
     }
   }
 }
@@ -409,7 +409,7 @@ static char *guard_name(const char *path) {
 static bool is_include(const Token *t) {
   if (t->kind != TK_DIRECTIVE || t->dead)
     return false;
-  const char *p = strchr(t->text, '#') + 1;
+  const char *p = strchr(tok_text(t), '#') + 1;
   p += strspn(p, " \t");
   return strncmp(p, "include", 7) == 0 && !is_ident_char(p[7]);
 }
@@ -441,7 +441,7 @@ static void print_header(Header *h, FILE *out) {
       end = h->frames[i]->first;
   for (int i = 0; i < end; i++)
     if (is_include(&o->v[i]) && !inside_coroutine(h, i))
-      xfprintf(out, "%s\n", o->v[i].text + strspn(o->v[i].text, " \t"));
+      xfprintf(out, "%s\n", tok_text(&o->v[i]) + strspn(tok_text(&o->v[i]), " \t"));
   xfprintf(out, "#include <coro.h>\n");
 
   /* the macros the frames name: the includer's own, saved, come back at the end */
@@ -519,7 +519,8 @@ char *emit_header(Source *src, Coroutine *cos, const Options *opt, size_t *len) 
   h.directives = xcalloc((size_t)o->n + 1, sizeof *h.directives);
   for (int i = 0; i < o->n; i++) {
     bool define;
-    if (o->v[i].kind == TK_DIRECTIVE && !o->v[i].dead && directive_name(o->v[i].text, &define))
+    if (o->v[i].kind == TK_DIRECTIVE && !o->v[i].dead &&
+        directive_name(tok_text(&o->v[i]), &define))
       h.directives[h.ndirectives++] = i;
   }
   for (Coroutine *co = cos; co; co = co->next)
@@ -533,7 +534,7 @@ char *emit_header(Source *src, Coroutine *cos, const Options *opt, size_t *len) 
     for (int i = co->first; i <= co->last; i++) {
       bool define;
       const char *name =
-          is_first_define(&h.e, co, i) ? directive_name(o->v[i].text, &define) : NULL;
+          is_first_define(&h.e, co, i) ? directive_name(tok_text(&o->v[i]), &define) : NULL;
       bool seen = false;
       for (int k = 0; name && k < h.nmacros; k++)
         seen |= h.macros[k].name == name;

@@ -84,8 +84,8 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       sp->next++;
     Node *y =
         sp->next < sp->nodes.n && sp->nodes.v[sp->next]->first == i ? sp->nodes.v[sp->next] : NULL;
-    bool func =
-        t->kind == TK_IDENT && (!strcmp(t->text, "__func__") || !strcmp(t->text, "__FUNCTION__"));
+    bool func = t->kind == TK_IDENT &&
+                (!strcmp(tok_text(t), "__func__") || !strcmp(tok_text(t), "__FUNCTION__"));
     if (!y && !func)
       continue;
     fwrite(src->raw + at, 1, t->offset - at, out);

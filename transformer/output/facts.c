@@ -94,7 +94,7 @@ static const char *value_type(Source *src, Coroutine *co) {
   const Token *name = co->declarator->tok;
   char *text = "";
   for (int i = co->specs->first; i < src->original.n && &src->original.v[i] != name; i++) {
-    const char *w = src->original.v[i].text;
+    const char *w = tok_text(&src->original.v[i]);
     if (strcmp(w, "coroutine") == 0 || strcmp(w, "static") == 0 || strcmp(w, "extern") == 0 ||
         strcmp(w, "inline") == 0)
       continue;
@@ -134,7 +134,7 @@ static bool resume_pre(Node *n, void *ctx) {
                     first->line,
                     (int)first->col,
                     last->line,
-                    (int)(last->col + strlen(last->text)),
+                    (int)(last->col + strlen(tok_text(last))),
                     NULL,
                     -1,
                     -1};
@@ -168,8 +168,8 @@ static CoroFacts one(Source *src, Coroutine *co, const Options *opt) {
   CoroFacts f = {.name = co->name,
                  .line = first->line,
                  .col = (int)first->col,
-                 .end_col = name->line == first->line ? (int)(name->col + strlen(name->text))
-                                                      : (int)(first->col + strlen(first->text)),
+                 .end_col = name->line == first->line ? (int)(name->col + strlen(tok_text(name)))
+                                                      : (int)(first->col + strlen(tok_text(first))),
                  .kind = co->is_async       ? "async generator"
                          : co->is_generator ? "generator"
                                             : "task",

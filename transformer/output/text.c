@@ -21,7 +21,7 @@
 /* What a token stands for in the output. */
 static const char *token_text(Emitter *e, const Token *t) {
   if (e->co && t->kind == TK_IDENT &&
-      (strcmp(t->text, "__func__") == 0 || strcmp(t->text, "__FUNCTION__") == 0))
+      (strcmp(tok_text(t), "__func__") == 0 || strcmp(tok_text(t), "__FUNCTION__") == 0))
     return format("\"%s\"", e->co->name); /* the coroutine's name, not coro_resume_NAME */
   Sym *s = token_sym(t);
   if (s && s->owner && s->field) {
@@ -31,7 +31,7 @@ static const char *token_text(Emitter *e, const Token *t) {
       return format("coro_f->%s", s->field);
     return s->field;
   }
-  return t->text;
+  return tok_text(t);
 }
 
 static const char *tagged_name(const Node *tagged) {
@@ -48,8 +48,8 @@ static bool is_top_const(Emitter *e, const Node *pointer, int i) {
   if (i < pointer->first || i > pointer->last)
     return false;
   const Token *t = &e->toks->v[i];
-  if (t->kind != TK_IDENT ||
-      (strcmp(t->text, "const") && strcmp(t->text, "__const") && strcmp(t->text, "__const__")))
+  if (t->kind != TK_IDENT || (strcmp(tok_text(t), "const") && strcmp(tok_text(t), "__const") &&
+                              strcmp(tok_text(t), "__const__")))
     return false;
   for (int j = i + 1; j <= pointer->last; j++)
     if (e->toks->v[j].code == '*')
@@ -62,7 +62,7 @@ static bool print_collapsed(FILE *out, Emitter *e, const Node *tagged) {
   const char *name = tagged_name(tagged);
   if (!name)
     return false;
-  xfprintf(out, "%s %s", e->toks->v[tagged->first].text, name);
+  xfprintf(out, "%s %s", tok_text(&e->toks->v[tagged->first]), name);
   return true;
 }
 
@@ -143,10 +143,10 @@ static void print_range(FILE *out, Emitter *e, int first, int last, const Style 
     }
     if (hoisted && !token_sym(hoisted->tok) && hoisted->tag) {
       /* an anonymous hoisted type gets its generated tag after the keyword */
-      xfprintf(out, "%s %s", t->text, hoisted->tag);
+      xfprintf(out, "%s %s", tok_text(t), hoisted->tag);
       continue;
     }
-    fputs(st && st->raw ? t->text : token_text(e, t), out);
+    fputs(st && st->raw ? tok_text(t) : token_text(e, t), out);
   }
 }
 
@@ -276,7 +276,7 @@ static ElemKind derived_kind(const Node *specs, const Node *declarator, int from
 static bool is_vector_typedef(const Sym *s) {
   for (int i = s->decl->specs->first; i < s->toks->n; i++) {
     const Token *t = &s->toks->v[i];
-    if (t->kind == TK_IDENT && strstr(t->text, "vector_size"))
+    if (t->kind == TK_IDENT && strstr(tok_text(t), "vector_size"))
       return true;
     if (i > s->decl->last && (t->code == ';' || t->code == ','))
       break;
@@ -290,7 +290,7 @@ static ElemKind specs_kind(const Node *specs, int depth, const TokenList *toks) 
   for (int i = 0; specs && i < specs->kids.n; i++) {
     Node *k = specs->kids.v[i];
     if (k->kind == ND_TAGGED) /* its first token is struct, union or enum */
-      return strcmp(toks->v[k->first].text, "enum") == 0 ? EL_ARITH : EL_RECORD;
+      return strcmp(tok_text(&toks->v[k->first]), "enum") == 0 ? EL_ARITH : EL_RECORD;
     if (k->kind == ND_SIZEOF) /* typeof */
       return EL_RECORD;
     if (k->kind == ND_IDENT) {
@@ -414,7 +414,7 @@ static const char *macro_text(Emitter *e, const char *name) {
 /* The replacement list of a macro used as an item (`ORIGIN`), or NULL:
    only its expansion says what the item fills. */
 static const char *item_macro(Emitter *e, const Node *n) {
-  return n->kind == ND_IDENT && !n->sym ? macro_text(e, n->tok->text) : NULL;
+  return n->kind == ND_IDENT && !n->sym ? macro_text(e, tok_text(n->tok)) : NULL;
 }
 
 /* Is the text one braced list, `{...}` and nothing after? */

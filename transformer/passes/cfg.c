@@ -209,7 +209,7 @@ static bool jump_pre(Node *n, void *ctx) {
   if (n->kind == ND_GOTO && n->expr) {
     j->l->nodes[j->from].computed_goto = j->jumps = true;
   } else if (n->kind == ND_GOTO) {
-    jump_to(j, label_node(j->l, n->tok[1].text));
+    jump_to(j, label_node(j->l, tok_text(&n->tok[1])));
   } else if (n->kind == ND_RETURN) {
     jump_to(j, j->l->exit);
   } else if (n->kind == ND_BREAK && !j->loops && !j->switches) {
@@ -398,7 +398,7 @@ static int build(Live *l, Node *s, int next) {
     return entry;
   }
   case ND_LABEL: {
-    int entry = label_node(l, s->tok->text);
+    int entry = label_node(l, tok_text(s->tok));
     add_succ(l, entry, build(l, s->body, next));
     return entry;
   }
@@ -409,7 +409,7 @@ static int build(Live *l, Node *s, int next) {
       return head;
     }
     int g = new_cfg_node(l);
-    add_succ(l, g, label_node(l, s->tok[1].text));
+    add_succ(l, g, label_node(l, tok_text(&s->tok[1])));
     return g;
   }
   case ND_CONTINUE:

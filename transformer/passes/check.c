@@ -76,7 +76,7 @@ static void check_local(Checker *c, Node *init_decl, int specs) {
   Node *kinds = init_decl->specs;
   for (int i = 0; i < kinds->kids.n; i++) {
     Token *t = &c->src->original.v[kinds->kids.v[i]->first];
-    if (strcmp(t->text, "__auto_type") == 0)
+    if (strcmp(tok_text(t), "__auto_type") == 0)
       error_tok(t, "'%s' needs its type written out: a frame field cannot be __auto_type", s->name);
   }
 }
@@ -110,7 +110,7 @@ static int new_resume_point(Checker *c, const Token *where) {
   co->resume_lines = xappend(co->resume_lines, co->nresume, sizeof(int));
   co->resume_lines[co->nresume] = where->line;
   co->resume_words = xappend(co->resume_words, co->nresume, sizeof(char *));
-  co->resume_words[co->nresume] = where->text; /* "yield" or "await" */
+  co->resume_words[co->nresume] = tok_text(where); /* "yield" or "await" */
   return co->nresume;
 }
 
@@ -158,10 +158,11 @@ static char *return_type(Sym *f) {
       continue;
     for (int j = k->first; j <= k->last; j++) {
       Token *t = &toks->v[j];
-      if (t->kind == TK_IDENT && (!strcmp(t->text, "inline") || !strcmp(t->text, "__inline") ||
-                                  !strcmp(t->text, "__inline__")))
+      if (t->kind == TK_IDENT &&
+          (!strcmp(tok_text(t), "inline") || !strcmp(tok_text(t), "__inline") ||
+           !strcmp(tok_text(t), "__inline__")))
         continue;
-      xfprintf(out, "%s%s", len || memstream_tell(out) ? " " : "", t->text);
+      xfprintf(out, "%s%s", len || memstream_tell(out) ? " " : "", tok_text(t));
     }
   }
   Node *params = d->kids.v[0];
@@ -171,7 +172,7 @@ static char *return_type(Sym *f) {
       continue;
     }
     if (&toks->v[j] != d->tok)
-      xfprintf(out, " %s", toks->v[j].text);
+      xfprintf(out, " %s", tok_text(&toks->v[j]));
   }
   memstream_close(out);
   return buf;
@@ -528,14 +529,15 @@ static Coroutine *async_made_by(Checker *c, Node *n) {
 /* coro_next or coro_send of an async generator (the runtime refuses the others). */
 static void check_next_call(Checker *c, Node *n) {
   if (n->kind != ND_EXPR || n->op != OP_CALL || n->lhs->kind != ND_IDENT || n->kids.n < 1 ||
-      (strcmp(n->lhs->tok->text, "coro_next") != 0 && strcmp(n->lhs->tok->text, "coro_send") != 0))
+      (strcmp(tok_text(n->lhs->tok), "coro_next") != 0 &&
+       strcmp(tok_text(n->lhs->tok), "coro_send") != 0))
     return;
   Coroutine *g = async_made_by(c, n->kids.v[0]);
   if (g)
     error_tok(n->lhs->tok,
               "'%s' is an async generator (it awaits): a task takes its values with "
               "'await coro_next_await(gen, &value)', not %s",
-              g->name, n->lhs->tok->text);
+              g->name, tok_text(n->lhs->tok));
 }
 
 /* `while (({ if (done) break; 1; }))`: a break or continue inside a
@@ -653,7 +655,7 @@ static void check_no_include(Checker *c) {
     Token *t = &c->src->original.v[i];
     if (t->kind != TK_DIRECTIVE || t->dead)
       continue;
-    const char *p = strchr(t->text, '#') + 1;
+    const char *p = strchr(tok_text(t), '#') + 1;
     p += strspn(p, " \t");
     if (strncmp(p, "include", 7) == 0)
       error_tok(t, "#include inside a coroutine is not supported: include it before the coroutine");

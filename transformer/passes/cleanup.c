@@ -37,11 +37,11 @@
  * =================================================================== */
 
 static bool is_word(const Token *t, const char *a, const char *b) {
-  return t->kind == TK_IDENT && (!strcmp(t->text, a) || !strcmp(t->text, b));
+  return t->kind == TK_IDENT && (!strcmp(tok_text(t), a) || !strcmp(tok_text(t), b));
 }
 
 static bool is_punct(const Token *t, const char *p) {
-  return !strcmp(t->text, p);
+  return !strcmp(tok_text(t), p);
 }
 
 /* The fn of a `cleanup(fn)` inside an __attribute__ in tokens [from, to], or NULL. */
@@ -64,7 +64,7 @@ static const char *cleanup_in(const TokenList *o, int from, int to) {
     } else if (depth == 2 && is_word(t, "cleanup", "__cleanup__") && i + 3 <= to &&
                is_punct(&o->v[i + 1], "(") && o->v[i + 2].kind == TK_IDENT &&
                is_punct(&o->v[i + 3], ")")) {
-      return o->v[i + 2].text;
+      return tok_text(&o->v[i + 2]);
     }
   }
   return NULL;
@@ -229,9 +229,9 @@ void cleanup_plan(Source *src, Coroutine *co) {
               plan.spans[k].decl->sym->name);
       continue;
     }
-    const char *name = src->original.v[g->first + 1].text; /* goto NAME; */
+    const char *name = tok_text(&src->original.v[g->first + 1]); /* goto NAME; */
     for (int k = 0; k < w.labels.n; k++)
-      if (!strcmp(w.labels.v[k]->tok->text, name)) {
+      if (!strcmp(tok_text(w.labels.v[k]->tok), name)) {
         add_exit(g, w.labels.v[k]->first);
         break;
       }

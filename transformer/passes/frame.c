@@ -255,7 +255,7 @@ static void check_field_types(Layout *l) {
           error_tok(t,
                     "the type of '%s' depends on '%s', a local of coroutine '%s': a frame "
                     "needs every type known outside the body",
-                    n->sym->name, t->text, l->co->name);
+                    n->sym->name, tok_text(t), l->co->name);
       }
   }
 }
@@ -272,7 +272,7 @@ static void check_hoisted_types(Layout *l) {
         error_tok(tok,
                   "a type declared in coroutine '%s' cannot depend on its local '%s': "
                   "coroc moves the type to file scope",
-                  l->co->name, tok->text);
+                  l->co->name, tok_text(tok));
     }
   }
 }

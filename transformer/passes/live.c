@@ -104,7 +104,7 @@ static bool path_may_decay(const Live *l, Node *path, int v) {
     }
     if (left > 0 || !specs)
       return true;
-    left = member_dims(l->src, specs, l->src->original.v[op->last].text);
+    left = member_dims(l->src, specs, tok_text(&l->src->original.v[op->last]));
     if (left < 0)
       return true;
     specs = NULL; /* (a member's own members: not looked up) */
@@ -146,7 +146,7 @@ static Node *written_operand(const Live *l, Node *n) {
     return NULL;
   if (n->op == OP_ASSIGN || n->op == OP_ASSIGN_OP || n->op == OP_POSTFIX)
     return n->lhs;
-  const char *op = l->src->original.v[n->first].text;
+  const char *op = tok_text(&l->src->original.v[n->first]);
   if (n->op == OP_UNARY && (!strcmp(op, "++") || !strcmp(op, "--")))
     return n->operand;
   return NULL;
@@ -510,7 +510,7 @@ static void frame_named_in_macros(Live *l) {
   for (int i = l->co->first; i <= l->co->last; i++) {
     Token *t = &l->src->original.v[i];
     if (t->kind == TK_DIRECTIVE && !t->dead)
-      frame_named_in(l, t->text);
+      frame_named_in(l, tok_text(t));
   }
 }
 

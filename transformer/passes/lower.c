@@ -876,7 +876,7 @@ static void lower_stmt_kind(Emitter *e, Node *n) {
     return;
   case ND_LABEL:
     e->indent--;
-    emit_put(e, line, "%s:", n->tok->text);
+    emit_put(e, line, "%s:", tok_text(n->tok));
     e->indent++;
     lower_stmt(e, n->body);
     return;
