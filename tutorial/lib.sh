@@ -301,15 +301,20 @@ picture() {
 
 # debug_build DIR NAME [COROC_OPTIONS...]: NAME.coc through coroc and gcc,
 # for the debugger (-g -O0), in $work/DIR with a copy of NAME.coc beside it,
-# as gdb looks for the .coc where the C was compiled. Always gcc, whatever
-# $CC says: the chapter's sessions were made with it, and clang's tables of
-# lines differ a little (a `next` may go to another line first).
+# as gdb looks for the .coc where the C was compiled. NAME may be a path to
+# a .coc elsewhere (an example's), which is copied from there: nothing is
+# written beside the chapter's own files. Always gcc, whatever $CC says: the
+# chapter's sessions were made with it, and clang's tables of lines differ a
+# little (a `next` may go to another line first).
 debug_build() {
-  local dir=$work/$1 name=$2
+  local dir=$work/$1 src=$2
+  local name
+  name=$(basename "$src" .coc)
+  [[ $src == *.coc ]] || src=$src.coc
   shift 2
   need_coroc
   mkdir -p "$dir"
-  cp "$name.coc" "$dir/"
+  cp "$src" "$dir/"
   (cd "$dir" && "$COROC" "$@" -o "$name.c" "$name.coc" &&
      gcc $CFLAGS -I"$COROC_INCLUDE" -o "$name" "$name.c" "$COROC_LIB")
 }

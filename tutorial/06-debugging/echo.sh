@@ -3,7 +3,5 @@
 # (--self-test), stackful, as coroc's gdb extension shows them: under gdb
 # with echo.gdb.
 . "$(dirname "$0")/../lib.sh"
-cp "$root/examples/echo.coc" .   # debug_build takes the .coc from here
-trap 'rm -f echo.coc' EXIT
-debug_build echo echo --backend=stackful
+debug_build echo "$root/examples/echo.coc" --backend=stackful
 debug_session echo echo echo.gdb
