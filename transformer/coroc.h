@@ -183,17 +183,15 @@ typedef enum {
   TK_EOF,       /* the end of the input */
 } TokenKind;
 
-/* 20 bytes: a large file with its headers makes hundreds of thousands, and
-   the two lists of them are most of a run's memory. So a token names its
-   spelling by where it lies among the run's spellings (tokens.c keeps them
-   all in one mapping, token_spellings), not by a pointer: 4 bytes, not 8.
-   What the passes learn about the user's own tokens (the symbol a name
-   refers to, ...) is kept beside them (source.c, token notes), not in each. */
+/* 16 bytes: the two lists of tokens are most of a run's memory. A token
+   names its spelling by an offset (in token_spellings), not a pointer, and
+   keeps no byte offset: one of the user's own finds it from its line and
+   column (token_offset), and no other needs one. What the passes learn of
+   the user's own tokens is kept beside them (source.c, token notes). */
 struct Token {
   /* the spelling, NUL-terminated (tok_text): interned (tokens.c), or a copy for strings and
      directives; its offset in token_spellings */
   unsigned spelling;
-  unsigned offset;    /* byte offset in the text it was scanned from */
   int line;           /* where it stands: line (1-based) ... */
   unsigned col;       /* ... column (1-based, in bytes) ... */
   unsigned file : 15; /* ... and file (an index of file_name) */
@@ -205,6 +203,7 @@ struct Token {
   bool in_main : 1;  /* it comes from the .coc itself, not from a header */
   bool dead : 1;     /* original tokens: in a conditional group the preprocessor skipped */
 };
+_Static_assert(sizeof(Token) == 16, "the token lists are most of a run's memory");
 
 /* tokens.c: every spelling of the run, in one mapping that never moves.
    Its first byte is a NUL: an all-zero token reads as "". */
@@ -220,11 +219,6 @@ const char *file_name(unsigned number);
 /* Where a token stands. */
 static inline Pos tok_pos(const Token *t) {
   return (Pos){file_name(t->file), t->line, (int)t->col, (int)__builtin_strlen(tok_text(t))};
-}
-
-/* The byte offset just past a token (its spelling is the text's own bytes). */
-static inline size_t token_end(const Token *t) {
-  return t->offset + __builtin_strlen(tok_text(t));
 }
 
 /* The offset in token_spellings of one that intern or copy_spelling made. */
@@ -282,6 +276,7 @@ typedef struct {
   bool *line_live;      /* [line] the preprocessed text has tokens from this line */
   bool *directive_live; /* [line] the preprocessor kept the directive on this line (-dD) */
   int nlines;           /* lines in the original */
+  unsigned *line_start; /* [line] the offset in text of its first byte: made with the original */
   bool has_line_directives;        /* the .coc has #line directives of its own */
   struct LineDirective *line_dirs; /* its live ones, in order (lines.c, logical_line) */
   int nline_dirs;                  /* how many; -1 until they are looked for */
@@ -291,6 +286,15 @@ typedef struct {
   const char *cpp_text; /* -MD: the preprocessor's linemarker lines (depfile.c reads them) */
   size_t cpp_len;       /* its length */
 } Source;
+
+/* Where a token of the user's own text (Source.original) starts in it, and
+   where it ends (its spelling is the text's own bytes). */
+static inline size_t token_offset(const Source *src, const Token *t) {
+  return src->line_start[t->line] + t->col - 1;
+}
+static inline size_t token_end(const Source *src, const Token *t) {
+  return token_offset(src, t) + __builtin_strlen(tok_text(t));
+}
 
 /* Options that reach the preprocessor. */
 typedef struct {

@@ -82,8 +82,8 @@ char *text_for_preprocessor(Source *src, size_t *len) {
     src->has_line_directives = true;
     if (!out)
       out = xmemstream(&buf, &size);
-    fwrite(src->text + at, 1, t->offset - at, out);
-    at = token_end(t);
+    fwrite(src->text + at, 1, token_offset(src, t) - at, out);
+    at = token_end(src, t);
     int last_line;
     const char *rest;
     int n = line_directive_number(t, &last_line, &rest);

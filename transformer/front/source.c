@@ -591,11 +591,23 @@ void token_set_literal(const Token *t, Node *node) {
    output is made of them), a diagnostic (it points into them), or #line
    directives (the preprocessor must not see them). A file without any of
    these, plain C, is scanned once, as the preprocessor expanded it. */
+/* Where each line of the text starts: an original token's offset is its
+   line's start and its column (token_offset), so a token keeps no offset of
+   its own. Lines end at LF in the text coroc scans (normalize_line_ends). */
+static void mark_line_starts(Source *src) {
+  int n = 2 + count_lines(src->text, src->len);
+  src->line_start = xcalloc(n, sizeof *src->line_start);
+  int line = 1;
+  for (const char *p = src->text, *end = p + src->len; (p = memchr(p, '\n', end - p)); p++)
+    src->line_start[++line] = (unsigned)(p + 1 - src->text);
+}
+
 static void scan_original(Source *src) {
   if (src->original_ready)
     return;
   src->original_ready = true;
   tokenize(src->name, src->text, src->len, false, NULL, &src->original);
+  mark_line_starts(src);
   noted = &src->original;
   if (src->line_live) /* (else source_load marks them, once the lines are known) */
     mark_dead(src);

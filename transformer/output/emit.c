@@ -43,13 +43,13 @@ void emit_begin(EmitCursor *c, FILE *out, Source *src, const Options *opt, LineM
 static void text_before(EmitCursor *c, Coroutine *co) {
   Emitter *e = &c->e;
   Source *src = e->src;
-  Token *first = &src->original.v[co->first];
-  fwrite(src->raw + c->at, 1, first->offset - c->at, e->out);
-  for (size_t i = c->at; i < first->offset; i++)
+  size_t first = token_offset(src, &src->original.v[co->first]);
+  fwrite(src->raw + c->at, 1, first - c->at, e->out);
+  for (size_t i = c->at; i < first; i++)
     e->mapped += src->text[i] == '\n';
   if (src->has_line_directives)
     e->mapped = 0, e->named = false; /* the user's own #line may have moved the count */
-  if (first->offset > 0 && src->text[first->offset - 1] != '\n') {
+  if (first > 0 && src->text[first - 1] != '\n') {
     fputc('\n', e->out);
     e->mapped = 0;
   }
@@ -65,7 +65,7 @@ static void text_before(EmitCursor *c, Coroutine *co) {
 static void after(EmitCursor *c, Coroutine *co) {
   Emitter *e = &c->e;
   Token *last = &e->src->original.v[co->last];
-  c->at = token_end(last);
+  c->at = token_end(e->src, last);
   if (e->opt->line_directives && c->at < e->src->len)
     emit_line_directive(e, last->line);
   e->mapped = last->line;

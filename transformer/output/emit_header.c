@@ -469,7 +469,8 @@ static void print_header(Header *h, FILE *out) {
     int first = source_find_original(h->src, h->exts[i]->first);
     int last = source_find_original(h->src, h->exts[i]->last);
     xfprintf(out, "/* %s:%d */\n", base_name(h->src->name), o->v[first].line);
-    fwrite(h->src->raw + o->v[first].offset, 1, token_end(&o->v[last]) - o->v[first].offset, out);
+    size_t from = token_offset(h->src, &o->v[first]);
+    fwrite(h->src->raw + from, 1, token_end(h->src, &o->v[last]) - from, out);
     fputc('\n', out);
   }
 

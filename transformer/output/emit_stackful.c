@@ -35,11 +35,12 @@ typedef struct {
 } Splices;
 
 /* The first original token at or after byte `offset` (tokens are in order). */
-static int token_at(TokenList *o, size_t offset) {
+static int token_at(const Source *src, size_t offset) {
+  const TokenList *o = &src->original;
   int lo = 0, hi = o->n;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
-    if (o->v[mid].offset < offset)
+    if (token_offset(src, &o->v[mid]) < offset)
       lo = mid + 1;
     else
       hi = mid;
@@ -54,12 +55,12 @@ static int token_at(TokenList *o, size_t offset) {
    put more text before it on its line than the user had. False, and nothing
    printed, past column COROC_MAX_ALIGN_COLUMN. */
 static bool realign(FILE *out, Source *src, Token *t) {
-  size_t start = t->offset;
+  size_t at = token_offset(src, t), start = at;
   while (start > 0 && src->raw[start - 1] != '\n' && src->raw[start - 1] != '\r')
-    if (t->offset - --start > COROC_MAX_ALIGN_COLUMN)
+    if (at - --start > COROC_MAX_ALIGN_COLUMN)
       return false; /* a machine-made line: no caret to keep, and no quadratic padding */
   xfprintf(out, "\n%s\n", emit_line_text(src, t->line));
-  for (size_t i = start; i < t->offset; i++)
+  for (size_t i = start; i < at; i++)
     fputc(src->raw[i] == '\t' ? '\t' : ' ', out);
   return true;
 }
@@ -76,9 +77,9 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
                    bool lines) {
   TokenList *o = &src->original;
   size_t at = from;
-  for (int i = token_at(o, from); i < o->n && o->v[i].offset < to; i++) {
+  for (int i = token_at(src, from); i < o->n && token_offset(src, &o->v[i]) < to; i++) {
     Token *t = &o->v[i];
-    if (t->offset < at || t->dead)
+    if (token_offset(src, t) < at || t->dead)
       continue;
     while (sp->next < sp->nodes.n && sp->nodes.v[sp->next]->first < i)
       sp->next++;
@@ -88,14 +89,14 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
                 (!strcmp(tok_text(t), "__func__") || !strcmp(tok_text(t), "__FUNCTION__"));
     if (!y && !func)
       continue;
-    fwrite(src->raw + at, 1, t->offset - at, out);
+    fwrite(src->raw + at, 1, token_offset(src, t) - at, out);
     if (func) {
       xfprintf(out, "\"%s\"", co->name);
-      at = token_end(t);
+      at = token_end(src, t);
       continue;
     }
     sp->next++;
-    at = token_end(&o->v[y->last]);
+    at = token_end(src, &o->v[y->last]);
     if (y->kind == ND_YIELD && !y->expr) { /* `yield;` in a task */
       fputs("CORO_STACKFUL_YIELD_TASK(coro_c);", out);
       continue;
@@ -122,17 +123,18 @@ static void splice(FILE *out, Source *src, Coroutine *co, Splices *sp, size_t fr
       xfprintf(out, "CORO_STACKFUL_%sAWAIT_VOID_TASK(coro_c,", agen);
     if (!lines || !realign(out, src, first))
       fputc(' ', out);
-    splice(out, src, co, sp, first->offset, token_end(last), lines);
+    splice(out, src, co, sp, token_offset(src, first), token_end(src, last), lines);
     fputs(y->kind == ND_YIELD ? ");" : ")", out);
     if (y->kind == ND_YIELD && y->target) { /* `x = yield v;`: then x gets what was sent */
       Token *tf = &o->v[y->target->first], *tl = &o->v[y->target->last];
       fputs(" CORO_RECEIVE(coro_c,", out);
       if (!lines || !realign(out, src, tf))
         fputc(' ', out);
-      splice(out, src, co, sp, tf->offset, token_end(tl), lines);
+      splice(out, src, co, sp, token_offset(src, tf), token_end(src, tl), lines);
       fputs("); } while (0)", out);
       if (lines && realign(out, src, &o->v[y->last]))
-        at = o->v[y->last].offset; /* the ';' where it was: what follows keeps its line */
+        at = token_offset(src,
+                          &o->v[y->last]); /* the ';' where it was: what follows keeps its line */
       else
         fputc(';', out);
     }
@@ -161,7 +163,7 @@ static void splice_inline_call(FILE *out, Source *src, Coroutine *co, Splices *s
           *last = &o->v[call->kids.v[call->kids.n - 1]->last];
     if (lines)
       realign(out, src, first); /* the arguments where the user wrote them */
-    splice(out, src, co, sp, first->offset, token_end(last), lines);
+    splice(out, src, co, sp, token_offset(src, first), token_end(src, last), lines);
   }
   fputs(co->runs_cleanups ? "))" : ")", out);
 }
@@ -278,7 +280,8 @@ void emit_stackful(Emitter *e, Coroutine *co) {
   bool shared = body->first < body->last && next->line == open->line;
   if (!(e->opt->line_directives && shared && realign(e->out, src, open)))
     fputc(' ', e->out);
-  splice(e->out, src, co, &yields, open->offset, token_end(close), e->opt->line_directives);
+  splice(e->out, src, co, &yields, token_offset(src, open), token_end(src, close),
+         e->opt->line_directives);
   fputc('\n', e->out);
   emit_resync(e, close->line + 1);
   if (co->runs_cleanups) {

@@ -64,13 +64,12 @@ static void collect_awaits(Node *n, NodeList *out) {
 static char *at_own_column(Emitter *e, Node *n) {
   if (!e->opt->line_directives)
     return " ";
-  Token *t = &e->src->original.v[n->first];
-  size_t start = t->offset;
+  size_t at = token_offset(e->src, &e->src->original.v[n->first]), start = at;
   while (start > 0 && e->src->raw[start - 1] != '\n' && e->src->raw[start - 1] != '\r')
-    if (t->offset - --start > COROC_MAX_ALIGN_COLUMN)
+    if (at - --start > COROC_MAX_ALIGN_COLUMN)
       return " "; /* a machine-made line: no caret to keep, and no quadratic padding */
-  char *pad = xcalloc(t->offset - start + 1, 1);
-  for (size_t i = start; i < t->offset; i++)
+  char *pad = xcalloc(at - start + 1, 1);
+  for (size_t i = start; i < at; i++)
     pad[i - start] = e->src->raw[i] == '\t' ? '\t' : ' ';
   return format("\n%s\n%s", emit_line_text(e->src, emit_line_of(e, n)), pad);
 }
@@ -768,7 +767,7 @@ static void keep_fallthrough_comment(Emitter *e, Node *label) {
   if (label->first == 0)
     return;
   const Token *prev = &e->toks->v[label->first - 1], *t = &e->toks->v[label->first];
-  for (size_t i = token_end(prev); i + 4 <= t->offset; i++)
+  for (size_t i = token_end(e->src, prev), end = token_offset(e->src, t); i + 4 <= end; i++)
     if (strncasecmp(e->src->text + i, "fall", 4) == 0) {
       emit_put(e, 0, "/* fallthrough */");
       return;
