@@ -281,8 +281,6 @@ typedef struct {
   struct LineDirective *line_dirs; /* its live ones, in order (lines.c, logical_line) */
   int nline_dirs;                  /* how many; -1 until they are looked for */
   struct Preprocessor *cpp;        /* the preprocessor while it runs (source.c) */
-  /* text.c: [original token] where lowered ranges start; shared by every writer */
-  int *repl_at;
   const char *cpp_text; /* -MD: the preprocessor's linemarker lines (depfile.c reads them) */
   size_t cpp_len;       /* its length */
 } Source;
@@ -868,9 +866,10 @@ typedef struct {
   struct {
     int first, last, next;
     const char *text;
-  } * repl; /* lowering: ranges printed as text */
+  } * repl; /* ranges printed as text (lowering; typed names in shapes) */
   int nrepl, caprepl;
-  int *repl_at; /* [token] the newest repl entry starting there, or -1 (Source.repl_at) */
+  /* [token - repl_first] the newest repl entry starting there, or -1: for co's tokens (text.c) */
+  int *repl_at, repl_first, repl_count;
   const char *continue_label; /* lowering: a loop whose condition awaits: where `continue` goes */
   /* lowering: blocks opened around a statement for `?:` values, to close after it */
   int open_blocks;
@@ -944,8 +943,9 @@ char *emit_field_decl(Emitter *e, const Node *specs, const Node *declarator, con
 char *literal_type(Emitter *e, const Node *lit, const char *key);
 char *shape_decl(Emitter *e, const Node *specs, const Node *d, const Node *init, const char *key,
                  const Sym *self); /* the shape sizing an array declared [], or NULL */
-void push_repl(Emitter *e, const Node *n, const char *text); /* lowering: print n as text */
+void push_repl(Emitter *e, const Node *n, const char *text); /* print n as text */
 void drop_repl(Emitter *e, int keep);                        /* ... forget those from keep on */
+void repl_release(Emitter *e); /* ... and the writer is done with its coroutine */
 
 /* output/emit_cleanup.c: the stackless printer's part of cleanups */
 char *cleanup_strip(const char *decl); /* a field's declaration without its cleanup attribute */

@@ -23,13 +23,12 @@ static void emit_coroutine(Emitter *e, Coroutine *co) {
   if (co->is_prototype) {
     emit_value_type(e, co); /* an await of it reads its value as this type */
     emit_put(e, emit_line_of(e, co->decl), "CORO_NODISCARD %s;", emit_creation_header(e, co));
-    return;
-  }
-  if (e->opt->backend == BACKEND_STACKFUL) {
+  } else if (e->opt->backend == BACKEND_STACKFUL) {
     emit_stackful(e, co);
-    return;
+  } else {
+    emit_stackless(e, co);
   }
-  emit_stackless(e, co);
+  repl_release(e); /* (in a streaming run, the coroutine's region ends next) */
 }
 
 void emit_begin(EmitCursor *c, FILE *out, Source *src, const Options *opt, LineMarks *marks) {

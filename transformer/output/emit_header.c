@@ -550,6 +550,7 @@ char *emit_header(Source *src, Coroutine *cos, const Options *opt, size_t *len) 
   print_header(&h, out);
   fclose(out);
   /* the body's macros are defined by the frames' printer: only saved */
+  repl_release(&h.e);
   xfree(h.exts);
   xfree(h.macros);
   xfree(h.frames);

@@ -71,9 +71,9 @@ static bool print_collapsed(FILE *out, Emitter *e, const Node *tagged) {
    only about its own (usually none). */
 static int best_repl(Emitter *e, int i, int last) {
   int best = -1;
-  if (!e->repl_at)
+  if (i < e->repl_first || i - e->repl_first >= e->repl_count)
     return -1;
-  for (int k = e->repl_at[i]; k >= 0; k = e->repl[k].next)
+  for (int k = e->repl_at[i - e->repl_first]; k >= 0; k = e->repl[k].next)
     if (e->repl[k].last <= last && (best < 0 || e->repl[k].last > e->repl[best].last))
       best = k;
   return best;
@@ -92,7 +92,7 @@ static int repl_end(Emitter *e, int i, int last) {
 void drop_repl(Emitter *e, int keep) {
   while (e->nrepl > keep) {
     e->nrepl--;
-    e->repl_at[e->repl[e->nrepl].first] = e->repl[e->nrepl].next;
+    e->repl_at[e->repl[e->nrepl].first - e->repl_first] = e->repl[e->nrepl].next;
   }
 }
 
@@ -164,25 +164,51 @@ char *node_str(Emitter *e, const Node *n) {
   return range_str(e, n->first, n->last, &(Style){.collapse = true});
 }
 
+/* The ranges printed as text are those of the coroutine the writer is on
+   (e->co), and so is the table that finds them by their first token: made
+   for its tokens alone when the first range is pushed, made again when the
+   writer has moved on to another coroutine, and given back with
+   repl_release when the writer is done with one. So a streaming run keeps
+   none of it from one coroutine to the next, where all of it went back
+   with the coroutine's region. */
+static void repl_table(Emitter *e) {
+  if (!e->co)
+    internal_error("a range printed as text outside a coroutine");
+  if (e->repl_at && e->repl_first == e->co->first &&
+      e->repl_count == e->co->last - e->co->first + 1)
+    return;
+  if (e->nrepl)
+    internal_error("ranges printed as text from two coroutines at once");
+  xfree(e->repl_at);
+  e->repl_first = e->co->first;
+  e->repl_count = e->co->last - e->co->first + 1;
+  e->repl_at = xcalloc(e->repl_count, sizeof(int));
+  for (int i = 0; i < e->repl_count; i++)
+    e->repl_at[i] = -1;
+}
+
 void push_repl(Emitter *e, const Node *n, const char *text) {
+  repl_table(e);
   if (e->nrepl == e->caprepl) {
     e->caprepl = e->caprepl ? e->caprepl * 2 : 16;
     e->repl = xrealloc(e->repl, sizeof e->repl[0] * e->caprepl);
   }
-  /* one table for the whole input, made once: every writer empties what it used */
-  if (!e->repl_at) {
-    if (!e->src->repl_at) {
-      e->src->repl_at = memory_keep(xcalloc(e->toks->n + 1, sizeof(int))); /* (the run's) */
-      for (int i = 0; i <= e->toks->n; i++)
-        e->src->repl_at[i] = -1;
-    }
-    e->repl_at = e->src->repl_at;
-  }
+  int at = n->first - e->repl_first;
+  if (at < 0 || at >= e->repl_count)
+    internal_error("a range printed as text outside its coroutine");
   e->repl[e->nrepl].first = n->first;
   e->repl[e->nrepl].last = n->last;
   e->repl[e->nrepl].text = text;
-  e->repl[e->nrepl].next = e->repl_at[n->first];
-  e->repl_at[n->first] = e->nrepl++;
+  e->repl[e->nrepl].next = e->repl_at[at];
+  e->repl_at[at] = e->nrepl++;
+}
+
+void repl_release(Emitter *e) {
+  xfree(e->repl_at);
+  xfree(e->repl);
+  e->repl_at = NULL;
+  e->repl = NULL;
+  e->nrepl = e->caprepl = e->repl_first = e->repl_count = 0;
 }
 
 /* }================================================================== */

@@ -911,8 +911,7 @@ static void lower_body(Source *src, Coroutine *co, const Options *opt) {
   lower_items(&e, co->def->body);
   put_cleanups(&e, e.toks->v[co->def->body->last].line, cleanup_scope_end(co->def->body));
   cleanup_points(co);
-  drop_repl(&e, 0); /* the table of ranges is shared: leave it empty */
-  xfree(e.repl);
+  repl_release(&e);
 }
 
 void lower(Source *src, Coroutine *cos, const Options *opt) {
