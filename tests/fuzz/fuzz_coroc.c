@@ -13,6 +13,12 @@
  *   emit, emit_dot    the C (printed twice: the same bytes, as
  *                     COROC_CHECK_EMIT checks), --dot's graphs, and the C of
  *                     --no-line
+ *   stream_source     the streaming run, which `coroc IN.coc -o OUT.c` takes
+ *                     (docs/design.md, "The streaming run"): a coroutine at a
+ *                     time, each one's memory given back before the next. It
+ *                     must print the same bytes as the whole run, or give up
+ *                     (then coroc runs the file whole); and give up when the
+ *                     whole run finds an error.
  *
  * --stats is left out: it runs the compiler. An error in the input is a
  * normal end of a run (diag.c longjmps back here, under COROC_FUZZING); an
@@ -26,6 +32,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "stream.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -69,10 +76,14 @@ typedef struct {
   size_t size;
 } Input;
 
-/* One run of the pipeline, as `coroc --backend=B` would do it. */
-static void run(const Input *in, Backend backend) {
-  static const CppArgs no_cpp = {0};
+static const CppArgs no_cpp = {0};
+
+/* One run of the whole pipeline, as `coroc --backend=B` would do it with
+   --dot, --stats or --html; its C (with #line directives) in *whole, a
+   copy in libc's heap (NULL: an error in the input). */
+static void run(const Input *in, Backend backend, char **whole, size_t *whole_len) {
   jmp_buf escape;
+  *whole = NULL;
   if (setjmp(escape) == 0) {
     diag_escape = &escape;
     Source src = {0};
@@ -92,9 +103,59 @@ static void run(const Input *in, Backend backend) {
     }
     opt.line_directives = false;
     emit_to_string(&src, cos, &opt, false, &plain_len);
+    *whole = malloc(len + 1);
+    if (!*whole)
+      abort();
+    memcpy(*whole, c, len);
+    *whole_len = len;
   }
   diag_escape = NULL;
   coroc_reset();  /* (all the buffers above go with it) */
+}
+
+/* The streaming run of the same input (stream.c), printed into memory, and
+   held to what the whole run printed. */
+static void run_streaming(const Input *in, Backend backend, const char *whole, size_t whole_len) {
+  jmp_buf give_up;
+  static char *c; /* (read after the longjmp: not locals) */
+  static size_t len;
+  static FILE *out;
+  if (setjmp(give_up) == 0) {
+    diag_hold(&give_up);
+    Source src = {0};
+    source_load_text(&src, "fuzz.coc", (const char *)in->data, in->size, prelude);
+    Options opt = {.backend = backend, .cpp = &no_cpp, .input_dir = ".", .line_directives = true};
+    out = open_memstream(&c, &len); /* libc's: the runs' regions come and go as it grows */
+    stream_source(&src, &opt, out, &give_up);
+    fclose(out);
+    out = NULL;
+    diag_hold(NULL);
+    if (!whole) {
+      fprintf(stderr, "fuzz_coroc: the streaming run printed C where the whole run found an error\n");
+      abort();
+    }
+    if (len != whole_len || memcmp(c, whole, len) != 0) {
+      fprintf(stderr, "fuzz_coroc: the streaming run printed other C than the whole run\n");
+      abort();
+    }
+  } else { /* an error, or what only the whole file decides: coroc would run it whole */
+    diag_hold(NULL);
+    memory_region_end();
+    if (out)
+      fclose(out);
+    out = NULL;
+  }
+  free(c);
+  c = NULL;
+  coroc_reset();
+}
+
+static void run_both(const Input *in, Backend backend) {
+  char *whole;
+  size_t whole_len = 0;
+  run(in, backend, &whole, &whole_len);
+  run_streaming(in, backend, whole, whole_len);
+  free(whole);
 }
 
 /* The passes recurse as deep as the input nests: coroc runs them on a
@@ -115,8 +176,8 @@ static void *worker(void *arg) {
     while (!pending)
       pthread_cond_wait(&wake, &lock);
     pthread_mutex_unlock(&lock);
-    run(pending, BACKEND_STACKLESS);
-    run(pending, BACKEND_STACKFUL);
+    run_both(pending, BACKEND_STACKLESS);
+    run_both(pending, BACKEND_STACKFUL);
     pthread_mutex_lock(&lock);
     pending = NULL;
     pthread_cond_broadcast(&wake);
