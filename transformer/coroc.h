@@ -651,6 +651,7 @@ struct Sym {
   Coroutine *owner;         /* frame.c: the coroutine whose frame or types hold it, or NULL */
   const char *field;        /* frame.c: its name in the frame, or the renamed type/constant */
   bool in_stmt_expr;        /* declared inside a statement expression (stays a real local) */
+  bool void_task;           /* a coroutine's whose declaration is not kept: it returns void */
   bool is_array;            /* live.c: a local of array type */
   int live_var;             /* live.c, while it works: 1 + the local's index; 0 for others */
   bool cached;              /* live.c: a local in the frame kept in a C local of the resume function

@@ -137,6 +137,10 @@ void external_done(Parser *p, Loc loc) {
          coroutine's name, declared by both parses; no name finds it) */
       bool wanted = (s->kind == SYM_FUNCTION || s->kind == SYM_TYPEDEF) && s->decl &&
                     s->decl->kind == ND_INIT_DECL && scope_lookup(s->name) == s;
+      if (wanted && (s->specs & SP_COROUTINE)) { /* a call makes a coro_t *: only this counts */
+        s->void_task = !task_has_value(s);
+        wanted = false;
+      }
       s->decl = wanted ? keep_declaration(s->decl) : NULL;
     }
     arena_release(&arena_tree, p->external_mark);

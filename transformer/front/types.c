@@ -14,7 +14,9 @@
 
 /* Does the coroutine `f` (a symbol) return a value? */
 bool task_has_value(const Sym *f) {
-  return !((f->specs & SP_VOID) && f->decl && f->decl->declarator->kids.n == 1);
+  if (!f->decl)
+    return !f->void_task;
+  return !((f->specs & SP_VOID) && f->decl->declarator->kids.n == 1);
 }
 
 /* Is the declared type an array, looking through typedef names

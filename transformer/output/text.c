@@ -355,9 +355,12 @@ static bool object_is_scalar(Emitter *e, const Sym *s) {
   return (d && d->kids.n) || specs_kind(specs, 0, s->toks ? s->toks : e->toks) != EL_RECORD;
 }
 
-/* Does the call return a scalar? Known for a function called by its name. */
+/* Does the call return a scalar? Known for a function called by its name;
+   a coroutine's call makes an instance, a coro_t *. */
 static bool returns_scalar(Emitter *e, const Node *callee) {
   const Sym *s = callee->kind == ND_IDENT ? callee->sym : NULL;
+  if (s && s->kind == SYM_FUNCTION && (s->specs & SP_COROUTINE))
+    return true;
   if (!s || s->kind != SYM_FUNCTION || !s->decl || s->decl->kind != ND_INIT_DECL)
     return false;
   const Node *d = s->decl->declarator; /* its derivations: the function, then what it returns */
