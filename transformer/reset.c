@@ -11,6 +11,7 @@
  * own; this file only knows them all, so it stands on top, beside main.c.
  */
 #include "coroc.h"
+#include "front/lines.h"
 
 /* Every module's state, as at the start of the process: the modules' own
    first (they free into the heap), the streams an error left open, then

@@ -18,6 +18,7 @@
  * Below the scanner (lexer.l) and the reader (source.c), which both use it.
  */
 #include "coroc.h"
+#include "lines.h"
 
 #include <ctype.h>
 #include <limits.h>

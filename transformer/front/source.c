@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "lines.h"
 #include "stream.h"
 
 #include <errno.h>

@@ -33,6 +33,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "front/lines.h"
 #include "lsp.h"
 
 #include <errno.h>

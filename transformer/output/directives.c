@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "front/lines.h"
 
 #include <string.h>
 

@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "front/lines.h"
 
 #include <fcntl.h>
 #include <spawn.h>

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "front/lines.h"
 
 #include <stdarg.h>
 #include <string.h>
