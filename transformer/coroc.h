@@ -272,6 +272,7 @@ typedef struct {
   size_t len;           /* its length */
   TokenList expanded;   /* the preprocessed translation unit */
   TokenList original;   /* the .coc's own tokens, macros unexpanded: scanned when first needed */
+  int original_from;    /* ... those before it were given back (source_drop_original) */
   bool original_ready;  /* ... and they have been */
   bool *line_live;      /* [line] the preprocessed text has tokens from this line */
   bool *directive_live; /* [line] the preprocessor kept the directive on this line (-dD) */

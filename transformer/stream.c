@@ -185,6 +185,7 @@ static void each(Coroutine *co, void *ctx) {
   memory_region_end();
   forget(co);
   source_forget_notes(co->last + 1);
+  source_drop_original(s->src, co->last);
 }
 
 /* }================================================================== */

@@ -20,6 +20,12 @@ Coroutine *parse_source_each(Source *src, void (*each)(Coroutine *co, void *ctx)
 /* front/source.c: the notes of the tokens before index `below` are not
    asked again (their coroutines are printed): their memory goes back. */
 void source_forget_notes(int below);
+/* ... and the user's tokens before the line of token `last` (the last one
+   printed) are not read again: the pages they fill go back. */
+void source_drop_original(Source *src, int last);
+/* support/memory.c: the first `size` bytes of a block (`done` of them said
+   before) are not read again: their pages go back (under ASan: poisoned). */
+void memory_not_read_again(void *block, size_t done, size_t size);
 
 /* passes/check.c: what kind a coroutine is (is_generator, is_async); then,
    once it is in the table of definitions, its body checked against the

@@ -446,7 +446,7 @@ static void mark_live_lines(Source *src) {
 
 /* The first original token on `line`, by binary search (tokens are in order). */
 static int first_on_line(Source *src, int line) {
-  int lo = 0, hi = src->original.n;
+  int lo = src->original_from, hi = src->original.n;
   while (lo < hi) {
     int mid = (lo + hi) / 2;
     if (src->original.v[mid].line < line)
@@ -536,6 +536,15 @@ static Note *note_of(const Token *t, bool make) {
     notes[c] = memory_keep(xcalloc(NOTE_CHUNK, sizeof(Note)));
   }
   return &notes[c][i & (NOTE_CHUNK - 1)];
+}
+
+void source_drop_original(Source *src, int last) {
+  int from = first_on_line(src, src->original.v[last].line); /* its line may hold another */
+  if (from <= src->original_from)
+    return;
+  memory_not_read_again(src->original.v, sizeof(Token) * (size_t)src->original_from,
+                        sizeof(Token) * (size_t)from);
+  src->original_from = from;
 }
 
 void source_forget_notes(int below) {

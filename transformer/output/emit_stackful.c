@@ -37,7 +37,7 @@ typedef struct {
 /* The first original token at or after byte `offset` (tokens are in order). */
 static int token_at(const Source *src, size_t offset) {
   const TokenList *o = &src->original;
-  int lo = 0, hi = o->n;
+  int lo = src->original_from, hi = o->n; /* (those before it went back) */
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
     if (token_offset(src, &o->v[mid]) < offset)

@@ -51,6 +51,9 @@ struct ArenaBlock {
 #ifndef UNDER_ASAN
 #define UNDER_ASAN false
 #endif
+#if UNDER_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 struct Arena {
   ArenaBlock *top;   /* the block being filled */
@@ -296,6 +299,26 @@ void memory_region_end(void) {
     free(untrack(heap.link.next + 1));
   untrack(&region_mark + 1);
   region_mark.link.prev = region_mark.link.next = &region_mark;
+}
+
+/* The first `size` bytes of a block the run will not read again, the
+   first `done` of them said so before (the streaming run's user's tokens
+   behind the coroutines printed): the whole pages among them that were
+   not given back yet go back to the kernel, and read as zeros if read
+   after all. Under AddressSanitizer the bytes are poisoned instead, so that
+   such a read is reported (the fuzz harness runs the streaming run). */
+void memory_not_read_again(void *block, size_t done, size_t size) {
+#if UNDER_ASAN
+  __asan_poison_memory_region((char *)block + done, size - done);
+#else
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start = (uintptr_t)block;
+  uintptr_t first = (start + page - 1) & ~(page - 1); /* (the block's header is before it) */
+  uintptr_t from = (start + done) & ~(page - 1), to = (start + size) & ~(page - 1);
+  if (from < first)
+    from = first;
+  if (to > from)
+    madvise((void *)from, to - from, MADV_DONTNEED);
+#endif
 }
 
 /* A region's block copied to the heap, or a heap block moved to the far end
