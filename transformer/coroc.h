@@ -249,6 +249,10 @@ typedef struct {
    .coc: each directive line becomes one TK_DIRECTIVE token. */
 void tokenize(const char *file, const char *text, size_t len, bool preprocessed,
               const char *main_file, TokenList *toks);
+/* The same for the user's own text, not preprocessed, where text[len] and
+   text[len + 1] are NULs: scanned where it is, not copied first (flex
+   writes into it as it scans, and puts each byte back). */
+void tokenize_in_place(const char *file, char *text, size_t len, TokenList *toks);
 
 /* lexer.l: the scan of a stream (the preprocessor's output, read from fd
    as it comes), in batches: stream_more scans until toks->n > want, or to
@@ -268,8 +272,8 @@ typedef struct {
   const char *name; /* the name diagnostics and #line use ("<stdin>" for -) */
   /* the whole original text as read, NUL-terminated: what the output copies */
   const char *raw;
-  char *text;           /* the same, as coroc scans it (a lone CR made an LF: source.c) */
-  size_t len;           /* its length */
+  char *text; /* the same, as coroc scans it (a lone CR made an LF: source.c); two NULs after it */
+  size_t len; /* its length */
   TokenList expanded;   /* the preprocessed translation unit */
   TokenList original;   /* the .coc's own tokens, macros unexpanded: scanned when first needed */
   int original_from;    /* ... those before it were given back (source_drop_original) */

@@ -38,13 +38,13 @@ extern char **environ;
 /* All of fd; `size`, its size if known, sizes the buffer at once. */
 static char *read_fd(int fd, size_t size, size_t *len) {
   size_t cap = size + 1 > 65536 ? size + 1 : 65536, n = 0;
-  char *buf = xrealloc(NULL, cap + 1);
-  advise_huge_pages(buf, cap + 1);
+  char *buf = xrealloc(NULL, cap + 2);
+  advise_huge_pages(buf, cap + 2);
   for (;;) {
     if (n == cap) {
       cap *= 2;
-      buf = xrealloc(buf, cap + 1);
-      advise_huge_pages_reserved(buf, cap + 1);
+      buf = xrealloc(buf, cap + 2);
+      advise_huge_pages_reserved(buf, cap + 2);
     }
     ssize_t r = read(fd, buf + n, cap - n);
     if (r < 0 && errno == EINTR)
@@ -55,9 +55,16 @@ static char *read_fd(int fd, size_t size, size_t *len) {
       break;
     n += r;
   }
-  buf[n] = '\0';
+  buf[n] = buf[n + 1] = '\0'; /* (the room tokenize_in_place asks) */
   *len = n;
   return buf;
+}
+
+/* A copy of a text with the two NULs after it that tokenize_in_place asks. */
+static char *copy_with_room(const char *text, size_t len) {
+  char *copy = xcalloc(len + 2, 1);
+  memcpy(copy, text, len);
+  return copy;
 }
 
 static char *read_input(const char *path, size_t *len) {
@@ -616,7 +623,7 @@ static void scan_original(Source *src) {
   if (src->original_ready)
     return;
   src->original_ready = true;
-  tokenize(src->name, src->text, src->len, false, NULL, &src->original);
+  tokenize_in_place(src->name, src->text, src->len, &src->original);
   mark_line_starts(src);
   noted = &src->original;
   if (src->line_live) /* (else source_load marks them, once the lines are known) */
@@ -641,7 +648,7 @@ static void normalize_line_ends(Source *src) {
   for (const char *p = src->raw; (p = memchr(p, '\r', end - p)); p++) /* (most files have none) */
     if (p + 1 == end || p[1] != '\n') {
       if (!copy)
-        copy = xstrndup(src->raw, src->len);
+        copy = copy_with_room(src->raw, src->len);
       copy[p - src->raw] = '\n';
     }
   if (copy)
@@ -688,7 +695,7 @@ void source_load(Source *src, const char *path, const CppArgs *cpp) {
 
 void source_load_buffer(Source *src, const char *path, const char *text, size_t len,
                         const CppArgs *cpp) {
-  load(src, path, xstrndup(text, len), len, cpp);
+  load(src, path, copy_with_room(text, len), len, cpp);
 }
 
 #ifdef COROC_FUZZING
@@ -704,7 +711,7 @@ void source_load_buffer(Source *src, const char *path, const char *text, size_t 
 void source_load_text(Source *src, const char *name, const char *text, size_t len,
                       const char *prelude) {
   src->name = name;
-  src->raw = src->text = xstrndup(text, len);
+  src->raw = src->text = copy_with_room(text, len);
   src->len = len;
   take_text(src);
   if (may_have_line_directives(src->text, src->len))
