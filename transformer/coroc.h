@@ -632,7 +632,7 @@ struct Sym {
   Coroutine *owner;         /* frame.c: the coroutine whose frame or types hold it, or NULL */
   const char *field;        /* frame.c: its name in the frame, or the renamed type/constant */
   bool in_stmt_expr;        /* declared inside a statement expression (stays a real local) */
-  bool void_task;           /* a coroutine's whose declaration is not kept: it returns void */
+  bool void_task;           /* a coroutine (its declaration is not kept) that returns void */
   bool is_array;            /* live.c: a local of array type */
   int live_var;             /* live.c, while it works: 1 + the local's index; 0 for others */
   bool cached;              /* live.c: a local in the frame kept in a C local of the resume function
@@ -878,6 +878,9 @@ void emit_line_directive(Emitter *e, int line); /* a #line for .coc line `line`,
    as emit_line_directive writes it, but on its own: for an operand put back
    at its column in the middle of a statement (lower.c, emit_stackful.c). */
 char *emit_line_text(Source *src, int physical);
+/* The blanks from the start of an original token's line to it, tabs kept;
+   NULL past column COROC_MAX_ALIGN_COLUMN (lower.c, emit_stackful.c). */
+char *emit_column_pad(const Source *src, const Token *t);
 void lines_push(Lines *l, Line line);
 
 /* output/directives.c: the preprocessor lines kept inside a body */

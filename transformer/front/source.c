@@ -604,10 +604,6 @@ void token_set_literal(const Token *t, Node *node) {
 
 /* }================================================================== */
 
-/* The user's own tokens are scanned when first needed: by a coroutine (the
-   output is made of them), a diagnostic (it points into them), or #line
-   directives (the preprocessor must not see them). A file without any of
-   these, plain C, is scanned once, as the preprocessor expanded it. */
 /* Where each line of the text starts: an original token's offset is its
    line's start and its column (token_offset), so a token keeps no offset of
    its own. Lines end at LF in the text coroc scans (normalize_line_ends). */
@@ -619,6 +615,10 @@ static void mark_line_starts(Source *src) {
     src->line_start[++line] = (unsigned)(p + 1 - src->text);
 }
 
+/* The user's own tokens are scanned when first needed: by a coroutine (the
+   output is made of them), a diagnostic (it points into them), or #line
+   directives (the preprocessor must not see them). A file without any of
+   these, plain C, is scanned once, as the preprocessor expanded it. */
 static void scan_original(Source *src) {
   if (src->original_ready)
     return;

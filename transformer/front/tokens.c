@@ -3,8 +3,8 @@
  * The scanner makes hundreds of thousands of tokens for a file with its
  * headers. Copying each one's spelling costs a malloc per token; instead,
  * every identifier, keyword, punctuator and number is interned: one copy of
- * each distinct spelling, in the permanent arena, found again through a hash
- * table. Two tokens spell the same word exactly when their spellings are
+ * each distinct spelling, in the run's mapping (below), found again through
+ * a hash table. Two tokens spell the same word exactly when their spellings are
  * the same pointer, so the symbol tables compare pointers, and a word's
  * keyword code is stored beside its one copy (no search per identifier).
  * String literals, long and seldom repeated, are copied as they come.

@@ -55,13 +55,11 @@ static int token_at(const Source *src, size_t offset) {
    put more text before it on its line than the user had. False, and nothing
    printed, past column COROC_MAX_ALIGN_COLUMN. */
 static bool realign(FILE *out, Source *src, Token *t) {
-  size_t at = token_offset(src, t), start = at;
-  while (start > 0 && src->raw[start - 1] != '\n' && src->raw[start - 1] != '\r')
-    if (at - --start > COROC_MAX_ALIGN_COLUMN)
-      return false; /* a machine-made line: no caret to keep, and no quadratic padding */
-  xfprintf(out, "\n%s\n", emit_line_text(src, t->line));
-  for (size_t i = start; i < at; i++)
-    fputc(src->raw[i] == '\t' ? '\t' : ' ', out);
+  char *pad = emit_column_pad(src, t);
+  if (!pad)
+    return false;
+  xfprintf(out, "\n%s\n%s", emit_line_text(src, t->line), pad);
+  xfree(pad);
   return true;
 }
 

@@ -121,6 +121,20 @@ void emit_resync(Emitter *e, int line) {
 /* The text of a #line directive for physical line `physical` of the input,
    on its own (no line is written): for an operand put back at its column in
    the middle of a statement (lower.c, emit_stackful.c). */
+/* The blanks from the start of t's line to t, tabs kept (so that a display
+   column is the same too), for an operand put back where the user wrote it;
+   NULL past column COROC_MAX_ALIGN_COLUMN: a machine-made line has no caret
+   to keep, and its padding would grow with the square of its length. */
+char *emit_column_pad(const Source *src, const Token *t) {
+  if (t->col - 1 > COROC_MAX_ALIGN_COLUMN)
+    return NULL;
+  const char *line = src->raw + src->line_start[t->line];
+  char *pad = xcalloc(t->col, 1);
+  for (unsigned i = 0; i + 1 < t->col; i++)
+    pad[i] = line[i] == '\t' ? '\t' : ' ';
+  return pad;
+}
+
 char *emit_line_text(Source *src, int physical) {
   const char *quoted;
   int line = logical_line(src, physical, &quoted);

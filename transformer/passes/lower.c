@@ -64,13 +64,9 @@ static void collect_awaits(Node *n, NodeList *out) {
 static char *at_own_column(Emitter *e, Node *n) {
   if (!e->opt->line_directives)
     return " ";
-  size_t at = token_offset(e->src, &e->src->original.v[n->first]), start = at;
-  while (start > 0 && e->src->raw[start - 1] != '\n' && e->src->raw[start - 1] != '\r')
-    if (at - --start > COROC_MAX_ALIGN_COLUMN)
-      return " "; /* a machine-made line: no caret to keep, and no quadratic padding */
-  char *pad = xcalloc(at - start + 1, 1);
-  for (size_t i = start; i < at; i++)
-    pad[i - start] = e->src->raw[i] == '\t' ? '\t' : ' ';
+  char *pad = emit_column_pad(e->src, &e->src->original.v[n->first]);
+  if (!pad)
+    return " ";
   return format("\n%s\n%s", emit_line_text(e->src, emit_line_of(e, n)), pad);
 }
 
