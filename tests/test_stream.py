@@ -67,41 +67,90 @@ def test_same_as_whole(tmp_path, backend):
 
 TASK = "coroutine int t{n}(int x) {{ return x + {n}; }}\n"
 
-# Inputs on which the streaming run must give up (its guesses of what a
-# coroutine below decides are wrong), each with what makes it so.
-GIVE_UP = {
+# Inputs on which the streaming run guesses what a coroutine below decides,
+# each with what makes the guess hard and the backends in which it is wrong
+# (there the streaming run gives up and runs the file whole).
+GUESSES = {
     # `await t0(` below t0, but in an async generator, whose children go on
     # the heap: t0 is not awaited inline after all
-    "await_in_async_generator": TASK.format(n=0) + (
-        "coroutine int ag(int n) { int v = await t0(n); yield v; }\n"),
-    # an await that a macro writes: the guess sees no `await t0(`
-    "await_by_macro": TASK.format(n=0) + (
+    "await_in_async_generator": (TASK.format(n=0) + (
+        "coroutine int ag(int n) { int v = await t0(n); yield v; }\n"), BACKENDS),
+    # an await that a macro writes: the guess sees no `await t0(`, and a
+    # child awaited by a macro's await goes on the heap, so it is right
+    "await_by_macro": (TASK.format(n=0) + (
         "#define AWAIT_T0(x) await t0(x)\n"
-        "coroutine int u(int x) { int v = AWAIT_T0(x); return v; }\n"),
+        "coroutine int u(int x) { int v = AWAIT_T0(x); return v; }\n"), []),
     # an await whose argument awaits: its child goes on the heap
-    "await_argument_awaits": TASK.format(n=0) + TASK.format(n=1) + (
-        "coroutine int u(int x) { int v = await t0(await t1(x)); return v; }\n"),
+    "await_argument_awaits": (TASK.format(n=0) + TASK.format(n=1) + (
+        "coroutine int u(int x) { int v = await t0(await t1(x)); return v; }\n"), BACKENDS),
     # a cleanup below a coroutine (stackful: then every body that awaits a
     # child inside it, or is awaited so, runs cleanups): foreseen rightly
-    "cleanup_below": TASK.format(n=0) + (
+    "cleanup_below": (TASK.format(n=0) + (
         "static void drop(int *p) { (void)p; }\n"
         "coroutine int u(int x) { __attribute__((cleanup(drop))) int k = x;\n"
-        "  int v = await t0(k); yield; return v; }\n"),
-    # the word `cleanup`, but no cleanup
-    "cleanup_word_only": TASK.format(n=0) + (
+        "  int v = await t0(k); yield; return v; }\n"), []),
+    # the word `cleanup`, but no cleanup (only the stackful backend asks)
+    "cleanup_word_only": (TASK.format(n=0) + (
         "static int cleanup(int x) { return x; }\n"
-        "coroutine int u(int x) { int v = await t0(cleanup(x)); return v; }\n"),
+        "coroutine int u(int x) { int v = await t0(cleanup(x)); return v; }\n"), ["stackful"]),
+    # an `await t0(` in a group the preprocessor skips, further down than
+    # its output is read when t0 is printed (the lines it kept are settled
+    # as its output comes, after the guess)
+    "await_in_skipped_group": (TASK.format(n=0) + "static int pad(int x) {\n" + "  x = x * 3 + 1;\n" * 700
+                               + "  return x;\n}\n"
+                               "coroutine int u(int x) {\n#if 0\n  x = await t0(x);\n#endif\n"
+                               "  return x; }\n", BACKENDS),
+    # ... and one that the preprocessor's output had passed already
+    "await_in_skipped_group_read": (TASK.format(n=0) + (
+        "coroutine int u(int x) {\n#if 0\n  x = await t0(x);\n#endif\n  return x; }\n"), []),
 }
 
 
+def gives_up(tmp_path, src, args):
+    """Did the streaming run give up (COROC_STREAM_REPORT says so)?"""
+    d = tmp_path / "report"
+    d.mkdir(exist_ok=True)
+    status, err, _ = coroc([*args, "-o", "out.c", src], d, env_extra={"COROC_STREAM_REPORT": "1"})
+    assert status == 0, err
+    return "the streaming run gives up" in err
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("name", sorted(GIVE_UP))
-def test_give_up_prints_the_same(tmp_path, name, backend):
+@pytest.mark.parametrize("name", sorted(GUESSES))
+def test_guess_prints_the_same(tmp_path, name, backend):
+    text, wrong_in = GUESSES[name]
     src = tmp_path / f"{name}.coc"
-    src.write_text("#include <coro.h>\n" + GIVE_UP[name])
+    src.write_text("#include <coro.h>\n" + text)
     stream, whole = both(tmp_path, src, [f"--backend={backend}"])
     assert whole[0] == 0, whole[1]
     assert stream == whole
+    assert gives_up(tmp_path, src, [f"--backend={backend}"]) == (backend in wrong_in)
+
+
+def test_skipped_groups_settled_as_they_come(tmp_path):
+    """Which lines of the .coc the preprocessor kept is settled as its
+    output is read: a group it skips is dead once its output is past it. Here
+    groups longer than the batches it is read in (4,096 tokens), inside
+    bodies and between coroutines, one after more kept tokens than a batch
+    (its liveness is then known only once more is read), one kept by #else,
+    one by a macro defined further down. Each streams, without giving up."""
+    junk = "  x = x + 1; /* skipped */\n" * 1500
+    kept = "  x = x * 3 + 1;\n" * 700  # (more tokens than a batch, before a skipped group)
+    text = ["#include <coro.h>", TASK.format(n=0)]
+    for n in range(1, 6):
+        awaits = f"  x = await t{n - 1}(x);\n"
+        choice = f"#if 1\n{awaits}#else\n{junk}#endif\n" if n % 2 else f"#if 0\n{junk}#else\n{awaits}#endif\n"
+        text.append(f"coroutine int t{n}(int x) {{\n{choice}{kept}#ifdef NEVER\n{junk}#endif\n"
+                    f"  x = x + 7;\n#if 1\n  return x + {n};\n#endif\n}}")
+        text.append(f"#if 0\n{junk}#endif")
+    text.append("#define LATE 1\n#if LATE\ncoroutine int late(int x) { return await t5(x); }\n#endif")
+    src = tmp_path / "groups.coc"
+    src.write_text("\n".join(text) + "\n")
+    for backend in BACKENDS:
+        stream, whole = both(tmp_path / backend, src, [f"--backend={backend}"])
+        assert whole[0] == 0, whole[1]
+        assert stream == whole
+        assert not gives_up(tmp_path / backend, src, [f"--backend={backend}"])
 
 
 # Errors that the streaming run meets in another order than the whole run.

@@ -281,6 +281,11 @@ typedef struct {
   bool *line_live;      /* [line] the preprocessed text has tokens from this line */
   bool *directive_live; /* [line] the preprocessor kept the directive on this line (-dD) */
   int nlines;           /* lines in the original */
+  int lines_marked;     /* ... marked for the preprocessed tokens before this one */
+  int line_reached;     /* ... the last line of the .coc they came to */
+  bool out_of_order;    /* ... a line of the .coc came after a later one */
+  bool as_they_come;    /* the streaming run: a line settled once the stream is past it */
+  int dead_from;        /* the original tokens before it have their `dead` settled */
   unsigned *line_start; /* [line] the offset in text of its first byte: made with the original */
   bool has_line_directives;        /* the .coc has #line directives of its own */
   struct LineDirective *line_dirs; /* its live ones, in order (lines.c, logical_line) */
@@ -348,6 +353,9 @@ Pos source_original_pos(Source *src, int index);
 /* The index of the original token that the preprocessed token `index` comes
    from, or -1 when a macro made it. */
 int source_find_original(Source *src, int index);
+/* The user's tokens up to index `upto` have their `dead` settled (the
+   streaming run reads the preprocessor's output further if it must). */
+void source_settle_original(Source *src, int upto);
 
 /* front/lines.h: the input's own #line directives (lines.c), for the
    scanner, the reader and the writers. */

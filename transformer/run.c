@@ -205,7 +205,14 @@ void coroc_run_to(const char *in, Options *opt, const CppArgs *cpp, const DepOpt
   *rest = (RunOutput){0};
   Source *src = xcalloc(1, sizeof *src); /* (read after the longjmp: not a local) */
   jmp_buf give_up;
-  if (setjmp(give_up) != 0) { /* an error, or what only the whole file decides */
+  switch (setjmp(give_up)) {
+  case 0:
+    break;
+  case 1: /* an error (diag_hold) */
+    if (getenv("COROC_STREAM_REPORT"))
+      fputs("coroc: the streaming run gives up (an error): the file is run whole\n", stderr);
+    /* fall through */
+  default: { /* or what only the whole file decides (stream.c says why) */
     diag_hold(NULL);
     const char *raw = src->raw; /* standard input cannot be read twice: its text is kept */
     size_t len = src->len;
@@ -215,6 +222,7 @@ void coroc_run_to(const char *in, Options *opt, const CppArgs *cpp, const DepOpt
     run(in, strcmp(in, "-") == 0 ? raw : NULL, len, opt, cpp, dep, rest);
     write_text(out, rest);
     return;
+  }
   }
   diag_hold(&give_up);
   load_input(in, NULL, 0, opt, cpp, src);

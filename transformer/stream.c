@@ -110,8 +110,12 @@ static bool foresee_awaited(const Stream *s, const Coroutine *co) {
  * Each coroutine
  * =================================================================== */
 
-static void give_up(Stream *s) {
-  longjmp(*s->give_up, 1);
+/* Give up, for run.c to run the file whole; with COROC_STREAM_REPORT set,
+   say why (tests check that a file streams: the output is the same). */
+static _Noreturn void give_up(Stream *s, const char *why) {
+  if (getenv("COROC_STREAM_REPORT"))
+    fprintf(stderr, "coroc: the streaming run gives up (%s): the file is run whole\n", why);
+  longjmp(*s->give_up, 2);
 }
 
 /* Print co, twice with COROC_CHECK_EMIT set (as run.c's render does for
@@ -168,7 +172,7 @@ static void each(Coroutine *co, void *ctx) {
     foresee(s);
   check_kind_of(co);
   if (co->def && co->is_generator && definitions_missed(&s->defs, co->name))
-    give_up(s); /* awaited above: the whole run's check refuses that */
+    give_up(s, "a generator awaited above its definition"); /* the whole run's check refuses it */
   definitions_add(&s->defs, co);
   memory_region_begin();
   check_coroutine(s->src, co, &s->defs);
@@ -192,11 +196,13 @@ static void each(Coroutine *co, void *ctx) {
 
 /* Was every foresight right? */
 static void check_foresight(Stream *s) {
+  if (s->src->out_of_order) /* (the lines of the .coc were settled as they came) */
+    give_up(s, "the preprocessor gave the lines of the .coc out of order");
   if (s->opt->backend == BACKEND_STACKFUL && s->some_cleanup != s->any_cleanup)
-    give_up(s);
+    give_up(s, "the foresight of a cleanup was wrong");
   for (int i = 0; i < s->nprinted; i++)
     if (s->printed[i].co->awaited_inline != s->printed[i].awaited_inline)
-      give_up(s);
+      give_up(s, "the foresight of an await inline was wrong");
 }
 
 void stream_source(Source *src, const Options *opt, FILE *out, jmp_buf *give_up_to) {
@@ -204,6 +210,7 @@ void stream_source(Source *src, const Options *opt, FILE *out, jmp_buf *give_up_
   *s = (Stream){.src = src, .opt = opt, .give_up = give_up_to};
   s->check_emit = getenv("COROC_CHECK_EMIT") != NULL;
   emit_begin(&s->cursor, out, src, opt, NULL);
+  src->as_they_come = !src->has_line_directives;
   parse_source_each(src, each, s);
   check_foresight(s);
   emit_end(&s->cursor);

@@ -23,9 +23,14 @@ void source_forget_notes(int below);
 /* ... and the user's tokens before the line of token `last` (the last one
    printed) are not read again: the pages they fill go back. */
 void source_drop_original(Source *src, int last);
-/* support/memory.c: the first `size` bytes of a block (`done` of them said
-   before) are not read again: their pages go back (under ASan: poisoned). */
-void memory_not_read_again(void *block, size_t done, size_t size);
+/* support/memory.c: bytes [from, to) of a block (those in [from, done) said
+   before) are not read again: their whole pages go back (under ASan:
+   poisoned). */
+void memory_not_read_again(void *block, size_t from, size_t done, size_t to);
+/* ... a mapping of `size` bytes unmapped, the first `written` of which may
+   have been said so (under ASan their poison goes first: a later mapping
+   may be made where it was). */
+void memory_unmap(void *block, size_t size, size_t written);
 
 /* passes/check.c: what kind a coroutine is (is_generator, is_async); then,
    once it is in the table of definitions, its body checked against the

@@ -15,6 +15,7 @@
  * and then it goes back like any other.
  */
 #include "parse.h"
+#include "stream.h"
 
 #include <stdlib.h>
 
@@ -95,6 +96,37 @@ static Node *keep_declaration(const Node *init_decl) {
   return copy;
 }
 
+/* The streaming run: an external declaration of coroutines, printed, that
+   declared no type and whose declarations nothing keeps. Its preprocessed
+   tokens, and those back to the last declaration that something kept points
+   into, will not be read again: their pages go back (a file of coroutines
+   then holds its headers' tokens, not its own). Its file-scope symbols'
+   tokens are copied out first. The tokens of its last line stay, and a few
+   before them: the next coroutine, if it starts on that line, is found by
+   walking back along it (expanded_of, source_find_original), and a syntax
+   error's message looks up to LOOK_BACK tokens back (syntax_error.c). */
+enum { LOOK_BACK = 4 };
+
+static void give_back_behind(Parser *p, Loc loc) {
+  Token *v = p->toks->v, *lo = v + loc.first, *hi = v + loc.last;
+  for (int i = p->external_syms; i < scope_declared_count(); i++) {
+    Sym *s = scope_declared(i);
+    if (s->depth == 0 && s->tok >= lo && s->tok <= hi) {
+      Token *copy = arena_alloc(&arena_perm, sizeof *copy);
+      *copy = *s->tok;
+      s->tok = copy;
+    }
+  }
+  int keep = loc.last;
+  while (keep > loc.first && v[keep - 1].in_main && v[keep - 1].line == v[loc.last].line)
+    keep--;
+  keep = keep - LOOK_BACK > p->behind_from ? keep - LOOK_BACK : p->behind_from;
+  see_directives(p, keep); /* (those a skipped body held are read before it goes) */
+  memory_not_read_again(v, sizeof(Token) * (size_t)p->behind_from,
+                        sizeof(Token) * (size_t)p->behind_done, sizeof(Token) * (size_t)keep);
+  p->behind_done = keep;
+}
+
 /* The end of an external declaration of the file parse. Its tree is needed
    by nothing once parsed (coroutines are parsed again, from the user's own
    tokens), so all of it goes back to the arena: a large file costs the
@@ -124,7 +156,8 @@ void external_done(Parser *p, Loc loc) {
       p->tags_defined[i]->ext = ext;
   }
   p->ntags_defined = 0;
-  if (p->keep_external && p->each) { /* streaming: its coroutines go now, then the tree */
+  bool printed = p->keep_external && p->each, kept = types;
+  if (printed) { /* streaming: its coroutines go now, then the tree */
     for (Coroutine *co = *p->unsent; co; co = co->next)
       p->each(co, p->each_ctx);
     p->unsent = p->cos_tail;
@@ -142,9 +175,14 @@ void external_done(Parser *p, Loc loc) {
         wanted = false;
       }
       s->decl = wanted ? keep_declaration(s->decl) : NULL;
+      kept |= wanted;
     }
     arena_release(&arena_tree, p->external_mark);
   }
+  if (printed && !kept)
+    give_back_behind(p, loc);
+  else if (p->each)
+    p->behind_from = p->behind_done = loc.last + 1;
   p->keep_external = false;
   p->external_mark = arena_mark(&arena_tree);
   p->external_syms = scope_declared_count();

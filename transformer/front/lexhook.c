@@ -20,8 +20,12 @@
 #include <string.h>
 
 /* Is token i there? The file parse reads the preprocessor's output as it
-   comes: asking for a token scans up to it (source_more). */
+   comes: asking for a token scans up to it (source_more). A coroutine's
+   parse reads the user's tokens, whole, whose `dead` the streaming run
+   settles as the preprocessor's output comes (source_settle_original). */
 static bool have_token(Parser *p, int i) {
+  if (p->original)
+    source_settle_original(p->src, i);
   return i < p->toks->n || (!p->original && source_more(p->src, i));
 }
 
@@ -42,6 +46,16 @@ int keyword_code(const Token *t) {
    it, and it stays in the output with the tokens around it. */
 static bool is_extension(const Token *t) {
   return t->kind == TK_IDENT && name_keyword(tok_text(t)) == T_EXTENSION;
+}
+
+/* The directives of the file parse's tokens before `end` that the parser
+   did not meet (a coroutine's body it skipped) take effect. */
+void see_directives(Parser *p, int end) {
+  for (int i = p->directives_seen; i < end; i++)
+    if (p->toks->v[i].kind == TK_DIRECTIVE)
+      macro_directive(tok_text(&p->toks->v[i]));
+  if (p->directives_seen < end)
+    p->directives_seen = end;
 }
 
 /* The index of the next token the parser should see at or after i: the
@@ -194,11 +208,7 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
     return T_YYEOF;
   }
   if (p->skip_to > 0) { /* a coroutine's body, parsed from the user's tokens (body_begin) */
-    for (int i = p->directives_seen; i < p->skip_to; i++) /* its #defines still take effect */
-      if (p->toks->v[i].kind == TK_DIRECTIVE)
-        macro_directive(tok_text(&p->toks->v[i]));
-    if (p->directives_seen < p->skip_to)
-      p->directives_seen = p->skip_to;
+    see_directives(p, p->skip_to); /* its #defines still take effect */
     *lloc = (Loc){p->skip_to - 1, p->skip_to - 1};
     p->pos = p->skip_to;
     p->skip_to = 0;

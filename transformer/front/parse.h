@@ -59,12 +59,19 @@ struct Parser {
   void (*each)(Coroutine *co, void *ctx);
   void *each_ctx;
   Coroutine **unsent; /* ... the first not handed over yet is *unsent */
+  /* ... the preprocessed tokens [behind_from, behind_done) went back: those
+     of coroutines' external declarations printed, back to the last one that
+     something kept points into (give_back_behind) */
+  int behind_from, behind_done;
 };
 
 /* lexhook.c: the parser's code for a keyword token, 0 for any other word
    (its token hook, next_token, is declared in parser.h: it takes bison's
    YYSTYPE). */
 int keyword_code(const Token *t);
+/* ... and the directives before token `end` of the file parse that it did
+   not meet (a skipped coroutine body's) take effect now. */
+void see_directives(Parser *p, int end);
 
 /* {=====================================================================
  * build.c: nodes, and names declared

@@ -206,7 +206,7 @@ static Source *loading;
    the preprocessor's own failure) leaves it to source_release. */
 static Preprocessor *running;
 static void mark_live_lines(Source *src);
-static void mark_dead(Source *src);
+static void mark_dead(Source *src, int upto);
 static void source_settle(void);
 static void scan_loading(void);
 
@@ -363,16 +363,18 @@ static void finish_preprocessor(Source *src) {
     src->cpp_text = cpp->marker_text;
     src->cpp_len = cpp->marker_len;
   }
-  mark_live_lines(src);
   if (src->original_ready)
-    mark_dead(src);
+    mark_dead(src, INT_MAX);
   xfree(cpp);
 }
 
 bool source_more(Source *src, int index) {
-  while (src->cpp && index >= src->expanded.n)
-    if (!stream_more(src->cpp->stream, index + 4096)) /* a batch at a time */
+  while (src->cpp && index >= src->expanded.n) {
+    bool more = stream_more(src->cpp->stream, index + 4096); /* a batch at a time */
+    mark_live_lines(src);
+    if (!more)
       finish_preprocessor(src);
+  }
   return index < src->expanded.n;
 }
 
@@ -404,26 +406,48 @@ static void source_settle(void) {
 
 static void scan_original(Source *src);
 
+/* Is the liveness of `line` known? Once the preprocessor has ended; or,
+   in the streaming run, once its output is past the line: the .coc's lines
+   come out of it in order (a file with #line directives of its own, whose
+   lines may not, does not come here; one that includes itself is told by
+   Source.out_of_order, and the streaming run then gives up). */
+static bool line_settled(const Source *src, int line) {
+  return !src->cpp || (src->as_they_come && !src->out_of_order && line < src->line_reached);
+}
+
 /* A run of tokens between directive lines with no live line in it was
-   skipped by the preprocessor: the nested parse must not see it. */
-static void mark_dead(Source *src) {
+   skipped by the preprocessor: the nested parse must not see it. The runs
+   are settled in order, from Source.dead_from, up to the one that holds
+   original token `upto`: a run is live once one of its lines is, dead
+   once all of them are settled and none is, and until then the
+   preprocessor's output is read further. */
+static void mark_dead(Source *src, int upto) {
   TokenList *o = &src->original;
-  for (int i = 0; i < o->n;) {
+  int i = src->dead_from;
+  while (i < o->n && i <= upto) {
     if (o->v[i].kind == TK_DIRECTIVE) {
       i++;
       continue;
     }
     int j = i;
     bool live = false;
-    for (; j < o->n && o->v[j].kind != TK_DIRECTIVE; j++) {
+    for (; j < o->n && o->v[j].kind != TK_DIRECTIVE && !live; j++) {
       int line = o->v[j].line;
-      if (line < src->nlines && src->line_live[line])
-        live = true;
+      live = line < src->nlines && src->line_live[line];
+    }
+    while (j < o->n && o->v[j].kind != TK_DIRECTIVE)
+      j++;
+    if (!live && !line_settled(src, o->v[j - 1].line)) {
+      src->dead_from = i;
+      source_more(src, src->expanded.n); /* (a batch more: the end settles every line) */
+      continue;
     }
     for (int k = i; k < j; k++)
       o->v[k].dead = !live;
     i = j;
   }
+  if (i > src->dead_from) /* (the preprocessor's end, above, may have settled all) */
+    src->dead_from = i;
 }
 
 /* The lines of the text, counted by memchr: a byte at a time, the count
@@ -436,19 +460,27 @@ static int count_lines(const char *text, size_t len) {
   return n;
 }
 
+/* The lines of the .coc that the preprocessed tokens scanned since the
+   last call come from (Source.line_live, directive_live). */
 static void mark_live_lines(Source *src) {
-  src->nlines = 2 + count_lines(src->text, src->len);
-  src->line_live = xcalloc(src->nlines + 1, sizeof(bool));
-  src->directive_live = xcalloc(src->nlines + 1, sizeof(bool));
-  for (int i = 0; i < src->expanded.n; i++) {
+  if (!src->line_live) {
+    src->nlines = 2 + count_lines(src->text, src->len);
+    src->line_live = xcalloc(src->nlines + 1, sizeof(bool));
+    src->directive_live = xcalloc(src->nlines + 1, sizeof(bool));
+  }
+  for (int i = src->lines_marked; i < src->expanded.n; i++) {
     Token *t = &src->expanded.v[i];
     if (!t->in_main || t->line <= 0 || t->line >= src->nlines)
       continue;
+    src->out_of_order |= t->line < src->line_reached;
+    if (t->line > src->line_reached)
+      src->line_reached = t->line;
     if (t->kind == TK_DIRECTIVE)
       src->directive_live[t->line] = true;
     else
       src->line_live[t->line] = true;
   }
+  src->lines_marked = src->expanded.n;
 }
 
 /* The first original token on `line`, by binary search (tokens are in order). */
@@ -465,11 +497,13 @@ static int first_on_line(Source *src, int line) {
 }
 
 int source_find_original(Source *src, int index) {
-  source_finish(src); /* which lines are live needs all of the preprocessor's output */
+  if (!src->as_they_come)
+    source_finish(src); /* which lines are live needs all of the preprocessor's output */
   scan_original(src);
   Token *t = &src->expanded.v[index];
   if (!t->in_main)
     return -1;
+  source_settle_original(src, first_on_line(src, t->line + 1) - 1); /* (its line is live) */
   int repeat = 0;
   for (int j = index - 1; j >= 0; j--) {
     Token *u = &src->expanded.v[j];
@@ -549,7 +583,7 @@ void source_drop_original(Source *src, int last) {
   int from = first_on_line(src, src->original.v[last].line); /* its line may hold another */
   if (from <= src->original_from)
     return;
-  memory_not_read_again(src->original.v, sizeof(Token) * (size_t)src->original_from,
+  memory_not_read_again(src->original.v, 0, sizeof(Token) * (size_t)src->original_from,
                         sizeof(Token) * (size_t)from);
   src->original_from = from;
 }
@@ -626,8 +660,13 @@ static void scan_original(Source *src) {
   tokenize_in_place(src->name, src->text, src->len, &src->original);
   mark_line_starts(src);
   noted = &src->original;
-  if (src->line_live) /* (else source_load marks them, once the lines are known) */
-    mark_dead(src);
+  if (src->line_live && !src->cpp) /* (else once the lines are known, or as they come) */
+    mark_dead(src, INT_MAX);
+}
+
+void source_settle_original(Source *src, int upto) {
+  if (upto >= src->dead_from)
+    mark_dead(src, upto);
 }
 
 /* (loading: the input being loaded. The scanner of the preprocessor's
@@ -732,7 +771,7 @@ void source_load_text(Source *src, const char *name, const char *text, size_t le
   xfree(pp);
   mark_live_lines(src);
   if (src->original_ready)
-    mark_dead(src);
+    mark_dead(src, INT_MAX);
 }
 
 #endif

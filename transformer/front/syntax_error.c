@@ -105,7 +105,7 @@ static bool ends_type(const Token *tok) {
    function declarator's parameter list, two names in a row after its '('
    or a parameter's ','. (Not `g(a b)` in an expression: what stands before
    the list is not a declaration.) The index of the unknown name, or -1. */
-static int unknown_param_type(Parser *p, int at) {
+static int unknown_param_type(Parser *p, int at) { /* (4 tokens back at most: external.c) */
   const Token *v = p->toks->v;
   /* the parser stops at the second name, or the first */
   for (int type = at - 1; type <= at; type++) {

@@ -301,24 +301,36 @@ void memory_region_end(void) {
   region_mark.link.prev = region_mark.link.next = &region_mark;
 }
 
-/* The first `size` bytes of a block the run will not read again, the
-   first `done` of them said so before (the streaming run's user's tokens
-   behind the coroutines printed): the whole pages among them that were
-   not given back yet go back to the kernel, and read as zeros if read
-   after all. Under AddressSanitizer the bytes are poisoned instead, so that
-   such a read is reported (the fuzz harness runs the streaming run). */
-void memory_not_read_again(void *block, size_t done, size_t size) {
+/* Bytes [from, to) of a block the run will not read again, those in
+   [from, done) said so before (the streaming run's tokens behind the
+   coroutines printed, stream.c): the whole pages among them that were not
+   given back yet go back to the kernel, and read as zeros if read after
+   all. Under AddressSanitizer the bytes are poisoned instead, so that such
+   a read is reported (the fuzz harness runs the streaming run). */
+void memory_not_read_again(void *block, size_t from, size_t done, size_t to) {
+  if (done < from)
+    done = from;
 #if UNDER_ASAN
-  __asan_poison_memory_region((char *)block + done, size - done);
+  if (to > done)
+    __asan_poison_memory_region((char *)block + done, to - done);
 #else
   uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start = (uintptr_t)block;
-  uintptr_t first = (start + page - 1) & ~(page - 1); /* (the block's header is before it) */
-  uintptr_t from = (start + done) & ~(page - 1), to = (start + size) & ~(page - 1);
-  if (from < first)
-    from = first;
-  if (to > from)
-    madvise((void *)from, to - from, MADV_DONTNEED);
+  uintptr_t first = (start + from + page - 1) & ~(page - 1); /* (a token before `from` is read) */
+  uintptr_t lo = (start + done) & ~(page - 1), hi = (start + to) & ~(page - 1);
+  if (lo < first)
+    lo = first;
+  if (hi > lo)
+    madvise((void *)lo, hi - lo, MADV_DONTNEED);
 #endif
+}
+
+void memory_unmap(void *block, size_t size, size_t written) {
+#if UNDER_ASAN
+  __asan_unpoison_memory_region(block, written);
+#else
+  (void)written;
+#endif
+  munmap(block, size);
 }
 
 /* A region's block copied to the heap, or a heap block moved to the far end
