@@ -305,8 +305,11 @@ void memory_region_end(void) {
    [from, done) said so before (the streaming run's tokens behind the
    coroutines printed, stream.c): the whole pages among them that were not
    given back yet go back to the kernel, and read as zeros if read after
-   all. Under AddressSanitizer the bytes are poisoned instead, so that such
-   a read is reported (the fuzz harness runs the streaming run). */
+   all. They go back 64 KiB at a time, up to a multiple of that in the
+   address space: a call for each coroutine was 2% of the run's time on
+   benchmark part 4's large.coc. Under AddressSanitizer the bytes are
+   poisoned instead, so that such a read is reported (the fuzz harness runs
+   the streaming run). */
 void memory_not_read_again(void *block, size_t from, size_t done, size_t to) {
   if (done < from)
     done = from;
@@ -314,9 +317,9 @@ void memory_not_read_again(void *block, size_t from, size_t done, size_t to) {
   if (to > done)
     __asan_poison_memory_region((char *)block + done, to - done);
 #else
-  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start = (uintptr_t)block;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), chunk = 64 << 10, start = (uintptr_t)block;
   uintptr_t first = (start + from + page - 1) & ~(page - 1); /* (a token before `from` is read) */
-  uintptr_t lo = (start + done) & ~(page - 1), hi = (start + to) & ~(page - 1);
+  uintptr_t lo = (start + done) & ~(chunk - 1), hi = (start + to) & ~(chunk - 1);
   if (lo < first)
     lo = first;
   if (hi > lo)
