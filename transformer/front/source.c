@@ -19,12 +19,14 @@
 #include "lines.h"
 #include "stream.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -368,9 +370,18 @@ static void finish_preprocessor(Source *src) {
   xfree(cpp);
 }
 
+/* The preprocessor's output is scanned a batch of tokens at a time. The
+   fuzz harness takes small ones, so that what the streaming run settles as
+   the output comes is settled at many more points (source_load_text). */
+#ifdef COROC_FUZZING
+enum { BATCH = 64 };
+#else
+enum { BATCH = 4096 };
+#endif
+
 bool source_more(Source *src, int index) {
   while (src->cpp && index >= src->expanded.n) {
-    bool more = stream_more(src->cpp->stream, index + 4096); /* a batch at a time */
+    bool more = stream_more(src->cpp->stream, index + BATCH);
     mark_live_lines(src);
     if (!more)
       finish_preprocessor(src);
@@ -747,6 +758,59 @@ void source_load_buffer(Source *src, const char *path, const char *text, size_t 
    other directive line stays in the expanded tokens as a directive in
    effect, as -dD keeps #define and #undef: no macro is expanded, no
    #include read, and every #if group is taken. */
+static int fuzz_output = -1; /* the "preprocessor's" output, closed by source_release */
+
+/* `if 0`, the words of a directive after its `#`. */
+static bool is_if_zero(const char *word) {
+  if (strncmp(word, "if", 2) != 0 || (word[2] != ' ' && word[2] != '\t'))
+    return false;
+  const char *c = word + 2 + strspn(word + 2, " \t");
+  return c[0] == '0' && !isalnum((unsigned char)c[1]) && c[1] != '_';
+}
+
+/* The groups a preprocessor would skip, of those it can tell without
+   evaluating anything: `#if 0`'s, and the `#else` or `#elif` of an `#if 1`
+   (any other condition is taken as true). Their lines are blanked, a space
+   for each byte, so that every line keeps its number. The directive lines
+   of the conditionals stay, as the other directives do. */
+static void skip_false_groups(char *text, size_t len) {
+  enum { MAX_DEPTH = 64 };
+  bool skip[MAX_DEPTH + 1] = {false}, taken[MAX_DEPTH + 1] = {false};
+  int depth = 0, untracked = 0; /* (conditionals nested deeper are not followed) */
+  for (char *line = text, *end = text + len; line < end;) {
+    char *eol = memchr(line, '\n', (size_t)(end - line));
+    eol = eol ? eol : end;
+    const char *p = line + strspn(line, " \t");
+    const char *word = p + (*p == '#' ? 1 + strspn(p + 1, " \t") : 0);
+    bool directive = *p == '#', outer = skip[depth];
+    if (directive && strncmp(word, "if", 2) == 0) {
+      if (depth == MAX_DEPTH) {
+        untracked++;
+      } else {
+        bool zero = is_if_zero(word);
+        depth++;
+        skip[depth] = outer || zero;
+        taken[depth] = !zero;
+      }
+    } else if (directive && (strncmp(word, "el", 2) == 0) && depth > 0 && !untracked) {
+      skip[depth] = skip[depth - 1] || taken[depth];
+      taken[depth] = true;
+      outer = skip[depth - 1];
+    } else if (directive && strncmp(word, "endif", 5) == 0 && depth > 0) {
+      if (untracked)
+        untracked--;
+      else
+        depth--;
+      outer = skip[depth];
+    }
+    bool conditional = directive && (strncmp(word, "if", 2) == 0 || strncmp(word, "el", 2) == 0 ||
+                                     strncmp(word, "endif", 5) == 0);
+    if (conditional ? outer : skip[depth])
+      memset(line, ' ', (size_t)(eol - line));
+    line = eol + 1;
+  }
+}
+
 void source_load_text(Source *src, const char *name, const char *text, size_t len,
                       const char *prelude) {
   src->name = name;
@@ -767,11 +831,14 @@ void source_load_text(Source *src, const char *name, const char *text, size_t le
   memcpy(pp + before + sizeof marker - 1, input, len_in);
   if (input != src->text)
     xfree(input);
-  tokenize(src->name, pp, plen, true, "<stdin>", &src->expanded);
+  skip_false_groups(pp + before + sizeof marker - 1, len_in);
+  /* read as a preprocessor's output is, a batch at a time */
+  fuzz_output = memfd_create("coroc-fuzz-output", 0);
+  if (fuzz_output < 0 || write(fuzz_output, pp, plen) != (ssize_t)plen ||
+      lseek(fuzz_output, 0, SEEK_SET) != 0)
+    fatal("cannot make the preprocessor's output: %s", strerror(errno));
   xfree(pp);
-  mark_live_lines(src);
-  if (src->original_ready)
-    mark_dead(src, INT_MAX);
+  take_given_output(src, name, &(CppArgs){.output_fd = fuzz_output});
 }
 
 #endif
@@ -793,4 +860,9 @@ void source_release(void) {
   loading = NULL;
   forget_all_notes();
   noted = NULL;
+#ifdef COROC_FUZZING
+  if (fuzz_output >= 0)
+    close(fuzz_output);
+  fuzz_output = -1;
+#endif
 }

@@ -52,10 +52,20 @@ static bool expects(const char **expected, int n, const char *name) {
   return false;
 }
 
+/* The file parse reads the preprocessor's output as the parser asks for
+   it: a message that looks at the token after the one the parser stopped
+   at must have it scanned first (else it reads what no token was written
+   to, and the message depends on where a batch ended). */
+static void scan_to(Parser *p, int i) {
+  if (!p->original)
+    source_more(p->src, i);
+}
+
 /* A coroutine's declaration without a type: `coroutine i64 f(void)`, where
    nothing declared i64, names an unknown type (as gcc says); with no name
    after it, the type is missing. */
 void refuse_implicit_int(Parser *p, int specs, int after) {
+  scan_to(p, after + 1);
   Token *t = &p->toks->v[after], *next = t->kind == TK_EOF ? t : t + 1;
   if (t->kind == TK_IDENT && !name_keyword(tok_text(t)) &&
       (next->kind == TK_IDENT || (next->kind == TK_PUNCT && next->code == '*')))
@@ -106,6 +116,7 @@ static bool ends_type(const Token *tok) {
    or a parameter's ','. (Not `g(a b)` in an expression: what stands before
    the list is not a declaration.) The index of the unknown name, or -1. */
 static int unknown_param_type(Parser *p, int at) { /* (4 tokens back at most: external.c) */
+  scan_to(p, at + 1);
   const Token *v = p->toks->v;
   /* the parser stops at the second name, or the first */
   for (int type = at - 1; type <= at; type++) {
