@@ -714,6 +714,7 @@ struct Coroutine {
   bool is_static;      /* declared static */
   bool is_generator;   /* it has a `yield EXPR;` */
   bool is_async;       /* a generator that awaits too (an async generator: check.c) */
+  bool saw_yield_value, saw_await; /* its parse met a `yield EXPR`, an await (check_kind_of) */
   bool returns_void;   /* its declared type is void */
   bool awaited_inline; /* some coroutine below awaits it with its frame inside its own (check.c) */
   int nresume;         /* resume points numbered 1..nresume */
@@ -755,10 +756,10 @@ Coroutine *parse_source(Source *src);
 
 /* A #define or #undef line met by the file parse. */
 void macro_directive(const char *text);
-/* The replacement list of object-like macro `name` made of words and
-   stars only (a type, perhaps), or NULL. */
+/* The replacement list of object-like macro `name` (interned) made of
+   words and stars only (a type, perhaps), or NULL. */
 const TokenList *macro_body(const char *name);
-/* The #define line of macro `name` in effect now, or NULL. */
+/* The #define line of macro `name` (interned) in effect now, or NULL. */
 const char *macro_definition(const char *name);
 
 /* {=====================================================================

@@ -63,6 +63,7 @@ struct Parser {
      of coroutines' external declarations printed, back to the last one that
      something kept points into (give_back_behind) */
   int behind_from, behind_done;
+  bool saw_yield_value, saw_await; /* original: Coroutine's, as the grammar meets them */
 };
 
 /* lexhook.c: the parser's code for a keyword token, 0 for any other word

@@ -613,7 +613,7 @@ direct_abstract
 initializer
   : assign_expr
   | YIELD assign_expr                          { $$ = NEW(ND_YIELD, @$); $$->tok = $1; $$->expr = $2; $$->flags = YIELD_IN_INIT;
-                                                 outside_check(p, "yield", @1); }
+                                                 outside_check(p, "yield", @1); p->saw_yield_value = true; }
   | '{' init_list comma_opt '}'                { $$ = NEW(ND_INIT_LIST, @$); $$->kids = $2->kids; }
   | '{' '}'                                    { $$ = NEW(ND_INIT_LIST, @$); }
   ;
@@ -781,7 +781,8 @@ jump_statement
   ;
 
 yield_statement
-  : YIELD expr ';'                             { $$ = NEW(ND_YIELD, @$); $$->tok = $1; $$->expr = $2; outside_check(p, "yield", @1); }
+  : YIELD expr ';'                             { $$ = NEW(ND_YIELD, @$); $$->tok = $1; $$->expr = $2; outside_check(p, "yield", @1);
+                                                 p->saw_yield_value = true; }
   | YIELD ';'                                  { $$ = NEW(ND_YIELD, @$); $$->tok = $1; outside_check(p, "yield", @1); }
   ;
 
@@ -810,7 +811,7 @@ assign_expr
   | unary_expr assign_op assign_expr           { $$ = expr_node(@$, $2, $1, $3, NULL); }
   | unary_expr assign_op YIELD assign_expr     { $$ = NEW(ND_YIELD, @$); $$->tok = $3; $$->target = $1; $$->expr = $4;
                                                  $$->flags = YIELD_IN_EXPR | ($2 == OP_ASSIGN ? 0 : YIELD_COMPOUND);
-                                                 outside_check(p, "yield", @3); }
+                                                 outside_check(p, "yield", @3); p->saw_yield_value = true; }
   ;
 
 assign_op
@@ -868,7 +869,8 @@ unary_expr
   | ANDAND IDENTIFIER                          { $$ = EXPR(@$, OP_LABEL_ADDR); }
   | REAL cast_expr                             { $$ = expr_node(@$, OP_REAL, $2, NULL, NULL); }
   | IMAG cast_expr                             { $$ = expr_node(@$, OP_IMAG, $2, NULL, NULL); }
-  | AWAIT cast_expr                            { $$ = NEW(ND_AWAIT, @$); $$->expr = $2; $$->tok = $1; outside_check(p, "await", @1); }
+  | AWAIT cast_expr                            { $$ = NEW(ND_AWAIT, @$); $$->expr = $2; $$->tok = $1; outside_check(p, "await", @1);
+                                                 p->saw_await = true; }
   ;
 
 unary_op
@@ -956,6 +958,8 @@ static void coroutine_found(Parser *p, Node *specs, Node *n, bool is_def, Loc lo
   if (yyparse(&q) != 0)
     internal_error("coroutine parse failed without a diagnostic");
   coroutine_record(p, q.unit, start, q.pos);
+  (*p->last_co)->saw_yield_value = q.saw_yield_value;
+  (*p->last_co)->saw_await = q.saw_await;
 }
 
 /* A syntax error: what bison knows of it, by name, for syntax_error.c. */

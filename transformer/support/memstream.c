@@ -135,16 +135,6 @@ int memstream_close(FILE *f) {
  * are printed here, piece by piece; any other goes to printf.
  * =================================================================== */
 
-/* Does fmt convert with %s, %d and %% only? */
-static bool simple_format(const char *fmt) {
-  if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2])
-    return true;
-  for (const char *p = fmt; (p = strchr(p, '%')); p += 2)
-    if (p[1] != 's' && p[1] != 'd' && p[1] != '%')
-      return false;
-  return true;
-}
-
 /* The digits of v, as %d prints them, at the end of buf[12]; their count. */
 static size_t int_text(int v, char *buf) {
   unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
@@ -180,20 +170,23 @@ static void text_put(Text *t, const char *s, size_t n) {
   t->n += n;
 }
 
-/* fmt, simple_format's, with its arguments, at the end of t. */
-static void print_simple(Text *t, const char *fmt, va_list ap) {
+/* fmt with its arguments at the end of t, if it converts with %s, %d and
+   %% only; false, and t to be dropped, at any other conversion (the
+   caller then prints with printf, from a copy of ap: one pass over fmt,
+   not one to ask and one to print). */
+static bool print_simple(Text *t, const char *fmt, va_list ap) {
   if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) { /* "%s": the writer's stored lines */
     const char *s = va_arg(ap, const char *);
     s = s ? s : "(null)";
     text_put(t, s, strlen(s));
-    return;
+    return true;
   }
   for (;;) {
     const char *pct = strchrnul(fmt, '%');
     if (pct > fmt)
       text_put(t, fmt, (size_t)(pct - fmt));
     if (!*pct)
-      return;
+      return true;
     if (pct[1] == 's') {
       const char *s = va_arg(ap, const char *);
       s = s ? s : "(null)"; /* as glibc's printf */
@@ -202,8 +195,10 @@ static void print_simple(Text *t, const char *fmt, va_list ap) {
       char digits[12];
       size_t n = int_text(va_arg(ap, int), digits);
       text_put(t, digits + 12 - n, n);
-    } else {
+    } else if (pct[1] == '%') {
       text_put(t, "%", 1);
+    } else {
+      return false;
     }
     fmt = pct + 2;
   }
@@ -217,14 +212,17 @@ static void text_write(Text *t, FILE *f) {
 }
 
 static void xvfprintf(FILE *f, const char *fmt, va_list ap) {
-  if (!simple_format(fmt)) {
-    vfprintf(f, fmt, ap);
-    return;
-  }
   Text t;
   TEXT_INIT(t);
-  print_simple(&t, fmt, ap);
-  text_write(&t, f);
+  va_list again;
+  va_copy(again, ap);
+  if (print_simple(&t, fmt, ap)) {
+    text_write(&t, f);
+  } else {
+    xfree(t.heap);
+    vfprintf(f, fmt, again);
+  }
+  va_end(again);
 }
 
 void xfprintf(FILE *f, const char *fmt, ...) {
@@ -237,27 +235,33 @@ void xfprintf(FILE *f, const char *fmt, ...) {
 void xvfprintf_line(FILE *f, size_t spaces, const char *fmt, va_list ap) {
   static const char blanks[128] = {[0 ... 127] = ' '};
   spaces = spaces < sizeof blanks ? spaces : sizeof blanks;
-  if (!simple_format(fmt)) {
-    fwrite_unlocked(blanks, 1, spaces, f);
-    vfprintf(f, fmt, ap);
-    fputc_unlocked('\n', f);
-    return;
-  }
   Text t;
   TEXT_INIT(t);
   text_put(&t, blanks, spaces);
-  print_simple(&t, fmt, ap);
-  text_put(&t, "\n", 1);
-  text_write(&t, f);
+  va_list again;
+  va_copy(again, ap);
+  if (print_simple(&t, fmt, ap)) {
+    text_put(&t, "\n", 1);
+    text_write(&t, f);
+  } else {
+    xfree(t.heap);
+    fwrite_unlocked(blanks, 1, spaces, f);
+    vfprintf(f, fmt, again);
+    fputc_unlocked('\n', f);
+  }
+  va_end(again);
 }
 
 /* printf into a new string: most are short, and are printed once into a
    buffer on the stack, then copied. */
 char *vformat(const char *fmt, va_list ap) {
-  if (simple_format(fmt)) {
-    Text t;
-    TEXT_INIT(t);
-    print_simple(&t, fmt, ap);
+  Text t;
+  TEXT_INIT(t);
+  va_list first;
+  va_copy(first, ap);
+  bool simple = print_simple(&t, fmt, first);
+  va_end(first);
+  if (simple) {
     if (!t.heap) {
       t.heap = xrealloc(NULL, t.n + 1);
       memcpy(t.heap, t.small, t.n);
@@ -265,6 +269,7 @@ char *vformat(const char *fmt, va_list ap) {
     t.heap[t.n] = '\0';
     return t.heap;
   }
+  xfree(t.heap);
   char small[256];
   va_list again;
   va_copy(again, ap);
