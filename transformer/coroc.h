@@ -704,21 +704,22 @@ struct FrameScope {
 };
 
 struct Coroutine {
-  const char *name;    /* its name */
-  Node *def;           /* the definition parsed from the original tokens (NULL for a prototype) */
-  Node *decl;          /* the definition, or the prototype's declaration */
-  Node *specs;         /* its declaration specifiers */
-  Node *declarator;    /* its declarator (the name and the parameter list) */
-  int first, last;     /* its range in the original tokens */
-  bool is_prototype;   /* a declaration without a body */
-  bool is_static;      /* declared static */
-  bool is_generator;   /* it has a `yield EXPR;` */
-  bool is_async;       /* a generator that awaits too (an async generator: check.c) */
-  bool saw_yield_value, saw_await; /* its parse met a `yield EXPR`, an await (check_kind_of) */
-  bool returns_void;   /* its declared type is void */
-  bool awaited_inline; /* some coroutine below awaits it with its frame inside its own (check.c) */
-  int nresume;         /* resume points numbered 1..nresume */
-  int *resume_lines;   /* [n]: the .coc line of resume point n */
+  const char *name;     /* its name */
+  Node *def;            /* the definition parsed from the original tokens (NULL for a prototype) */
+  Node *decl;           /* the definition, or the prototype's declaration */
+  Node *specs;          /* its declaration specifiers */
+  Node *declarator;     /* its declarator (the name and the parameter list) */
+  int first, last;      /* its range in the original tokens */
+  bool is_prototype;    /* a declaration without a body */
+  bool is_static;       /* declared static */
+  bool is_generator;    /* it has a `yield EXPR;` */
+  bool is_async;        /* a generator that awaits too (an async generator: check.c) */
+  bool saw_yield_value; /* its parse met a `yield EXPR` (check_kind_of) */
+  bool saw_await;       /* ... an await */
+  bool returns_void;    /* its declared type is void */
+  bool awaited_inline;  /* some coroutine below awaits it with its frame inside its own (check.c) */
+  int nresume;          /* resume points numbered 1..nresume */
+  int *resume_lines;    /* [n]: the .coc line of resume point n */
   const char **resume_words; /* [n]: "yield" or "await" */
   bool has_bare_yield;       /* it has a `yield;` */
   Token *first_bare_yield;   /* ... this one, for the message */
