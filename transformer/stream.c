@@ -72,25 +72,29 @@ static Awaited *awaited_slot(const Stream *s, const char *name) {
   return &s->awaited[i];
 }
 
+/* Is t the word `word` (interned: spellings are compared as pointers)? */
 static bool is_word(const Token *t, const char *word) {
-  return t->kind == TK_IDENT && !t->dead && strcmp(tok_text(t), word) == 0;
+  return tok_text(t) == word && t->kind == TK_IDENT && !t->dead;
 }
+
+#define INTERN(word) intern(word, sizeof word - 1)
 
 static void foresee(Stream *s) {
   const TokenList *o = &s->src->original;
+  const char *await = INTERN("await"), *cleanup = INTERN("cleanup"),
+             *gnu_cleanup = INTERN("__cleanup__"), *paren = INTERN("(");
   size_t size = 64;
   int nawaits = 0;
   for (int i = 0; i < o->n; i++)
-    nawaits += is_word(&o->v[i], "await");
+    nawaits += is_word(&o->v[i], await);
   while (size < 2 * (size_t)nawaits)
     size *= 2;
   s->awaited = memory_keep(xcalloc(size, sizeof *s->awaited));
   s->mask = size - 1;
   for (int i = 0; i + 2 < o->n; i++) {
     const Token *t = &o->v[i];
-    s->any_cleanup |= is_word(t, "cleanup") || is_word(t, "__cleanup__");
-    if (is_word(t, "await") && t[1].kind == TK_IDENT && !t[2].dead &&
-        strcmp(tok_text(&t[2]), "(") == 0) {
+    s->any_cleanup |= is_word(t, cleanup) || is_word(t, gnu_cleanup);
+    if (is_word(t, await) && t[1].kind == TK_IDENT && !t[2].dead && tok_text(&t[2]) == paren) {
       Awaited *a = awaited_slot(s, tok_text(&t[1]));
       *a = (Awaited){tok_text(&t[1]), i};
     }
