@@ -22,7 +22,8 @@
  * any coroutine, and the rules of all before any frame's. So the streaming
  * run holds its errors (diag_hold): on an error, on a foresight that was
  * wrong, and when a coroutine awaited above its definition turns out to be
- * a generator (an error of the whole run's check), it gives up, and run.c
+ * a generator, or one read with coro_next above it an async generator
+ * (errors of the whole run's check), it gives up, and run.c
  * runs the file again whole, which prints the same C or says the error.
  */
 #include "coroc.h"
@@ -175,8 +176,9 @@ static void each(Coroutine *co, void *ctx) {
   if (!s->foreseen)
     foresee(s);
   check_kind_of(co);
-  if (co->def && co->is_generator && definitions_missed(&s->defs, co->name))
-    give_up(s, "a generator awaited above its definition"); /* the whole run's check refuses it */
+  unsigned missed = co->def ? definitions_missed(&s->defs, co->name) : 0;
+  if (((missed & MISSED_AWAIT) && co->is_generator) || ((missed & MISSED_NEXT) && co->is_async))
+    give_up(s, "a coroutine used above its definition as the whole run refuses");
   definitions_add(&s->defs, co);
   memory_region_begin();
   check_coroutine(s->src, co, &s->defs);

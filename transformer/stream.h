@@ -39,13 +39,20 @@ typedef struct {
   Coroutine **slot; /* open addressing: NULL or the first definition of a name */
   size_t mask;      /* slots - 1, a power of two at least twice the definitions */
   size_t n;         /* the definitions */
-  /* the names of coroutines awaited where the table had no definition of them */
-  const char **missed;
+  /* the coroutines asked about where the table had no definition of them,
+     and what was asked (MISSED_*): its definition below would have been
+     an error of the whole run's check if it is a generator (awaited), or
+     an async generator (made, and its values taken with coro_next) */
+  struct Missed {
+    const char *name;
+    unsigned asked;
+  } * missed;
   int nmissed, capmissed;
 } Definitions;
+enum { MISSED_AWAIT = 1, MISSED_NEXT = 2 };
 void check_kind_of(Coroutine *co);
 void definitions_add(Definitions *d, Coroutine *co); /* a definition (a prototype is not) */
-bool definitions_missed(const Definitions *d, const char *name);
+unsigned definitions_missed(const Definitions *d, const char *name); /* MISSED_*, or 0 */
 void definitions_free(Definitions *d);
 void check_coroutine(Source *src, Coroutine *co, Definitions *defs);
 

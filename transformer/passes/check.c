@@ -251,27 +251,32 @@ void definitions_free(Definitions *d) {
   *d = (Definitions){0};
 }
 
-bool definitions_missed(const Definitions *d, const char *name) {
+unsigned definitions_missed(const Definitions *d, const char *name) {
   for (int i = 0; i < d->nmissed; i++)
-    if (strcmp(d->missed[i], name) == 0)
-      return true;
-  return false;
+    if (strcmp(d->missed[i].name, name) == 0)
+      return d->missed[i].asked;
+  return 0;
 }
 
 /* The definition of coroutine `name`, if the file has one (so far). A name
-   not found is noted: the streaming run must know if its definition comes
-   later. */
-static Coroutine *find_definition(Checker *c, const char *name) {
+   not found is noted with what was asked of it (MISSED_*): the streaming
+   run must know if its definition comes later. */
+static Coroutine *find_definition(Checker *c, const char *name, unsigned asked) {
   Coroutine *found = *definition_slot(c->defs, name);
   Definitions *d = c->defs;
-  if (!found && !definitions_missed(d, name)) {
-    if (d->nmissed == d->capmissed) {
-      d->capmissed = d->capmissed ? 2 * d->capmissed : 16;
-      d->missed = memory_keep(xrealloc(d->missed, sizeof(char *) * d->capmissed));
+  if (found)
+    return found;
+  for (int i = 0; i < d->nmissed; i++)
+    if (strcmp(d->missed[i].name, name) == 0) {
+      d->missed[i].asked |= asked;
+      return NULL;
     }
-    d->missed[d->nmissed++] = name;
+  if (d->nmissed == d->capmissed) {
+    d->capmissed = d->capmissed ? 2 * d->capmissed : 16;
+    d->missed = memory_keep(xrealloc(d->missed, sizeof *d->missed * d->capmissed));
   }
-  return found;
+  d->missed[d->nmissed++] = (struct Missed){name, asked};
+  return NULL;
 }
 
 /* Children inside their parent. `await child(...)` of a coroutine defined
@@ -311,7 +316,7 @@ static void classify_await(Checker *c, Node *n) {
                ? call->lhs->sym
                : NULL;
   if (f && (f->specs & SP_COROUTINE)) {
-    Coroutine *callee = find_definition(c, f->name);
+    Coroutine *callee = find_definition(c, f->name, MISSED_AWAIT);
     if (callee && callee->is_async)
       error_tok(n->tok,
                 "'%s' is an async generator: a task takes its values with 'await "
@@ -522,7 +527,7 @@ static Coroutine *async_made_by(Checker *c, Node *n) {
   if (n->kind != ND_EXPR || n->op != OP_CALL || n->lhs->kind != ND_IDENT || !n->lhs->sym ||
       !(n->lhs->sym->specs & SP_COROUTINE))
     return NULL;
-  Coroutine *co = find_definition(c, n->lhs->sym->name);
+  Coroutine *co = find_definition(c, n->lhs->sym->name, MISSED_NEXT);
   return co && co->is_async ? co : NULL;
 }
 
