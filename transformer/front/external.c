@@ -28,7 +28,7 @@ static int expanded_of(Parser *p, int orig) {
   const TokenList *o = &p->src->original;
   const Token *close = &o->v[orig];
   int k = 0; /* same spellings before it on its line, as the user wrote them */
-  for (int j = orig - 1; j >= 0 && o->v[j].line == close->line; j--)
+  for (int j = orig - 1; j >= p->src->original_from && o->v[j].line == close->line; j--)
     k += tok_text(&o->v[j]) == tok_text(close) && !o->v[j].dead && o->v[j].kind != TK_DIRECTIVE;
   int i = p->pos > 0 ? p->pos - 1 : 0;
   while (i > 0 && p->toks->v[i - 1].in_main && p->toks->v[i - 1].line == close->line)
