@@ -16,7 +16,8 @@
  * a static one), and, for the stackful backend, whether any coroutine of
  * the file has a cleanup (decide_cleanup). They are foreseen from the
  * user's tokens before the first coroutine is printed (an `await NAME(`
- * below it; the word `cleanup` anywhere) and checked at the end against
+ * below it, not in a body that yields values; the word `cleanup`
+ * anywhere) and checked at the end against
  * what the passes decided. And an error is said as a run of the whole file
  * says it: that run reports a syntax error anywhere before the rules of
  * any coroutine, and the rules of all before any frame's. So the streaming
@@ -80,10 +81,44 @@ static bool is_word(const Token *t, const char *word) {
 
 #define INTERN(word) intern(word, sizeof word - 1)
 
+/* A file-scope brace group of the user's tokens, by its first and last. */
+typedef struct {
+  int first, last;
+} Group;
+
+/* The file-scope brace groups (function bodies, mostly) that hold a
+   `yield` with a value, in order, and their count in *n: a body that
+   yields values and awaits is an async generator's, whose children go on
+   the heap, never inline. (A guess like the others: a group that the
+   preprocessor makes otherwise only makes it wrong, and the run gives up.) */
+static Group *yielding_groups(const TokenList *o, int *n) {
+  const char *open = INTERN("{"), *close = INTERN("}"), *yield = INTERN("yield"),
+             *semicolon = INTERN(";");
+  Group *v = NULL;
+  int nv = 0, depth = 0, first = 0;
+  bool yields = false;
+  for (int i = 0; i < o->n; i++) {
+    const char *w = tok_text(&o->v[i]); /* (a literal's or directive's is spelled whole) */
+    if (w == open && depth++ == 0) {
+      first = i;
+      yields = false;
+    } else if (w == close && depth > 0 && --depth == 0 && yields) {
+      v = xappend(v, nv, sizeof *v);
+      v[nv++] = (Group){first, i};
+    } else if (depth > 0 && is_word(&o->v[i], yield) && tok_text(&o->v[i + 1]) != semicolon) {
+      yields = true;
+    }
+  }
+  *n = nv;
+  return v;
+}
+
 static void foresee(Stream *s) {
   const TokenList *o = &s->src->original;
   const char *await = INTERN("await"), *cleanup = INTERN("cleanup"),
              *gnu_cleanup = INTERN("__cleanup__"), *paren = INTERN("(");
+  int ngroups, g = 0;
+  Group *groups = yielding_groups(o, &ngroups);
   size_t size = 64;
   int nawaits = 0;
   for (int i = 0; i < o->n; i++)
@@ -95,11 +130,16 @@ static void foresee(Stream *s) {
   for (int i = 0; i + 2 < o->n; i++) {
     const Token *t = &o->v[i];
     s->any_cleanup |= is_word(t, cleanup) || is_word(t, gnu_cleanup);
-    if (is_word(t, await) && t[1].kind == TK_IDENT && !t[2].dead && tok_text(&t[2]) == paren) {
+    while (g < ngroups && groups[g].last < i)
+      g++;
+    bool in_async_generator = g < ngroups && groups[g].first <= i;
+    if (is_word(t, await) && t[1].kind == TK_IDENT && !t[2].dead && tok_text(&t[2]) == paren &&
+        !in_async_generator) {
       Awaited *a = awaited_slot(s, tok_text(&t[1]));
       *a = (Awaited){tok_text(&t[1]), i};
     }
   }
+  xfree(groups);
   s->foreseen = true;
 }
 
