@@ -83,8 +83,8 @@ GUESSES = {
                                + "  return x;\n}\n"
                                "coroutine int u(int x) {\n#if 0\n  yield x;\n#endif\n  x = await t0(x);\n"
                                "  return x; }\n", BACKENDS),
-    # an await that a macro writes: the guess sees no `await t0(`, and a
-    # child awaited by a macro's await goes on the heap, so it is right
+    # an await that a macro writes: the guess sees no `await t0(`, and the
+    # passes do not put t0's frame inside u's either (no give-up: checked)
     "await_by_macro": (TASK.format(n=0) + (
         "#define AWAIT_T0(x) await t0(x)\n"
         "coroutine int u(int x) { int v = AWAIT_T0(x); return v; }\n"), []),

@@ -475,7 +475,6 @@ static int count_lines(const char *text, size_t len) {
    last call come from (Source.line_live, directive_live). */
 static void mark_live_lines(Source *src) {
   if (!src->line_live) {
-    src->nlines = 2 + count_lines(src->text, src->len);
     src->line_live = xcalloc(src->nlines + 1, sizeof(bool));
     src->directive_live = xcalloc(src->nlines + 1, sizeof(bool));
   }
@@ -653,8 +652,7 @@ void token_set_literal(const Token *t, Node *node) {
    line's start and its column (token_offset), so a token keeps no offset of
    its own. Lines end at LF in the text coroc scans (normalize_line_ends). */
 static void mark_line_starts(Source *src) {
-  int n = 2 + count_lines(src->text, src->len);
-  src->line_start = xcalloc(n, sizeof *src->line_start);
+  src->line_start = xcalloc(src->nlines, sizeof *src->line_start);
   int line = 1;
   for (const char *p = src->text, *end = p + src->len; (p = memchr(p, '\n', end - p)); p++)
     src->line_start[++line] = (unsigned)(p + 1 - src->text);
@@ -710,6 +708,7 @@ static void take_text(Source *src) {
   src->nline_dirs = -1;
   line_macros_forget(); /* (one input's, as its #line directives) */
   normalize_line_ends(src);
+  src->nlines = 2 + count_lines(src->text, src->len); /* (both views of it count by these) */
   diag_add_file(src->name, src->text, src->len);
   const char *nul = memchr(src->text, '\0', src->len);
   if (nul) {

@@ -251,11 +251,17 @@ void definitions_free(Definitions *d) {
   *d = (Definitions){0};
 }
 
-unsigned definitions_missed(const Definitions *d, const char *name) {
+/* The note of `name` among those missed, or NULL. */
+static struct Missed *missed_note(const Definitions *d, const char *name) {
   for (int i = 0; i < d->nmissed; i++)
     if (strcmp(d->missed[i].name, name) == 0)
-      return d->missed[i].asked;
-  return 0;
+      return &d->missed[i];
+  return NULL;
+}
+
+unsigned definitions_missed(const Definitions *d, const char *name) {
+  const struct Missed *m = missed_note(d, name);
+  return m ? m->asked : 0;
 }
 
 /* The definition of coroutine `name`, if the file has one (so far). A name
@@ -266,11 +272,11 @@ static Coroutine *find_definition(Checker *c, const char *name, unsigned asked) 
   Definitions *d = c->defs;
   if (found)
     return found;
-  for (int i = 0; i < d->nmissed; i++)
-    if (strcmp(d->missed[i].name, name) == 0) {
-      d->missed[i].asked |= asked;
-      return NULL;
-    }
+  struct Missed *m = missed_note(d, name);
+  if (m) {
+    m->asked |= asked;
+    return NULL;
+  }
   if (d->nmissed == d->capmissed) {
     d->capmissed = d->capmissed ? 2 * d->capmissed : 16;
     d->missed = memory_keep(xrealloc(d->missed, sizeof *d->missed * d->capmissed));
