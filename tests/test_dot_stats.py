@@ -195,3 +195,18 @@ def test_stats_says_why_a_child_is_on_the_heap(coroc, tmp_path):
     res = run([COROC, "--stats", "--backend=stackful", "heap.coc"], cwd=tmp_path)
     assert res.stdout.splitlines()[0] == "coroutine idle (heap.coc:1), stackful: no arguments"
     assert "offset" not in res.stdout
+
+
+def test_stackful_stats_say_why_each_parameter_is_kept(coroc, tmp_path):
+    # the stackful backend decides no frame to print its C (frame.c,
+    # frame_decided), but --stats asks why each field is there: a parameter
+    # has its reason in both backends
+    src = tmp_path / "params.coc"
+    src.write_text("coroutine int sum(int a, long b) {\n  int t = a;\n  yield t;\n"
+                   "  yield (int)b + t;\n}\n")
+    for backend in ("stackless", "stackful"):
+        res = run([COROC, "--stats", f"--backend={backend}", "params.coc"], cwd=tmp_path)
+        assert res.returncode == 0, res.stderr
+        for name in ("a", "b"):
+            assert re.search(rf"  {name}  \(params\.coc:1: a parameter: set when the instance is made\)",
+                             res.stdout), (backend, res.stdout)

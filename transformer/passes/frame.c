@@ -279,14 +279,23 @@ static void check_hoisted_types(Layout *l) {
 
 /* }================================================================== */
 
+/* The stackful backend prints a body as written, its locals on its own stack:
+   which of them a frame would keep is asked only of the printers that show
+   it (the facts an editor shows, --stats, --html, --dot). The analysis
+   refuses nothing, so both backends still accept the same programs. */
+static bool frame_decided(const Options *opt) {
+  return opt->backend == BACKEND_STACKLESS || opt->facts || opt->stats || opt->html || opt->dot;
+}
+
 void layout_frame(Source *src, Coroutine *co, const Options *opt) {
   if (!co->def)
     return;
   Layout l = {.co = co, .src = src};
   layout_params(&l);
   visit(co->def->body, layout_pre, layout_post, &l);
-  note_cleanups(src, co);                /* cleanup.c: which locals have __attribute__((cleanup)) */
-  decide_frame(src, co, opt->hoist_all); /* live.c: only what must survive a suspension */
+  note_cleanups(src, co); /* cleanup.c: which locals have __attribute__((cleanup)) */
+  if (frame_decided(opt))
+    decide_frame(src, co, opt->hoist_all); /* live.c: only what must survive a suspension */
   check_hoisted_types(&l);
   check_field_types(&l);
   xfree(l.names);
