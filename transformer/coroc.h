@@ -227,6 +227,8 @@ unsigned spelling_offset(const char *spelling);
 /* tokens.c: the one copy of a spelling (identifiers, keywords, punctuators,
    numbers): equal spellings give equal pointers. */
 const char *intern(const char *s, size_t len);
+/* ... of a string literal: INTERN("yield") */
+#define INTERN(word) intern(word, sizeof word - 1)
 /* An interned word's keyword code (parser.h's T_*), 0 if none. */
 int name_keyword(const char *interned);
 /* An interned spelling's hash. */
@@ -716,6 +718,7 @@ struct Coroutine {
   bool is_async;        /* a generator that awaits too (an async generator: check.c) */
   bool saw_yield_value; /* its parse met a `yield EXPR` (check_kind_of) */
   bool saw_await;       /* ... an await */
+  bool saw_stmt_expr;   /* ... a statement expression `({ ... })` */
   bool returns_void;    /* its declared type is void */
   bool awaited_inline;  /* some coroutine below awaits it with its frame inside its own (check.c) */
   int nresume;          /* resume points numbered 1..nresume */

@@ -79,8 +79,6 @@ static bool is_word(const Token *t, const char *word) {
   return tok_text(t) == word && t->kind == TK_IDENT && !t->dead;
 }
 
-#define INTERN(word) intern(word, sizeof word - 1)
-
 /* A file-scope brace group of the user's tokens, by its first and last. */
 typedef struct {
   int first, last;

@@ -63,7 +63,8 @@ struct Parser {
      of coroutines' external declarations printed, back to the last one that
      something kept points into (give_back_behind) */
   int behind_from, behind_done;
-  bool saw_yield_value, saw_await; /* original: Coroutine's, as the grammar meets them */
+  /* original: Coroutine's, as the grammar meets them */
+  bool saw_yield_value, saw_await, saw_stmt_expr;
 };
 
 /* lexhook.c: the parser's code for a keyword token, 0 for any other word

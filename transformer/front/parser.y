@@ -887,7 +887,8 @@ postfix_expr
   | strings
   | '(' expr ')'                               { $$ = expr_node(@$, OP_PAREN, $2, NULL, NULL); }
   | '(' { p->stmt_expr_depth++; } compound_statement ')'
-                                               { p->stmt_expr_depth--; $$ = NEW(ND_STMT_EXPR, @$); $$->block = $3; }
+                                               { p->stmt_expr_depth--; $$ = NEW(ND_STMT_EXPR, @$); $$->block = $3;
+                                                 p->saw_stmt_expr = true; }
   | GENERIC '(' assign_expr ',' generic_assocs ')' { $$ = expr_node(@$, OP_GENERIC, $3, NULL, NULL); $$->kids = $5->kids; }
   | OFFSETOF '(' type_name ',' offsetof_member ')' { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; }
   | VA_ARG '(' assign_expr ',' type_name ')'   { $$ = expr_node(@$, OP_VA_ARG, $3, NULL, NULL); }
@@ -960,6 +961,7 @@ static void coroutine_found(Parser *p, Node *specs, Node *n, bool is_def, Loc lo
   coroutine_record(p, q.unit, start, q.pos);
   (*p->last_co)->saw_yield_value = q.saw_yield_value;
   (*p->last_co)->saw_await = q.saw_await;
+  (*p->last_co)->saw_stmt_expr = q.saw_stmt_expr;
 }
 
 /* A syntax error: what bison knows of it, by name, for syntax_error.c. */

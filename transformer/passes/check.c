@@ -191,17 +191,23 @@ static bool yields_values(Node *body) {
   return found;
 }
 
-/* Does this body await (a generator's: is it an async generator)? */
-static bool await_pre(Node *n, void *ctx) {
-  if (n->kind == ND_AWAIT)
-    *(bool *)ctx = true;
-  return !*(bool *)ctx;
+/* Does this body hold a node of this kind (an await: is a generator an
+   async generator)? */
+typedef struct {
+  NodeKind kind;
+  bool found;
+} KindSought;
+
+static bool kind_pre(Node *n, void *ctx) {
+  KindSought *k = ctx;
+  k->found |= n->kind == k->kind;
+  return !k->found;
 }
 
-static bool awaits_any(Node *body) {
-  bool found = false;
-  visit(body, await_pre, NULL, &found);
-  return found;
+static bool holds_kind(Node *body, NodeKind kind) {
+  KindSought k = {kind, false};
+  visit(body, kind_pre, NULL, &k);
+  return k.found;
 }
 
 static size_t name_hash(const char *s) {
@@ -714,16 +720,20 @@ static bool sole_awaits_pre(Node *n, void *ctx) {
 /* }================================================================== */
 
 /* What kind a coroutine is, from what its parse met: a walk of each body
-   for it was 1.4% of coroc's time on benchmark part 4's large.coc. With
-   COROC_CHECK_EMIT set (the test suite's runs), the walk is made too, and
-   must agree. */
+   for it was 1.4% of coroc's time on benchmark part 4's large.coc. The
+   walks that only an await or a statement expression gives work to are
+   skipped in a body whose parse met none (mark_awaits and the sole awaits
+   here, the jumps out of statement expressions in lower.c). With
+   COROC_CHECK_EMIT set (the test suite's runs), walks find all three
+   again, and must agree. */
 void check_kind_of(Coroutine *co) {
   co->is_generator = co->def && co->saw_yield_value;
   co->is_async = co->is_generator && co->saw_await;
   if (co->def && getenv("COROC_CHECK_EMIT") &&
-      (co->is_generator != yields_values(co->def->body) ||
-       (co->is_generator && co->is_async != awaits_any(co->def->body))))
-    internal_error("the parse and a walk of '%s' disagree on what kind it is", co->name);
+      (co->saw_yield_value != yields_values(co->def->body) ||
+       co->saw_await != holds_kind(co->def->body, ND_AWAIT) ||
+       co->saw_stmt_expr != holds_kind(co->def->body, ND_STMT_EXPR)))
+    internal_error("the parse and a walk of '%s' disagree on what it holds", co->name);
 }
 
 void check_coroutine(Source *src, Coroutine *co, Definitions *defs) {
@@ -731,11 +741,13 @@ void check_coroutine(Source *src, Coroutine *co, Definitions *defs) {
     return;
   Checker c = {.co = co, .defs = defs, .src = src};
   check_variadic(co);
-  mark_awaits(co->def->body);
+  if (co->saw_await) /* (without: every mark stays false, as the parse made it) */
+    mark_awaits(co->def->body);
   visit(co->def->body, check_pre, check_post, &c);
   check_kind(co);
   check_no_include(&c);
-  visit(co->def->body, sole_awaits_pre, NULL, NULL);
+  if (co->saw_await)
+    visit(co->def->body, sole_awaits_pre, NULL, NULL);
 }
 
 void check(Source *src, Coroutine *cos) {

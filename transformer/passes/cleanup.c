@@ -91,9 +91,21 @@ static bool note_pre(Node *n, void *ctx) {
   return true;
 }
 
+/* Does the body spell __attribute__ at all? cleanup_in reads only its
+   tokens, so a body without one (nearly all) needs no walk. */
+static bool body_has_attribute(const Source *src, const Coroutine *co) {
+  const char *a = INTERN("__attribute__"), *b = INTERN("__attribute");
+  const TokenList *o = &src->original;
+  for (int i = co->def->body->first; i <= co->def->body->last && i < o->n; i++)
+    if (tok_text(&o->v[i]) == a || tok_text(&o->v[i]) == b)
+      return true;
+  return false;
+}
+
 void note_cleanups(Source *src, Coroutine *co) {
   Note k = {src, co};
-  visit(co->def->body, note_pre, NULL, &k);
+  if (body_has_attribute(src, co))
+    visit(co->def->body, note_pre, NULL, &k);
 }
 
 /* }================================================================== */

@@ -749,6 +749,8 @@ static void expr_jumps_post(Node *n, void *ctx) {
 /* The replacements for the jumps out of the statement expressions in n's
    own expressions (not in its substatements, which are lowered by themselves). */
 static void replace_expr_jumps(Emitter *e, Node *n) {
+  if (!e->co->saw_stmt_expr) /* (nearly every body: then no walk) */
+    return;
   ExprJumps j = {e, n, 0, 0, 0};
   visit(n, expr_jumps_pre, expr_jumps_post, &j);
 }
