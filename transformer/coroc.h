@@ -633,14 +633,16 @@ typedef enum {
 } SymKind;
 
 struct Sym {
-  SymKind kind;             /* what it names */
-  const char *name;         /* its spelling */
-  Node *decl;               /* the node that declared it */
-  int depth;                /* scope depth: 0 file scope, 1 a function's outermost block, ... */
-  int specs;                /* SP_* flags of its declaration */
-  Token *tok;               /* the token that named it */
-  Coroutine *owner;         /* frame.c: the coroutine whose frame or types hold it, or NULL */
-  const char *field;        /* frame.c: its name in the frame, or the renamed type/constant */
+  SymKind kind;      /* what it names */
+  const char *name;  /* its spelling */
+  Node *decl;        /* the node that declared it */
+  int depth;         /* scope depth: 0 file scope, 1 a function's outermost block, ... */
+  int specs;         /* SP_* flags of its declaration */
+  Token *tok;        /* the token that named it */
+  Coroutine *owner;  /* frame.c: the coroutine whose frame or types hold it, or NULL */
+  const char *field; /* frame.c: its name in the frame, or the renamed type/constant */
+  int scope_last; /* frame.c: a local in the frame: the last token of the block (or for statement)
+                     that declares it, where its scope ends */
   bool in_stmt_expr;        /* declared inside a statement expression (stays a real local) */
   bool void_task;           /* a coroutine (its declaration is not kept) that returns void */
   bool is_array;            /* live.c: a local of array type */

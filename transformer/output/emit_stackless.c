@@ -199,52 +199,6 @@ static void emit_frame(Emitter *e, Coroutine *co) {
   emit_put(e, 0, "};");
 }
 
-/* Where each local of the frame is in scope, for debuggers: from the .coc line
-   of its declaration to that of the end of the block (or for statement) that
-   declares it, which is how the gdb extension tells two locals of one name
-   apart (docs/debugging.md, "The program's names"). */
-typedef struct {
-  Emitter *e;
-  const NodeList *locals; /* co->locals, in the order of the walk */
-  int next;               /* the first of them not met yet */
-  int *end;               /* [local]: the last line of its scope (0: a parameter) */
-  Node **scopes;          /* the blocks and for statements around the walk */
-  int depth, cap;
-} ScopeWalk;
-
-static bool scope_enter(Node *n, void *ctx) {
-  ScopeWalk *w = ctx;
-  if (n->kind == ND_BLOCK || n->kind == ND_FOR) {
-    if (w->depth == w->cap) {
-      w->cap = w->cap ? 2 * w->cap : 16;
-      w->scopes = xrealloc(w->scopes, (size_t)w->cap * sizeof *w->scopes);
-    }
-    w->scopes[w->depth++] = n;
-  } else if (n->kind == ND_INIT_DECL && w->depth > 0) {
-    /* the locals list is in the order of the declarations: one pass meets them in turn */
-    for (int i = w->next; i < w->locals->n; i++)
-      if (w->locals->v[i] == n) {
-        w->end[i] = w->e->toks->v[w->scopes[w->depth - 1]->last].line;
-        w->next = i + 1;
-        break;
-      }
-  }
-  return true;
-}
-
-static void scope_leave(Node *n, void *ctx) {
-  ScopeWalk *w = ctx;
-  if (n->kind == ND_BLOCK || n->kind == ND_FOR)
-    w->depth--;
-}
-
-static int *local_scope_ends(Emitter *e, Coroutine *co) {
-  ScopeWalk w = {e, &co->locals, 0, xcalloc((size_t)co->locals.n + 1, sizeof(int)), NULL, 0, 0};
-  visit(co->def->body, scope_enter, scope_leave, &w);
-  xfree(w.scopes);
-  return w.end;
-}
-
 /* Two tables for debuggers (coroc's gdb extension, docs/debugging.md),
    kept by `used` though no code reads them:
      static const unsigned short coro_lines_fib[] = {3, 6, 9};     the .coc line of the start and of
@@ -268,7 +222,6 @@ static void emit_debug_tables(Emitter *e, Coroutine *co) {
            co->name, text);
   xfree(text);
   f = xmemstream(&text, &len);
-  int *ends = local_scope_ends(e, co);
   bool params = true, first = true;
   for (int i = 0; i < co->locals.n; i++) {
     Node *n = co->locals.v[i];
@@ -285,10 +238,11 @@ static void emit_debug_tables(Emitter *e, Coroutine *co) {
       fputs(n->sym->name, f);
     else
       xfprintf(f, "%s=%s", n->sym->field, n->sym->name);
-    if (ends[i])
-      xfprintf(f, "@%d-%d", emit_line_of(e, n), ends[i]);
+    /* from its declaration to the end of the block that declares it (frame.c): how the gdb
+       extension tells two locals of one name apart (docs/debugging.md, "The program's names") */
+    if (n->kind != ND_PARAM)
+      xfprintf(f, "@%d-%d", emit_line_of(e, n), e->toks->v[n->sym->scope_last].line);
   }
-  xfree(ends);
   memstream_close(f);
   emit_put(e, 0, "static const char coro_locals_%s[] __attribute__((used)) = \"%s\";", co->name,
            text);

@@ -31,10 +31,12 @@
 #include <string.h>
 
 typedef struct {
-  Coroutine *co;      /* the coroutine being laid out */
-  Source *src;        /* its input */
-  int stmt_expr;      /* > 0 inside ({ ... }): its locals stay real locals */
-  int unevaluated;    /* > 0 inside sizeof, _Alignof, typeof */
+  Coroutine *co;   /* the coroutine being laid out */
+  Source *src;     /* its input */
+  int stmt_expr;   /* > 0 inside ({ ... }): its locals stay real locals */
+  int unevaluated; /* > 0 inside sizeof, _Alignof, typeof */
+  int *scope_last; /* the last tokens of the blocks and for statements around the walk */
+  int nscopes, capscopes;
   const char **names; /* field and type names taken so far: a hash set of capnames slots */
   int nnames, capnames;
 } Layout;
@@ -144,6 +146,7 @@ static void layout_local(Layout *l, Node *init_decl, int specs) {
     return;
   s->owner = l->co;
   s->field = field_name(l, s->name);
+  s->scope_last = l->scope_last[l->nscopes - 1]; /* (the body is a block: one is open) */
   list_push(&l->co->locals, init_decl);
 }
 
@@ -209,6 +212,12 @@ static void layout_params(Layout *l) {
 
 static bool layout_pre(Node *n, void *ctx) {
   Layout *l = ctx;
+  if (n->kind == ND_BLOCK || n->kind == ND_FOR) {
+    if (l->nscopes == l->capscopes)
+      l->scope_last =
+          xrealloc(l->scope_last, sizeof(int) * (size_t)(l->capscopes = 2 * l->capscopes + 16));
+    l->scope_last[l->nscopes++] = n->last;
+  }
   if (n->kind == ND_STMT_EXPR)
     l->stmt_expr++;
   else if (n->kind == ND_SIZEOF)
@@ -227,6 +236,8 @@ static bool layout_pre(Node *n, void *ctx) {
 
 static void layout_post(Node *n, void *ctx) {
   Layout *l = ctx;
+  if (n->kind == ND_BLOCK || n->kind == ND_FOR)
+    l->nscopes--;
   if (n->kind == ND_STMT_EXPR)
     l->stmt_expr--;
   else if (n->kind == ND_SIZEOF)
@@ -298,6 +309,7 @@ void layout_frame(Source *src, Coroutine *co, const Options *opt) {
     decide_frame(src, co, opt->hoist_all); /* live.c: only what must survive a suspension */
   check_hoisted_types(&l);
   check_field_types(&l);
+  xfree(l.scope_last);
   xfree(l.names);
 }
 
