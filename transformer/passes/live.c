@@ -205,6 +205,7 @@ typedef struct {
   Range *range;   /* [var]: its scope */
   int *home;      /* [var]: the scope that declares it */
   SymList *names; /* every name the body declares (the same walk: see choose_cached) */
+  NodeList moved; /* the for statements, declarations and switches, in order: frame_moved_decls */
 } ScopeWalk;
 
 static void name_declared(Node *n, SymList *names);
@@ -212,6 +213,8 @@ static void name_declared(Node *n, SymList *names);
 static bool scope_pre(Node *n, void *ctx) {
   ScopeWalk *w = ctx;
   name_declared(n, w->names);
+  if (n->kind == ND_FOR || n->kind == ND_DECL || n->kind == ND_SWITCH)
+    list_push(&w->moved, n);
   if (n->kind == ND_YIELD || n->kind == ND_AWAIT) {
     w->resumes = xappend(w->resumes, w->nresumes, sizeof(int));
     w->resumes[w->nresumes++] = n->first;
@@ -278,6 +281,7 @@ static void walk_scopes(Live *l, ScopeWalk *w) {
 }
 
 static void release_scopes(ScopeWalk *w) {
+  xfree(w->moved.v);
   xfree(w->resumes);
   xfree(w->labels);
   xfree(w->open);
@@ -528,8 +532,7 @@ static void frame_moved_decl(Live *l, Node *decl, const char *why) {
   }
 }
 
-static bool moved_decls_pre(Node *n, void *ctx) {
-  Live *l = ctx;
+static void moved_decl(Live *l, Node *n) {
   if (n->kind == ND_FOR && n->init->kind == ND_DECL && has_await(n->init))
     frame_moved_decl(l, n->init, "declared in a for loop's first clause that awaits");
   if (n->kind == ND_DECL && has_awaiting_select(n))
@@ -547,7 +550,13 @@ static bool moved_decls_pre(Node *n, void *ctx) {
     for (int i = 0; i < n->kids.n; i++)
       if (n->kids.v[i]->sym && n->kids.v[i]->sym->live_var)
         l->pinned[n->kids.v[i]->sym->live_var - 1] = true;
-  return true;
+}
+
+/* The declarations that the lowering moves, and those of a switch body before its
+   first label: met by the scope walk (moved), taken in its order. */
+static void frame_moved_decls(Live *l, const ScopeWalk *w) {
+  for (int i = 0; i < w->moved.n; i++)
+    moved_decl(l, w->moved.v[i]);
 }
 
 /* {==================================================================
@@ -679,7 +688,7 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
         l.pinned[v] = true;
       }
     frame_named_in_macros(&l);
-    visit(co->def->body, moved_decls_pre, NULL, &l);
+    frame_moved_decls(&l, &scopes);
     build_cfg(&l);
     if ((double)l.nnodes * ((l.nvars + 63) / 64 * 64) > LIVE_MAX_BITS) {
       for (int v = 0; v < l.nvars; v++)
