@@ -369,6 +369,17 @@ static FILE *open_output(const Command *cmd, Pending *p, bool *copy) {
   return tmpfile();
 }
 
+/* The C goes out 64 KiB at a time. stdio's own buffer is a block of the
+   file system's (4 KiB): on part 4's large.coc, whose C is 12 MB, its 3,000
+   writes into a file took a tenth of the run (228 -> 202 ms with this
+   buffer, 2026-12-01; 256 KiB saved hardly more). */
+static FILE *buffered(FILE *f) {
+  static char buf[1 << 16];
+  if (f)
+    setvbuf(f, buf, _IOFBF, sizeof buf);
+  return f;
+}
+
 /* The C made in the unnamed file, copied where it goes. */
 static void copy_output(FILE *from, const Command *cmd) {
   FILE *to = cmd->out ? fopen(cmd->out, "w") : stdout;
@@ -410,7 +421,7 @@ static int transform(Command cmd) {
   if (!cmd.html) {
     Pending out;
     bool copy;
-    FILE *f = open_output(&cmd, &out, &copy);
+    FILE *f = buffered(open_output(&cmd, &out, &copy));
     if (f) {
       transform_streaming(&cmd, f, &out, copy);
       return 0;
