@@ -720,6 +720,25 @@ static void take_text(Source *src) {
   }
 }
 
+/* Does the text seem to declare a coroutine: the word `coroutine` on a line
+   with no comment, string or character literal before it? A guess, of when
+   to scan the user's tokens (load): a wrong one costs a scan or saves none,
+   it changes no result. C that only speaks of coroutines in its comments,
+   as SQLite does, is passed through without its own tokens. */
+static bool seems_to_declare_coroutines(const char *text, size_t len) {
+  const char *end = text + len;
+  for (const char *p = text; (p = memmem(p, (size_t)(end - p), "coroutine", 9)); p += 9) {
+    if ((p > text && is_ident_char(p[-1])) || (p + 9 < end && is_ident_char(p[9])))
+      continue;
+    const char *line = p;
+    while (line > text && line[-1] != '\n')
+      line--;
+    if (strcspn(line, "/*\"'\n") >= (size_t)(p - line))
+      return true;
+  }
+  return false;
+}
+
 /* The text read (or given), then preprocessed as the parser asks. */
 static void load(Source *src, const char *path, char *text, size_t text_len, const CppArgs *cpp) {
   loading = src;
@@ -734,6 +753,12 @@ static void load(Source *src, const char *path, char *text, size_t text_len, con
   preprocess(src, path, input, len, cpp); /* its output is scanned as the parser asks */
   if (input != src->text)
     xfree(input); /* (the child feeding the preprocessor has its own copy) */
+  /* The user's tokens now, while the preprocessor starts and reads the
+     headers and coroc would only wait for its first line: the first
+     coroutine needs all of them, and they stay from then on, so the peak
+     of memory is the same (part 4's large.coc: 226 -> 210 ms). */
+  if (seems_to_declare_coroutines(src->text, src->len))
+    scan_original(src);
 }
 
 void source_load(Source *src, const char *path, const CppArgs *cpp) {
