@@ -659,9 +659,10 @@ static void mark_line_starts(Source *src) {
 }
 
 /* The user's own tokens are scanned when first needed: by a coroutine (the
-   output is made of them), a diagnostic (it points into them), or #line
-   directives (the preprocessor must not see them). A file without any of
-   these, plain C, is scanned once, as the preprocessor expanded it. */
+   output is made of them; load scans them while the preprocessor starts,
+   when the file seems to declare one), a diagnostic (it points into them),
+   or #line directives (the preprocessor must not see them). A file without
+   any of these, plain C, is scanned once, as the preprocessor expanded it. */
 static void scan_original(Source *src) {
   if (src->original_ready)
     return;

@@ -307,9 +307,9 @@ void memory_region_end(void) {
    given back yet go back to the kernel, and read as zeros if read after
    all. They go back 64 KiB at a time, up to a multiple of that in the
    address space: a call for each coroutine made benchmark part 4's run on
-   large.coc 7% slower (each call flushes the TLB of the run's threads). Under AddressSanitizer the
-   bytes are poisoned instead, so that such a read is reported (the fuzz harness runs the streaming
-   run). */
+   large.coc 7% slower (each call flushes the TLB of the run's threads).
+   Under AddressSanitizer the bytes are poisoned instead, so that such a
+   read is reported (the fuzz harness runs the streaming run). */
 void memory_not_read_again(void *block, size_t from, size_t done, size_t to) {
   if (done < from)
     done = from;
