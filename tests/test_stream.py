@@ -111,6 +111,25 @@ GUESSES = {
     # ... and one that the preprocessor's output had passed already
     "await_in_skipped_group_read": (TASK.format(n=0) + (
         "coroutine int u(int x) {\n#if 0\n  x = await t0(x);\n#endif\n  return x; }\n"), []),
+    # the lines inside a coroutine's body are passed over by the scan of the
+    # preprocessor's output (lexer.l, PASS), which the guess of where the
+    # bodies are decides: here `coroutine` in a group the preprocessor
+    # skips, before a plain function, whose body the file parse must read
+    "coroutine_in_skipped_group": (TASK.format(n=0) + (
+        "#ifdef NEVER\ncoroutine\n#endif\nint plain(int x) {\n  x = x + 1;\n  return x;\n}\n"),
+        BACKENDS),
+    # ... and what a body passed over holds that is scanned after all: a
+    # raw string over three lines (one begins with `#`, one holds `*/`), a
+    # line splice, a #define that the lines below it use, a raw string that
+    # ends on the line of the body's `}` (were its first line passed over,
+    # the scan would take its end for the start of a string)
+    "raw_string_in_body": (TASK.format(n=0) + (
+        "coroutine int u(int x) {\n  const char *r = R\"x(one\n#two */ /*\nthree)x\";\n"
+        "  int y = x \\\n    + 1;\n#define TWICE(v) ((v) * 2)\n  y = await t0(TWICE(y));\n"
+        "  return y + r[0];\n}\n"
+        "coroutine int w(int x) { return TWICE(x); }\n"
+        "coroutine int v(int x) {\n  x = x + 1;\n  const char *q = R\"(first\nlast)\"; return x + q[0]; }\n"),
+        []),
 }
 
 

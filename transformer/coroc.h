@@ -280,8 +280,9 @@ typedef struct {
   TokenList original;   /* the .coc's own tokens, macros unexpanded: scanned when first needed */
   int original_from;    /* ... those before it were given back (source_drop_original) */
   bool original_ready;  /* ... and they have been */
-  bool *line_live;      /* [line] the preprocessed text has tokens from this line */
+  bool *line_live;      /* [line] the preprocessed text has tokens (or text) from this line */
   bool *directive_live; /* [line] the preprocessor kept the directive on this line (-dD) */
+  bool *line_passed;    /* [line] the scan passed over it, text and all (source_pass_over) */
   int nlines;           /* lines in the original */
   int lines_marked;     /* ... marked for the preprocessed tokens before this one */
   int line_reached;     /* ... the last line of the .coc they came to */

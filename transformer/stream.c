@@ -30,6 +30,7 @@
 #include "coroc.h"
 #include "stream.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,37 @@ static void foresee(Stream *s) {
   s->foreseen = true;
 }
 
+/* The lines strictly inside the body of each coroutine the user's tokens
+   define: the file parse skips those bodies (it takes their tree from the
+   coroutine's parse of the user's tokens: external.c, body_begin), so the
+   scan of the preprocessor's output passes over their lines (lexer.l,
+   PASS). A body is `{` after `)` at file scope, in a declaration that
+   spells `coroutine` (not one made by a macro). A guess, checked: a body
+   with lines passed over that the file parse read after all (a
+   `coroutine` in a group #if skips, a brace in a macro) and the run gives
+   up (check_foresight). */
+static bool *body_lines(const Source *src) {
+  const TokenList *o = &src->original;
+  const char *open = INTERN("{"), *close = INTERN("}"), *paren = INTERN(")"),
+             *semicolon = INTERN(";"), *coroutine = INTERN("coroutine");
+  bool *pass = xcalloc(src->nlines + 1, sizeof(bool));
+  int depth = 0, body = -1;
+  bool declares = false; /* the declaration at file scope spells `coroutine` */
+  for (int i = 0; i < o->n; i++) {
+    const char *w = tok_text(&o->v[i]); /* (a literal's or directive's is spelled whole) */
+    if (w == open && depth++ == 0) {
+      body = declares && i > 0 && tok_text(&o->v[i - 1]) == paren ? i : -1;
+    } else if (w == close && depth > 0 && --depth == 0) {
+      for (int line = body < 0 ? INT_MAX : o->v[body].line + 1; line < o->v[i].line; line++)
+        pass[line] = true;
+      declares = false;
+    } else if (depth == 0 && (w == semicolon || w == coroutine)) {
+      declares = w == coroutine;
+    }
+  }
+  return pass;
+}
+
 /* Will a coroutine below this definition await it inline? */
 static bool foresee_awaited(const Stream *s, const Coroutine *co) {
   const Awaited *a = awaited_slot(s, co->name);
@@ -242,6 +274,8 @@ static void each(Coroutine *co, void *ctx) {
 static void check_foresight(Stream *s) {
   if (s->src->out_of_order) /* (the lines of the .coc were settled as they came) */
     give_up(s, "the preprocessor gave the lines of the .coc out of order");
+  if (source_passed_lines_left(s->src))
+    give_up(s, "a body passed over was parsed");
   if (s->opt->backend == BACKEND_STACKFUL && s->some_cleanup != s->any_cleanup)
     give_up(s, "the foresight of a cleanup was wrong");
   for (int i = 0; i < s->nprinted; i++)
@@ -255,6 +289,8 @@ void stream_source(Source *src, const Options *opt, FILE *out, jmp_buf *give_up_
   s->check_emit = getenv("COROC_CHECK_EMIT") != NULL;
   emit_begin(&s->cursor, out, src, opt, NULL);
   src->as_they_come = !src->has_line_directives;
+  if (src->as_they_come && src->original_ready)
+    source_pass_over(src, body_lines(src));
   parse_source_each(src, each, s);
   check_foresight(s);
   emit_end(&s->cursor);

@@ -17,6 +17,22 @@
    goes back to the arena as a plain function's does. */
 Coroutine *parse_source_each(Source *src, void (*each)(Coroutine *co, void *ctx), void *ctx);
 
+/* front/source.c: the lines of the .coc whose pass[line] is set (lines
+   strictly inside the bodies of coroutines, which the file parse skips)
+   are passed over by the scan of the preprocessor's output, which makes no
+   tokens of them; only whether each has text is noted (its liveness). The
+   file parse says which lines it did skip (source_skipped_lines: those
+   between two lines); a line passed over that it did not skip means the
+   guess was wrong (source_passed_lines_left), and the run gives up. */
+void source_pass_over(Source *src, const bool *pass);
+/* front/lexer.l: from here on, the stream passes over the lines of the .coc
+   whose pass[line] is set (of `lines`), making no tokens of them: one with
+   text is marked in live[line] and passed[line]. Directive lines, and lines
+   with what may run past their end, are scanned as usual. */
+void stream_pass_over(TokenStream *ts, const bool *pass, int lines, bool *live, bool *passed);
+void source_skipped_lines(Source *src, int after, int before);
+bool source_passed_lines_left(const Source *src);
+
 /* front/source.c: the notes of the tokens before index `below` are not
    asked again (their coroutines are printed): their memory goes back. */
 void source_forget_notes(int below);

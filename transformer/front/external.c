@@ -65,6 +65,8 @@ bool body_begin(Parser *p, Node *declarator) {
     return false;
   }
   p->skip_to = close + 1;
+  const TokenList *o = &p->src->original;
+  source_skipped_lines(p->src, o->v[(*p->last_co)->first].line, o->v[(*p->last_co)->last].line);
   return true;
 }
 

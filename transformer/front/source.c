@@ -473,11 +473,15 @@ static int count_lines(const char *text, size_t len) {
 
 /* The lines of the .coc that the preprocessed tokens scanned since the
    last call come from (Source.line_live, directive_live). */
-static void mark_live_lines(Source *src) {
+static void make_live_lines(Source *src) {
   if (!src->line_live) {
     src->line_live = xcalloc(src->nlines + 1, sizeof(bool));
     src->directive_live = xcalloc(src->nlines + 1, sizeof(bool));
   }
+}
+
+static void mark_live_lines(Source *src) {
+  make_live_lines(src);
   for (int i = src->lines_marked; i < src->expanded.n; i++) {
     Token *t = &src->expanded.v[i];
     if (!t->in_main || t->line <= 0 || t->line >= src->nlines)
@@ -491,6 +495,26 @@ static void mark_live_lines(Source *src) {
       src->line_live[t->line] = true;
   }
   src->lines_marked = src->expanded.n;
+}
+
+void source_pass_over(Source *src, const bool *pass) {
+  if (!src->cpp)
+    return; /* (all of the preprocessor's output is scanned already) */
+  make_live_lines(src);
+  src->line_passed = xcalloc(src->nlines + 1, sizeof(bool));
+  stream_pass_over(src->cpp->stream, pass, src->nlines, src->line_live, src->line_passed);
+}
+
+void source_skipped_lines(Source *src, int after, int before) {
+  for (int line = after + 1; src->line_passed && line < before; line++)
+    src->line_passed[line] = false;
+}
+
+bool source_passed_lines_left(const Source *src) {
+  for (int line = 0; src->line_passed && line <= src->nlines; line++)
+    if (src->line_passed[line])
+      return true;
+  return false;
 }
 
 /* The first original token on `line`, by binary search (tokens are in order). */
@@ -864,6 +888,8 @@ void source_load_text(Source *src, const char *name, const char *text, size_t le
     fatal("cannot make the preprocessor's output: %s", strerror(errno));
   xfree(pp);
   take_given_output(src, name, &(CppArgs){.output_fd = fuzz_output});
+  if (seems_to_declare_coroutines(src->text, src->len)) /* (as load does) */
+    scan_original(src);
 }
 
 #endif
