@@ -955,8 +955,7 @@ static void coroutine_found(Parser *p, Node *specs, Node *n, bool is_def, Loc lo
   if (start < 0)
     return;
   Parser q = {.src = p->src, .toks = &p->src->original, .pos = start, .original = true};
-  yydebug = getenv("COROC_TRACE") != NULL;
-  if (yyparse(&q) != 0)
+  if (yyparse(&q) != 0) /* (traced as the file parse is: parse_source_each set yydebug) */
     internal_error("coroutine parse failed without a diagnostic");
   coroutine_record(p, q.unit, start, q.pos);
   (*p->last_co)->saw_yield_value = q.saw_yield_value;

@@ -229,8 +229,11 @@ static void jump_post(Node *n, void *ctx) {
   j->inside -= n->kind == ND_STMT_EXPR;
 }
 
-/* The jumps out of e's statement expressions, from node `from`: are there any? */
+/* The jumps out of e's statement expressions, from node `from`: are there
+   any? (None in a body whose parse met no statement expression.) */
 static bool jumps_out(Live *l, Node *e, int from) {
+  if (!l->co->saw_stmt_expr)
+    return false;
   JumpWalk j = {l, from, 0, 0, 0, false};
   visit(e, jump_pre, jump_post, &j);
   return j.jumps;

@@ -590,9 +590,9 @@ static void header_jump_post(Node *n, void *ctx) {
   h->inside -= n->kind == ND_STMT_EXPR;
 }
 
-static void check_loop_header(Node *n) {
-  if (n->kind != ND_WHILE && n->kind != ND_DO && n->kind != ND_FOR)
-    return;
+static void check_loop_header(const Checker *c, Node *n) {
+  if ((n->kind != ND_WHILE && n->kind != ND_DO && n->kind != ND_FOR) || !c->co->saw_stmt_expr)
+    return; /* (a body whose parse met no statement expression has none) */
   HeaderJumps h = {0};
   visit(n->cond, header_jump_pre, header_jump_post, &h);
   if (n->kind == ND_FOR)
@@ -602,7 +602,7 @@ static void check_loop_header(Node *n) {
 static bool check_pre(Node *n, void *ctx) {
   Checker *c = ctx;
   check_next_call(c, n);
-  check_loop_header(n);
+  check_loop_header(c, n);
   switch (n->kind) {
   case ND_YIELD:
     walk_yield(c, n);
