@@ -290,6 +290,7 @@ typedef struct {
   bool as_they_come;    /* the streaming run: a line settled once the stream is past it */
   int dead_from;        /* the original tokens before it have their `dead` settled */
   unsigned *line_start; /* [line] the offset in text of its first byte: made with the original */
+  int *line_token;      /* [line] the first original token on it or after it: ... and this */
   bool has_line_directives;        /* the .coc has #line directives of its own */
   struct LineDirective *line_dirs; /* its live ones, in order (lines.c, logical_line) */
   int nline_dirs;                  /* how many; -1 until they are looked for */

@@ -19,9 +19,15 @@
  * =================================================================== */
 
 /* What a token stands for in the output. */
+/* `__func__` or `__FUNCTION__` (the test of the first two bytes keeps the
+   two comparisons off every other word: this runs at every token printed). */
+static bool is_function_name(const char *s) {
+  return s[0] == '_' && s[1] == '_' &&
+         (strcmp(s, "__func__") == 0 || strcmp(s, "__FUNCTION__") == 0);
+}
+
 static const char *token_text(Emitter *e, const Token *t) {
-  if (e->co && t->kind == TK_IDENT &&
-      (strcmp(tok_text(t), "__func__") == 0 || strcmp(tok_text(t), "__FUNCTION__") == 0))
+  if (e->co && t->kind == TK_IDENT && is_function_name(tok_text(t)))
     return format("\"%s\"", e->co->name); /* the coroutine's name, not coro_resume_NAME */
   Sym *s = token_sym(t);
   if (s && s->owner && s->field) {
