@@ -471,8 +471,9 @@ static int count_lines(const char *text, size_t len) {
   return n;
 }
 
-/* The lines of the .coc that the preprocessed tokens scanned since the
-   last call come from (Source.line_live, directive_live). */
+/* The tables of which lines are live, made when first needed: by the
+   first batch of preprocessed tokens, or by the scan that passes over the
+   lines of the bodies (source_pass_over), which marks them itself. */
 static void make_live_lines(Source *src) {
   if (!src->line_live) {
     src->line_live = xcalloc(src->nlines + 1, sizeof(bool));
@@ -480,6 +481,8 @@ static void make_live_lines(Source *src) {
   }
 }
 
+/* The lines of the .coc that the preprocessed tokens scanned since the
+   last call come from (Source.line_live, directive_live). */
 static void mark_live_lines(Source *src) {
   make_live_lines(src);
   for (int i = src->lines_marked; i < src->expanded.n; i++) {
