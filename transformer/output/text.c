@@ -18,7 +18,6 @@
  * Printing token ranges, with the renames of frame.c
  * =================================================================== */
 
-/* What a token stands for in the output. */
 /* A string being made, a piece at a time: a range is printed token by
    token, and through a stdio stream each token cost a call chain and a
    copy more (printing ranges was 8% of a run on part 4's large.coc). */
