@@ -445,14 +445,14 @@ void coro_instance_free(coro_t *c) {
 }
 
 /* A fresh frame reads as zeros, so a bug that reads a local before the body
-   set it is repeatable rather than random. Zeroed here word by word: a
-   frame is a few words (its size a multiple of 8, since its header holds a
-   pointer), for which memset's call and its choice of method cost more
-   than the stores (the empty asm keeps the compiler from making the loop
-   that call again). */
+   set it is repeatable rather than random. Zeroed here word by word after
+   its 16-byte header, which frame_made writes whole: a frame is a few words
+   (its size a multiple of 8, since its header holds a pointer), for which
+   memset's call and its choice of method cost more than the stores (the
+   empty asm keeps the compiler from making the loop that call again). */
 static void frame_zero(coro_t *c, size_t size) {
   uint64_t *w = (uint64_t *)c;
-  for (size_t i = 0; i < size / sizeof *w; i++) {
+  for (size_t i = sizeof *c / sizeof *w; i < size / sizeof *w; i++) {
     w[i] = 0;
     __asm__("" ::: "memory");
   }
@@ -468,7 +468,6 @@ static coro_t *frame_from_free_slot(size_t size, size_t align) {
   if (c && frame_kept_class == (size - 1) / SLOT_STEP && align <= SLOT_STEP) {
     frame_kept = NULL; /* (none is kept while an allocator is set) */
     frame_zero(c, size);
-    c->home = CORO_HOME_SLAB;
     return c;
   }
   struct coro_registry *r = tls_registry;
@@ -483,7 +482,6 @@ static coro_t *frame_from_free_slot(size_t size, size_t align) {
   if (++s->used == s->capacity)
     room_remove(r, s); /* full: the next instance looks elsewhere */
   frame_zero(c, size);
-  c->home = CORO_HOME_SLAB;
   return c;
 }
 
@@ -491,10 +489,9 @@ static coro_t *frame_from_free_slot(size_t size, size_t align) {
    frame's making one function: no call on the way to a slot. (Its freeing,
    coro_free, is the life cycle's: coro.c, which ends in
    coro_instance_free.) */
-static coro_t *frame_made(coro_t *c, bool (*resume)(coro_t *c, void *out), enum coro_kind kind) {
-  c->resume = resume;
-  c->kind = (unsigned char)kind;
-  c->status = CORO_CREATED;
+static coro_t *frame_made(coro_t *c, bool (*resume)(coro_t *c, void *out), enum coro_kind kind,
+                          enum coro_home home) {
+  coro_header_set(c, resume, kind, home);
   return c;
 }
 
@@ -503,9 +500,13 @@ static coro_t *frame_made(coro_t *c, bool (*resume)(coro_t *c, void *out), enum 
 static __attribute__((noinline)) coro_t *frame_new_slow(size_t size, size_t align,
                                                         bool (*resume)(coro_t *c, void *out),
                                                         enum coro_kind kind, coro_t *c) {
-  if (!c && !(c = coro_instance_alloc(size, align)))
-    coro_fatal("coro_frame_new", "out of memory for a frame of %zu bytes", size);
-  frame_made(c, resume, kind);
+  enum coro_home home = CORO_HOME_SLAB; /* a free slot's (its header not written yet) */
+  if (!c) {
+    if (!(c = coro_instance_alloc(size, align)))
+      coro_fatal("coro_frame_new", "out of memory for a frame of %zu bytes", size);
+    home = (enum coro_home)c->home;
+  }
+  frame_made(c, resume, kind, home);
   if (coro_trace_active && !(kind & CORO_STACKFUL))
     coro_trace_create(c); /* (a stackful one once its entry is set: stackful.c) */
   return c;
@@ -516,7 +517,7 @@ coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void
   coro_t *c = frame_from_free_slot(size, align);
   if (__builtin_expect(!c || coro_trace_active, 0))
     return frame_new_slow(size, align, resume, kind, c);
-  return frame_made(c, resume, kind);
+  return frame_made(c, resume, kind, CORO_HOME_SLAB);
 }
 
 _Static_assert(sizeof(struct coro_live) % 16 == 0, "coro_live keeps the instance 16-byte aligned");

@@ -501,15 +501,41 @@ static inline void coro_free_refused_in(const coro_t *c, const char *generator) 
 coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out),
                        enum coro_kind kind);
 
+/* The header of an instance being made: `resume`, then resume point 0,
+   CORO_CREATED, kind, home and nothing spawned or ready, the second word
+   written by one 8-byte store. coro_next's first gate (a 4-byte load of
+   that word) then finds the whole of itself in one store and takes it from
+   there; after a store of each field apart, the load waits for them to
+   reach the cache (coro_set_state). */
+static inline void coro_header_set(coro_t *c, bool (*resume)(coro_t *c, void *out),
+                                   enum coro_kind kind, enum coro_home home) {
+  c->resume = resume;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t word = (uint64_t)CORO_CREATED << 16 | (uint64_t)(unsigned char)kind << 32 |
+                  (uint64_t)(unsigned char)home << 40;
+  __builtin_memcpy(&c->resume_point, &word, sizeof word);
+#else
+  c->resume_point = 0;
+  c->status = CORO_CREATED;
+  c->kind = (unsigned char)kind;
+  c->home = (unsigned char)home;
+  c->spawned = 0;
+  c->ready = 0;
+#endif
+}
+CORO_STATIC_ASSERT(__builtin_offsetof(struct coro, status) == 10 &&
+                       __builtin_offsetof(struct coro, kind) == 12 &&
+                       __builtin_offsetof(struct coro, home) == 13 &&
+                       __builtin_offsetof(struct coro, ready) == 15 && sizeof(struct coro) == 16,
+                   "coro_header_set stores resume point to ready as one 8-byte word");
+
 /* The same in storage the caller gives, `size` bytes aligned for the frame:
    a child's frame inside its awaiting parent's (coroc's `coro_in_NAME`).
    coro_free of it gives nothing back (home CORO_HOME_NONE). */
 static inline void coro_frame_init(coro_t *c, size_t size, bool (*resume)(coro_t *c, void *out),
                                    enum coro_kind kind) {
   __builtin_memset(c, 0, size);
-  c->resume = resume;
-  c->kind = (unsigned char)kind;
-  c->status = CORO_CREATED;
+  coro_header_set(c, resume, kind, CORO_HOME_NONE);
 }
 
 /* A task's frame inside its awaiting parent's, made again for the parent's
@@ -527,22 +553,8 @@ static inline void coro_frame_init(coro_t *c, size_t size, bool (*resume)(coro_t
    stay 0, and `parent` is set once, by the parent's creation (below). */
 static inline void coro_frame_again(coro_t *c, bool (*resume)(coro_t *c, void *out),
                                     enum coro_kind kind) {
-  c->resume = resume;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  /* resume point 0, CORO_CREATED, kind, and home, spawned, ready (0): one
-     8-byte store (what the child before left in kind, say CORO_CANCELLED, goes) */
-  uint64_t word = (uint64_t)CORO_CREATED << 16 | (uint64_t)(unsigned char)kind << 32;
-  __builtin_memcpy(&c->resume_point, &word, sizeof word);
-#else
-  c->resume_point = 0;
-  c->status = CORO_CREATED;
-  c->kind = (unsigned char)kind;
-#endif
+  coro_header_set(c, resume, kind, CORO_HOME_NONE); /* (what the child before left in kind goes) */
 }
-CORO_STATIC_ASSERT(__builtin_offsetof(struct coro, status) == 10 &&
-                       __builtin_offsetof(struct coro, kind) == 12 &&
-                       __builtin_offsetof(struct coro, ready) == 15 && sizeof(struct coro) == 16,
-                   "coro_frame_again stores resume point to ready as one 8-byte word");
 
 /* The parent of every child made inside a task's frame (coroc's
    coro_children, whose members all begin with the header) is that task:
