@@ -25,7 +25,8 @@ Every build compiles with -Wall -Wextra -Werror. The programs:
     roundtrip.c              the timing loop of docs (here only checked to run)
 
 Also here: valgrind memcheck of the same programs, libcoro as CMake builds it (default, with
--DCOROC_SWITCH=ucontext, for a processor without assembly, and cross-built for aarch64).
+-DCOROC_SWITCH=ucontext, for a processor without assembly, and cross-built for aarch64), and
+the one use of coroc: that a yield in its stackful output is the inline switch at -O2.
 """
 import json
 import os
@@ -507,6 +508,24 @@ def test_prebuilt_libcoro(tmp_path, cc):
     assert res.returncode == 0, res.stderr
     res = run([exe])
     assert (res.returncode, res.stdout) == (0, FIB), res.stderr
+
+
+@pytest.mark.skipif(HOST_ARCH != "x86_64", reason="the inline switch is x86_64's alone")
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_yield_switches_inline_when_optimized(toolchain, tmp_path, cc):
+    """At -O2 every yield of a stackful body is the inline switch itself, not a call of
+    coro_stackful_yield: <coro/gen.h> always inlines it where the compiler optimizes, since
+    GCC's own inliner stopped short of it once the switch's text grew by a line, in the
+    bodies of tests/gdb/kinds.coc. At -O0 it stays a function, a frame a debugger shows."""
+    c_file = toolchain.transform(SOURCE_DIR / "tests" / "gdb" / "kinds.coc", "stackful")
+    for opt, inlined in (("-O2", True), ("-O0", False)):
+        obj = tmp_path / f"kinds{opt}.{cc}.o"
+        res = run([cc, "-std=gnu11", *WARNINGS, opt, f"-I{COROC_INCLUDE}", "-c", "-o", obj, c_file])
+        assert res.returncode == 0, res.stderr
+        symbols = run(["nm", obj]).stdout
+        called = re.search(r" coro_stackful_yield$", symbols, re.M) is not None
+        assert called != inlined, f"{cc} {opt}: coro_stackful_yield " + \
+            ("left a function" if called else "inlined")
 
 
 CMAKE_BUILDS = {

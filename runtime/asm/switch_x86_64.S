@@ -118,6 +118,9 @@ coro_ctx_switch_fpenv_load:                     # rdi = from, rsi = to
         .p2align 4                              # start on a 16-byte line
 coro_ctx_switch:                                # rdi = from, rsi = to; our return address is on top of the stack
         .cfi_startproc                          # unwind info, for debuggers
+        movq    0x00(%rsi), %rdx                # to's stack pointer, read before from's is stored: a
+                                                #   load may wait for an older store whose address is
+                                                #   not known yet, and rdi may still be on its way
         pushq   %rbx                            # callee-saved registers our caller wants back:
         .cfi_adjust_cfa_offset 8                #   onto our own stack, where they wait until we go on
         pushq   %r12
@@ -134,7 +137,7 @@ coro_ctx_switch:                                # rdi = from, rsi = to; our retu
         pushq   %rax                            # ...on top of from's stack, for its resumer to pop
         .cfi_adjust_cfa_offset 8
         movq    %rsp, 0x00(%rdi)                # from->rsp: from is saved
-        movq    0x00(%rsi), %rsp                # to's stack: from here on we run on it
+        movq    %rdx, %rsp                      # to's stack: from here on we run on it
         popq    %rax                            # where to goes on
         .cfi_adjust_cfa_offset -8
         popq    %rbp                            # to's frame pointer (0 in a new context: ends frame-pointer walks)

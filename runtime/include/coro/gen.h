@@ -722,8 +722,19 @@ static inline void *coro_stackful_args_inline(coro_t *c) CORO_NOEXCEPT {
    this thread. */
 void coro_stackful_suspend(coro_t *c);
 
-/* The same, with the switch inline where it can be (coro/switch_x86_64.h). */
-static inline void coro_stackful_yield(coro_t *c) {
+/* The same, with the switch inline where it can be (coro/switch_x86_64.h).
+   Always inlined where the compiler optimizes: with its three switches it
+   is near the size past which GCC stops inlining a function on its own,
+   and a yield that calls it pays a call and keeps the body's values in
+   memory around it (one more line in the switch's text once tipped it, in
+   a body at -O2). Without optimization nothing is inlined, and a debugger
+   shows the yield as a frame of its own. */
+#ifdef __OPTIMIZE__
+#define CORO_YIELD_INLINE __attribute__((always_inline))
+#else
+#define CORO_YIELD_INLINE
+#endif
+static inline CORO_YIELD_INLINE void coro_stackful_yield(coro_t *c) {
 #ifdef CORO_INLINE_SWITCH
   /* The contexts' address, made afresh from c at every yield: the empty asm
      hides that it never changes. Else the compiler makes it once, before the

@@ -81,11 +81,12 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes
    where nothing falls into it: the rare path of the next form. */
 #define CORO_SWITCH_ASM_COLD(COLD)                                                     \
   CORO_SWITCH_VZEROUPPER                                                               \
+  "movq    0x00(%%rsi), %%rdx\n\t" /* to's stack pointer, before from's is stored */    \
   "pushq   %%rbp\n\t"              /* from's frame pointer */                          \
   "leaq    1f(%%rip), %%rax\n\t"   /* from goes on at label 1... */                    \
   "pushq   %%rax\n\t"              /* ...which its resumer pops */                     \
   "movq    %%rsp, 0x00(%%rdi)\n\t" /* from->rsp */                                     \
-  "movq    0x00(%%rsi), %%rsp\n\t" /* to's stack */                                    \
+  "movq    %%rdx, %%rsp\n\t"       /* to's stack */                                    \
   "popq    %%rax\n\t"              /* where to goes on */                              \
   "popq    %%rbp\n\t"              /* to's frame pointer */                            \
   "jmpq    *%%rax\n"               /* go on in to: a jump, never a ret */              \
