@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "coroc.h"
+#include "support/memstream.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,35 +18,6 @@
 /* {==================================================================
  * Printing token ranges, with the renames of frame.c
  * =================================================================== */
-
-/* A string being made, a piece at a time: a range is printed token by
-   token, and through a stdio stream each token cost a call chain and a
-   copy more (printing ranges was 8% of a run on part 4's large.coc). */
-typedef struct {
-  char *v; /* NULL until the first piece */
-  size_t n, cap;
-} Str;
-
-static void str_put(Str *s, const char *p, size_t n) {
-  if (s->n + n + 1 > s->cap) {
-    s->cap = 2 * (s->n + n + 1) > 64 ? 2 * (s->n + n + 1) : 64;
-    s->v = xrealloc(s->v, s->cap);
-  }
-  memcpy(s->v + s->n, p, n);
-  s->n += n;
-}
-
-static void str_puts(Str *s, const char *p) {
-  str_put(s, p, strlen(p));
-}
-
-/* The string made, NUL-terminated ("" if nothing was put). */
-static char *str_take(Str *s) {
-  if (!s->v)
-    return xcalloc(1, 1);
-  s->v[s->n] = '\0';
-  return s->v;
-}
 
 /* `__func__` or `__FUNCTION__` (the test of the first two bytes keeps the
    two comparisons off every other word: this runs at every token printed). */
@@ -55,25 +27,25 @@ static bool is_function_name(const char *s) {
 }
 
 /* What a token stands for in the output. */
-static void put_token_text(Str *out, Emitter *e, const Token *t) {
+static void put_token_text(Text *out, Emitter *e, const Token *t) {
   if (e->co && t->kind == TK_IDENT && is_function_name(tok_text(t))) {
-    str_puts(out, "\""); /* the coroutine's name, not coro_resume_NAME */
-    str_puts(out, e->co->name);
-    str_puts(out, "\"");
+    text_puts(out, "\""); /* the coroutine's name, not coro_resume_NAME */
+    text_puts(out, e->co->name);
+    text_puts(out, "\"");
     return;
   }
   Sym *s = token_sym(t);
   if (s && s->owner && s->field) {
     if (s->kind == SYM_OBJECT && s->cached) {
-      str_puts(out, s->name); /* in a C local of the same name until the body suspends */
+      text_puts(out, s->name); /* in a C local of the same name until the body suspends */
     } else {
       if (s->kind == SYM_OBJECT)
-        str_puts(out, "coro_f->");
-      str_puts(out, s->field);
+        text_puts(out, "coro_f->");
+      text_puts(out, s->field);
     }
     return;
   }
-  str_puts(out, tok_text(t));
+  text_puts(out, tok_text(t));
 }
 
 static const char *tagged_name(const Node *tagged) {
@@ -83,7 +55,7 @@ static const char *tagged_name(const Node *tagged) {
   return tagged->tag;
 }
 
-static void print_range(Str *out, Emitter *e, int first, int last, const Style *st);
+static void print_range(Text *out, Emitter *e, int first, int last, const Style *st);
 
 /* Is token i a `const` that qualifies the pointer itself (`int *const p`)? */
 static bool is_top_const(Emitter *e, const Node *pointer, int i) {
@@ -100,13 +72,13 @@ static bool is_top_const(Emitter *e, const Node *pointer, int i) {
 }
 
 /* `struct coro_gen_node` for a hoisted definition; the keyword is its first token. */
-static bool print_collapsed(Str *out, Emitter *e, const Node *tagged) {
+static bool print_collapsed(Text *out, Emitter *e, const Node *tagged) {
   const char *name = tagged_name(tagged);
   if (!name)
     return false;
-  str_puts(out, tok_text(&e->toks->v[tagged->first]));
-  str_puts(out, " ");
-  str_puts(out, name);
+  text_puts(out, tok_text(&e->toks->v[tagged->first]));
+  text_puts(out, " ");
+  text_puts(out, name);
   return true;
 }
 
@@ -140,7 +112,7 @@ void drop_repl(Emitter *e, int keep) {
   }
 }
 
-static void print_range(Str *out, Emitter *e, int first, int last, const Style *st) {
+static void print_range(Text *out, Emitter *e, int first, int last, const Style *st) {
   bool started = false;
   for (int i = first; i <= last; i++) {
     const Token *t = &e->toks->v[i];
@@ -151,37 +123,37 @@ static void print_range(Str *out, Emitter *e, int first, int last, const Style *
     if (st && st->unconst && is_top_const(e, st->unconst, i))
       continue;
     if (started && (t->space || t->bol))
-      str_puts(out, " ");
+      text_puts(out, " ");
     started = true;
     if (st && st->omit && i == st->omit->first) {
       i = st->omit->last;
       continue;
     }
     if (st && st->sized && i == st->sized->first) {
-      str_puts(out, "[");
-      str_puts(out, st->size);
-      str_puts(out, "]");
+      text_puts(out, "[");
+      text_puts(out, st->size);
+      text_puts(out, "]");
       i = st->sized->last;
       continue;
     }
     if (st && st->name && t == st->name) {
-      str_puts(out, st->name_text);
+      text_puts(out, st->name_text);
       continue;
     }
     const char *repl = replacement(e, i, last);
     if (repl && !(st && st->raw)) { /* an await, or an && around one, already lowered */
       int end = repl_end(e, i, last);
-      str_puts(out, repl);
+      text_puts(out, repl);
       i = end;
       continue;
     }
     Node *lit = token_literal(t), *hoisted = token_hoisted(t);
     if (lit && e->co && !(st && st->raw) && !(st && st->literal == lit)) {
-      str_puts(out, "CORO_LITERAL(coro_f->");
-      str_puts(out, lit->field);
-      str_puts(out, ", ");
+      text_puts(out, "CORO_LITERAL(coro_f->");
+      text_puts(out, lit->field);
+      text_puts(out, ", ");
       print_range(out, e, lit->first, lit->last, &(Style){.collapse = true, .literal = lit});
-      str_puts(out, ")");
+      text_puts(out, ")");
       i = lit->last;
       continue;
     }
@@ -191,13 +163,13 @@ static void print_range(Str *out, Emitter *e, int first, int last, const Style *
     }
     if (hoisted && !token_sym(hoisted->tok) && hoisted->tag) {
       /* an anonymous hoisted type gets its generated tag after the keyword */
-      str_puts(out, tok_text(t));
-      str_puts(out, " ");
-      str_puts(out, hoisted->tag);
+      text_puts(out, tok_text(t));
+      text_puts(out, " ");
+      text_puts(out, hoisted->tag);
       continue;
     }
     if (st && st->raw)
-      str_puts(out, tok_text(t));
+      text_puts(out, tok_text(t));
     else
       put_token_text(out, e, t);
   }
@@ -205,9 +177,10 @@ static void print_range(Str *out, Emitter *e, int first, int last, const Style *
 
 /* print_range into a new string */
 char *range_str(Emitter *e, int first, int last, const Style *st) {
-  Str s = {0};
+  Text s;
+  TEXT_INIT(s);
   print_range(&s, e, first, last, st);
-  return str_take(&s);
+  return text_take(&s);
 }
 
 char *node_str(Emitter *e, const Node *n) {
@@ -271,7 +244,8 @@ void repl_release(Emitter *e) {
    top-level const (the frame is written by assignment); a hoisted struct
    is named, not defined again. */
 char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
-  Str s = {0};
+  Text s;
+  TEXT_INIT(s);
   bool first = true;
   for (int i = 0; i < specs->kids.n; i++) {
     Node *k = specs->kids.v[i];
@@ -284,11 +258,11 @@ char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
     if (drop_const && k->kind == ND_SPECIFIER && k->flags == SP_CONST)
       continue;
     if (!first)
-      str_puts(&s, " ");
+      text_puts(&s, " ");
     first = false;
     print_range(&s, e, k->first, k->last, &(Style){.collapse = true});
   }
-  return str_take(&s);
+  return text_take(&s);
 }
 
 /* Sizes of arrays declared `[]`.

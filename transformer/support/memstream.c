@@ -16,7 +16,7 @@
  * fails on them, rather than say what it does not know).
  */
 #define _GNU_SOURCE
-#include "coroc.h"
+#include "memstream.h"
 
 #include <stdarg.h>
 #include <stdio_ext.h>
@@ -147,27 +147,13 @@ static size_t int_text(int v, char *buf) {
   return (size_t)(buf + 12 - p);
 }
 
-/* A string being built: in `small` while it is short, then on the heap. */
-typedef struct {
-  char *heap; /* NULL while in small */
-  size_t n, cap;
-  char small[512];
-} Text;
-
-/* (small is left as it is: clearing it cost as much as filling it) */
-#define TEXT_INIT(t) ((t).heap = NULL, (t).n = 0, (t).cap = sizeof(t).small)
-
-static void text_put(Text *t, const char *s, size_t n) {
-  if (t->n + n + 1 > t->cap) {
-    size_t cap = 2 * (t->n + n + 1);
-    char *bigger = xrealloc(t->heap, cap);
-    if (!t->heap)
-      memcpy(bigger, t->small, t->n);
-    t->heap = bigger;
-    t->cap = cap;
+char *text_take(Text *t) {
+  if (!t->heap) {
+    t->heap = xrealloc(NULL, t->n + 1);
+    memcpy(t->heap, t->small, t->n);
   }
-  memcpy((t->heap ? t->heap : t->small) + t->n, s, n);
-  t->n += n;
+  t->heap[t->n] = '\0';
+  return t->heap;
 }
 
 /* fmt with its arguments at the end of t, if it converts with %s, %d and
@@ -261,14 +247,8 @@ char *vformat(const char *fmt, va_list ap) {
   va_copy(first, ap);
   bool simple = print_simple(&t, fmt, first);
   va_end(first);
-  if (simple) {
-    if (!t.heap) {
-      t.heap = xrealloc(NULL, t.n + 1);
-      memcpy(t.heap, t.small, t.n);
-    }
-    t.heap[t.n] = '\0';
-    return t.heap;
-  }
+  if (simple)
+    return text_take(&t);
   xfree(t.heap);
   char small[256];
   va_list again;
