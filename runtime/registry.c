@@ -446,7 +446,7 @@ void coro_instance_free(coro_t *c) {
 
 /* A fresh frame reads as zeros, so a bug that reads a local before the body
    set it is repeatable rather than random. Zeroed here word by word after
-   its 16-byte header, which frame_made writes whole: a frame is a few words
+   its 16-byte header, which coro_header_set writes whole: a frame is a few words
    (its size a multiple of 8, since its header holds a pointer), for which
    memset's call and its choice of method cost more than the stores (the
    empty asm keeps the compiler from making the loop that call again). */
@@ -485,16 +485,6 @@ static coro_t *frame_from_free_slot(size_t size, size_t align) {
   return c;
 }
 
-/* Here, beside the slabs, so that the compiler makes the whole of a small
-   frame's making one function: no call on the way to a slot. (Its freeing,
-   coro_free, is the life cycle's: coro.c, which ends in
-   coro_instance_free.) */
-static coro_t *frame_made(coro_t *c, bool (*resume)(coro_t *c, void *out), enum coro_kind kind,
-                          enum coro_home home) {
-  coro_header_set(c, resume, kind, home);
-  return c;
-}
-
 /* The rest of coro_frame_new, out of its way: a slot that is not free yet,
    malloc, the thread's allocator; and a trace's record. */
 static __attribute__((noinline)) coro_t *frame_new_slow(size_t size, size_t align,
@@ -506,18 +496,23 @@ static __attribute__((noinline)) coro_t *frame_new_slow(size_t size, size_t alig
       coro_fatal("coro_frame_new", "out of memory for a frame of %zu bytes", size);
     home = (enum coro_home)c->home;
   }
-  frame_made(c, resume, kind, home);
+  coro_header_set(c, resume, kind, home);
   if (coro_trace_active && !(kind & CORO_STACKFUL))
     coro_trace_create(c); /* (a stackful one once its entry is set: stackful.c) */
   return c;
 }
 
+/* Here, beside the slabs, so that the compiler makes the whole of a small
+   frame's making one function: no call on the way to a slot. (Its freeing,
+   coro_free, is the life cycle's: coro.c, which ends in
+   coro_instance_free.) */
 coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out),
                        enum coro_kind kind) {
   coro_t *c = frame_from_free_slot(size, align);
   if (__builtin_expect(!c || coro_trace_active, 0))
     return frame_new_slow(size, align, resume, kind, c);
-  return frame_made(c, resume, kind, CORO_HOME_SLAB);
+  coro_header_set(c, resume, kind, CORO_HOME_SLAB);
+  return c;
 }
 
 _Static_assert(sizeof(struct coro_live) % 16 == 0, "coro_live keeps the instance 16-byte aligned");
