@@ -29,18 +29,18 @@
 
 /* A symbol of these files that no program links to: the compiler reaches it
    directly, as it reached the one file's statics (no GOT, no PLT). A
-   thread-local one (CORO_STACK_TLS) is reached as the compiler reaches a
-   file's static thread-locals: local-dynamic in code for a shared object
-   (-fPIC), local-exec in code for an executable; left to itself, it would
-   make every access through a hidden one in -fPIC code a call. Said again
-   at the definition: GCC takes the model of a definition without it from
-   the default. */
+   thread-local one (CORO_STACK_TLS) is initial-exec: in libcoro's -fPIC
+   code, left to itself (or local-dynamic), every function that reads one
+   would call __tls_get_addr, which the linker of an executable turns into a
+   load but which the compiler sees as a call: coro_stackful_new then kept
+   six registers on the stack for it (a stackful generator's life 12%
+   slower, docs/abi.md, "Stacks"). They are small (a few hundred
+   bytes in all, as registry.c's and trace.c's): a shared object with
+   libcoro in it that a program loads with dlopen takes them from glibc's
+   reserve of static TLS. Said again at the definition: GCC takes the model
+   of a definition without it from the default. */
 #define CORO_STACK_LOCAL __attribute__((visibility("hidden")))
-#if defined(__PIC__) && !defined(__PIE__)
-#define CORO_STACK_TLS __attribute__((visibility("hidden"), tls_model("local-dynamic")))
-#else
-#define CORO_STACK_TLS __attribute__((visibility("hidden"), tls_model("local-exec")))
-#endif
+#define CORO_STACK_TLS __attribute__((visibility("hidden"), tls_model("initial-exec")))
 
 /* {==================================================================
  * The tools that must be told of stacks and switches (stackful.c, "Tools")

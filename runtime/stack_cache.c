@@ -222,7 +222,7 @@ _Thread_local struct stackful *coro_stack_kept[STACK_CACHE] CORO_STACK_TLS;
 _Thread_local int coro_stack_kept_n CORO_STACK_TLS;
 #endif
 /* the thread has an allocator (coro_set_allocator): keep none */
-static _Thread_local bool tls_keep_off;
+static _Thread_local bool tls_keep_off __attribute__((tls_model("initial-exec")));
 _Thread_local unsigned long coro_stack_thread CORO_STACK_TLS; /* (given by stackful_setup) */
 unsigned long coro_stack_threads CORO_STACK_LOCAL;
 

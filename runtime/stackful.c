@@ -61,7 +61,7 @@
 #define STACKFUL_DEFAULT_STACK (256 * 1024)
 
 /* coro_default_stack_size; 0: STACKFUL_DEFAULT_STACK */
-static _Thread_local size_t tls_default_stack;
+static _Thread_local size_t tls_default_stack __attribute__((tls_model("initial-exec")));
 
 /* Whether new instances keep their own FP environment: the build option
    COROC_SAVE_FPENV (runtime/CMakeLists.txt); coro_set_fpenv per instance. */
@@ -117,7 +117,7 @@ static inline bool shared_by_default(void);
 #ifndef CORO_SWITCH_UCONTEXT
 /* The thread's default, coro_default_shared_stack: 0 not said (the
    process's, from the environment, holds), 1 shared, -1 not. */
-static _Thread_local signed char tls_default_shared;
+static _Thread_local signed char tls_default_shared __attribute__((tls_model("initial-exec")));
 /* The process's default: CORO_SHARED_STACK in the environment, read once
    (shared_by_environment): 0 not read yet; 1 shared; -1 not. */
 static int shared_by_env;
@@ -354,7 +354,8 @@ bool coro_next_fpenv(coro_t *gen) {
 #endif
 
 /* The top STACK_MAILBOX bytes of every stack are not the body's: the word
-   there names the instance a parked stackful_main is to run next. */
+   there names the instance a parked stackful_main is to run next, when it
+   is another than the one it ran (NULL: that one, kept whole). */
 #define STACK_MAILBOX 16
 
 static struct stackful **stack_mailbox(char *map, size_t map_size) {
@@ -362,9 +363,10 @@ static struct stackful **stack_mailbox(char *map, size_t map_size) {
 }
 
 /* After the body's end, it parks: resumed again, it is by the next instance
-   that took the stack (stackful_attach), named in the stack's mailbox, and
-   it runs that one's body, with no new context: the first resume of an
-   instance on a reused stack is a switch like any other. */
+   that took the stack (stackful_attach, named in the stack's mailbox, or
+   kept_reuse, the same memory), and it runs that one's body, with no new
+   context: the first resume of an instance on a reused stack is a switch
+   like any other. */
 static void stackful_main(void *arg) {
   struct stackful *s = arg;
   struct stackful **mailbox = stack_mailbox(s->map, s->map_size);
@@ -389,9 +391,17 @@ static void stackful_main(void *arg) {
     stackful_switch(s, &s->ctx, &s->caller);
 #endif
 #ifdef STACKFUL_PARK
-    s = *mailbox; /* (s, the instance that ended, may be gone) */
-    *mailbox = NULL;
-    if (s)
+    /* another instance took the stack (s, the one that ended, may be
+       gone), or none: then s itself, kept whole with its stack and made
+       new (kept_reuse), which nothing resumes but coro_next and the
+       scheduler, both marking it running */
+    struct stackful *next = *mailbox;
+    if (next) {
+      *mailbox = NULL;
+      s = next;
+      continue;
+    }
+    if (as_coro(s)->status == CORO_RUNNING)
       continue;
 #endif
     coro_fatal("coro_next", "instance %p was resumed after its body returned", (void *)s);
@@ -577,15 +587,11 @@ _Static_assert(sizeof(struct stackful) % 8 == 0,
 /* A kept instance made new: what coro_frame_new and stackful_setup would
    have left in it, but for what it has already (its stack, its place on
    the list of mapped stacks, its context) and what no one reads before it
-   is set (the resumer's context). */
-static coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c), size_t offset, size_t size,
-                          enum coro_kind kind) {
-  bool parked = as_coro(s)->status == CORO_DONE; /* (its status at its end) */
-  s->head = (struct coro_stackful_head){.task.base = {.resume = stackful_resume,
-                                                      .status = CORO_CREATED,
-                                                      .kind = (unsigned char)(kind | CORO_STACKFUL),
-                                                      .home = CORO_HOME_SLAB},
-                                        .args_offset = offset};
+   is set (the resumer's context). First its header, entry and arguments. */
+static inline void kept_fill(struct stackful *s, void (*entry)(coro_t *c), size_t offset,
+                             size_t size, enum coro_kind kind) {
+  s->head = (struct coro_stackful_head){.args_offset = offset};
+  coro_header_set(as_coro(s), stackful_resume, kind | CORO_STACKFUL, CORO_HOME_SLAB);
   s->entry = entry;
   /* The arguments read as zeros: whole words, from the one they start in
      (past the bookkeeping, whose size is a whole number of words) to the
@@ -611,16 +617,30 @@ static coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c), size_t o
   default:
     memset(from, 0, (size_t)(to - from));
   }
+}
+
+#ifdef STACKFUL_PARK
+/* Then its next resume: by stackful_main parked on its stack, when its
+   last body ended (it runs this body next: the same memory, so its mailbox
+   stays empty), else by a new context. */
+static inline void kept_parked_take(struct stackful *s) {
+  (void)s;
+#ifdef STACKFUL_INLINE_SWITCH
+  coro_set_state(as_coro(s), CORO_INLINE_SWITCH_MARK, CORO_CREATED);
+#endif
+}
+#endif
+
+static coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c), size_t offset, size_t size,
+                          enum coro_kind kind) {
+  bool parked = as_coro(s)->status == CORO_DONE; /* (its status at its end) */
+  kept_fill(s, entry, offset, size, kind);
   guard_install(); /* (the thread that first resumed it may have been another) */
   if (__builtin_expect(coro_trace_active, 0))
     coro_trace_create(as_coro(s));
 #ifdef STACKFUL_PARK
   if (parked) {
-    /* stackful_main is parked on it: it runs this body next */
-    *stack_mailbox(s->map, s->map_size) = s;
-#ifdef STACKFUL_INLINE_SWITCH
-    coro_set_state(as_coro(s), CORO_INLINE_SWITCH_MARK, CORO_CREATED);
-#endif
+    kept_parked_take(s);
     return as_coro(s);
   }
 #endif
@@ -721,6 +741,16 @@ coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t arg
     size_t offset = sizeof(struct stackful); /* args_offset(args_align), for such an alignment */
     if (k->stack_size == stack && offset + args_size <= k->bytes && unshared_known()) {
       coro_stack_kept_n = n - 1;
+#ifdef STACKFUL_PARK
+      /* its body ended, no trace, the guard known: kept_reuse, inline */
+      if (__builtin_expect(
+              as_coro(k)->status == CORO_DONE && coro_stack_guard_checked && !coro_trace_active,
+              1)) {
+        kept_fill(k, entry, offset, offset + args_size, kind);
+        kept_parked_take(k);
+        return as_coro(k);
+      }
+#endif
       return kept_reuse(k, entry, offset, offset + args_size, kind);
     }
   }
