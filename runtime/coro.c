@@ -115,9 +115,10 @@ void coro_set_allocator(const struct coro_allocator *a) {
   coro_stackful_keep(!(a && a->alloc));
 }
 
-void(coro_free)(coro_t *c) { /* (in parentheses: <coro.h>'s macro of the same name) */
-  if (!c)
-    return;
+/* What coro_free does before the memory goes back, for an instance that
+   has it to do: the refusal of a running one, the trace's record, its
+   cleanups, its deadline. */
+static __attribute__((noinline)) void free_first(coro_t *c) {
   if (c->status == CORO_RUNNING)
     coro_fatal("coro_free", "instance %p is running; it cannot free itself", (void *)c);
   if (__builtin_expect(coro_trace_active, 0))
@@ -126,6 +127,17 @@ void(coro_free)(coro_t *c) { /* (in parentheses: <coro.h>'s macro of the same na
     coro_cleanup_suspended(c); /* the cleanups in scope where it stopped (above) */
   if (c->kind & CORO_DEADLINE)
     coro_free_deadline(c); /* its deadline's timer (cancel.c) */
+}
+
+/* The common case (nothing of free_first's to do) with no call but the
+   last, and no register saved (docs/abi.md, "Where instances live"). */
+void(coro_free)(coro_t *c) { /* (in parentheses: <coro.h>'s macro of the same name) */
+  if (!c)
+    return;
+  if (__builtin_expect((c->kind & (CORO_CLEANUP | CORO_DEADLINE)) || c->status == CORO_RUNNING ||
+                           coro_trace_active,
+                       0))
+    free_first(c);
   if (c->kind & CORO_STACKFUL)
     coro_stackful_release(c); /* its stack first */
   else

@@ -458,18 +458,11 @@ static void frame_zero(coro_t *c, size_t size) {
   }
 }
 
-/* A frame from a free slot of a slab with room, when there is one: the
-   common case of a life that frees what the last one took (docs/benchmarks.md,
-   part 9), with nothing on the way but the slot's list and the counts.
-   Everything else (a new slab, a carved slot, malloc, the thread's
-   allocator) takes coro_instance_alloc. */
+/* A frame from a free slot of a slab with room, when there is one, with
+   nothing on the way but the slot's list and the counts. Everything else
+   (a new slab, a carved slot, malloc, the thread's allocator) takes
+   coro_instance_alloc. */
 static coro_t *frame_from_free_slot(size_t size, size_t align) {
-  coro_t *c = frame_kept;
-  if (c && frame_kept_class == (size - 1) / SLOT_STEP && align <= SLOT_STEP) {
-    frame_kept = NULL; /* (none is kept while an allocator is set) */
-    frame_zero(c, size);
-    return c;
-  }
   struct coro_registry *r = tls_registry;
   if (__builtin_expect(!r || size > SLOT_MAX || align > SLOT_STEP || r->plain || r->allocator.alloc,
                        0))
@@ -477,7 +470,7 @@ static coro_t *frame_from_free_slot(size_t size, size_t align) {
   struct coro_slab *s = r->room[(size - 1) / SLOT_STEP];
   if (!s || !s->free)
     return NULL;
-  c = s->free;
+  coro_t *c = s->free;
   s->free = *(void **)((char *)c + sizeof(void *));
   if (++s->used == s->capacity)
     room_remove(r, s); /* full: the next instance looks elsewhere */
@@ -506,13 +499,33 @@ static __attribute__((noinline)) coro_t *frame_new_slow(size_t size, size_t alig
    frame's making one function: no call on the way to a slot. (Its freeing,
    coro_free, is the life cycle's: coro.c, which ends in
    coro_instance_free.) */
-coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out),
-                       enum coro_kind kind) {
+/* A frame from a slab's free slot, or the slow way. */
+static __attribute__((noinline)) coro_t *frame_new_slot(size_t size, size_t align,
+                                                        bool (*resume)(coro_t *c, void *out),
+                                                        enum coro_kind kind) {
   coro_t *c = frame_from_free_slot(size, align);
   if (__builtin_expect(!c || coro_trace_active, 0))
     return frame_new_slow(size, align, resume, kind, c);
   coro_header_set(c, resume, kind, CORO_HOME_SLAB);
   return c;
+}
+
+/* The common case first: the frame this thread freed last fits (a life that
+   frees what the last one took: docs/benchmarks.md, part 9), taken with no
+   call and no register saved, so that nothing its caller keeps in a
+   callee-saved register comes back through memory. */
+coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out),
+                       enum coro_kind kind) {
+  coro_t *c = frame_kept;
+  if (__builtin_expect(c && frame_kept_class == (size - 1) / SLOT_STEP && align <= SLOT_STEP &&
+                           !coro_trace_active,
+                       1)) {
+    frame_kept = NULL; /* (none is kept while an allocator is set) */
+    frame_zero(c, size);
+    coro_header_set(c, resume, kind, CORO_HOME_SLAB);
+    return c;
+  }
+  return frame_new_slot(size, align, resume, kind);
 }
 
 _Static_assert(sizeof(struct coro_live) % 16 == 0, "coro_live keeps the instance 16-byte aligned");

@@ -247,16 +247,42 @@ void coro_stackful_keep(bool on) {
 #endif
 }
 
+#ifdef STACKFUL_KEEP
+/* Is s to be kept whole with its stack (above)? */
+static inline bool kept_fits(struct stackful *s) {
+  return as_coro(s)->home == CORO_HOME_SLAB && s->map && !s->shared && !s->own_fpenv &&
+         s->maker == coro_stack_thread && coro_stack_kept_n + coro_stack_cached < STACK_CACHE &&
+         !tls_keep_off;
+}
+
+static void kept_add(struct stackful *s) {
+  /* not live (the gdb extension skips it); its status says whether it ended */
+  as_coro(s)->resume = NULL;
+  coro_stack_kept[coro_stack_kept_n++] = s;
+}
+#endif
+
+static __attribute__((noinline)) void stackful_release_rest(coro_t *c);
+
+/* The common case first: kept, with no call and no register saved (as
+   registry.c's coro_frame_new), once the thread's end is seen to. */
 void coro_stackful_release(coro_t *c) {
+#ifdef STACKFUL_KEEP
+  struct stackful *s = (struct stackful *)c;
+  if (__builtin_expect(coro_stack_end_held && kept_fits(s), 1)) {
+    kept_add(s);
+    return;
+  }
+#endif
+  stackful_release_rest(c);
+}
+
+static void stackful_release_rest(coro_t *c) {
   struct stackful *s = (struct stackful *)c;
   stack_hold_end();
 #ifdef STACKFUL_KEEP
-  if (c->home == CORO_HOME_SLAB && s->map && !s->shared && !s->own_fpenv &&
-      s->maker == coro_stack_thread && coro_stack_kept_n + coro_stack_cached < STACK_CACHE &&
-      !tls_keep_off) {
-    /* not live (the gdb extension skips it); its status says whether it ended */
-    c->resume = NULL;
-    coro_stack_kept[coro_stack_kept_n++] = s;
+  if (kept_fits(s)) {
+    kept_add(s);
     return;
   }
 #endif

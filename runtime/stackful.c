@@ -631,8 +631,9 @@ static inline void kept_parked_take(struct stackful *s) {
 }
 #endif
 
-static coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c), size_t offset, size_t size,
-                          enum coro_kind kind) {
+static __attribute__((noinline)) coro_t *kept_reuse(struct stackful *s, void (*entry)(coro_t *c),
+                                                    size_t offset, size_t size,
+                                                    enum coro_kind kind) {
   bool parked = as_coro(s)->status == CORO_DONE; /* (its status at its end) */
   kept_fill(s, entry, offset, size, kind);
   guard_install(); /* (the thread that first resumed it may have been another) */
@@ -742,10 +743,11 @@ coro_t *coro_stackful_new(void (*entry)(coro_t *c), size_t args_size, size_t arg
     if (k->stack_size == stack && offset + args_size <= k->bytes && unshared_known()) {
       coro_stack_kept_n = n - 1;
 #ifdef STACKFUL_PARK
-      /* its body ended, no trace, the guard known: kept_reuse, inline */
-      if (__builtin_expect(
-              as_coro(k)->status == CORO_DONE && coro_stack_guard_checked && !coro_trace_active,
-              1)) {
+      /* its body ended, no trace, the guard known, arguments of a few
+         words: kept_reuse, inline, with no call (nor register saved) */
+      if (__builtin_expect(as_coro(k)->status == CORO_DONE && coro_stack_guard_checked &&
+                               !coro_trace_active && args_size <= 32,
+                           1)) {
         kept_fill(k, entry, offset, offset + args_size, kind);
         kept_parked_take(k);
         return as_coro(k);
