@@ -335,10 +335,11 @@ bool coro_next_fpenv(coro_t *gen) {
   struct coro_ctx *body = (struct coro_ctx *)((struct coro_stackful_head *)gen + 1);
   if (gen->resume_point == CORO_INLINE_SWITCH_FPENV) {
     coro_set_state(gen, CORO_INLINE_SWITCH_FPENV, CORO_RUNNING);
-    CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_ASM);
+    CORO_SWITCH_INLINE_NEXT(body + 1, body, CORO_SWITCH_FPENV_ASM, gen, CORO_STACKFUL_RESUMER_AT);
   } else {
     coro_set_state(gen, CORO_INLINE_SWITCH_FPENV_LOAD, CORO_RUNNING);
-    CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_FPENV_LOAD_ASM);
+    CORO_SWITCH_INLINE_NEXT(body + 1, body, CORO_SWITCH_FPENV_LOAD_ASM, gen,
+                            CORO_STACKFUL_RESUMER_AT);
   }
   return gen->status != CORO_DONE; /* suspended again, or finished */
 }

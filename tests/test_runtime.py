@@ -528,6 +528,51 @@ def test_yield_switches_inline_when_optimized(toolchain, tmp_path, cc):
             ("left a function" if called else "inlined")
 
 
+def landings_take(disassembly, register):
+    """For each landing of an inline switch in objdump's text (the address in
+    the `lea 1f(%rip),%rax` that precedes the push of where a context goes
+    on), whether the code there reads `register` before anything writes it
+    (following direct jumps, a few instructions)."""
+    lines = re.findall(r"^\s*([0-9a-f]+):\s+(.*?)\s*$", disassembly, re.M)
+    at = {int(a, 16): i for i, (a, _) in enumerate(lines)}
+    landings = [int(m.group(1), 16) for i, (_, text) in enumerate(lines[:-1])
+                if (m := re.match(r"lea\s+0x[0-9a-f]+\(%rip\),%rax\s+# ([0-9a-f]+)", text))
+                and lines[i + 1][1].startswith("push   %rax")]
+    answers = []
+    for landing in landings:
+        i, answer = at[landing], False
+        for _ in range(8):
+            text = lines[i][1]
+            if m := re.match(r"jmp\s+([0-9a-f]+) <", text):
+                i = at[int(m.group(1), 16)]
+                continue
+            operands = text.split(None, 1)[1] if " " in text else ""
+            if register in operands:
+                answer = not re.fullmatch(rf"[^%]*(%(?!{register[1:]})[a-z0-9]+)?[^%]*,{register}",
+                                          operands) or f"({register}" in operands
+                break
+            i += 1
+        answers.append(answer)
+    return answers
+
+
+@pytest.mark.skipif(HOST_ARCH != "x86_64", reason="the inline switch is x86_64's alone")
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_round_trip_takes_the_instance_from_rsi(tmp_path, cc):
+    """At -O2 both sides of a stackful generator's inline round trip make the instance again
+    from rsi, where the switch that resumed them left their own context, rather than keep it
+    in a register that the switch pops (docs/abi.md, "The stackful interface"): a yield
+    assigns c back, coro_next makes its rbx again. Every landing of tests/runtime/roundtrip.c
+    (the consumer's and the body's) reads rsi first."""
+    obj = tmp_path / f"roundtrip.{cc}.o"
+    res = run([cc, "-std=gnu11", *WARNINGS, "-O2", f"-I{COROC_INCLUDE}", "-c", "-o", obj,
+               SOURCE_DIR / "tests" / "runtime" / "roundtrip.c"])
+    assert res.returncode == 0, res.stderr
+    answers = landings_take(run(["objdump", "-d", "--no-show-raw-insn", obj]).stdout, "%rsi")
+    assert len(answers) >= 4, f"{cc}: {len(answers)} inline switches found"
+    assert all(answers), f"{cc}: landings that do not take rsi first: {answers}"
+
+
 CMAKE_BUILDS = {
     "ucontext": (["-DCOROC_SWITCH=ucontext"], "gcc", [], "swapcontext"),
     "no-asm-processor": (["-DCMAKE_SYSTEM_NAME=Linux", "-DCMAKE_SYSTEM_PROCESSOR=sparc64"], "gcc", [],

@@ -71,7 +71,7 @@ bool coro_agen_enter(coro_t *c);
    coro_free resumes it to unwind (the CORO_STACKFUL_RESUMED after it). */
 static inline void coro_agen_stackful_wait(coro_t *c) {
   do
-    coro_stackful_yield(c);
+    c = coro_stackful_yield(c);
   while (!coro_stackful_unwinding(c) && !coro_agen_enter(c));
 }
 

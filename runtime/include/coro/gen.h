@@ -356,6 +356,9 @@ static inline void coro_waits_for(coro_t *c, struct coro_awaitable *aw) {
 
 #if defined(__x86_64__) && defined(__LP64__) && !defined(CORO_SWITCH_UCONTEXT)
 #include "switch_x86_64.h"
+/* Where the resumer's context is, in bytes from the start of a stackful
+   instance: right after the head come the body's context, then its. */
+#define CORO_STACKFUL_RESUMER_AT (sizeof(struct coro_stackful_head) + sizeof(struct coro_ctx))
 #endif
 
 /* }================================================================== */
@@ -415,7 +418,7 @@ static inline bool coro_next_gated(coro_t *gen, void *out) {
   head->out = out; /* the body writes its yield there */
   if (__builtin_expect(gen->resume_point == CORO_INLINE_SWITCH_MARK, 1)) {
     coro_set_state(gen, CORO_INLINE_SWITCH_MARK, CORO_RUNNING);
-    CORO_SWITCH_INLINE_CALL(body + 1, body, CORO_SWITCH_ASM);
+    CORO_SWITCH_INLINE_NEXT(body + 1, body, CORO_SWITCH_ASM, gen, CORO_STACKFUL_RESUMER_AT);
   } else { /* CORO_INLINE_SWITCH_FPENV or _FPENV_LOAD */
     return coro_next_fpenv(gen);
   }
@@ -722,8 +725,10 @@ static inline void *coro_stackful_args_inline(coro_t *c) CORO_NOEXCEPT {
    this thread. */
 void coro_stackful_suspend(coro_t *c);
 
-/* The same, with the switch inline where it can be (coro/switch_x86_64.h).
-   Always inlined where the compiler optimizes: with its three switches it
+/* The same, with the switch inline where it can be (coro/switch_x86_64.h),
+   returning c (made again from the register where the switch that resumed
+   it left its context: the yields assign it back, `(c) = ...`). Always
+   inlined where the compiler optimizes: with its three switches it
    is near the size past which GCC stops inlining a function on its own,
    and a yield that calls it pays a call and keeps the body's values in
    memory around it (one more line in the switch's text once tipped it, in
@@ -734,37 +739,32 @@ void coro_stackful_suspend(coro_t *c);
 #else
 #define CORO_YIELD_INLINE
 #endif
-static inline CORO_YIELD_INLINE void coro_stackful_yield(coro_t *c) {
+static inline CORO_YIELD_INLINE coro_t *coro_stackful_yield(coro_t *c) {
 #ifdef CORO_INLINE_SWITCH
-  /* The contexts' address, made afresh from c at every yield: the empty asm
-     hides that it never changes. Else the compiler makes it once, before the
-     body's loop, and keeps it in the body's stack frame (the switch leaves
-     no other register than rbp), where reading it back after a switch waits
-     for the stack pointer that switch loaded, and the next switch's store
-     of the stack pointer waits for that read: 0.4 ns of a 10.4 ns round
-     trip on an AMD EPYC of family 23 (benchmark part 1). */
-  coro_t *here = c;
-  __asm__ volatile("" : "+r"(here));
-  /* the resumer's: body + 1 */
-  struct coro_ctx *body = (struct coro_ctx *)((struct coro_stackful_head *)here + 1);
+  /* body: the body's context; body + 1: the resumer's */
+  struct coro_ctx *body = (struct coro_ctx *)((struct coro_stackful_head *)c + 1), *arrived;
   if (__builtin_expect(c->resume_point == CORO_INLINE_SWITCH_MARK && c->status == CORO_RUNNING,
                        1)) {
     coro_set_state(c, CORO_INLINE_SWITCH_MARK, CORO_SUSPENDED);
-    CORO_SWITCH_INLINE(body, body + 1, CORO_SWITCH_ASM);
-    return;
-  }
-  if (c->resume_point == CORO_INLINE_SWITCH_FPENV && c->status == CORO_RUNNING) {
+    CORO_SWITCH_INLINE_ARRIVE(body, body + 1, CORO_SWITCH_ASM, arrived);
+  } else if (c->resume_point == CORO_INLINE_SWITCH_FPENV && c->status == CORO_RUNNING) {
     coro_set_state(c, CORO_INLINE_SWITCH_FPENV, CORO_SUSPENDED);
-    CORO_SWITCH_INLINE(body, body + 1, CORO_SWITCH_FPENV_ASM);
-    return;
-  }
-  if (c->resume_point == CORO_INLINE_SWITCH_FPENV_LOAD && c->status == CORO_RUNNING) {
+    CORO_SWITCH_INLINE_ARRIVE(body, body + 1, CORO_SWITCH_FPENV_ASM, arrived);
+  } else if (c->resume_point == CORO_INLINE_SWITCH_FPENV_LOAD && c->status == CORO_RUNNING) {
     coro_set_state(c, CORO_INLINE_SWITCH_FPENV_LOAD, CORO_SUSPENDED);
-    CORO_SWITCH_INLINE(body, body + 1, CORO_SWITCH_FPENV_LOAD_ASM);
-    return;
+    CORO_SWITCH_INLINE_ARRIVE(body, body + 1, CORO_SWITCH_FPENV_LOAD_ASM, arrived);
+  } else {
+    coro_stackful_suspend(c);
+    return c;
   }
-#endif
+  /* c again, made from the body's context, where its resumer switched to
+     (coro/switch_x86_64.h): the body keeps it in a register from one yield
+     to the next, not in its stack frame */
+  return (coro_t *)((struct coro_stackful_head *)arrived - 1);
+#else
   coro_stackful_suspend(c);
+  return c;
+#endif
 }
 
 /* coro_free of a suspended stackful instance whose body has cleanups
@@ -804,7 +804,7 @@ static inline bool coro_stackful_unwinding(coro_t *c) {
     void *coro_out_ = ((struct coro_stackful_head *)(c))->out;                  \
     if (coro_out_)                                                              \
       *(T *)coro_out_ = coro_value_;                                            \
-    coro_stackful_yield(c);                                                     \
+    (c) = coro_stackful_yield(c);                                               \
     CORO_STACKFUL_RESUMED(c);                                                   \
   } while (0)
 
@@ -908,7 +908,7 @@ static inline bool coro_start_child(coro_t *parent, coro_t *child,
 #define CORO_STACKFUL_YIELD_TASK(c) \
   do {                              \
     coro_yield_task(c);             \
-    coro_stackful_yield(c);         \
+    (c) = coro_stackful_yield(c);   \
     CORO_STACKFUL_RESUMED(c);       \
   } while (0)
 
@@ -933,7 +933,7 @@ void *coro_stackful_await_slot(coro_t *c, const void *aw, size_t size);
       coro_waits_for(c, (struct coro_awaitable *)coro_ap_);                                       \
       coro_task_suspends(c);                                                                      \
       ((struct coro_awaitable *)coro_ap_)->ops->suspend((struct coro_awaitable *)coro_ap_, c);    \
-      coro_stackful_yield(c);                                                                     \
+      (c) = coro_stackful_yield(c);                                                               \
       CORO_STACKFUL_RESUMED(c);                                                                   \
     }                                                                                             \
     coro_ap_->result;                                                                             \
