@@ -356,7 +356,8 @@ bool coro_next_fpenv(coro_t *gen) {
 
 /* The top STACK_MAILBOX bytes of every stack are not the body's: the word
    there names the instance a parked stackful_main is to run next, when it
-   is another than the one it ran (NULL: that one, kept whole). */
+   is another than the one it ran (NULL: that one, kept whole). Read only
+   where the switch is a call: after the inline switch, rsi names it. */
 #define STACK_MAILBOX 16
 
 static struct stackful **stack_mailbox(char *map, size_t map_size) {
@@ -382,26 +383,37 @@ static void stackful_main(void *arg) {
 #if defined(STACKFUL_INLINE_SWITCH) && defined(CORO_INLINE_SWITCH)
     /* as a yield switches (coro/gen.h): what lives across it is saved by the
        compiler, not the five registers coro_ctx_switch keeps for a caller */
+    struct coro_ctx *arrived;
     if (!s->own_fpenv)
-      CORO_SWITCH_INLINE(&s->ctx, &s->caller, CORO_SWITCH_ASM);
+      CORO_SWITCH_INLINE_ARRIVE(&s->ctx, &s->caller, CORO_SWITCH_ASM, arrived);
     else if (!fpenv_compare())
-      CORO_SWITCH_INLINE(&s->ctx, &s->caller, CORO_SWITCH_FPENV_LOAD_ASM);
+      CORO_SWITCH_INLINE_ARRIVE(&s->ctx, &s->caller, CORO_SWITCH_FPENV_LOAD_ASM, arrived);
     else
-      CORO_SWITCH_INLINE(&s->ctx, &s->caller, CORO_SWITCH_FPENV_ASM);
+      CORO_SWITCH_INLINE_ARRIVE(&s->ctx, &s->caller, CORO_SWITCH_FPENV_ASM, arrived);
+#ifdef STACKFUL_PARK
+    /* resumed by the instance that has the stack now, whose context the
+       switch that resumed it left in rsi (coro/switch_x86_64.h): the next
+       one that took the stack (s, the one that ended, may be gone; its
+       mailbox names it too), or s itself, kept whole and made new
+       (kept_reuse) */
+    s = (struct stackful *)((char *)arrived - offsetof(struct stackful, ctx));
+#endif
 #else
     stackful_switch(s, &s->ctx, &s->caller);
-#endif
 #ifdef STACKFUL_PARK
     /* another instance took the stack (s, the one that ended, may be
        gone), or none: then s itself, kept whole with its stack and made
-       new (kept_reuse), which nothing resumes but coro_next and the
-       scheduler, both marking it running */
+       new (kept_reuse) */
     struct stackful *next = *mailbox;
     if (next) {
       *mailbox = NULL;
       s = next;
-      continue;
     }
+#endif
+#endif
+#ifdef STACKFUL_PARK
+    /* (nothing resumes an instance but coro_next and the scheduler, both
+       marking it running) */
     if (as_coro(s)->status == CORO_RUNNING)
       continue;
 #endif
