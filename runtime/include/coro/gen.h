@@ -409,20 +409,29 @@ static inline void coro_set_state(coro_t *c, unsigned resume_point, enum coro_st
 bool coro_next_fpenv(coro_t *gen);
 
 /* coro_next of an instance that did not pass the gate (below): a refusal,
-   or a stackful instance to switch to, right here. */
+   or a stackful instance to switch to, right here. The common case is one
+   test of the gate (with the trace's flag, as coro_next_open reads it): the
+   inline mark, and a status of CORO_CREATED or CORO_SUSPENDED. */
 static inline bool coro_next_gated(coro_t *gen, void *out) {
-  if (gen->status + (coro_trace_active >> 16) >= CORO_RUNNING) /* (a trace: every status) */
-    return coro_next_slow(gen, out);
+  uint32_t gate;
+  __builtin_memcpy(&gate, (const char *)gen + __builtin_offsetof(struct coro, resume_point),
+                   sizeof gate);
+  gate += coro_trace_active;
   struct coro_stackful_head *head = (struct coro_stackful_head *)gen;
   struct coro_ctx *body = (struct coro_ctx *)(head + 1);
-  head->out = out; /* the body writes its yield there */
-  if (__builtin_expect(gen->resume_point == CORO_INLINE_SWITCH_MARK, 1)) {
+  if (__builtin_expect((gate | (uint32_t)CORO_SUSPENDED << 16) ==
+                           (CORO_INLINE_SWITCH_MARK | (uint32_t)CORO_SUSPENDED << 16),
+                       1)) {
+    head->out = out; /* the body writes its yield there */
     coro_set_state(gen, CORO_INLINE_SWITCH_MARK, CORO_RUNNING);
     CORO_SWITCH_INLINE_NEXT(body + 1, body, CORO_SWITCH_ASM, gen, CORO_STACKFUL_RESUMER_AT);
+  } else if (gate >> 16 >= CORO_RUNNING) { /* (a trace: every status) */
+    return coro_next_slow(gen, out);
   } else { /* CORO_INLINE_SWITCH_FPENV or _FPENV_LOAD */
+    head->out = out;
     return coro_next_fpenv(gen);
   }
-  uint32_t gate; /* as the yield stored it: one word (coro_set_state) */
+  /* as the yield stored it: one word (coro_set_state) */
   __builtin_memcpy(&gate, (const char *)gen + __builtin_offsetof(struct coro, resume_point),
                    sizeof gate);
   return gate >> 16 != CORO_DONE; /* suspended again, or finished */
