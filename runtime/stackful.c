@@ -377,8 +377,13 @@ static void stackful_main(void *arg) {
     tool_switched_in(s, 1);
     s->entry(as_coro(s));
     /* coro_next answers false: no more values (one word, as a yield stores
-       it, so that coro_next's load of it is forwarded from this store) */
-    coro_set_state(as_coro(s), as_coro(s)->resume_point, CORO_DONE);
+       it, so that coro_next's load of it is forwarded from this store; the
+       empty asm hides that the resume point is the one there, else the
+       compiler stores the status alone, two bytes that a load of four
+       cannot be forwarded from: it waits for the store to reach the cache) */
+    unsigned resume_point = as_coro(s)->resume_point;
+    __asm__("" : "+r"(resume_point));
+    coro_set_state(as_coro(s), resume_point, CORO_DONE);
     tool_switch_out(s, 1);
 #if defined(STACKFUL_INLINE_SWITCH) && defined(CORO_INLINE_SWITCH)
     /* as a yield switches (coro/gen.h): what lives across it is saved by the
