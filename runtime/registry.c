@@ -495,10 +495,6 @@ static __attribute__((noinline)) coro_t *frame_new_slow(size_t size, size_t alig
   return c;
 }
 
-/* Here, beside the slabs, so that the compiler makes the whole of a small
-   frame's making one function: no call on the way to a slot. (Its freeing,
-   coro_free, is the life cycle's: coro.c, which ends in
-   coro_instance_free.) */
 /* A frame from a slab's free slot, or the slow way. */
 static __attribute__((noinline)) coro_t *frame_new_slot(size_t size, size_t align,
                                                         bool (*resume)(coro_t *c, void *out),
@@ -510,10 +506,12 @@ static __attribute__((noinline)) coro_t *frame_new_slot(size_t size, size_t alig
   return c;
 }
 
-/* The common case first: the frame this thread freed last fits (a life that
+/* Here, beside the slabs, as the one function a small frame's making is.
+   The common case first: the frame this thread freed last fits (a life that
    frees what the last one took: docs/benchmarks.md, part 9), taken with no
    call and no register saved, so that nothing its caller keeps in a
-   callee-saved register comes back through memory. */
+   callee-saved register comes back through memory. (Its freeing, coro_free,
+   is the life cycle's: coro.c, which ends in coro_instance_free.) */
 coro_t *coro_frame_new(size_t size, size_t align, bool (*resume)(coro_t *c, void *out),
                        enum coro_kind kind) {
   coro_t *c = frame_kept;

@@ -356,13 +356,19 @@ bool coro_next_fpenv(coro_t *gen) {
 
 /* The top STACK_MAILBOX bytes of every stack are not the body's: the word
    there names the instance a parked stackful_main is to run next, when it
-   is another than the one it ran (NULL: that one, kept whole). Read only
-   where the switch is a call: after the inline switch, rsi names it. */
+   is another than the one it ran (NULL: that one, kept whole). Used only
+   where the switch is a call (STACKFUL_MAILBOX: ThreadSanitizer's build):
+   after the inline switch, rsi names it. */
 #define STACK_MAILBOX 16
+#if defined(STACKFUL_PARK) && !(defined(STACKFUL_INLINE_SWITCH) && defined(CORO_INLINE_SWITCH))
+#define STACKFUL_MAILBOX 1
+#endif
 
+#ifdef STACKFUL_MAILBOX
 static struct stackful **stack_mailbox(char *map, size_t map_size) {
   return (struct stackful **)(map + map_size) - 1;
 }
+#endif
 
 /* After the body's end, it parks: resumed again, it is by the next instance
    that took the stack (stackful_attach, named in the stack's mailbox, or
@@ -371,8 +377,9 @@ static struct stackful **stack_mailbox(char *map, size_t map_size) {
    like any other. */
 static void stackful_main(void *arg) {
   struct stackful *s = arg;
+#ifdef STACKFUL_MAILBOX
   struct stackful **mailbox = stack_mailbox(s->map, s->map_size);
-  (void)mailbox; /* (read only where stacks are parked) */
+#endif
   for (;;) {
     tool_switched_in(s, 1);
     s->entry(as_coro(s));
@@ -405,7 +412,7 @@ static void stackful_main(void *arg) {
 #endif
 #else
     stackful_switch(s, &s->ctx, &s->caller);
-#ifdef STACKFUL_PARK
+#ifdef STACKFUL_MAILBOX
     /* another instance took the stack (s, the one that ended, may be
        gone), or none: then s itself, kept whole with its stack and made
        new (kept_reuse) */
@@ -430,7 +437,9 @@ static void stackful_main(void *arg) {
    the next resume starts the body. */
 static void stackful_ready(struct stackful *s) {
   char *stack = s->map + s->map_size - s->stack_size;
+#ifdef STACKFUL_MAILBOX
   *stack_mailbox(s->map, s->map_size) = NULL;
+#endif
   /* (a kept instance's, from a body that did not end: a new context needs a new fiber) */
   tsan_fiber_end(s);
   if (s->own_fpenv)
@@ -469,7 +478,9 @@ static void stackful_attach(struct stackful *s) {
     return;
   }
   /* stackful_main is parked on it (its context now ours): it runs this body next */
+#ifdef STACKFUL_MAILBOX
   *stack_mailbox(s->map, s->map_size) = s;
+#endif
 #ifdef STACKFUL_INLINE_SWITCH
   /* one store of both halves of the gate coro_next reads as one word */
   coro_set_state(as_coro(s), CORO_INLINE_SWITCH_MARK, CORO_CREATED);

@@ -194,14 +194,6 @@ CORO_STATIC_ASSERT(sizeof(struct coro_ctx) == 0x10, "switch_x86_64.S: 0x10 bytes
     (arrived) = rsi_;                                                                  \
   } while (0)
 
-/* The same, where nothing goes on after it (the end of a body). */
-#define CORO_SWITCH_INLINE(from, to, SWITCH)                                           \
-  do {                                                                                 \
-    struct coro_ctx *arrived_;                                                         \
-    CORO_SWITCH_INLINE_ARRIVE(from, to, SWITCH, arrived_);                             \
-    (void)arrived_;                                                                    \
-  } while (0)
-
 /* In the resumer (coro_next), the same switch, shaped like a call: it keeps
    r12-r15 itself, on the resumer's stack, so that the code around it may
    keep its values in them as across any call. (Declaring them clobbered
