@@ -546,10 +546,11 @@ def landings_take(disassembly, register):
             if m := re.match(r"jmp\s+([0-9a-f]+) <", text):
                 i = at[int(m.group(1), 16)]
                 continue
-            operands = text.split(None, 1)[1] if " " in text else ""
+            mnemonic, _, operands = text.partition(" ")
             if register in operands:
-                answer = not re.fullmatch(rf"[^%]*(%(?!{register[1:]})[a-z0-9]+)?[^%]*,{register}",
-                                          operands) or f"({register}" in operands
+                # read, unless a mov or lea only writes it (add, sub... read their destination)
+                answer = not (mnemonic.startswith(("mov", "lea")) and operands.count(register) == 1
+                              and operands.strip().endswith("," + register))
                 break
             i += 1
         answers.append(answer)
