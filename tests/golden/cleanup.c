@@ -137,6 +137,27 @@ static inline __attribute__((unused)) bool coro_next_of_words(coro_t *coro_g, vo
 #line 16
   return coro_next(coro_g, coro_o);  /* another's: the one before */
 }
+/* coro_next(g, &v) with v a coro_value_words: only the inline body stores into v, every other way into a copy, so that v may stay in a register */
+#line 16
+static inline __attribute__((unused)) bool coro_next_to_words(coro_t *coro_g, coro_value_words *coro_o) {
+#line 16
+  if (__builtin_expect(coro_g->resume == coro_resume_words && coro_next_open(coro_g), 1)) {
+#line 16
+    return coro_resume_words(coro_g, coro_o);
+  }
+#line 16
+  coro_value_words coro_v;  /* every other way stores here */
+#line 16
+  bool coro_r = coro_g->resume == coro_resume_words ? coro_next_slow(coro_g, &coro_v) : coro_next(coro_g, &coro_v);  /* another's: the one before */
+#line 16
+  if (coro_r && coro_o) {
+#line 16
+    *coro_o = coro_v;  /* after a false, v stays as it was */
+  }
+#line 16
+  return coro_r;
+}
+#define CORO_NEXT_TO_1(out, other) _Generic((out), coro_value_words *: coro_next_to_words, default: other)
 /* coro_next(&frame, &v) and coro_free(&frame) of a CORO_FRAME(words): the compiler sees the whole life of an instance in a local */
 #line 16
 static inline __attribute__((unused)) bool coro_next_in_words(struct coro_frame_words *coro_f, void *coro_o) {
@@ -153,7 +174,7 @@ static inline __attribute__((unused)) void coro_free_in_words(struct coro_frame_
 #define CORO_NEXT_FRAMES_1 struct coro_frame_words *: coro_next_in_words,
 #define CORO_FREE_FRAMES_1 struct coro_frame_words *: coro_free_in_words,
 #undef coro_next
-#define coro_next(gen, out) _Generic((gen), CORO_NEXT_FRAMES_1 default: coro_next_of_words)(gen, out)  /* from here on */
+#define coro_next(gen, out) _Generic((gen), CORO_NEXT_FRAMES_1 default: CORO_NEXT_TO_1(out, coro_next_of_words))(gen, out)  /* from here on */
 #undef coro_free
 #define coro_free(c) _Generic((c), CORO_FREE_FRAMES_1 default: coro_free_inline)(c)  /* from here on */
 #line 27

@@ -96,6 +96,27 @@ static inline __attribute__((unused)) bool coro_next_of_walk(coro_t *coro_g, voi
 #line 7
   return coro_next(coro_g, coro_o);  /* another's: the one before */
 }
+/* coro_next(g, &v) with v a coro_value_walk: only the inline body stores into v, every other way into a copy, so that v may stay in a register */
+#line 7
+static inline __attribute__((unused)) bool coro_next_to_walk(coro_t *coro_g, coro_value_walk *coro_o) {
+#line 7
+  if (__builtin_expect(coro_g->resume == coro_resume_walk && coro_next_open(coro_g), 1)) {
+#line 7
+    return coro_resume_walk(coro_g, coro_o);
+  }
+#line 7
+  coro_value_walk coro_v;  /* every other way stores here */
+#line 7
+  bool coro_r = coro_g->resume == coro_resume_walk ? coro_next_slow(coro_g, &coro_v) : coro_next(coro_g, &coro_v);  /* another's: the one before */
+#line 7
+  if (coro_r && coro_o) {
+#line 7
+    *coro_o = coro_v;  /* after a false, v stays as it was */
+  }
+#line 7
+  return coro_r;
+}
+#define CORO_NEXT_TO_1(out, other) _Generic((out), coro_value_walk *: coro_next_to_walk, default: other)
 /* coro_next(&frame, &v) and coro_free(&frame) of a CORO_FRAME(walk): the compiler sees the whole life of an instance in a local */
 #line 7
 static inline __attribute__((unused)) bool coro_next_in_walk(struct coro_frame_walk *coro_f, void *coro_o) {
@@ -112,7 +133,7 @@ static inline __attribute__((unused)) void coro_free_in_walk(struct coro_frame_w
 #define CORO_NEXT_FRAMES_1 struct coro_frame_walk *: coro_next_in_walk,
 #define CORO_FREE_FRAMES_1 struct coro_frame_walk *: coro_free_in_walk,
 #undef coro_next
-#define coro_next(gen, out) _Generic((gen), CORO_NEXT_FRAMES_1 default: coro_next_of_walk)(gen, out)  /* from here on */
+#define coro_next(gen, out) _Generic((gen), CORO_NEXT_FRAMES_1 default: CORO_NEXT_TO_1(out, coro_next_of_walk))(gen, out)  /* from here on */
 #undef coro_free
 #define coro_free(c) _Generic((c), CORO_FREE_FRAMES_1 default: coro_free_inline)(c)  /* from here on */
 #line 18

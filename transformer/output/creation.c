@@ -68,8 +68,9 @@ void emit_frame_dispatch(Emitter *e, Coroutine *co) {
            before_next, co->name, co->name);
   emit_put(e, 0, "#define CORO_FREE_FRAMES_%d %sstruct coro_frame_%s *: coro_free_in_%s,", n,
            before_free, co->name, co->name);
-  const char *next =
-      e->next_by_name_last ? format("coro_next_of_%s", e->next_by_name_last) : "coro_next";
+  const char *next = e->next_by_name_last ? format("CORO_NEXT_TO_%d(out, coro_next_of_%s)",
+                                                   e->nnext_by_name, e->next_by_name_last)
+                                          : "coro_next";
   emit_put(e, 0, "#undef coro_next");
   emit_put(e, 0,
            "#define coro_next(gen, out) _Generic((gen), CORO_NEXT_FRAMES_%d default: %s)(gen, out)"

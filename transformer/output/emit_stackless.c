@@ -427,6 +427,47 @@ void emit_stackless_frame(Emitter *e, Coroutine *co) {
    `(coro_next)(g, &v)` still name the library's. */
 enum { CORO_MAX_NEXT_BY_NAME = 8 };
 
+/* coro_next(g, &v) with v of this generator's value type (the macro picks
+   it by the type of &v, CORO_NEXT_TO_N): the body, inline, stores into v;
+   every other way (the slow one, another generator's) stores into a copy,
+   which goes to v after. The address of the consumer's variable then goes
+   to no call, and the compiler keeps v in a register: without it, every
+   resume stored v to the stack for a call that never came (docs/abi.md,
+   "The consumer's variable"). */
+static void emit_next_into(Emitter *e, Coroutine *co, int at) {
+  int n = e->nnext_by_name;
+  emit_put(e, 0,
+           "/* coro_next(g, &v) with v a coro_value_%s: only the inline body stores into v, every "
+           "other way into a copy, so that v may stay in a register */",
+           co->name);
+  emit_put(e, at,
+           "static inline __attribute__((unused)) bool coro_next_to_%s(coro_t *coro_g, "
+           "coro_value_%s *coro_o) {",
+           co->name, co->name);
+  e->indent++;
+  emit_put(e, at,
+           "if (__builtin_expect(coro_g->resume == coro_resume_%s && coro_next_open(coro_g), 1)) {",
+           co->name);
+  emit_put(e, at, "  return coro_resume_%s(coro_g, coro_o);", co->name);
+  emit_put(e, 0, "}");
+  emit_put(e, at, "coro_value_%s coro_v;  /* every other way stores here */", co->name);
+  emit_put(e, at,
+           "bool coro_r = coro_g->resume == coro_resume_%s ? coro_next_slow(coro_g, &coro_v) : "
+           "coro_next(coro_g, &coro_v);  /* another's: the one before */",
+           co->name);
+  emit_put(e, at, "if (coro_r && coro_o) {");
+  emit_put(e, at, "  *coro_o = coro_v;  /* after a false, v stays as it was */");
+  emit_put(e, 0, "}");
+  emit_put(e, at, "return coro_r;");
+  e->indent--;
+  emit_put(e, 0, "}");
+  const char *before = n > 1 ? format("CORO_NEXT_TO_%d(out, other)", n - 1) : "other";
+  emit_put(e, 0,
+           "#define CORO_NEXT_TO_%d(out, other) _Generic((out), coro_value_%s *: coro_next_to_%s, "
+           "default: %s)",
+           n, co->name, co->name, before);
+}
+
 static void emit_next_by_name(Emitter *e, Coroutine *co) {
   if (e->nnext_by_name >= CORO_MAX_NEXT_BY_NAME)
     return;
@@ -453,6 +494,7 @@ static void emit_next_by_name(Emitter *e, Coroutine *co) {
   emit_put(e, at, "return coro_next(coro_g, coro_o);  /* another's: the one before */");
   e->indent--;
   emit_put(e, 0, "}");
+  emit_next_into(e, co, at);
 }
 
 /* coro_next and coro_free of the frame itself (emit_frame_dispatch): the
