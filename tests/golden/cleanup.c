@@ -14,7 +14,7 @@ static void done(int *n) {
 }
 
 #include <coro.h>  /* added by coroc: the runtime of the coroutines below */
-CORO_GENERATED_FOR(3);  /* with another coroc's <coro.h>: an error here */
+CORO_GENERATED_FOR(4);  /* with another coroc's <coro.h>: an error here */
 /* coroutine words (cleanup.coc:16), lowered by coroc into a state machine */
 #line 16 "cleanup.coc"
 typedef char *coro_value_words;

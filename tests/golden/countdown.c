@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include <coro.h>  /* added by coroc: the runtime of the coroutines below */
-CORO_GENERATED_FOR(3);  /* with another coroc's <coro.h>: an error here */
+CORO_GENERATED_FOR(4);  /* with another coroc's <coro.h>: an error here */
 /* coroutine countdown (countdown.coc:4), lowered by coroc into a state machine */
 #line 4 "countdown.coc"
 typedef int coro_value_countdown;

@@ -5,7 +5,7 @@
 struct point { int x, y; };
 
 #include <coro.h>  /* added by coroc: the runtime of the coroutines below */
-CORO_GENERATED_FOR(3);  /* with another coroc's <coro.h>: an error here */
+CORO_GENERATED_FOR(4);  /* with another coroc's <coro.h>: an error here */
 /* coroutine walk (local_types.coc:7), lowered by coroc into a state machine */
 #line 7 "local_types.coc"
 typedef int coro_value_walk;

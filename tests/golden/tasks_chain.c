@@ -2,7 +2,7 @@
 #include <coro.h>
 
 #include <coro.h>  /* added by coroc: the runtime of the coroutines below */
-CORO_GENERATED_FOR(3);  /* with another coroc's <coro.h>: an error here */
+CORO_GENERATED_FOR(4);  /* with another coroc's <coro.h>: an error here */
 #line 4 "tasks_chain.coc"
 typedef int coro_value_child;
 #line 4
@@ -73,9 +73,9 @@ static inline __attribute__((unused)) coro_t *coro_in_leaf(struct coro_frame_lea
 }
 /* leaf(...) inside the frame of a task awaiting it, where a child has ended or nothing was yet */
 #line 6
-static inline coro_t *coro_inside_leaf(struct coro_frame_leaf *coro_f, int x) {
+enum { coro_kind_leaf = CORO_TASK };  /* its kind, for coro_start_child */
 #line 6
-  coro_frame_again(&coro_f->coro_base.base, coro_resume_leaf, CORO_TASK);
+static inline coro_t *coro_inside_leaf(struct coro_frame_leaf *coro_f, int x) {
 #line 6
   coro_f->x = x;
 #line 6
@@ -125,7 +125,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
 #line 12
   coro_inside_leaf(&coro_f->coro_children.coro_in_1, coro_f->x);
 #line 12
-  if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_1.coro_base.base, coro_resume_leaf)) {
+  if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_1.coro_base.base, coro_resume_leaf, coro_kind_leaf)) {
 #line 12
     CORO_SUSPEND(coro_c, 1);  /* it waits for something: so does this task */
   coro_resume_1:;
@@ -140,7 +140,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
 #line 13
     coro_inside_leaf(&coro_f->coro_children.coro_in_2, coro_f->a);
 #line 13
-    if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_2.coro_base.base, coro_resume_leaf)) {
+    if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_2.coro_base.base, coro_resume_leaf, coro_kind_leaf)) {
 #line 13
       CORO_SUSPEND(coro_c, 2);  /* it waits for something: so does this task */
     coro_resume_2:;
@@ -157,7 +157,7 @@ static bool coro_resume_child(coro_t *coro_c, void *coro_out) {
 #line 15
     coro_inside_leaf(&coro_f->coro_children.coro_in_3, coro_f->a);
 #line 15
-    if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base, coro_resume_leaf)) {
+    if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base, coro_resume_leaf, coro_kind_leaf)) {
 #line 15
       CORO_SUSPEND(coro_c, 3);  /* it waits for something: so does this task */
     coro_resume_3:;
@@ -206,9 +206,9 @@ static inline __attribute__((unused)) coro_t *coro_in_child(struct coro_frame_ch
 }
 /* child(...) inside the frame of a task awaiting it, where a child has ended or nothing was yet */
 #line 11
-static inline coro_t *coro_inside_child(struct coro_frame_child *coro_f, int x) {
+enum { coro_kind_child = CORO_TASK };  /* its kind, for coro_start_child */
 #line 11
-  coro_frame_again(&coro_f->coro_base.base, coro_resume_child, CORO_TASK);
+static inline coro_t *coro_inside_child(struct coro_frame_child *coro_f, int x) {
 #line 11
   coro_children_init(&coro_f->coro_children, &coro_f->coro_base.base);  /* its children start from a zeroed header that names it as their parent */
 #line 11
@@ -251,7 +251,7 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
 #line 21
   coro_inside_child(&coro_f->coro_children.coro_in_1, 1);
 #line 21
-  if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_1.coro_base.base, coro_resume_child)) {
+  if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_1.coro_base.base, coro_resume_child, coro_kind_child)) {
 #line 21
     CORO_SUSPEND(coro_c, 1);  /* it waits for something: so does this task */
   coro_resume_1:;
@@ -263,7 +263,7 @@ static bool coro_resume_top(coro_t *coro_c, void *coro_out) {
 #line 22
   coro_inside_child(&coro_f->coro_children.coro_in_2, 5);
 #line 22
-  if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_2.coro_base.base, coro_resume_child)) {
+  if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_2.coro_base.base, coro_resume_child, coro_kind_child)) {
 #line 22
     CORO_SUSPEND(coro_c, 2);  /* it waits for something: so does this task */
   coro_resume_2:;

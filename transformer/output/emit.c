@@ -16,7 +16,7 @@
 /* The version of what this output asks of <coro.h>: CORO_GENERATED_VERSION
    of runtime/include/coro/gen.h, which says when it goes up (the two are
    checked to agree: tests/test_golden.py). */
-#define COROC_GENERATED_VERSION 3
+#define COROC_GENERATED_VERSION 4
 
 static void emit_coroutine(Emitter *e, Coroutine *co) {
   e->co = co;

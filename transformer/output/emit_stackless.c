@@ -378,8 +378,11 @@ static void emit_creation_in(Emitter *e, Coroutine *co) {
 /* A task awaited with its frame inside its parent's (check.c, "Children
    inside their parent"), made there again at each await: the header is as
    the last child made there left it when it ended, which is what a new one
-   needs but for four fields (coro_frame_again). A child in a loop then
-   costs its arguments and two stores, as a call would. */
+   needs but for four fields (coro_frame_again). coro_inside_NAME puts the
+   arguments in; coro_start_child writes those fields (of kind
+   coro_kind_NAME) once it knows no trace is recorded, where the compiler
+   merges them with the store of the child's end (lower.c). A child in a
+   loop then costs its arguments and two stores, as a call would. */
 static void emit_creation_inside(Emitter *e, Coroutine *co) {
   int at = emit_line_of(e, co->decl);
   emit_put(e, 0,
@@ -387,11 +390,11 @@ static void emit_creation_inside(Emitter *e, Coroutine *co) {
            "nothing was yet */",
            co->name);
   char *params = emit_param_list(e, co);
+  emit_put(e, at, "enum { coro_kind_%s = %s };  /* its kind, for coro_start_child */", co->name,
+           emit_kind_of(co));
   emit_put(e, at, "static inline coro_t *coro_inside_%s(struct coro_frame_%s *coro_f%s%s) {",
            co->name, co->name, *params ? ", " : "", params);
   e->indent++;
-  emit_put(e, at, "coro_frame_again(&coro_f->coro_base.base, coro_resume_%s, %s);", co->name,
-           emit_kind_of(co));
   emit_cleanup_store(e, co, at);
   emit_children_header(e, co, at, false);
   emit_param_stores(e, co, at);

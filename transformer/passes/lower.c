@@ -175,7 +175,7 @@ static char *lower_await(Emitter *e, Node *n) {
 
      coro_inside_child(&coro_f->coro_children.coro_in_3, x);
      if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base,
-   coro_resume_child)) {
+                          coro_resume_child, coro_kind_child)) {
        ...save the kept locals...; CORO_SUSPEND(coro_c, 3);
      coro_resume_3:;
        ...load them back...
@@ -196,8 +196,8 @@ static char *lower_await_inline(Emitter *e, Node *n) {
   xfree(args);
   emit_put(e, line,
            "if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_%d.coro_base.base, "
-           "coro_resume_%s)) {",
-           k, n->callee);
+           "coro_resume_%s, coro_kind_%s)) {",
+           k, n->callee, n->callee);
   e->indent++;
   save_kept(e, k, line);
   emit_put(e, line, "CORO_SUSPEND(coro_c, %d);  /* it waits for something: so does this task */",

@@ -349,7 +349,7 @@ static inline void coro_waits_for(coro_t *c, struct coro_awaitable *aw) {
 /* coroc writes CORO_GENERATED_FOR(N) after the #include it adds: C made by
    another coroc stops the compiler here. N goes up when coroc's output and
    this header change together (docs/abi.md, "The version of the generated C"). */
-#define CORO_GENERATED_VERSION 3
+#define CORO_GENERATED_VERSION 4
 #define CORO_GENERATED_FOR(n)                       \
   CORO_STATIC_ASSERT((n) == CORO_GENERATED_VERSION, \
                      "C made by another coroc than this <coro.h>'s: run coroc on the .coc again")
@@ -551,7 +551,8 @@ static inline void coro_frame_init(coro_t *c, size_t size, bool (*resume)(coro_t
 }
 
 /* A task's frame inside its awaiting parent's, made again for the parent's
-   next await (coroc's coro_inside_NAME). No memset: the storage is either
+   next await (coro_start_child, after coroc's coro_inside_NAME has put the
+   arguments in). No memset: the storage is either
    as the parent's creation zeroed it, or as the last child made there left
    it when it ended, and an ended child leaves its header as a new one needs
    it but for these four fields. The runtime keeps that true: the
@@ -874,30 +875,42 @@ extern thread_local coro_t *coro_current_task;
 extern _Thread_local coro_t *coro_current_task;
 #endif
 
-/* `await child(...)` of a child whose frame is inside the parent's (made by
-   coro_in_NAME): run it now, right here, as the scheduler would have run it
-   next. True when the child has not ended: it waits for something, and the
-   parent suspends too (the generated code says CORO_SUSPEND); the
-   scheduler resumes the parent when the child ends. Inline, so that the
-   compiler sees which body it calls and may inline it: a child that returns
-   at once then costs what a call does. A child that suspended goes on in
-   coro_child_waits (runtime/sched.c): if it awaits a child of its own on
-   the heap, that one starts now. Whether the parent was resumed by the
-   scheduler is checked when something suspends (coro_task_suspends follows
-   the parent links to the running task), not here: a child that returns at
-   once costs no check.
+/* `await child(...)` of a child whose frame is inside the parent's (its
+   arguments put there by coroc's coro_inside_NAME): write its header (of
+   kind `kind`, to run `resume`) and run it now, right here, as the
+   scheduler would have run it next. True when the child has not ended: it
+   waits for something, and the parent suspends too (the generated code
+   says CORO_SUSPEND); the scheduler resumes the parent when the child
+   ends. Inline, so that the compiler sees which body it calls and may
+   inline it: a child that returns at once then costs what a call does. A
+   child that suspended goes on in coro_child_waits (runtime/sched.c): if
+   it awaits a child of its own on the heap, that one starts now. Whether
+   the parent was resumed by the scheduler is checked when something
+   suspends (coro_task_suspends follows the parent links to the running
+   task), not here: a child that returns at once costs no check.
 
+     coro_inside_child(&coro_f->coro_children.coro_in_3, x);
      if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base,
-   coro_resume_child)) { CORO_SUSPEND(coro_c, 3); coro_resume_3:;
+                          coro_resume_child, coro_kind_child)) {
+       CORO_SUSPEND(coro_c, 3); coro_resume_3:;
      }                                                                      */
 bool coro_child_waits(coro_t *parent, coro_t *child);
 /* The same while a trace is recorded: the child's run recorded around it. */
 bool coro_start_child_traced(coro_t *parent, coro_t *child, bool (*resume)(coro_t *c, void *out));
 static inline bool coro_start_child(coro_t *parent, coro_t *child,
-                                    bool (*resume)(coro_t *c, void *out)) {
-  /* (child's parent link is parent already: coro_children_home) */
-  if (__builtin_expect(coro_trace_active, 0))
+                                    bool (*resume)(coro_t *c, void *out), int kind) {
+  /* (child's parent link is parent already: coro_children_home; its
+     arguments are in its frame: coroc's coro_inside_NAME) */
+  if (__builtin_expect(coro_trace_active, 0)) {
+    coro_frame_again(child, resume, (enum coro_kind)kind);
     return coro_start_child_traced(parent, child, resume);
+  }
+  /* The header after the test, not before: with the child's body inline,
+     the compiler then sees the header's word and the status the body's end
+     stores into it on one path, and stores the word once, as it is at the
+     end. Two stores into the same word, one inside the other, were a fifth
+     of an await on AMD Zen 1 (benchmark part 8). */
+  coro_frame_again(child, resume, (enum coro_kind)kind);
   return resume(child, (void *)0) && coro_child_waits(parent, child);
 }
 
