@@ -295,14 +295,18 @@ def test_lsp_part_prints():
 def test_scaling_part_prints(tmp_path):
     """Part 11 in a tiny pass (two shapes at a twentieth of their sizes, one
     try each), on the suite's coroc: a row for each shape in each backend,
-    the processor and its two targets; the figures are not read."""
+    the processor and its two targets; the figures are not read. At that
+    size every run takes about coroc's start-up time, and on a loaded
+    machine the tiny input's run may take longer than the largest: the
+    time growth, (32n - tiny) / (8n - tiny), is then negative, and a
+    figure of the row may have a sign."""
     out = sh([sys.executable, BENCH / "part11-scaling" / "scaling.py", "--coroc", COROC, "--reps", "1",
               "--scale", "0.05", "--shapes", "sum,parentheses", "--workdir", tmp_path], timeout=300)
     assert out.startswith("11. coroc against the size of its input"), out
     assert re.search(r"^processor: \S", out, re.M), out
     for shape in ("sum", "parentheses"):
         for backend in ("stackless", "stackful"):
-            assert re.search(rf"^\| {shape} +\| {backend} +\| +[0-9]+ \|( +[0-9.]+ \|){{4}}", out, re.M), out
+            assert re.search(rf"^\| {shape} +\| {backend} +\| +[0-9]+ \|( +-?[0-9.]+ \|){{4}}", out, re.M), out
     assert len(re.findall(r"^target: .*: (met|NOT met)$", out, re.M)) == 2, out
 
 
