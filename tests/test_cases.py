@@ -9,16 +9,20 @@ builds them all: conftest.py's RUN_MATRIX):
   * coroc transforms it, the compiler builds the output with -Wall -Wextra
     -Werror and links it with libcoro, and it runs;
   * it exits 0 and the last line of its standard output is "OK";
-  * with more than one backend, every backend prints exactly the same.
+  * with more than one backend, every backend prints exactly the same;
+  * gcc -O2 -Wall -Wextra -Werror compiles it too, in each backend: the warnings that gcc's
+    optimizer gives once it has inlined the generated code into main.
 
 A case whose first line is `// coroc-args: ARGS` gets ARGS (shell words, such
 as -DFEATURE) on both the coroc and the compiler command lines. The cases
 include "check.h" from tests/, and their own headers from tests/cases/.
 """
+import os
+
 import pytest
 
-from conftest import (ALL_MODES_COMPILERS, BACKENDS, RUN_MATRIX, TESTS_DIR, WARNINGS_ONLY, CheckedRuns,
-                      matrix_ids)
+from conftest import (ALL_MODES_COMPILERS, BACKENDS, COROC_INCLUDE, RUN_MATRIX, TESTS_DIR, WARNINGS,
+                      WARNINGS_ONLY, CheckedRuns, checked_includes, matrix_ids, run)
 
 CASES_DIR = TESTS_DIR / "cases"
 CASES = sorted(CASES_DIR.glob("*.coc"))
@@ -39,6 +43,27 @@ if WARNINGS_ONLY:
     @pytest.mark.parametrize("case", CASES, ids=IDS)
     def test_case_warnings(toolchain, case, cc, backend):
         RUNS.check_warnings(toolchain, case, backend, cc)
+
+
+# Warnings that gcc gives only with its optimizer, once it has inlined coroc's wrappers and the
+# bodies into main and sees the paths through them (-Wmaybe-uninitialized, -Warray-bounds): every
+# case compiled with -O2, in each backend. One known false report stays, marked so that the test
+# fails once it is gone: in frame_itself.coc two generators' frames in one struct, resumed in the
+# same loop's condition, and GCC's reading of a kept local at a resume point it does not follow
+# through the frame's resume point.
+KNOWN_AT_O2 = {("frame_itself.coc", "stackless"): "gcc 12: 'p.high.k' may be used uninitialized"}
+O2_RUNS = [pytest.param(case, backend, id=f"{case.name}-{backend}",
+                        marks=[pytest.mark.xfail(reason=KNOWN_AT_O2[(case.name, backend)], strict=True)]
+                        if (case.name, backend) in KNOWN_AT_O2 else [])
+           for case in CASES for backend in BACKENDS]
+
+
+@pytest.mark.parametrize("case,backend", O2_RUNS)
+def test_case_warnings_at_O2(toolchain, case, backend):
+    c_file = RUNS.transform(toolchain, case, backend)
+    res = run(["gcc", "-std=gnu11", "-O2", *WARNINGS, f"-I{COROC_INCLUDE}", *checked_includes(case), "-c",
+               "-o", os.devnull, c_file], timeout=120)
+    assert res.returncode == 0, f"gcc -O2 {' '.join(WARNINGS)} failed on {case.name} ({backend}):\n{res.stderr}"
 
 
 # The same program must print the same under every backend (once there are two).

@@ -150,14 +150,9 @@ static inline __attribute__((unused)) bool coro_next_to_words(coro_t *coro_g, co
 #line 16
   bool coro_r = coro_g->resume == coro_resume_words ? coro_next_slow(coro_g, &coro_v) : coro_next(coro_g, &coro_v);  /* another's: the one before */
 #line 16
-  if (coro_r && coro_o) {
-#line 16
-    *coro_o = coro_v;  /* after a false, v stays as it was */
-  }
-#line 16
-  return coro_r;
+  return coro_next_copied(coro_r, coro_o, &coro_v, sizeof coro_v);
 }
-#define CORO_NEXT_TO_1(out, other) _Generic((out), coro_value_words *: coro_next_to_words, default: other)
+#define CORO_NEXT_TO_1(out, other) _Generic((out), coro_value_words *: coro_next_to_words, default: _Generic((out), void *: other, default: coro_next))
 /* coro_next(&frame, &v) and coro_free(&frame) of a CORO_FRAME(words): the compiler sees the whole life of an instance in a local */
 #line 16
 static inline __attribute__((unused)) bool coro_next_in_words(struct coro_frame_words *coro_f, void *coro_o) {

@@ -109,14 +109,9 @@ static inline __attribute__((unused)) bool coro_next_to_walk(coro_t *coro_g, cor
 #line 7
   bool coro_r = coro_g->resume == coro_resume_walk ? coro_next_slow(coro_g, &coro_v) : coro_next(coro_g, &coro_v);  /* another's: the one before */
 #line 7
-  if (coro_r && coro_o) {
-#line 7
-    *coro_o = coro_v;  /* after a false, v stays as it was */
-  }
-#line 7
-  return coro_r;
+  return coro_next_copied(coro_r, coro_o, &coro_v, sizeof coro_v);
 }
-#define CORO_NEXT_TO_1(out, other) _Generic((out), coro_value_walk *: coro_next_to_walk, default: other)
+#define CORO_NEXT_TO_1(out, other) _Generic((out), coro_value_walk *: coro_next_to_walk, default: _Generic((out), void *: other, default: coro_next))
 /* coro_next(&frame, &v) and coro_free(&frame) of a CORO_FRAME(walk): the compiler sees the whole life of an instance in a local */
 #line 7
 static inline __attribute__((unused)) bool coro_next_in_walk(struct coro_frame_walk *coro_f, void *coro_o) {

@@ -112,14 +112,9 @@ static inline __attribute__((unused)) bool coro_next_to_pairs(coro_t *coro_g, co
 #line 4
   bool coro_r = coro_g->resume == coro_resume_pairs ? coro_next_slow(coro_g, &coro_v) : coro_next(coro_g, &coro_v);  /* another's: the one before */
 #line 4
-  if (coro_r && coro_o) {
-#line 4
-    *coro_o = coro_v;  /* after a false, v stays as it was */
-  }
-#line 4
-  return coro_r;
+  return coro_next_copied(coro_r, coro_o, &coro_v, sizeof coro_v);
 }
-#define CORO_NEXT_TO_1(out, other) _Generic((out), coro_value_pairs *: coro_next_to_pairs, default: other)
+#define CORO_NEXT_TO_1(out, other) _Generic((out), coro_value_pairs *: coro_next_to_pairs, default: _Generic((out), void *: other, default: coro_next))
 /* coro_next(&frame, &v) and coro_free(&frame) of a CORO_FRAME(pairs): the compiler sees the whole life of an instance in a local */
 #line 4
 static inline __attribute__((unused)) bool coro_next_in_pairs(struct coro_frame_pairs *coro_f, void *coro_o) {

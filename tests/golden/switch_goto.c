@@ -101,14 +101,9 @@ static inline __attribute__((unused)) bool coro_next_to_tokens(coro_t *coro_g, c
 #line 5
   bool coro_r = coro_g->resume == coro_resume_tokens ? coro_next_slow(coro_g, &coro_v) : coro_next(coro_g, &coro_v);  /* another's: the one before */
 #line 5
-  if (coro_r && coro_o) {
-#line 5
-    *coro_o = coro_v;  /* after a false, v stays as it was */
-  }
-#line 5
-  return coro_r;
+  return coro_next_copied(coro_r, coro_o, &coro_v, sizeof coro_v);
 }
-#define CORO_NEXT_TO_1(out, other) _Generic((out), coro_value_tokens *: coro_next_to_tokens, default: other)
+#define CORO_NEXT_TO_1(out, other) _Generic((out), coro_value_tokens *: coro_next_to_tokens, default: _Generic((out), void *: other, default: coro_next))
 /* coro_next(&frame, &v) and coro_free(&frame) of a CORO_FRAME(tokens): the compiler sees the whole life of an instance in a local */
 #line 5
 static inline __attribute__((unused)) bool coro_next_in_tokens(struct coro_frame_tokens *coro_f, void *coro_o) {

@@ -458,13 +458,11 @@ static void emit_next_into(Emitter *e, Coroutine *co, int at) {
            "bool coro_r = coro_g->resume == coro_resume_%s ? coro_next_slow(coro_g, &coro_v) : "
            "coro_next(coro_g, &coro_v);  /* another's: the one before */",
            co->name);
-  emit_put(e, at, "if (coro_r && coro_o) {");
-  emit_put(e, at, "  *coro_o = coro_v;  /* after a false, v stays as it was */");
-  emit_put(e, 0, "}");
-  emit_put(e, at, "return coro_r;");
+  emit_put(e, at, "return coro_next_copied(coro_r, coro_o, &coro_v, sizeof coro_v);");
   e->indent--;
   emit_put(e, 0, "}");
-  const char *before = n > 1 ? format("CORO_NEXT_TO_%d(out, other)", n - 1) : "other";
+  const char *before = n > 1 ? format("CORO_NEXT_TO_%d(out, other)", n - 1)
+                             : "_Generic((out), void *: other, default: coro_next)";
   emit_put(e, 0,
            "#define CORO_NEXT_TO_%d(out, other) _Generic((out), coro_value_%s *: coro_next_to_%s, "
            "default: %s)",

@@ -475,11 +475,9 @@ static inline bool coro_next(coro_t *gen, void *out) CORO_NOEXCEPT {
 }
 
 /* coro_free of a stackless instance in storage its caller gave (made by
-   coro_in_NAME: its home is CORO_HOME_NONE, nothing is given back) and with
-   no cleanups to run (CORO_CLEANUP) is a test,
-   not a call: with the instance in a local and its generator in the same
-   file, the compiler sees the whole of its life. Every other instance goes
-   to the library's coro_free, which `&coro_free` and `(coro_free)(c)` name. */
+   coro_in_NAME: home CORO_HOME_NONE) with no cleanups (CORO_CLEANUP) is a
+   test, not a call: the compiler then sees an instance's whole life. Every
+   other goes to the library's, which `&coro_free` and `(coro_free)(c)` name. */
 static inline void coro_free_inline(coro_t *c) CORO_NOEXCEPT {
   if (c && c->home == CORO_HOME_NONE && !(c->kind & (CORO_STACKFUL | CORO_CLEANUP)) &&
       c->status != CORO_RUNNING)
@@ -504,6 +502,25 @@ static inline void coro_free_refused_in(const coro_t *c, const char *generator) 
   if (__builtin_expect(c->status == CORO_RUNNING, 0))
     coro_refused_in("coro_free", generator);
 }
+
+/* The end of coroc's coro_next_to_NAME, which resumed through `copy`
+   (docs/abi.md, "The consumer's variable"): the value to *out, or after a
+   false *out as it was, copied onto itself: written on every path. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized" /* that copy */
+#endif
+static inline bool coro_next_copied(bool more, void *out, void *copy, size_t size) CORO_NOEXCEPT {
+  if (out) {
+    if (!more)
+      __builtin_memcpy(copy, out, size);
+    __builtin_memcpy(out, copy, size);
+  }
+  return more;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 /* Allocate a zeroed frame of `size` bytes aligned to `align` whose first
    member is a struct coro (a struct coro_task when kind is CORO_TASK), and
@@ -687,20 +704,8 @@ static inline unsigned coro_enter(coro_t *c) {
  * coro_stackful_head, the runtime's bookkeeping and the arguments, which the
  * generated code stores through coro_stackful_args. The body is an ordinary
  * function, started through `entry` on the instance's own stack at the first
- * coro_next; when entry returns, the instance is done. The shape of the code
- * that uses these:
- *
- *   static void coro_entry_fib(coro_t *coro_c) {
- *     struct coro_args_fib *a = coro_stackful_args(coro_c);
- *     coro_body_fib(coro_c, a->n);             // yields with CORO_STACKFUL_YIELD
- *   }
- *   coro_t *fib(int n) {
- *     coro_t *c = coro_stackful_new(coro_entry_fib, sizeof(struct coro_args_fib),
- *                                   _Alignof(struct coro_args_fib), CORO_GENERATOR);
- *     ((struct coro_args_fib *)coro_stackful_args(c))->n = n;
- *     return c;
- *   }
- */
+ * coro_next; when entry returns, the instance is done (docs/abi.md, "The
+ * stackful interface", shows the code that uses these). */
 
 /* A new stackful instance, not started (lazy start; its stack is mapped at the
    first resume), with room for args_size bytes of arguments aligned to
@@ -877,17 +882,13 @@ extern _Thread_local coro_t *coro_current_task;
 
 /* `await child(...)` of a child whose frame is inside the parent's (its
    arguments put there by coroc's coro_inside_NAME): write its header (of
-   kind `kind`, to run `resume`) and run it now, right here, as the
-   scheduler would have run it next. True when the child has not ended: it
-   waits for something, and the parent suspends too (the generated code
-   says CORO_SUSPEND); the scheduler resumes the parent when the child
-   ends. Inline, so that the compiler sees which body it calls and may
-   inline it: a child that returns at once then costs what a call does. A
-   child that suspended goes on in coro_child_waits (runtime/sched.c): if
-   it awaits a child of its own on the heap, that one starts now. Whether
-   the parent was resumed by the scheduler is checked when something
-   suspends (coro_task_suspends follows the parent links to the running
-   task), not here: a child that returns at once costs no check.
+   kind `kind`, to run `resume`) and run it now, as the scheduler would
+   have next. True when the child has not ended: the parent suspends too,
+   and is resumed when the child ends. Inline, so that the compiler may
+   inline the body: a child that returns at once costs what a call does. A
+   child that suspended goes on in coro_child_waits (runtime/sched.c).
+   Whether the scheduler resumed the parent is checked where something
+   suspends (coro_task_suspends), not here.
 
      coro_inside_child(&coro_f->coro_children.coro_in_3, x);
      if (coro_start_child(coro_c, &coro_f->coro_children.coro_in_3.coro_base.base,
@@ -905,11 +906,9 @@ static inline bool coro_start_child(coro_t *parent, coro_t *child,
     coro_frame_again(child, resume, (enum coro_kind)kind);
     return coro_start_child_traced(parent, child, resume);
   }
-  /* The header after the test, not before: with the child's body inline,
-     the compiler then sees the header's word and the status the body's end
-     stores into it on one path, and stores the word once, as it is at the
-     end. Two stores into the same word, one inside the other, were a fifth
-     of an await on AMD Zen 1 (benchmark part 8). */
+  /* After the test: with the body inline, the compiler sees the header's
+     word and the end's status stored into it on one path, and stores the
+     word once (two stores, one inside the other: a fifth of an await). */
   coro_frame_again(child, resume, (enum coro_kind)kind);
   return resume(child, (void *)0) && coro_child_waits(parent, child);
 }
