@@ -47,15 +47,8 @@ if WARNINGS_ONLY:
 
 # Warnings that gcc gives only with its optimizer, once it has inlined coroc's wrappers and the
 # bodies into main and sees the paths through them (-Wmaybe-uninitialized, -Warray-bounds): every
-# case compiled with -O2, in each backend. One known false report stays, marked so that the test
-# fails once it is gone: in frame_itself.coc two generators' frames in one struct, resumed in the
-# same loop's condition, and GCC's reading of a kept local at a resume point it does not follow
-# through the frame's resume point.
-KNOWN_AT_O2 = {("frame_itself.coc", "stackless"): "gcc 12: 'p.high.k' may be used uninitialized"}
-O2_RUNS = [pytest.param(case, backend, id=f"{case.name}-{backend}",
-                        marks=[pytest.mark.xfail(reason=KNOWN_AT_O2[(case.name, backend)], strict=True)]
-                        if (case.name, backend) in KNOWN_AT_O2 else [])
-           for case in CASES for backend in BACKENDS]
+# case compiled with -O2, in each backend.
+O2_RUNS = [pytest.param(case, backend, id=f"{case.name}-{backend}") for case in CASES for backend in BACKENDS]
 
 
 @pytest.mark.parametrize("case,backend", O2_RUNS)

@@ -118,7 +118,7 @@ coro_t *words(int n) {
 #line 16
 static inline __attribute__((unused)) coro_t *coro_in_words(struct coro_frame_words *coro_f, int n) {
 #line 16
-  coro_frame_init(&coro_f->coro_base, sizeof coro_f->coro_base, coro_resume_words, CORO_GENERATOR | CORO_CLEANUP);
+  coro_frame_init(&coro_f->coro_base, sizeof *coro_f <= 64 ? sizeof *coro_f : sizeof coro_f->coro_base, coro_resume_words, CORO_GENERATOR | CORO_CLEANUP);  /* a small frame zeroed whole, else its header */
 #line 16
   coro_f->coro_cleanup = coro_cleanup_words;
 #line 16

@@ -56,7 +56,7 @@ coro_t *countdown(int from) {
 #line 4
 static inline __attribute__((unused)) coro_t *coro_in_countdown(struct coro_frame_countdown *coro_f, int from) {
 #line 4
-  coro_frame_init(&coro_f->coro_base, sizeof coro_f->coro_base, coro_resume_countdown, CORO_GENERATOR);
+  coro_frame_init(&coro_f->coro_base, sizeof *coro_f <= 64 ? sizeof *coro_f : sizeof coro_f->coro_base, coro_resume_countdown, CORO_GENERATOR);  /* a small frame zeroed whole, else its header */
 #line 4
   coro_f->from = from;
 #line 4

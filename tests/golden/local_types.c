@@ -81,7 +81,7 @@ coro_t *walk(void) {
 #line 7
 static inline __attribute__((unused)) coro_t *coro_in_walk(struct coro_frame_walk *coro_f) {
 #line 7
-  coro_frame_init(&coro_f->coro_base, sizeof coro_f->coro_base, coro_resume_walk, CORO_GENERATOR);
+  coro_frame_init(&coro_f->coro_base, sizeof *coro_f <= 64 ? sizeof *coro_f : sizeof coro_f->coro_base, coro_resume_walk, CORO_GENERATOR);  /* a small frame zeroed whole, else its header */
 #line 7
   return &coro_f->coro_base;
 }

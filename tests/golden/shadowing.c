@@ -82,7 +82,7 @@ coro_t *pairs(int n) {
 #line 4
 static inline __attribute__((unused)) coro_t *coro_in_pairs(struct coro_frame_pairs *coro_f, int n) {
 #line 4
-  coro_frame_init(&coro_f->coro_base, sizeof coro_f->coro_base, coro_resume_pairs, CORO_GENERATOR);
+  coro_frame_init(&coro_f->coro_base, sizeof *coro_f <= 64 ? sizeof *coro_f : sizeof coro_f->coro_base, coro_resume_pairs, CORO_GENERATOR);  /* a small frame zeroed whole, else its header */
 #line 4
   coro_f->n = n;
 #line 4

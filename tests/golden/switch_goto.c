@@ -71,7 +71,7 @@ coro_t *tokens(const char *s) {
 #line 5
 static inline __attribute__((unused)) coro_t *coro_in_tokens(struct coro_frame_tokens *coro_f, const char *s) {
 #line 5
-  coro_frame_init(&coro_f->coro_base, sizeof coro_f->coro_base, coro_resume_tokens, CORO_GENERATOR);
+  coro_frame_init(&coro_f->coro_base, sizeof *coro_f <= 64 ? sizeof *coro_f : sizeof coro_f->coro_base, coro_resume_tokens, CORO_GENERATOR);  /* a small frame zeroed whole, else its header */
 #line 5
   coro_f->s = s;
 #line 5

@@ -65,7 +65,7 @@ coro_t *leaf(int x) {
 #line 6
 static inline __attribute__((unused)) coro_t *coro_in_leaf(struct coro_frame_leaf *coro_f, int x) {
 #line 6
-  coro_frame_init(&coro_f->coro_base.base, sizeof coro_f->coro_base, coro_resume_leaf, CORO_TASK);
+  coro_frame_init(&coro_f->coro_base.base, sizeof *coro_f <= 64 ? sizeof *coro_f : sizeof coro_f->coro_base, coro_resume_leaf, CORO_TASK);  /* a small frame zeroed whole, else its header */
 #line 6
   coro_f->x = x;
 #line 6
@@ -196,7 +196,7 @@ coro_t *child(int x) {
 #line 11
 static inline __attribute__((unused)) coro_t *coro_in_child(struct coro_frame_child *coro_f, int x) {
 #line 11
-  coro_frame_init(&coro_f->coro_base.base, sizeof coro_f->coro_base, coro_resume_child, CORO_TASK);
+  coro_frame_init(&coro_f->coro_base.base, sizeof *coro_f <= 64 ? sizeof *coro_f : sizeof coro_f->coro_base, coro_resume_child, CORO_TASK);  /* a small frame zeroed whole, else its header */
 #line 11
   coro_children_init(&coro_f->coro_children, &coro_f->coro_base.base);  /* its children start from a zeroed header that names it as their parent */
 #line 11
@@ -292,7 +292,7 @@ coro_t *top(void) {
 #line 20
 static inline __attribute__((unused)) coro_t *coro_in_top(struct coro_frame_top *coro_f) {
 #line 20
-  coro_frame_init(&coro_f->coro_base.base, sizeof coro_f->coro_base, coro_resume_top, CORO_TASK);
+  coro_frame_init(&coro_f->coro_base.base, sizeof *coro_f <= 64 ? sizeof *coro_f : sizeof coro_f->coro_base, coro_resume_top, CORO_TASK);  /* a small frame zeroed whole, else its header */
 #line 20
   coro_children_init(&coro_f->coro_children, &coro_f->coro_base.base);  /* its children start from a zeroed header that names it as their parent */
 #line 20

@@ -345,7 +345,8 @@ static void emit_children_header(Emitter *e, Coroutine *co, int at, bool zeroed)
 /* The same as its creation function, in storage the caller gives instead
    of a new allocation: a CORO_FRAME(name) that is a local, a member, a
    block of an arena (docs/language.md, "Instances in storage you give").
-   Only the header is zeroed (and its children's, if it has some). */
+   Only the header is zeroed (and its children's, if it has some), or the
+   whole frame if it is small (below). */
 static void emit_creation_in(Emitter *e, Coroutine *co) {
   int at = emit_line_of(e, co->decl);
   emit_put(e, 0, "/* %s(...) in storage the caller gives (CORO_FRAME(%s)): no allocation */",
@@ -357,10 +358,16 @@ static void emit_creation_in(Emitter *e, Coroutine *co) {
   e->indent++;
   const char *header =
       co->is_generator && !co->is_async ? "coro_f->coro_base" : "coro_f->coro_base.base";
-  /* the header only: the body sets every field before it reads it, and a
-     child made at every turn of a loop costs a few stores, not a memset */
-  emit_put(e, at, "coro_frame_init(&%s, sizeof coro_f->coro_base, coro_resume_%s, %s);", header,
-           co->name, emit_kind_of(co));
+  /* the header, or a frame of at most 64 bytes whole: the body sets every
+     field before it reads it, but GCC at -O2 does not always follow that
+     through the resume point of an instance in a local, and warned that a
+     kept local may be read uninitialized (tests/cases/frame_itself.coc);
+     a large frame made at every turn of a loop still costs a few stores,
+     not a memset of all of it */
+  emit_put(e, at,
+           "coro_frame_init(&%s, sizeof *coro_f <= 64 ? sizeof *coro_f : sizeof coro_f->coro_base, "
+           "coro_resume_%s, %s);  /* a small frame zeroed whole, else its header */",
+           header, co->name, emit_kind_of(co));
   emit_cleanup_store(e, co, at);
   emit_children_header(e, co, at, false);
   if (co->is_async) {
