@@ -99,13 +99,16 @@ char *emit_param_list(Emitter *e, Coroutine *co) {
   return inner;
 }
 
-/* `typedef int coro_value_fib;`: the declared type without the function part. */
+/* `typedef int coro_value_fib;`: the declared type without the function part,
+   and without a `const` of the value itself (`coroutine const int f()`: C
+   ignores a return type's qualifiers, and the yield stores through the type). */
 void emit_value_type(Emitter *e, Coroutine *co) {
   Node *d = co->declarator;
   Style st = {.name = d->tok,
               .name_text = format("coro_value_%s", co->name),
               .omit = d->kids.v[0],
               .collapse = true};
-  emit_put(e, emit_line_of(e, co->decl), "typedef %s %s;", specs_str(e, co->specs, false),
+  emit_put(e, emit_line_of(e, co->decl), "typedef %s %s;",
+           specs_str(e, co->specs, co->declarator->kids.n == 1),
            range_str(e, d->first, d->last, &st));
 }
