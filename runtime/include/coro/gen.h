@@ -401,6 +401,14 @@ static inline void coro_set_state(coro_t *c, unsigned resume_point, enum coro_st
 
 #ifdef CORO_INLINE_SWITCH
 
+/* The gate, as coro_set_state stores it and coro_next reads it: one load. */
+static inline uint32_t coro_gate(const coro_t *c) {
+  uint32_t gate;
+  __builtin_memcpy(&gate, (const char *)c + __builtin_offsetof(struct coro, resume_point),
+                   sizeof gate);
+  return gate;
+}
+
 /* coro_next of an instance that keeps its own FP environment (marked
    CORO_INLINE_SWITCH_FPENV or _FPENV_LOAD): the switch, out of line
    (runtime/stackful.c). Its copies of the inline switch, longer than the
@@ -413,10 +421,7 @@ bool coro_next_fpenv(coro_t *gen);
    test of the gate (with the trace's flag, as coro_next_open reads it): the
    inline mark, and a status of CORO_CREATED or CORO_SUSPENDED. */
 static inline bool coro_next_gated(coro_t *gen, void *out) {
-  uint32_t gate;
-  __builtin_memcpy(&gate, (const char *)gen + __builtin_offsetof(struct coro, resume_point),
-                   sizeof gate);
-  gate += coro_trace_active;
+  uint32_t gate = coro_gate(gen) + coro_trace_active;
   struct coro_stackful_head *head = (struct coro_stackful_head *)gen;
   struct coro_ctx *body = (struct coro_ctx *)(head + 1);
   if (__builtin_expect((gate | (uint32_t)CORO_SUSPENDED << 16) ==
@@ -431,9 +436,7 @@ static inline bool coro_next_gated(coro_t *gen, void *out) {
     head->out = out;
     return coro_next_fpenv(gen);
   }
-  /* as the yield stored it: one word (coro_set_state) */
-  __builtin_memcpy(&gate, (const char *)gen + __builtin_offsetof(struct coro, resume_point),
-                   sizeof gate);
+  gate = coro_gate(gen);          /* as the yield stored it: one word (coro_set_state) */
   return gate >> 16 != CORO_DONE; /* suspended again, or finished */
 }
 
@@ -454,10 +457,7 @@ CORO_STATIC_ASSERT(__builtin_offsetof(struct coro, status) ==
    (CORO_TRACE_ON), makes every status fail it. */
 static inline bool coro_next_open(const coro_t *gen) CORO_NOEXCEPT {
 #ifdef CORO_INLINE_SWITCH
-  uint32_t gate;
-  __builtin_memcpy(&gate, (const char *)gen + __builtin_offsetof(struct coro, resume_point),
-                   sizeof gate);
-  gate += coro_trace_active;
+  uint32_t gate = coro_gate(gen) + coro_trace_active;
   return !(gate & (~(uint32_t)CORO_SUSPENDED << 16 | CORO_INLINE_SWITCH_MARK));
 #else
   return gen->status + (coro_trace_active >> 16) < CORO_RUNNING;
