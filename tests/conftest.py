@@ -187,6 +187,20 @@ def case_args(case):
     return shlex.split(m.group(1)) if m else []
 
 
+def object_at_O2(cc, c_file, obj, warnings=WARNINGS):
+    """c_file compiled by cc -O2 into obj (no link): for the tests that read the machine code."""
+    res = run([cc, "-std=gnu11", "-O2", *warnings, f"-I{COROC_INCLUDE}", "-c", "-o", obj, c_file])
+    assert res.returncode == 0, res.stderr
+    return obj
+
+
+def disassembled(obj, function):
+    """objdump's lines of `function` in the object file obj."""
+    res = run(["objdump", "-d", "--no-show-raw-insn", obj])
+    assert res.returncode == 0, res.stderr
+    return res.stdout.split(f"<{function}>:", 1)[1].split("\n\n", 1)[0]
+
+
 def checked_includes(case):
     """What a check.h program gets on coroc's and the compiler's command lines."""
     return (f"-I{TESTS_DIR}", f"-I{case.parent}", *case_args(case))

@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from conftest import COMPILERS, COROC_INCLUDE, run
+from conftest import COMPILERS, disassembled, object_at_O2
 
 PARENT = """#include <coro.h>
 long result;
@@ -48,13 +48,8 @@ def two_byte_stores(toolchain, cc, header_first):
                       r"\1  coro_frame_again(&coro_f->coro_base.base, coro_resume_child, CORO_TASK);\n", text)
         assert "coro_frame_again" in text
         c_file.write_text(text)
-    obj = toolchain.tmp / f"parent.{cc}.{header_first}.o"
-    res = run([cc, "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{COROC_INCLUDE}", "-c",
-               "-o", obj, c_file])
-    assert res.returncode == 0, res.stderr
-    res = run(["objdump", "-d", "--no-show-raw-insn", obj])
-    assert res.returncode == 0, res.stderr
-    body = res.stdout.split("<coro_resume_parent>:", 1)[1].split("\n\n", 1)[0]
+    obj = object_at_O2(cc, c_file, toolchain.tmp / f"parent.{cc}.{header_first}.o")
+    body = disassembled(obj, "coro_resume_parent")
     return [line.strip() for line in body.splitlines() if TWO_BYTE_STORE.search(line)]
 
 

@@ -15,7 +15,7 @@ form is for and what it costs:
     itself; in the stackful backend, as the coro_t * path says it."""
 import pytest
 
-from conftest import BACKENDS, COMPILERS, COROC_INCLUDE, run
+from conftest import BACKENDS, COMPILERS, disassembled, object_at_O2, run
 
 GENERATOR = """#include <coro.h>
 static coroutine int gen3(int n) {
@@ -52,11 +52,8 @@ def compiled(toolchain, text, cc, name):
     src = toolchain.tmp / f"{name}.coc"
     src.write_text(text)
     c_file = toolchain.transform(src, "stackless")
-    obj = toolchain.tmp / f"{name}.{cc}.o"
     # no -Wall: gen3(n), the creation on the heap, is never called here (-Wunused-function)
-    res = run([cc, "-std=gnu11", "-O2", f"-I{COROC_INCLUDE}", "-c", "-o", obj, c_file])
-    assert res.returncode == 0, res.stderr
-    return obj
+    return object_at_O2(cc, c_file, toolchain.tmp / f"{name}.{cc}.o", warnings=())
 
 
 def undefined_symbols(toolchain, text, cc, name):
@@ -79,10 +76,7 @@ def test_a_life_by_frame_keeps_no_state(toolchain, cc):
     a suspension stores). coro_enter reading the whole gate once kept GCC from it: sum()
     then carried the gate from one resume to the next and chose the resume point with a
     cmov, 1.4 times the time of a life (benchmark part 9)."""
-    obj = compiled(toolchain, BY_FRAME, cc, "by_frame")
-    res = run(["objdump", "-d", "--no-show-raw-insn", obj])
-    assert res.returncode == 0, res.stderr
-    body = res.stdout.split("<sum>:", 1)[1].split("\n\n", 1)[0]
+    body = disassembled(compiled(toolchain, BY_FRAME, cc, "by_frame"), "sum")
     # an operand in parentheses is a memory access but in a lea (arithmetic) or a nop (padding)
     code = "\n".join(line for line in body.splitlines() if "nop" not in line and "lea" not in line)
     assert "0x10001" not in body and "(%" not in code and "cmov" not in body, body

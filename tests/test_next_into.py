@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from conftest import COMPILERS, COROC_INCLUDE, run
+from conftest import COMPILERS, disassembled, object_at_O2
 
 CONSUMER = """#include <coro.h>
 static coroutine int gen3(int n) {
@@ -38,13 +38,7 @@ def stores_to_stack(toolchain, cc, out, name):
     src = toolchain.tmp / f"{name}.coc"
     src.write_text(CONSUMER.replace("OUT", out))
     c_file = toolchain.transform(src, "stackless")
-    obj = toolchain.tmp / f"{name}.{cc}.o"
-    res = run([cc, "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{COROC_INCLUDE}", "-c",
-               "-o", obj, c_file])
-    assert res.returncode == 0, res.stderr
-    res = run(["objdump", "-d", "--no-show-raw-insn", obj])
-    assert res.returncode == 0, res.stderr
-    body = res.stdout.split("<sum>:", 1)[1].split("\n\n", 1)[0]
+    body = disassembled(object_at_O2(cc, c_file, toolchain.tmp / f"{name}.{cc}.o"), "sum")
     return [line.strip() for line in body.splitlines() if INT_TO_STACK.search(line)]
 
 
