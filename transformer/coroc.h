@@ -139,13 +139,12 @@ FILE *xmemstream(char **buf, size_t *len);
 int memstream_close(FILE *f);   /* 0 */
 size_t memstream_tell(FILE *f); /* where ftell would be (it cannot say): the bytes written */
 
-/* Running the pipeline again and again in one process (a language server,
-   the fuzz harness, tests/reset): an error in the input longjmps to
-   *diag_escape when it is set, instead of exiting (coroc_try in run.c sets
-   it; the fuzz build's internal error still aborts); coroc_reset() (reset.c)
-   then gives back all that a run left (memory, symbol tables, macros, token
-   notes, a preprocessor still running), so that the next run starts as a new
-   process would. Each module's part of it: */
+/* Running the pipeline again and again in one process (a language server, the fuzz harness,
+   tests/reset): an error in the input longjmps to *diag_escape when it is set, instead of exiting
+   (coroc_try in run.c sets it; the fuzz build's internal error still aborts); coroc_reset()
+   (reset.c) then gives back all that a run left (memory, symbol tables, macros, token notes, a
+   preprocessor still running), so that the next run starts as a new process would. Each module's
+   part of it: */
 #include <setjmp.h>
 extern jmp_buf *diag_escape;
 void coroc_reset(void);
@@ -256,14 +255,12 @@ void tokenize(const char *file, const char *text, size_t len, bool preprocessed,
    writes into it as it scans, and puts each byte back). */
 void tokenize_in_place(const char *file, char *text, size_t len, TokenList *toks);
 
-/* lexer.l: the scan of a stream (the preprocessor's output, read from fd
-   as it comes), in batches: stream_more scans until toks->n > want, or to
-   the end of the text (then it adds the TK_EOF and answers false). The
-   tokens never move. Linemarker lines are copied to markers if not NULL.
-   scan_original, if not NULL, is called before an error in the text is
-   reported: it has the user's own text scanned, whose columns the error
-   points at (the scanner is below its reader, source.c, and does not call
-   it by name). */
+/* lexer.l: the scan of a stream (the preprocessor's output, read from fd as it comes), in batches:
+   stream_more scans until toks->n > want, or to the end of the text (then it adds the TK_EOF and
+   answers false). The tokens never move. Linemarker lines are copied to markers if not NULL.
+   scan_original, if not NULL, is called before an error in the text is reported: it has the user's
+   own text scanned, whose columns the error points at (the scanner is below its reader, source.c,
+   and does not call it by name). */
 typedef struct TokenStream TokenStream;
 TokenStream *stream_open(int fd, const char *file, const char *main_file, TokenList *toks,
                          FILE *markers, void (*scan_original)(void));
@@ -446,15 +443,13 @@ enum {
   YIELD_IN_INIT = 1 << 2,  /* an initializer `T x = yield expr`: refused */
 };
 
-/* The parser's limit on nesting (its stack depth, in grammar symbols):
-   brackets, prefix operators, right-leaning chains (`a = b = c`, `?:`),
-   nested statements. */
+/* The parser's limit on nesting (its stack depth, in grammar symbols): brackets, prefix operators,
+   right-leaning chains (`a = b = c`, `?:`), nested statements. */
 #define COROC_MAX_NESTING 1000000
 
-/* The widest column that the operand of a yield or an await is put back at
-   (lower.c at_own_column, emit_stackful.c realign): a person's line is
-   narrower; a machine-made line of 30,000 yields gets no padding, which
-   would grow with the square of its length. */
+/* The widest column that the operand of a yield or an await is put back at (lower.c at_own_column,
+   emit_stackful.c realign): a person's line is narrower; a machine-made line of 30,000 yields gets
+   no padding, which would grow with the square of its length. */
 #define COROC_MAX_ALIGN_COLUMN 400
 
 /* A list of nodes. */
@@ -608,9 +603,14 @@ int member_dims(const Source *src, const Node *specs, const char *name);
 
 /* Is the declared type an array, looking through typedef names? */
 bool is_array_type(const Node *specs, const Node *declarator, int depth);
-/* Is it a plain scalar (arithmetic, an enum, a pointer; not volatile
-   or _Atomic; no attribute or alignment): a value a C local can hold? */
+/* Is it a plain scalar (arithmetic, an enum, a pointer; not volatile or _Atomic; no attribute or
+   alignment): a value a C local can hold? */
 bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList *toks, int depth);
+enum { QUAL_CONST = 1, QUAL_VOLATILE = 2, QUAL_RESTRICT = 4 }; /* the qualifiers of a type itself */
+int specs_qualifiers(const Node *specs, const TokenList *toks); /* written among the specifiers */
+int qualifier_of(const char *word); /* QUAL_CONST for `const` and `__const`, ...; 0 if none */
+const Sym *typedef_named(const Node *specs); /* the typedef name among them, if coroc read it */
+int typedef_qualifiers(const Node *specs, int depth); /* given by the typedef name among them */
 /* Does the coroutine f (a symbol) give a value to its awaiter? */
 bool task_has_value(const Sym *f);
 
@@ -932,6 +932,7 @@ typedef struct {
   bool collapse;         /* print hoisted struct/union/enum definitions as `struct NAME` */
   bool raw;              /* print names as written (the creation function's parameters) */
   const Node *unconst;   /* an ND_POINTER whose own `const` (after its last '*') is left out */
+  bool unqualify;        /* ... and its volatile and restrict (a value type: unqualified) */
   const Node *literal;   /* the compound literal being printed inside its CORO_LITERAL */
 } Style;
 char *range_str(Emitter *e, int first, int last, const Style *st);

@@ -33,6 +33,63 @@ bool is_array_type(const Node *specs, const Node *declarator, int depth) {
   return false;
 }
 
+/* The qualifier a word is, in any of its spellings: `const` and `__const`,
+   `volatile`, `restrict` and `__restrict__`; 0 for any other word (_Atomic
+   is not one here: an _Atomic object is assigned like any other). */
+int qualifier_of(const char *w) {
+  while (*w == '_')
+    w++;
+  size_t n = strlen(w);
+  while (n > 0 && w[n - 1] == '_')
+    n--;
+  if (n == 5 && strncmp(w, "const", 5) == 0)
+    return QUAL_CONST;
+  if (n == 8 && strncmp(w, "volatile", 8) == 0)
+    return QUAL_VOLATILE;
+  if (n == 8 && strncmp(w, "restrict", 8) == 0)
+    return QUAL_RESTRICT;
+  return 0;
+}
+
+int specs_qualifiers(const Node *specs, const TokenList *toks) {
+  int q = 0;
+  for (int i = 0; specs && toks && i < specs->kids.n; i++)
+    if (specs->kids.v[i]->kind == ND_SPECIFIER)
+      q |= qualifier_of(tok_text(&toks->v[specs->kids.v[i]->first]));
+  return q;
+}
+
+/* The qualifiers of a pointer itself: the words after its last '*'. */
+static int pointer_qualifiers(const Node *pointer, const TokenList *toks) {
+  int q = 0;
+  for (int i = pointer->first; i <= pointer->last; i++)
+    q = toks->v[i].code == '*' ? 0 : q | qualifier_of(tok_text(&toks->v[i]));
+  return q;
+}
+
+const Sym *typedef_named(const Node *specs) {
+  for (int i = 0; specs && i < specs->kids.n; i++) {
+    Sym *s = specs->kids.v[i]->kind == ND_IDENT ? specs->kids.v[i]->sym : NULL;
+    if (s && s->kind == SYM_TYPEDEF && s->decl && s->decl->kind == ND_INIT_DECL && s->toks)
+      return s;
+  }
+  return NULL;
+}
+
+/* The qualifiers that a typedef name among the specifiers gives the type
+   itself: `typedef const struct pt cpt;` (const), `typedef char *const
+   cpc;` (const, of the pointer), through typedefs of typedefs. */
+int typedef_qualifiers(const Node *specs, int depth) {
+  const Sym *s = depth < 32 ? typedef_named(specs) : NULL;
+  if (!s)
+    return 0;
+  const Node *d = s->decl->declarator;
+  if (!d->kids.n)
+    return specs_qualifiers(s->decl->specs, s->toks) |
+           typedef_qualifiers(s->decl->specs, depth + 1);
+  return d->kids.v[0]->kind == ND_POINTER ? pointer_qualifiers(d->kids.v[0], s->toks) : 0;
+}
+
 /* A value a C local of the resume function can hold between suspensions
    (live.c, "Locals in C locals"): an arithmetic type, an enum or a pointer,
    seen through typedefs. Not an array or struct (a pointer to a part of it

@@ -100,15 +100,25 @@ char *emit_param_list(Emitter *e, Coroutine *co) {
 }
 
 /* `typedef int coro_value_fib;`: the declared type without the function part,
-   and without a `const` of the value itself (`coroutine const int f()`: C
-   ignores a return type's qualifiers, and the yield stores through the type). */
+   and unqualified, as C takes a return type (`coroutine const int f()`,
+   `coroutine char *restrict f()`): the yield stores through the type, and a
+   pointer to it goes where a `void *` does. A qualifier written is left out;
+   one a typedef gives, or a volatile (which a pointer to the type would
+   keep), goes with the type of the value of an lvalue of the type, which C
+   leaves unqualified. */
 void emit_value_type(Emitter *e, Coroutine *co) {
   Node *d = co->declarator;
+  Node *outer = d->kids.n > 1 ? d->kids.v[1] : NULL;
   Style st = {.name = d->tok,
               .name_text = format("coro_value_%s", co->name),
               .omit = d->kids.v[0],
-              .collapse = true};
-  emit_put(e, emit_line_of(e, co->decl), "typedef %s %s;",
-           specs_str(e, co->specs, co->declarator->kids.n == 1),
+              .collapse = true,
+              .unconst = outer && outer->kind == ND_POINTER ? outer : NULL,
+              .unqualify = true};
+  char *specs = specs_str(e, co->specs, !outer);
+  int q = outer ? 0 : typedef_qualifiers(co->specs, 0);
+  if (q || (!outer && (specs_qualifiers(co->specs, e->toks) & (QUAL_VOLATILE | QUAL_RESTRICT))))
+    specs = format("__typeof__(((void)0, *(%s *)0))", specs);
+  emit_put(e, emit_line_of(e, co->decl), "typedef %s %s;", specs,
            range_str(e, d->first, d->last, &st));
 }

@@ -57,13 +57,15 @@ static const char *tagged_name(const Node *tagged) {
 
 static void print_range(Text *out, Emitter *e, int first, int last, const Style *st);
 
-/* Is token i a `const` that qualifies the pointer itself (`int *const p`)? */
-static bool is_top_const(Emitter *e, const Node *pointer, int i) {
+/* Is token i a qualifier of the pointer itself that the style leaves out:
+   its `const` (`int *const p`), or any (`char *restrict f()`'s value)? */
+static bool is_dropped_qualifier(Emitter *e, const Style *st, int i) {
+  const Node *pointer = st->unconst;
   if (i < pointer->first || i > pointer->last)
     return false;
   const Token *t = &e->toks->v[i];
-  if (t->kind != TK_IDENT || (strcmp(tok_text(t), "const") && strcmp(tok_text(t), "__const") &&
-                              strcmp(tok_text(t), "__const__")))
+  int q = t->kind == TK_IDENT ? qualifier_of(tok_text(t)) : 0;
+  if (!(q & (st->unqualify ? QUAL_CONST | QUAL_VOLATILE | QUAL_RESTRICT : QUAL_CONST)))
     return false;
   for (int j = i + 1; j <= pointer->last; j++)
     if (e->toks->v[j].code == '*')
@@ -120,7 +122,7 @@ static void print_range(Text *out, Emitter *e, int first, int last, const Style 
       continue;
     if (st && st->name && t == st->name && !*st->name_text)
       continue; /* an abstract declarator: the name and its space go */
-    if (st && st->unconst && is_top_const(e, st->unconst, i))
+    if (st && st->unconst && is_dropped_qualifier(e, st, i))
       continue;
     if (started && (t->space || t->bol))
       text_puts(out, " ");
@@ -544,16 +546,13 @@ static SizeWay size_way(Emitter *e, const Node *init, ElemKind el) {
 /* The typedef name through which the specifiers name an array without a
    size (`typedef int ints[];`), or NULL. */
 static const Sym *unsized_typedef(const Node *specs, int depth) {
-  for (int i = 0; specs && i < specs->kids.n && depth < 32; i++) {
-    Sym *s = specs->kids.v[i]->kind == ND_IDENT ? specs->kids.v[i]->sym : NULL;
-    if (!s || s->kind != SYM_TYPEDEF || !s->decl || s->decl->kind != ND_INIT_DECL || !s->toks)
-      continue;
-    const Node *d = s->decl->declarator;
-    if (!d->kids.n)
-      return unsized_typedef(s->decl->specs, depth + 1);
-    return d->kids.v[0]->kind == ND_ARRAY && !d->kids.v[0]->size ? s : NULL;
-  }
-  return NULL;
+  const Sym *s = depth < 32 ? typedef_named(specs) : NULL;
+  if (!s)
+    return NULL;
+  const Node *d = s->decl->declarator;
+  if (!d->kids.n)
+    return unsized_typedef(s->decl->specs, depth + 1);
+  return d->kids.v[0]->kind == ND_ARRAY && !d->kids.v[0]->size ? s : NULL;
 }
 
 /* An array whose size its initializer gives. */
@@ -606,13 +605,28 @@ static const char *array_size_from(Emitter *e, const Node *specs, const Node *de
   return format("%d", init->kids.n);
 }
 
+/* The type the specifiers name, without a const of its own: the frame is
+   written by assignment. A const written among them goes; one a typedef
+   gives (`cpt p` with `typedef const struct pt cpt;`) has no words to leave
+   out, so the field takes the type of the value of such an lvalue, which C
+   leaves unqualified (a volatile given back: every access to the local
+   still reaches memory). */
+static char *unconst_specs(Emitter *e, const Node *specs) {
+  char *type = specs_str(e, specs, true);
+  int q = typedef_qualifiers(specs, 0);
+  if (!(q & QUAL_CONST))
+    return type;
+  bool keep_volatile = (q | specs_qualifiers(specs, e->toks)) & QUAL_VOLATILE;
+  return format("%s__typeof__(((void)0, *(%s *)0))", keep_volatile ? "volatile " : "", type);
+}
+
 /* The declaration of a field: `int coro_x_2[4]`, or with name "" the type
    name `int[4]`; `size` for an outermost array without one (NULL: as
    written). Array parameters are pointers. */
 static char *decl_sized(Emitter *e, const Node *specs, const Node *declarator, const char *size,
                         const char *name, bool is_param) {
   if (!declarator) /* a type name of specifiers only */
-    return specs_str(e, specs, true);
+    return unconst_specs(e, specs);
   const Node *outer = declarator->kids.n ? declarator->kids.v[0] : NULL;
   bool has_pointer = is_param && outer && outer->kind != ND_POINTER; /* a decayed array */
   for (int i = 0; i < declarator->kids.n; i++)
@@ -638,7 +652,7 @@ static char *decl_sized(Emitter *e, const Node *specs, const Node *declarator, c
     st.sized = outer;
     st.size = size;
   }
-  char *type = specs_str(e, specs, !has_pointer);
+  char *type = declarator->kids.n ? specs_str(e, specs, !has_pointer) : unconst_specs(e, specs);
   char *decl = range_str(e, declarator->first, declarator->last, &st);
   if (*decl == '\0')
     return type;
