@@ -71,10 +71,9 @@ typedef struct {
   Pos pos;
   const char *message; /* the text after "error: ", without the newline */
 } Diagnostic;
-/* Send every diagnostic to fn (with ctx) instead of printing it; NULL:
-   print again. Kept across coroc_reset: it belongs to the program, not to
-   one run. What the run does after the report (exit, or the longjmp to
-   *diag_escape) is unchanged. */
+/* Send every diagnostic to fn (with ctx) instead of printing it; NULL: print again. Kept across
+   coroc_reset: it belongs to the program, not to one run. What the run does after the report (exit,
+   or the longjmp to *diag_escape) is unchanged. */
 void diag_set_sink(void (*fn)(const Diagnostic *d, void *ctx), void *ctx);
 /* Register the text of a file so that diagnostics can print its lines. */
 void diag_add_file(const char *name, const char *text, size_t len);
@@ -182,11 +181,10 @@ typedef enum {
   TK_EOF,       /* the end of the input */
 } TokenKind;
 
-/* 16 bytes: the two lists of tokens are most of a run's memory. A token
-   names its spelling by an offset (in token_spellings), not a pointer, and
-   keeps no byte offset: one of the user's own finds it from its line and
-   column (token_offset), and no other needs one. What the passes learn of
-   the user's own tokens is kept beside them (source.c, token notes). */
+/* 16 bytes: the two lists of tokens are most of a run's memory. A token names its spelling by an
+   offset (in token_spellings), not a pointer, and keeps no byte offset: one of the user's own finds
+   it from its line and column (token_offset), and no other needs one. What the passes learn of the
+   user's own tokens is kept beside them (source.c, token notes). */
 struct Token {
   /* the spelling, NUL-terminated (tok_text): interned (tokens.c), or a copy for strings and
      directives; its offset in token_spellings */
@@ -242,12 +240,11 @@ typedef struct {
   int cap;  /* allocated */
 } TokenList;
 
-/* lexer.l: scan len bytes of text named `file` into toks. With
-   `preprocessed`, the text is the output of the C preprocessor: linemarkers
-   set the file and line, and `main_file` is the name the preprocessor gives
-   the .coc (its tokens get the name `file`); other directive lines become
-   TK_DIRECTIVE tokens. Without it, the text is the user's
-   .coc: each directive line becomes one TK_DIRECTIVE token. */
+/* lexer.l: scan len bytes of text named `file` into toks. With `preprocessed`, the text is the
+   output of the C preprocessor: linemarkers set the file and line, and `main_file` is the name the
+   preprocessor gives the .coc (its tokens get the name `file`); other directive lines become
+   TK_DIRECTIVE tokens. Without it, the text is the user's .coc: each directive line becomes one
+   TK_DIRECTIVE token. */
 void tokenize(const char *file, const char *text, size_t len, bool preprocessed,
               const char *main_file, TokenList *toks);
 /* The same for the user's own text, not preprocessed, where text[len] and
@@ -542,11 +539,10 @@ Node *node_list(NodeKind kind, int first, int last, Node *item);
 Node *node_append(Node *list, Node *item, int last);
 void ast_dump(FILE *out, const Node *n, int depth);
 
-/* The one walk over a tree: depth first, children in source order (a for
-   loop's init before its condition, step and body). `pre` sees a node before
-   its children and returns false to skip them; `post` (may be NULL) sees it
-   after them. The walk keeps its own stack on the heap, so a chain of a
-   million operators costs no C stack. */
+/* The one walk over a tree: depth first, children in source order (a for loop's init before its
+   condition, step and body). `pre` sees a node before its children and returns false to skip them;
+   `post` (may be NULL) sees it after them. The walk keeps its own stack on the heap, so a chain of
+   a million operators costs no C stack. */
 typedef bool VisitPre(Node *n, void *ctx);
 typedef void VisitPost(Node *n, void *ctx);
 void visit(Node *root, VisitPre *pre, VisitPost *post, void *ctx);
@@ -611,6 +607,9 @@ int specs_qualifiers(const Node *specs, const TokenList *toks); /* written among
 int qualifier_of(const char *word); /* QUAL_CONST for `const` and `__const`, ...; 0 if none */
 const Sym *typedef_named(const Node *specs); /* the typedef name among them, if coroc read it */
 int typedef_qualifiers(const Node *specs, int depth); /* given by the typedef name among them */
+/* Each name under specs and declarator, and whether C takes its type alone (`sizeof n`). */
+typedef void TypeNameFn(Node *ident, bool type_only, void *ctx);
+void names_in_type(const Node *specs, const Node *declarator, TypeNameFn *fn, void *ctx);
 /* Does the coroutine f (a symbol) give a value to its awaiter? */
 bool task_has_value(const Sym *f);
 

@@ -90,6 +90,59 @@ int typedef_qualifiers(const Node *specs, int depth) {
   return d->kids.v[0]->kind == ND_POINTER ? pointer_qualifiers(d->kids.v[0], s->toks) : 0;
 }
 
+/* {==================================================================
+ * Names whose types alone are taken
+ * =================================================================== */
+
+/* `sizeof n`, `typeof(n)`, `_Alignof(n)`: C takes n's type, not its value,
+   so a type that names n this way can be written where n does not exist
+   (a frame's field, at file scope) with n's type in its place. Not inside
+   an array's size in such an operand (`typeof(char[n])` is variably
+   modified: the size is evaluated), unless a sizeof within it takes only a
+   type again. */
+enum { TYPED_NESTING = 32 };
+typedef struct {
+  TypeNameFn *fn;
+  void *ctx;
+  int unevaluated;                  /* > 0 inside sizeof, typeof, ... */
+  int saved[TYPED_NESTING], nsaved; /* the counts outside the enclosing array sizes */
+  int deeper;                       /* arrays nested past TYPED_NESTING: every name evaluated */
+} TypeWalk;
+
+static bool type_walk_pre(Node *n, void *ctx) {
+  TypeWalk *w = ctx;
+  if (n->kind == ND_SIZEOF) {
+    w->unevaluated++;
+  } else if (n->kind == ND_ARRAY) {
+    if (w->nsaved < TYPED_NESTING)
+      w->saved[w->nsaved++] = w->unevaluated;
+    else
+      w->deeper++;
+    w->unevaluated = 0;
+  } else if (n->kind == ND_IDENT) {
+    w->fn(n, w->unevaluated > 0 && !w->deeper, w->ctx);
+  }
+  return true;
+}
+
+static void type_walk_post(Node *n, void *ctx) {
+  TypeWalk *w = ctx;
+  if (n->kind == ND_SIZEOF)
+    w->unevaluated--;
+  else if (n->kind == ND_ARRAY && w->deeper)
+    w->deeper--;
+  else if (n->kind == ND_ARRAY)
+    w->unevaluated = w->saved[--w->nsaved];
+}
+
+void names_in_type(const Node *specs, const Node *declarator, TypeNameFn *fn, void *ctx) {
+  TypeWalk w = {.fn = fn, .ctx = ctx};
+  visit((Node *)specs, type_walk_pre, type_walk_post, &w);
+  visit((Node *)declarator, type_walk_pre, type_walk_post, &w);
+}
+
+/* }================================================================== */
+
 /* A value a C local of the resume function can hold between suspensions
    (live.c, "Locals in C locals"): an arithmetic type, an enum or a pointer,
    seen through typedefs. Not an array or struct (a pointer to a part of it

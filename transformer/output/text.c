@@ -674,10 +674,21 @@ static char *sized_decl(Emitter *e, const Node *specs, const Node *declarator, c
   return decl_sized(e, specs, declarator, size, name, is_param);
 }
 
-/* A field and its type are named alike: the field `name`'s shape is keyed by it. */
+static void type_lent_names(Emitter *e, const Node *specs, const Node *declarator, const Sym *self,
+                            int depth);
+
+/* A field and its type are named alike: the field `name`'s shape is keyed by
+   it. A field's type is written outside the body: a local it names for its
+   type alone (`char raw[sizeof hdr]`) is written as an lvalue of that type. */
 char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
                  const char *name, bool is_param) {
-  return sized_decl(e, specs, declarator, init, name, name, is_param);
+  if (!*name) /* a type name in the body, where the locals are */
+    return sized_decl(e, specs, declarator, init, name, name, is_param);
+  int keep = e->nrepl;
+  type_lent_names(e, specs, declarator, token_sym(declarator->tok), 0);
+  char *decl = sized_decl(e, specs, declarator, init, name, name, is_param);
+  drop_repl(e, keep);
+  return decl;
 }
 
 /* The type of a compound literal, an array's size taken from its own list. */
@@ -703,6 +714,7 @@ char *literal_type(Emitter *e, const Node *lit, const char *key) {
 typedef struct {
   Emitter *e;
   const Sym *self; /* the array being sized: its own type is not complete yet */
+  int depth;       /* of names typed within the types of names typed */
 } Typing;
 
 static char *typed_node(Typing *t, Node *n);
@@ -713,6 +725,8 @@ static char *typed_node(Typing *t, Node *n);
 static const char *typed_name(Typing *t, const Sym *s) {
   const Node *d = s->decl;
   char *type;
+  int keep = t->e->nrepl; /* the names its own type takes the types of, typed too */
+  type_lent_names(t->e, d->specs, d->declarator, t->self, t->depth + 1);
   if (d->kind == ND_PARAM) {
     type = decl_sized(t->e, d->specs, d->declarator, NULL, "", true);
   } else {
@@ -720,6 +734,7 @@ static const char *typed_name(Typing *t, const Sym *s) {
     type = sized_decl(t->e, d->specs, d->declarator, framed ? d->init : NULL,
                       framed ? s->field : NULL, "", false);
   }
+  drop_repl(t->e, keep);
   return format("(*(__typeof__(%s) *)0)", type);
 }
 
@@ -737,6 +752,21 @@ static void type_names(Typing *t, int first, int last) {
     if (tok->kind == TK_IDENT && is_body_name(token_sym(tok)))
       push_repl(t->e, &(Node){.first = i, .last = i}, typed_name(t, token_sym(tok)));
   }
+}
+
+static void type_lent_name(Node *ident, bool type_only, void *ctx) {
+  Typing *t = ctx;
+  if (type_only && is_body_name(ident->sym) && ident->sym != t->self)
+    push_repl(t->e, ident, typed_name(t, ident->sym));
+}
+
+/* Each name of the body that a declaration's type takes the type of
+   (types.c, names_in_type) prints typed, until drop_repl. */
+static void type_lent_names(Emitter *e, const Node *specs, const Node *declarator, const Sym *self,
+                            int depth) {
+  Typing t = {e, self, depth};
+  if (depth < 32) /* (a chain of typeof(a) b; typeof(b) c; ... as long as a person writes) */
+    names_in_type(specs, declarator, type_lent_name, &t);
 }
 
 /* A part of a value that means nothing at file scope, as an lvalue of its
@@ -834,7 +864,7 @@ char *shape_decl(Emitter *e, const Node *specs, const Node *d, const Node *init,
   SizeWay way = size_way(e, init, el);
   if (way == SIZE_COUNTED)
     return NULL;
-  Typing t = {e, self};
+  Typing t = {e, self, 0};
   char *type = u.typedef_ ? specs_str(e, specs, true) : decl_sized(e, specs, d, NULL, "", false);
   char *items = shape_items(&t, init, el);
   if (way == SIZE_TYPE)

@@ -251,23 +251,75 @@ static void layout_post(Node *n, void *ctx) {
  * =================================================================== */
 
 /* A frame field's type is written in the frame struct, outside the
-   function, where no local exists: `char b[sizeof n]`, `typeof(n) m` or a
-   parameter `int m[n]` cannot be laid out. */
+   function, where no local exists. A local that lends only its type
+   (`char raw[sizeof hdr]`, `typeof(n) m`) is written as an lvalue of that
+   type (text.c, typed_name); one whose value the type needs (a parameter
+   `int m[][n]`) cannot be laid out. An array parameter's outer size, which
+   decays away, is not printed. */
+typedef struct {
+  Layout *l;
+  Node *local;       /* the ND_PARAM or ND_INIT_DECL whose type is looked at */
+  int *lent, n, cap; /* the tokens of the names that lend only their types */
+} FieldType;
+
+static bool in_decayed_size(const Node *local, int tok) {
+  const Node *outer = local->declarator->kids.n ? local->declarator->kids.v[0] : NULL;
+  return local->kind == ND_PARAM && outer && outer->kind == ND_ARRAY && outer->size &&
+         tok >= outer->size->first && tok <= outer->size->last;
+}
+
+static void refuse_dependence(FieldType *f, const Token *t) {
+  const Sym *s = token_sym(t);
+  bool param = s && s->decl && s->decl->kind == ND_PARAM;
+  error_tok(t,
+            "the type of '%s' depends on the value of '%s', a %s of coroutine '%s': a frame "
+            "needs every type known outside the body",
+            f->local->sym->name, tok_text(t), param ? "parameter" : "local", f->l->co->name);
+}
+
+/* (A parameter named in the parameter list is its prototype's symbol,
+   which declares the same node as the one the body sees.) */
+static bool is_local_of(const Sym *s, const Coroutine *co) {
+  if (!s || s->kind != SYM_OBJECT)
+    return false;
+  return s->owner == co ||
+         (s->decl && s->decl->kind == ND_PARAM && s->decl->sym && s->decl->sym->owner == co);
+}
+
+static void field_type_name(Node *ident, bool type_only, void *ctx) {
+  FieldType *f = ctx;
+  if (!is_local_of(ident->sym, f->l->co) || in_decayed_size(f->local, ident->first))
+    return;
+  if (!type_only || ident->sym->in_stmt_expr)
+    refuse_dependence(f, &f->l->src->original.v[ident->first]);
+  if (f->n == f->cap)
+    f->lent = xrealloc(f->lent, sizeof(int) * (size_t)(f->cap = 2 * f->cap + 8));
+  f->lent[f->n++] = ident->first;
+}
+
+static bool is_lent(const FieldType *f, int tok) {
+  for (int i = 0; i < f->n; i++)
+    if (f->lent[i] == tok)
+      return true;
+  return in_decayed_size(f->local, tok);
+}
+
+/* The names of the tree first, then every token of the declaration (a name
+   in an attribute, say, is no node of it). */
 static void check_field_types(Layout *l) {
   for (int i = 0; i < l->co->locals.n; i++) {
     Node *n = l->co->locals.v[i];
     Node *specs = n->specs, *d = n->declarator; /* of an ND_PARAM or ND_INIT_DECL */
+    FieldType f = {.l = l, .local = n};
+    names_in_type(specs, d, field_type_name, &f);
     int ranges[2][2] = {{specs->first, specs->last}, {d->first, d->last}};
     for (int r = 0; r < 2; r++)
       for (int j = ranges[r][0]; j <= ranges[r][1]; j++) {
         Token *t = &l->src->original.v[j];
-        Sym *s = token_sym(t);
-        if (s && s->kind == SYM_OBJECT && s->owner == l->co && t != n->sym->tok)
-          error_tok(t,
-                    "the type of '%s' depends on '%s', a local of coroutine '%s': a frame "
-                    "needs every type known outside the body",
-                    n->sym->name, tok_text(t), l->co->name);
+        if (is_local_of(token_sym(t), l->co) && t != n->sym->tok && !is_lent(&f, j))
+          refuse_dependence(&f, t);
       }
+    xfree(f.lent);
   }
 }
 
