@@ -937,7 +937,8 @@ typedef struct {
 char *range_str(Emitter *e, int first, int last, const Style *st);
 char *node_str(Emitter *e, const Node *n);
 char *emit_range(Emitter *e, int first, int last, bool raw);
-char *specs_str(Emitter *e, const Node *specs, bool drop_const);
+enum { SPECS_CONST = 1, SPECS_ALIGNAS = 2, TYPE_NAME = 3 }; /* what specs_str leaves out */
+char *specs_str(Emitter *e, const Node *specs, int drop_also);
 char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
                  const char *name, bool is_param);
 char *emit_field_decl(Emitter *e, const Node *specs, const Node *declarator, const char *name);

@@ -89,6 +89,9 @@ static bool is_type_word(int code) {
   case T_UNSIGNED:
   case T_BOOL:
   case T_COMPLEX:
+  case T_IMAGINARY:
+  case T_ATOMIC:
+  case T_ALIGNAS: /* <stdalign.h>'s alignas: `alignas(16) char buf[16];` */
   case T_INT128:
   case T_FLOATN:
   case T_CONST:

@@ -115,7 +115,7 @@ void emit_value_type(Emitter *e, Coroutine *co) {
               .collapse = true,
               .unconst = outer && outer->kind == ND_POINTER ? outer : NULL,
               .unqualify = true};
-  char *specs = specs_str(e, co->specs, !outer);
+  char *specs = specs_str(e, co->specs, outer ? 0 : SPECS_CONST);
   int q = outer ? 0 : typedef_qualifiers(co->specs, 0);
   if (q || (!outer && (specs_qualifiers(co->specs, e->toks) & (QUAL_VOLATILE | QUAL_RESTRICT))))
     specs = format("__typeof__(((void)0, *(%s *)0))", specs);

@@ -242,10 +242,31 @@ void repl_release(Emitter *e) {
  * Types of frame fields
  * =================================================================== */
 
+/* `_Alignas(16)` or `alignas(16)`: a field keeps it, a type name may not
+   have it (`(char [4]){"abc"}`, `__typeof__(...)`). */
+static bool is_alignas(Emitter *e, const Node *k) {
+  const char *w = tok_text(&e->toks->v[k->first]);
+  return (k->flags & SP_ATTRIBUTE) && (strcmp(w, "_Alignas") == 0 || strcmp(w, "alignas") == 0);
+}
+
+/* The alignment specifiers among specs, each followed by a space: a field
+   whose type is written as a type name (`__typeof__(...)`) keeps them. */
+static char *alignas_str(Emitter *e, const Node *specs) {
+  Text s;
+  TEXT_INIT(s);
+  for (int i = 0; i < specs->kids.n; i++)
+    if (is_alignas(e, specs->kids.v[i])) {
+      print_range(&s, e, specs->kids.v[i]->first, specs->kids.v[i]->last,
+                  &(Style){.collapse = true});
+      text_puts(&s, " ");
+    }
+  return text_take(&s);
+}
+
 /* The specifiers of a field: no storage class, no `coroutine`, and no
    top-level const (the frame is written by assignment); a hoisted struct
-   is named, not defined again. */
-char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
+   is named, not defined again. Of a type name, no alignment either. */
+char *specs_str(Emitter *e, const Node *specs, int drop_also) {
   Text s;
   TEXT_INIT(s);
   bool first = true;
@@ -257,7 +278,9 @@ char *specs_str(Emitter *e, const Node *specs, bool drop_const) {
         SP_TYPEDEF | SP_EXTERN | SP_STATIC | SP_AUTO | SP_REGISTER | SP_THREAD | SP_COROUTINE;
     if (k->kind == ND_SPECIFIER && (k->flags & drop))
       continue;
-    if (drop_const && k->kind == ND_SPECIFIER && k->flags == SP_CONST)
+    if ((drop_also & SPECS_CONST) && k->kind == ND_SPECIFIER && k->flags == SP_CONST)
+      continue;
+    if ((drop_also & SPECS_ALIGNAS) && is_alignas(e, k))
       continue;
     if (!first)
       text_puts(&s, " ");
@@ -593,7 +616,7 @@ static const char *array_size_from(Emitter *e, const Node *specs, const Node *de
   if (size_way(e, init, el) != SIZE_COUNTED) {
     if (!key || !*key)
       return NULL;
-    const char *element = u->typedef_ ? format("(*(%s *)0)[0]", specs_str(e, specs, true))
+    const char *element = u->typedef_ ? format("(*(%s *)0)[0]", specs_str(e, specs, TYPE_NAME))
                                       : decl_sized(e, specs, declarator, "1", "", false);
     return format("sizeof (%s) / sizeof (%s)", shape_name(e, key), element);
   }
@@ -611,13 +634,13 @@ static const char *array_size_from(Emitter *e, const Node *specs, const Node *de
    out, so the field takes the type of the value of such an lvalue, which C
    leaves unqualified (a volatile given back: every access to the local
    still reaches memory). */
-static char *unconst_specs(Emitter *e, const Node *specs) {
-  char *type = specs_str(e, specs, true);
+static char *unconst_specs(Emitter *e, const Node *specs, int drop_also) {
   int q = typedef_qualifiers(specs, 0);
   if (!(q & QUAL_CONST))
-    return type;
+    return specs_str(e, specs, SPECS_CONST | drop_also);
   bool keep_volatile = (q | specs_qualifiers(specs, e->toks)) & QUAL_VOLATILE;
-  return format("%s__typeof__(((void)0, *(%s *)0))", keep_volatile ? "volatile " : "", type);
+  return format("%s%s__typeof__(((void)0, *(%s *)0))", drop_also ? "" : alignas_str(e, specs),
+                keep_volatile ? "volatile " : "", specs_str(e, specs, TYPE_NAME));
 }
 
 /* The declaration of a field: `int coro_x_2[4]`, or with name "" the type
@@ -625,8 +648,9 @@ static char *unconst_specs(Emitter *e, const Node *specs) {
    written). Array parameters are pointers. */
 static char *decl_sized(Emitter *e, const Node *specs, const Node *declarator, const char *size,
                         const char *name, bool is_param) {
-  if (!declarator) /* a type name of specifiers only */
-    return unconst_specs(e, specs);
+  int drop_also = *name ? 0 : SPECS_ALIGNAS; /* "": a type name */
+  if (!declarator)                           /* a type name of specifiers only */
+    return unconst_specs(e, specs, SPECS_ALIGNAS);
   const Node *outer = declarator->kids.n ? declarator->kids.v[0] : NULL;
   bool has_pointer = is_param && outer && outer->kind != ND_POINTER; /* a decayed array */
   for (int i = 0; i < declarator->kids.n; i++)
@@ -652,7 +676,8 @@ static char *decl_sized(Emitter *e, const Node *specs, const Node *declarator, c
     st.sized = outer;
     st.size = size;
   }
-  char *type = declarator->kids.n ? specs_str(e, specs, !has_pointer) : unconst_specs(e, specs);
+  char *type = declarator->kids.n ? specs_str(e, specs, (has_pointer ? 0 : SPECS_CONST) | drop_also)
+                                  : unconst_specs(e, specs, drop_also);
   char *decl = range_str(e, declarator->first, declarator->last, &st);
   if (*decl == '\0')
     return type;
@@ -670,7 +695,8 @@ static char *sized_decl(Emitter *e, const Node *specs, const Node *declarator, c
     return decl_sized(e, specs, declarator, NULL, name, is_param);
   const char *size = array_size_from(e, specs, declarator, init, key, &u);
   if (u.typedef_ && size)
-    return format("__typeof__((*(%s *)0)[0]) %s[%s]", specs_str(e, specs, true), name, size);
+    return format("%s__typeof__((*(%s *)0)[0]) %s[%s]", *name ? alignas_str(e, specs) : "",
+                  specs_str(e, specs, TYPE_NAME), name, size);
   return decl_sized(e, specs, declarator, size, name, is_param);
 }
 
@@ -697,7 +723,7 @@ char *literal_type(Emitter *e, const Node *lit, const char *key) {
   Node init = {.kind = ND_INIT_LIST, .first = lit->first, .last = lit->last, .kids = lit->kids};
   Unsized u;
   if (!type->declarator && !is_unsized(e, type->specs, NULL, &init, &u))
-    return specs_str(e, type->specs, false);
+    return specs_str(e, type->specs, SPECS_ALIGNAS);
   return sized_decl(e, type->specs, type->declarator, &init, key, "", false);
 }
 
@@ -865,7 +891,8 @@ char *shape_decl(Emitter *e, const Node *specs, const Node *d, const Node *init,
   if (way == SIZE_COUNTED)
     return NULL;
   Typing t = {e, self, 0};
-  char *type = u.typedef_ ? specs_str(e, specs, true) : decl_sized(e, specs, d, NULL, "", false);
+  char *type =
+      u.typedef_ ? specs_str(e, specs, TYPE_NAME) : decl_sized(e, specs, d, NULL, "", false);
   char *items = shape_items(&t, init, el);
   if (way == SIZE_TYPE)
     return format("typedef __typeof__((%s){%s}) %s;", type, items, shape_name(e, key));
