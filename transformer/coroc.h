@@ -142,8 +142,7 @@ size_t memstream_tell(FILE *f); /* where ftell would be (it cannot say): the byt
    tests/reset): an error in the input longjmps to *diag_escape when it is set, instead of exiting
    (coroc_try in run.c sets it; the fuzz build's internal error still aborts); coroc_reset()
    (reset.c) then gives back all that a run left (memory, symbol tables, macros, token notes, a
-   preprocessor still running), so that the next run starts as a new process would. Each module's
-   part of it: */
+   preprocessor still running), so that the next run starts as a new process would. Each part: */
 #include <setjmp.h>
 extern jmp_buf *diag_escape;
 void coroc_reset(void);
@@ -256,8 +255,7 @@ void tokenize_in_place(const char *file, char *text, size_t len, TokenList *toks
    stream_more scans until toks->n > want, or to the end of the text (then it adds the TK_EOF and
    answers false). The tokens never move. Linemarker lines are copied to markers if not NULL.
    scan_original, if not NULL, is called before an error in the text is reported: it has the user's
-   own text scanned, whose columns the error points at (the scanner is below its reader, source.c,
-   and does not call it by name). */
+   own text scanned, whose columns the error points at (source.c: the scanner cannot name it). */
 typedef struct TokenStream TokenStream;
 TokenStream *stream_open(int fd, const char *file, const char *main_file, TokenList *toks,
                          FILE *markers, void (*scan_original)(void));
@@ -348,8 +346,7 @@ char *source_dir_of(const char *path);
 bool is_ident_char(char c);
 /* Where the preprocessed token `index` stands in the user's text. */
 Pos source_original_pos(Source *src, int index);
-/* The index of the original token that the preprocessed token `index` comes
-   from, or -1 when a macro made it. */
+/* The index of the original token that the preprocessed token `index` comes from, or -1. */
 int source_find_original(Source *src, int index);
 /* The user's tokens up to index `upto` have their `dead` settled (the
    streaming run reads the preprocessor's output further if it must). */
@@ -588,9 +585,8 @@ enum {
   MEMBER_UNKNOWN = -1, /* the definition could not be read plainly: take it as an array */
   MEMBER_NONE = -2,    /* (members.c, while it looks) no member of that name here */
 };
-/* Member `name` of the struct or union that a body local's `specs` name:
-   0 if it is not an array, N if it is an array of N dimensions, or
-   MEMBER_UNKNOWN. */
+/* Member `name` of the struct or union that a body local's `specs` name: 0 if it is not an array, N
+   if it is an array of N dimensions, or MEMBER_UNKNOWN. */
 int member_dims(const Source *src, const Node *specs, const char *name);
 
 /* {=====================================================================
@@ -612,14 +608,16 @@ typedef void TypeNameFn(Node *ident, bool type_only, void *ctx);
 void names_in_type(const Node *specs, const Node *declarator, TypeNameFn *fn, void *ctx);
 /* Does the coroutine f (a symbol) give a value to its awaiter? */
 bool task_has_value(const Sym *f);
+int declarator_end(const TokenList *toks, const Node *init_decl); /* with attributes after */
+/* The fn of a `cleanup(fn)` in the attributes in o->v[from..to] (macros seen through), or NULL. */
+const char *cleanup_function(const TokenList *o, int from, int to);
 
 /* {=====================================================================
  * front/scope.c: symbols and scopes (the typedef-name feedback, and name resolution)
  * ====================================================================== */
 
-/* external.c: an external declaration of the .coc that declares a type, a tag
-   or an enumeration constant (what a header of its frames may copy:
-   emit_header.c). */
+/* external.c: an external declaration of the .coc that declares a type, a tag or an enumeration
+   constant (what a header of its frames may copy: emit_header.c). */
 typedef struct {
   int first, last;      /* its tokens in Source.expanded */
   bool declares_object; /* it also declares an object or a function */
@@ -758,7 +756,7 @@ struct Coroutine {
 Coroutine *parse_source(Source *src);
 
 /* {=====================================================================
- * front/macros.c: object-like macros in effect (from the preprocessor's -dD)
+ * front/macros.c: the macros in effect (from the preprocessor's -dD)
  * ====================================================================== */
 
 /* A #define or #undef line met by the file parse. */
@@ -768,6 +766,9 @@ void macro_directive(const char *text);
 const TokenList *macro_body(const char *name);
 /* The #define line of macro `name` (interned) in effect now, or NULL. */
 const char *macro_definition(const char *name);
+/* A use at toks->v[at] of a macro made of __attribute__ groups: they go to out; the index of its
+   last token, or -1 for any other word. */
+int attribute_macro(const TokenList *toks, int at, TokenList *out, int depth);
 
 /* {=====================================================================
  * passes/: check.c, frame.c (live.c, cfg.c), cleanup.c, lower.c; and the
@@ -804,10 +805,9 @@ bool has_inline_children(const Coroutine *co);
 bool has_awaiting_select(const Node *n);
 /* check.c: mark n and what inherits its fate as discarded (see Node.discarded) */
 void mark_discarded(Node *n);
-/* check.c: the parts of expression n that order its awaits, in the order C
-   evaluates them: each await, each && || whose right side awaits, each ?:
-   with an await in an arm, each comma with an await; found without
-   descending into them, and only where an await is. Plain operators around
+/* check.c: the parts of expression n that order its awaits, in the order C evaluates them: each
+   await, each && || whose right side awaits, each ?: with an await in an arm, each comma with an
+   await; found without descending into them, and only where an await is. Plain operators around
    them (C leaves their operands unsequenced) are looked through. */
 void collect_sequenced(Node *n, NodeList *out);
 
@@ -835,10 +835,9 @@ void decide_cleanups(Coroutine *cos, const Options *opt); /* Coroutine.runs_clea
  * too; the printers come after them.
  * ====================================================================== */
 
-/* output/writer.c: where the lines of a printed output come from, noted for
-   --html (html.c): each line the writer began (emit_put), at its byte offset
-   in the output, with the .coc line it stands for (0: a line of coroc's
-   own). Lines copied from the .coc, and those after a #line inside one
+/* output/writer.c: where the lines of a printed output come from, noted for --html (html.c): each
+   line the writer began (emit_put), at its byte offset in the output, with the .coc line it stands
+   for (0: a line of coroc's own). Lines copied from the .coc, and those after a #line inside one
    line's text, are not noted: the #line directives say where they are. */
 typedef struct {
   size_t offset; /* where the line starts in the output */
@@ -951,7 +950,8 @@ void drop_repl(Emitter *e, int keep);                        /* ... forget those
 void repl_release(Emitter *e); /* ... and the writer is done with its coroutine */
 
 /* output/emit_cleanup.c: the stackless printer's part of cleanups */
-char *cleanup_strip(const char *decl); /* a field's declaration without its cleanup attribute */
+/* A field's declaration without the cleanup attribute (or macro for one) in tokens first..last. */
+char *cleanup_strip(Emitter *e, const char *decl, int first, int last);
 /* coro_cleanup_NAME, what coro_free runs for a suspended stackless instance */
 void emit_cleanup_function(Emitter *e, Coroutine *co);
 

@@ -12,7 +12,8 @@
  *    (the file parse hands the #define lines it passes to macros.c);
  *  - in a coroutine's own tokens, a macro that stands for a type (`u8`,
  *    `bool`, `INLINE`) is replaced by its words, so that its declarations
- *    parse as the compiler will see them.
+ *    parse as the compiler will see them, and one that stands for
+ *    attributes (`_cleanup_free_`, macros.c) is one __attribute__ token.
  */
 #include "coroc.h"
 #include "parser.h"
@@ -236,6 +237,16 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
       p->qindex = i;
       p->pos = i + 1;
       return next_token(lval, lloc, p); /* an empty macro (INLINE) simply vanishes */
+    }
+    TokenList groups = {0}; /* `UNUSED`, `_cleanup_free_`, `__aligned(8)`: an attribute */
+    int end = attribute_macro(p->toks, i, &groups, 0);
+    xfree(groups.v);
+    if (end >= 0) {
+      lval->T_IDENTIFIER = t;
+      *lloc = (Loc){i, end};
+      p->pos = end + 1;
+      p->prev_code = T_ATTRIBUTE;
+      return T_ATTRIBUTE;
     }
   }
   int last = i;

@@ -97,10 +97,9 @@ void macros_release(void) {
   memset(buckets, 0, sizeof buckets);
 }
 
-const TokenList *macro_body(const char *name) {
-  Macro *m = *find(name);
-  if (!m || !m->type_like)
-    return NULL;
+/* What follows a macro's name, as tokens (a function-like macro's begin
+   with its parameters), made once. */
+static const TokenList *tokens_of(Macro *m) {
   if (!m->body.v) { /* (a body scanned holds its TK_EOF at least) */
     tokenize("<macro>", m->body_text, strlen(m->body_text), false, NULL, &m->body);
     m->body.v = memory_keep(m->body.v); /* (the run's, not a region's) */
@@ -108,7 +107,144 @@ const TokenList *macro_body(const char *name) {
   return &m->body;
 }
 
+const TokenList *macro_body(const char *name) {
+  Macro *m = *find(name);
+  return m && m->type_like ? tokens_of(m) : NULL;
+}
+
 const char *macro_definition(const char *name) {
   Macro *m = *find(name);
   return m ? m->text : NULL;
 }
+
+/* {==================================================================
+ * Macros that stand for attributes
+ *
+ * `#define UNUSED __attribute__((unused))`, GLib's `g_autofree` and
+ * systemd's `_cleanup_free_` (an object-like macro naming a function-like
+ * one: `_cleanup_(freep)`, which is `__attribute__((cleanup(freep)))`):
+ * the coroutine parse takes such a use for the attribute it is, and the
+ * cleanup pass reads the function out of its expansion. Only macros made
+ * of __attribute__ groups and uses of such macros are expanded here, with
+ * their arguments put in for their parameters: nothing else needs it.
+ * =================================================================== */
+
+enum { MACRO_PARAMS = 16, ATTRIBUTE_NESTING = 8 };
+
+static bool is_punct(const Token *t, int c) {
+  return t->kind == TK_PUNCT && tok_text(t)[0] == c && tok_text(t)[1] == '\0';
+}
+
+static bool is_attribute_word(const Token *t) {
+  return t->kind == TK_IDENT &&
+         (tok_text(t) == INTERN("__attribute__") || tok_text(t) == INTERN("__attribute"));
+}
+
+/* The index of the ')' that closes the '(' at v[i], or -1. */
+static int group_end(const Token *v, int n, int i) {
+  int depth = 0;
+  for (; i < n; i++)
+    if (is_punct(&v[i], '('))
+      depth++;
+    else if (is_punct(&v[i], ')') && --depth == 0)
+      return i;
+  return -1;
+}
+
+static void push_token(TokenList *out, const Token *t) {
+  if (out->n == out->cap)
+    out->v = xrealloc(out->v, sizeof *out->v * (size_t)(out->cap = 2 * out->cap + 16));
+  out->v[out->n++] = *t;
+}
+
+/* The parameters of a function-like macro, from its tokens; the index after
+   their ')', or -1 (a variadic macro, say: not an attribute's). */
+static int params_of(const TokenList *body, const char **params, int *nparams) {
+  int b = 1; /* past the '(' */
+  for (; b < body->n && !is_punct(&body->v[b], ')'); b++) {
+    if (body->v[b].kind == TK_IDENT && *nparams < MACRO_PARAMS)
+      params[(*nparams)++] = tok_text(&body->v[b]);
+    else if (!is_punct(&body->v[b], ','))
+      return -1;
+  }
+  return b < body->n ? b + 1 : -1;
+}
+
+/* The arguments of a use whose '(' is v[open]: each one's first and last
+   index; the index of the closing ')', or -1. */
+static int args_of(const Token *v, int n, int open, int *first, int *last, int *nargs) {
+  int depth = 0;
+  *nargs = 0;
+  for (int i = open; i < n; i++) {
+    if (is_punct(&v[i], '(') && depth++ == 0) {
+      first[0] = i + 1;
+    } else if (is_punct(&v[i], ')') && --depth == 0) {
+      last[(*nargs)++] = i - 1;
+      return i;
+    } else if (depth == 1 && is_punct(&v[i], ',') && *nargs < MACRO_PARAMS - 1) {
+      last[*nargs] = i - 1;
+      first[++*nargs] = i + 1;
+    }
+  }
+  return -1;
+}
+
+/* The use expanded: attribute groups copied, uses of attribute macros
+   expanded in turn; false if anything else is in it. */
+static bool expand_groups(const TokenList *use, TokenList *out, int depth) {
+  if (use->n == 0)
+    return false;
+  for (int i = 0; i < use->n;) {
+    int end = is_attribute_word(&use->v[i]) && i + 1 < use->n && is_punct(&use->v[i + 1], '(')
+                  ? group_end(use->v, use->n, i + 1)
+                  : -1;
+    if (end >= 0) {
+      for (; i <= end; i++)
+        push_token(out, &use->v[i]);
+      continue;
+    }
+    end = attribute_macro(use, i, out, depth + 1);
+    if (end < 0)
+      return false;
+    i = end + 1;
+  }
+  return true;
+}
+
+int attribute_macro(const TokenList *toks, int at, TokenList *out, int depth) {
+  const Token *v = toks->v;
+  int n = toks->n;
+  Macro *m = v[at].kind == TK_IDENT && depth < ATTRIBUTE_NESTING ? *find(tok_text(&v[at])) : NULL;
+  if (!m || m->type_like)
+    return -1;
+  const TokenList *body = tokens_of(m);
+  const char *params[MACRO_PARAMS];
+  int nparams = 0, first[MACRO_PARAMS], last[MACRO_PARAMS], nargs = 0, b = 0, end = at;
+  if (m->body_text[0] == '(') { /* function-like: its arguments follow the name */
+    b = params_of(body, params, &nparams);
+    end = b >= 0 && at + 1 < n && is_punct(&v[at + 1], '(')
+              ? args_of(v, n, at + 1, first, last, &nargs)
+              : -1;
+    if (end < 0 || nargs != (nparams ? nparams : 1))
+      return -1;
+  }
+  TokenList use = {0}; /* the replacement list, the arguments put in */
+  for (; b < body->n && body->v[b].kind != TK_EOF; b++) {
+    int k = 0;
+    while (k < nparams && params[k] != tok_text(&body->v[b]))
+      k++;
+    if (k < nparams)
+      for (int i = first[k]; i <= last[k]; i++)
+        push_token(&use, &v[i]);
+    else
+      push_token(&use, &body->v[b]);
+  }
+  int saved = out->n;
+  bool ok = expand_groups(&use, out, depth);
+  xfree(use.v);
+  if (!ok)
+    out->n = saved;
+  return ok ? end : -1;
+}
+
+/* }================================================================== */

@@ -143,6 +143,69 @@ void names_in_type(const Node *specs, const Node *declarator, TypeNameFn *fn, vo
 
 /* }================================================================== */
 
+/* {==================================================================
+ * A cleanup function
+ * =================================================================== */
+
+/* Is token i of toks spelled `word`? */
+static bool is_word(const TokenList *toks, int i, const char *word) {
+  return toks && i >= 0 && i < toks->n && strcmp(tok_text(&toks->v[i]), word) == 0;
+}
+
+/* The last token of a declaration's declarator with the attributes after
+   it (`char b[4] __attribute__((aligned(16)))`, which a frame's field keeps). */
+int declarator_end(const TokenList *toks, const Node *init_decl) {
+  if (init_decl->init) /* `int x __attribute__((aligned(16))) = 1`: up to the '=' */
+    return init_decl->init->first - 2;
+  int i = init_decl->declarator->last + 1, depth = 0; /* the parse leaves them out of its range */
+  for (; i < toks->n && toks->v[i].kind != TK_EOF; i++) {
+    if (is_word(toks, i, "(") || is_word(toks, i, "["))
+      depth++;
+    else if (is_word(toks, i, ")") || is_word(toks, i, "]"))
+      depth--;
+    else if (depth == 0 && (is_word(toks, i, ",") || is_word(toks, i, ";")))
+      break;
+  }
+  return i - 1;
+}
+
+/* The fn of a `cleanup(fn)` inside an __attribute__ in tokens [from, to],
+   or in the expansion of a macro used there that stands for attributes
+   (`_cleanup_free_`, macros.c); or NULL. */
+const char *cleanup_function(const TokenList *o, int from, int to) {
+  int depth = -1; /* inside an __attribute__'s parentheses: their depth; -1 outside */
+  for (int i = from; i <= to && i < o->n; i++) {
+    const Token *t = &o->v[i];
+    if (t->dead)
+      continue;
+    if (depth < 0 && (is_word(o, i, "__attribute__") || is_word(o, i, "__attribute"))) {
+      depth = 0;
+    } else if (depth < 0 && t->kind == TK_IDENT && macro_definition(tok_text(t))) {
+      TokenList groups = {0};
+      int end = attribute_macro(o, i, &groups, 0);
+      const char *fn = end >= 0 ? cleanup_function(&groups, 0, groups.n - 1) : NULL;
+      xfree(groups.v);
+      if (fn)
+        return fn;
+      i = end >= 0 ? end : i;
+    } else if (depth < 0) {
+      continue;
+    } else if (is_word(o, i, "(")) {
+      depth++;
+    } else if (is_word(o, i, ")")) {
+      if (--depth == 0)
+        depth = -1;
+    } else if (depth == 2 && (is_word(o, i, "cleanup") || is_word(o, i, "__cleanup__")) &&
+               i + 3 <= to && is_word(o, i + 1, "(") && o->v[i + 2].kind == TK_IDENT &&
+               is_word(o, i + 3, ")")) {
+      return tok_text(&o->v[i + 2]);
+    }
+  }
+  return NULL;
+}
+
+/* }================================================================== */
+
 /* A value a C local of the resume function can hold between suspensions
    (live.c, "Locals in C locals"): an arithmetic type, an enum or a pointer,
    seen through typedefs. Not an array or struct (a pointer to a part of it
@@ -150,10 +213,6 @@ void names_in_type(const Node *specs, const Node *declarator, TypeNameFn *fn, vo
    volatile or _Atomic (every access must reach memory), nothing const (it
    is assigned as it is loaded back), no attribute or _Alignas (what they
    ask of storage stays with the field). */
-static bool is_word(const TokenList *toks, int i, const char *word) {
-  return toks && i >= 0 && i < toks->n && strcmp(tok_text(&toks->v[i]), word) == 0;
-}
-
 bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList *toks, int depth) {
   if (!specs || depth > 32 || (specs->flags & (SP_ATTRIBUTE | SP_OPAQUE)))
     return false;

@@ -13,10 +13,32 @@
 
 #include <string.h>
 
+/* decl without the first use of a macro for a cleanup among tokens
+   first..last (`_cleanup_free_ char *s` -> `char *s`), or as it was. */
+static char *strip_macro_use(Emitter *e, char *decl, int first, int last) {
+  for (int i = first; i <= last; i++) {
+    const Token *t = &e->toks->v[i];
+    if (t->kind != TK_IDENT || !macro_definition(tok_text(t)))
+      continue;
+    TokenList groups = {0};
+    int end = attribute_macro(e->toks, i, &groups, 0);
+    bool cleanup = end >= 0 && cleanup_function(&groups, 0, groups.n - 1);
+    xfree(groups.v);
+    char *use = cleanup ? emit_range(e, i, end, false) : NULL;
+    char *at = use ? strstr(decl, use) : NULL;
+    if (at) {
+      const char *after = at + strlen(use);
+      memmove(at, after + (*after == ' '), strlen(after + (*after == ' ')) + 1);
+      return decl;
+    }
+  }
+  return decl;
+}
+
 /* The text of a field's declaration without its cleanup attribute:
    `char *buf __attribute__((cleanup(release)))` -> `char *buf __attribute__(())`. */
-char *cleanup_strip(const char *decl) {
-  char *out = xstrndup(decl, strlen(decl));
+char *cleanup_strip(Emitter *e, const char *decl, int first, int last) {
+  char *out = strip_macro_use(e, xstrndup(decl, strlen(decl)), first, last);
   for (char *p = out; (p = strstr(p, "cleanup")) != NULL;) {
     char *start = p;
     while (start > out && start[-1] == '_')

@@ -342,7 +342,7 @@ static void need_frame(Header *h, Coroutine *co) {
       /* its attributes, as the field has them (emit_stackless.c), and the
          list of an array declared [] that the compiler counts (the frame's
          printer declares its shape from the list: text.c, shape_decl) */
-      need_tokens(h, n->declarator->last + 1, n->init ? n->init->first - 2 : n->last);
+      need_tokens(h, n->declarator->last + 1, declarator_end(h->e.toks, n));
       if (n->init && shape_decl(&h->e, n->specs, n->declarator, n->init, n->sym->field, n->sym))
         need_node(h, n->init);
     }

@@ -100,11 +100,11 @@ static void emit_local_field(Emitter *e, Node *n) {
   char *decl = field_decl(e, specs, d, n->kind == ND_PARAM ? NULL : n->init, n->sym->field,
                           n->kind == ND_PARAM);
   if (n->kind == ND_INIT_DECL) { /* `int x __attribute__((aligned(16)))`: the attribute too */
-    int end = n->init ? n->init->first - 2 : n->last;
+    int end = declarator_end(e->toks, n);
     if (end > d->last)
       decl = format("%s %s", decl, range_str(e, d->last + 1, end, &(Style){.collapse = true}));
     if (n->sym->cleanup) /* called by the body at its scope's exits instead (cleanup.c) */
-      decl = cleanup_strip(decl);
+      decl = cleanup_strip(e, decl, specs->first, end);
   }
   emit_put(e, emit_line_of(e, n), "%s;%s", decl, n->kind == ND_PARAM ? "  /* parameter */" : "");
 }

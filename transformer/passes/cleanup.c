@@ -36,40 +36,6 @@
  * Which locals have a cleanup
  * =================================================================== */
 
-static bool is_word(const Token *t, const char *a, const char *b) {
-  return t->kind == TK_IDENT && (!strcmp(tok_text(t), a) || !strcmp(tok_text(t), b));
-}
-
-static bool is_punct(const Token *t, const char *p) {
-  return !strcmp(tok_text(t), p);
-}
-
-/* The fn of a `cleanup(fn)` inside an __attribute__ in tokens [from, to], or NULL. */
-static const char *cleanup_in(const TokenList *o, int from, int to) {
-  int depth = -1; /* inside an __attribute__'s parentheses: their depth; -1 outside */
-  for (int i = from; i <= to && i < o->n; i++) {
-    const Token *t = &o->v[i];
-    if (t->dead)
-      continue;
-    if (depth < 0) {
-      if (is_word(t, "__attribute__", "__attribute"))
-        depth = 0;
-      continue;
-    }
-    if (is_punct(t, "(")) {
-      depth++;
-    } else if (is_punct(t, ")")) {
-      if (--depth == 0)
-        depth = -1;
-    } else if (depth == 2 && is_word(t, "cleanup", "__cleanup__") && i + 3 <= to &&
-               is_punct(&o->v[i + 1], "(") && o->v[i + 2].kind == TK_IDENT &&
-               is_punct(&o->v[i + 3], ")")) {
-      return tok_text(&o->v[i + 2]);
-    }
-  }
-  return NULL;
-}
-
 typedef struct {
   Source *src;
   Coroutine *co;
@@ -80,10 +46,11 @@ static bool note_pre(Node *n, void *ctx) {
   if (n->kind != ND_INIT_DECL || !n->sym || n->sym->kind != SYM_OBJECT || !n->declarator)
     return true;
   const TokenList *o = &k->src->original;
-  int end = n->init ? n->init->first - 2 : n->last; /* `int x __attribute__((...)) = ...` */
-  const char *fn = cleanup_in(o, n->declarator->first, end);
+  int end = declarator_end(o, n); /* `int x __attribute__((...)) = ...` */
+  const char *fn = cleanup_function(o, n->declarator->first, end);
   if (!fn && n->specs)
-    fn = cleanup_in(o, n->specs->first, n->specs->last); /* before the type: every declarator's */
+    fn = cleanup_function(o, n->specs->first,
+                          n->specs->last); /* before the type: every declarator's */
   if (fn) {
     n->sym->cleanup = fn;
     k->co->has_cleanup = true;
@@ -91,13 +58,15 @@ static bool note_pre(Node *n, void *ctx) {
   return true;
 }
 
-/* Does the body spell __attribute__ at all? cleanup_in reads only its
-   tokens, so a body without one (nearly all) needs no walk. */
+/* Does the body spell __attribute__ at all, or use a macro (which may
+   stand for one)? cleanup_function reads only their tokens, so a body
+   without either (nearly all) needs no walk. */
 static bool body_has_attribute(const Source *src, const Coroutine *co) {
   const char *a = INTERN("__attribute__"), *b = INTERN("__attribute");
   const TokenList *o = &src->original;
   for (int i = co->def->body->first; i <= co->def->body->last && i < o->n; i++)
-    if (tok_text(&o->v[i]) == a || tok_text(&o->v[i]) == b)
+    if (tok_text(&o->v[i]) == a || tok_text(&o->v[i]) == b ||
+        (o->v[i].kind == TK_IDENT && macro_definition(tok_text(&o->v[i]))))
       return true;
   return false;
 }

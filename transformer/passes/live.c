@@ -602,7 +602,7 @@ static bool shared_name(const SymList *sorted, Sym *s) {
 static bool is_plain_local(Live *l, int v, const SymList *names) {
   Node *d = l->decls[v];
   Sym *s = l->vars[v];
-  int end = d->init ? d->init->first - 2 : d->last; /* `int x __attribute__((...))` */
+  int end = declarator_end(&l->src->original, d); /* `int x __attribute__((...))` */
   return s->frame_reason && !l->pinned[v] && !s->in_stmt_expr && end <= d->declarator->last &&
          is_plain_scalar(d->specs, d->declarator, &l->src->original, 0) && !shared_name(names, s);
 }
