@@ -17,7 +17,7 @@
  * the file has a cleanup (decide_cleanup). They are foreseen from the
  * user's tokens before the first coroutine is printed (an `await NAME(`
  * below it, not in a body that yields values; the word `cleanup`
- * anywhere) and checked at the end against
+ * anywhere, or a macro for one) and checked at the end against
  * what the passes decided. And an error is said as a run of the whole file
  * says it: that run reports a syntax error anywhere before the rules of
  * any coroutine, and the rules of all before any frame's. So the streaming
@@ -112,6 +112,17 @@ static Group *yielding_groups(const TokenList *o, int *n) {
   return v;
 }
 
+/* A macro for a cleanup attribute: a use of one the macros defined by now
+   make (`_cleanup_free_`, `g_autofree` from a header), or a #define below
+   that spells `cleanup` (the file's own, defined after a coroutine). */
+static bool cleanup_macro(const TokenList *o, int i) {
+  const Token *t = &o->v[i];
+  if (t->kind == TK_DIRECTIVE)
+    return strstr(tok_text(t), "cleanup") != NULL;
+  return t->kind == TK_IDENT && !t->dead && macro_definition(tok_text(t)) &&
+         cleanup_function(o, i, i) != NULL;
+}
+
 static void foresee(Stream *s) {
   const TokenList *o = &s->src->original;
   const char *await = INTERN("await"), *cleanup = INTERN("cleanup"),
@@ -128,7 +139,7 @@ static void foresee(Stream *s) {
   s->mask = size - 1;
   for (int i = 0; i + 2 < o->n; i++) {
     const Token *t = &o->v[i];
-    s->any_cleanup |= is_word(t, cleanup) || is_word(t, gnu_cleanup);
+    s->any_cleanup |= is_word(t, cleanup) || is_word(t, gnu_cleanup) || cleanup_macro(o, i);
     while (g < ngroups && groups[g].last < i)
       g++;
     bool in_async_generator = g < ngroups && groups[g].first <= i;
