@@ -702,6 +702,15 @@ static char *sized_decl(Emitter *e, const Node *specs, const Node *declarator, c
 
 static void type_lent_names(Emitter *e, const Node *specs, const Node *declarator, const Sym *self,
                             int depth);
+static char *auto_type(Emitter *e, const Node *init, const Sym *self);
+
+/* `__auto_type x = ...`: its type is its initializer's. */
+static bool is_auto_type(Emitter *e, const Node *specs) {
+  for (int i = 0; i < specs->kids.n; i++)
+    if (tok_text(&e->toks->v[specs->kids.v[i]->first]) == INTERN("__auto_type"))
+      return true;
+  return false;
+}
 
 /* A field and its type are named alike: the field `name`'s shape is keyed by
    it. A field's type is written outside the body: a local it names for its
@@ -710,6 +719,8 @@ char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const No
                  const char *name, bool is_param) {
   if (!*name) /* a type name in the body, where the locals are */
     return sized_decl(e, specs, declarator, init, name, name, is_param);
+  if (init && !is_param && is_auto_type(e, specs))
+    return format("%s %s", auto_type(e, init, token_sym(declarator->tok)), name);
   int keep = e->nrepl;
   type_lent_names(e, specs, declarator, token_sym(declarator->tok), 0);
   char *decl = sized_decl(e, specs, declarator, init, name, name, is_param);
@@ -834,6 +845,15 @@ static char *typed_node(Typing *t, Node *n) {
   char *text = node_str(t->e, n);
   drop_repl(t->e, keep);
   return text;
+}
+
+/* The type of a local declared `__auto_type x = init`, written where the
+   body's names do not exist: the type of init's value (after the comma, C
+   converts it as __auto_type does: an array to a pointer, no qualifier),
+   its names and parts typed. */
+static char *auto_type(Emitter *e, const Node *init, const Sym *self) {
+  Typing t = {e, self, 0};
+  return format("__typeof__(((void)0, %s))", typed_node(&t, (Node *)init));
 }
 
 /* One item of a shape, designation included. */

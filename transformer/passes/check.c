@@ -66,19 +66,14 @@ static void check_no_vla(Checker *c, const Node *declarator, const char *what) {
 
 /* An object declared in the body lives in the frame (frame.c), unless it is
    static, extern or thread-local, or in a statement expression: so its size
-   must be known at compile time and its type written out. */
+   must be known at compile time (an `__auto_type` one takes its
+   initializer's type: text.c, auto_type). */
 static void check_local(Checker *c, Node *init_decl, int specs) {
   Sym *s = init_decl->sym;
   if (!s || s->in_stmt_expr || s->kind != SYM_OBJECT ||
       (specs & (SP_STATIC | SP_EXTERN | SP_THREAD)))
     return;
   check_no_vla(c, init_decl->declarator, format("'%s'", s->name));
-  Node *kinds = init_decl->specs;
-  for (int i = 0; i < kinds->kids.n; i++) {
-    Token *t = &c->src->original.v[kinds->kids.v[i]->first];
-    if (strcmp(tok_text(t), "__auto_type") == 0)
-      error_tok(t, "'%s' needs its type written out: a frame field cannot be __auto_type", s->name);
-  }
 }
 
 static void check_decl(Checker *c, Node *decl) {
