@@ -761,14 +761,14 @@ Coroutine *parse_source(Source *src);
 
 /* A #define or #undef line met by the file parse. */
 void macro_directive(const char *text);
-/* The replacement list of object-like macro `name` (interned) made of
-   words and stars only (a type, perhaps), or NULL. */
+/* The replacement list of object-like macro `name` (interned) of words and stars only, or NULL. */
 const TokenList *macro_body(const char *name);
 /* The #define line of macro `name` (interned) in effect now, or NULL. */
 const char *macro_definition(const char *name);
 /* A use at toks->v[at] of a macro made of __attribute__ groups: they go to out; the index of its
    last token, or -1 for any other word. */
 int attribute_macro(const TokenList *toks, int at, TokenList *out, int depth);
+bool macro_param_is_name(const char *name, int index, int depth); /* `member` of offsetof */
 
 /* {=====================================================================
  * passes/: check.c, frame.c (live.c, cfg.c), cleanup.c, lower.c; and the

@@ -18,6 +18,25 @@ Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c) {
   return n;
 }
 
+/* A call, or a use of a function-like macro: an argument that the macro
+   takes as a name (`offsetof(struct s, len)`, macros.c) names no local,
+   whatever its spelling, and is printed as written. */
+Node *call_node(Parser *p, Loc loc, Node *callee, Node *args) {
+  Node *n = expr_node(loc, OP_CALL, callee, NULL, NULL);
+  if (args)
+    n->kids = args->kids;
+  if (!p->original || callee->kind != ND_IDENT || !macro_definition(tok_text(callee->tok)))
+    return n;
+  for (int i = 0; i < n->kids.n; i++) {
+    Node *arg = n->kids.v[i];
+    if (arg->kind == ND_IDENT && arg->sym && macro_param_is_name(tok_text(callee->tok), i, 0)) {
+      arg->sym = NULL;
+      token_set_sym(arg->tok, NULL);
+    }
+  }
+  return n;
+}
+
 /* An identifier in an expression (or a typedef name as a type) knows at
    once which declaration it names: the scopes are exact only now. */
 Node *ident(Parser *p, Token *t, Loc loc) {

@@ -248,3 +248,64 @@ int attribute_macro(const TokenList *toks, int at, TokenList *out, int depth) {
 }
 
 /* }================================================================== */
+
+/* {==================================================================
+ * Macro parameters that take names, not values
+ *
+ * A macro's arguments are rewritten like the rest of a body (a local
+ * named there becomes its field), because the coroutine parse reads them
+ * unexpanded. A parameter that its replacement list uses only as a name,
+ * not a value (`offsetof(T, member)`, `container_of(p, T, member)`, a
+ * `.field`, a `#x` or an `a##b`), takes a member name or a word, which is
+ * never a local: the argument is printed as written.
+ * =================================================================== */
+
+/* Is token i of v (n tokens) an argument of its own: '(' or ',' before
+   it, ',' or ')' after it? */
+static bool alone_in_argument(const Token *v, int n, int i) {
+  return i > 0 && i + 1 < n && (is_punct(&v[i - 1], '(') || is_punct(&v[i - 1], ',')) &&
+         (is_punct(&v[i + 1], ',') || is_punct(&v[i + 1], ')'));
+}
+
+bool macro_param_is_name(const char *name, int index, int depth) {
+  Macro *m = depth < ATTRIBUTE_NESTING ? *find(name) : NULL;
+  if (!m || m->body_text[0] != '(')
+    return false;
+  const TokenList *body = tokens_of(m);
+  const char *params[MACRO_PARAMS];
+  int nparams = 0, b = params_of(body, params, &nparams);
+  if (b < 0 || index >= nparams)
+    return false;
+  const Token *v = body->v;
+  int n = body->n, callee[MACRO_PARAMS], argno[MACRO_PARAMS], depth_now = 0, uses = 0;
+  for (int i = b; i < n && v[i].kind != TK_EOF; i++) {
+    if (is_punct(&v[i], '(')) { /* the word before it calls, if it is one */
+      if (depth_now == MACRO_PARAMS)
+        return false;
+      callee[depth_now] = i > b && v[i - 1].kind == TK_IDENT ? i - 1 : -1;
+      argno[depth_now++] = 0;
+    } else if (is_punct(&v[i], ')') && depth_now > 0) {
+      depth_now--;
+    } else if (is_punct(&v[i], ',') && depth_now > 0) {
+      argno[depth_now - 1]++;
+    }
+    if (v[i].kind != TK_IDENT || tok_text(&v[i]) != params[index])
+      continue;
+    uses++;
+    const char *before = i > b ? tok_text(&v[i - 1]) : "",
+               *after = i + 1 < n ? tok_text(&v[i + 1]) : "";
+    if (!strcmp(before, ".") || !strcmp(before, "->") || !strcmp(before, "#") ||
+        !strcmp(before, "##") || !strcmp(after, "##"))
+      continue;
+    int c = depth_now > 0 ? callee[depth_now - 1] : -1,
+        arg = depth_now > 0 ? argno[depth_now - 1] : 0;
+    if (c >= 0 && alone_in_argument(v, n, i) &&
+        ((tok_text(&v[c]) == INTERN("__builtin_offsetof") && arg == 1) ||
+         macro_param_is_name(tok_text(&v[c]), arg, depth + 1)))
+      continue;
+    return false;
+  }
+  return uses > 0;
+}
+
+/* }================================================================== */

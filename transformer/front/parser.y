@@ -894,8 +894,8 @@ postfix_expr
   | VA_ARG '(' assign_expr ',' type_name ')'   { $$ = expr_node(@$, OP_VA_ARG, $3, NULL, NULL); }
   | TYPES_COMPATIBLE '(' type_name ',' type_name ')' { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; }
   | postfix_expr '[' expr ']'                  { $$ = expr_node(@$, OP_INDEX, $1, $3, NULL); }
-  | postfix_expr '(' ')'                       { $$ = expr_node(@$, OP_CALL, $1, NULL, NULL); }
-  | postfix_expr '(' args ')'                  { $$ = expr_node(@$, OP_CALL, $1, NULL, NULL); $$->kids = $3->kids; }
+  | postfix_expr '(' ')'                       { $$ = call_node(p, @$, $1, NULL); }
+  | postfix_expr '(' args ')'                  { $$ = call_node(p, @$, $1, $3); }
   | postfix_expr '.' member                    { $$ = expr_node(@$, OP_MEMBER, $1, NULL, NULL); }
   | postfix_expr ARROW member                  { $$ = expr_node(@$, OP_MEMBER, $1, NULL, NULL); }
   | postfix_expr INC                           { $$ = expr_node(@$, OP_POSTFIX, $1, NULL, NULL); }
