@@ -9,6 +9,8 @@
  */
 #include "parse.h"
 
+#include <string.h>
+
 Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c) {
   Node *n = new_node(ND_EXPR, loc.first, loc.last);
   n->op = op;
@@ -35,6 +37,33 @@ Node *call_node(Parser *p, Loc loc, Node *callee, Node *args) {
     }
   }
   return n;
+}
+
+/* Is name a function-like macro (`#define NAME(` in its #define line)? */
+static bool is_function_like_macro(const char *name) {
+  const char *def = macro_definition(name);
+  if (!def)
+    return false;
+  def += strspn(def, " \t#");
+  def += strlen("define");
+  def += strspn(def, " \t");
+  size_t n = strlen(name);
+  return strncmp(def, name, n) == 0 && def[n] == '(';
+}
+
+/* `int CAT(my, var) = 0;` in a coroutine's own tokens: a macro that makes
+   the declared name, read unexpanded as a function declarator. Left alone,
+   the object would be no local of the coroutine's, and would not survive a
+   suspension. (A function declared in a body under a function-like
+   macro's name is refused with it: no real code does that.) */
+void check_declared_name(Parser *p, const Node *init_decl) {
+  const Node *d = init_decl->declarator;
+  if (p->original && d->tok && d->kids.n && d->kids.v[0]->kind == ND_FUNC &&
+      is_function_like_macro(tok_text(d->tok)))
+    error_tok(d->tok,
+              "'%s' is a macro that makes the name declared here: coroc reads a coroutine as "
+              "written, before macros expand; write the name itself",
+              tok_text(d->tok));
 }
 
 /* An identifier in an expression (or a typedef name as a type) knows at

@@ -471,8 +471,8 @@ init_declarators
   ;
 
 init_declarator
-  : declarator_reg asm_attrs                   { $$ = $1; }
-  | declarator_reg asm_attrs '=' initializer   { $$ = $1; $$->init = $4; $$->last = @$.last; }
+  : declarator_reg asm_attrs                   { $$ = $1; check_declared_name(p, $$); }
+  | declarator_reg asm_attrs '=' initializer   { $$ = $1; $$->init = $4; $$->last = @$.last; check_declared_name(p, $$); }
   ;
 
 /* The name is in scope from the end of its declarator, before its
