@@ -704,6 +704,18 @@ static void type_lent_names(Emitter *e, const Node *specs, const Node *declarato
                             int depth);
 static char *auto_type(Emitter *e, const Node *init, const Sym *self);
 
+static bool is_body_name(const Sym *s);
+
+/* Does a declaration's type name something of the body (not its own name)? */
+static bool names_body_name(Emitter *e, const Node *specs, const Node *declarator) {
+  int ranges[2][2] = {{specs->first, specs->last}, {declarator->first, declarator->last}};
+  for (int r = 0; r < 2; r++)
+    for (int i = ranges[r][0]; i <= ranges[r][1]; i++)
+      if (&e->toks->v[i] != declarator->tok && is_body_name(token_sym(&e->toks->v[i])))
+        return true;
+  return false;
+}
+
 /* `__auto_type x = ...`: its type is its initializer's. */
 static bool is_auto_type(Emitter *e, const Node *specs) {
   for (int i = 0; i < specs->kids.n; i++)
@@ -721,6 +733,8 @@ char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const No
     return sized_decl(e, specs, declarator, init, name, name, is_param);
   if (init && !is_param && is_auto_type(e, specs))
     return format("%s %s", auto_type(e, init, token_sym(declarator->tok)), name);
+  if (!names_body_name(e, specs, declarator)) /* (nearly every field) */
+    return sized_decl(e, specs, declarator, init, name, name, is_param);
   int keep = e->nrepl;
   type_lent_names(e, specs, declarator, token_sym(declarator->tok), 0);
   char *decl = sized_decl(e, specs, declarator, init, name, name, is_param);

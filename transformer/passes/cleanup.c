@@ -64,10 +64,14 @@ static bool note_pre(Node *n, void *ctx) {
 static bool body_has_attribute(const Source *src, const Coroutine *co) {
   const char *a = INTERN("__attribute__"), *b = INTERN("__attribute");
   const TokenList *o = &src->original;
-  for (int i = co->def->body->first; i <= co->def->body->last && i < o->n; i++)
-    if (tok_text(&o->v[i]) == a || tok_text(&o->v[i]) == b ||
-        (o->v[i].kind == TK_IDENT && macro_definition(tok_text(&o->v[i]))))
+  for (int i = co->def->body->first; i <= co->def->body->last && i < o->n; i++) {
+    const Token *t = &o->v[i];
+    if (tok_text(t) == a || tok_text(t) == b)
       return true;
+    if (t->kind == TK_IDENT && !token_sym(t) && !name_keyword(tok_text(t)) &&
+        macro_definition(tok_text(t))) /* (a name the body declares is no macro) */
+      return true;
+  }
   return false;
 }
 

@@ -304,19 +304,24 @@ static bool is_lent(const FieldType *f, int tok) {
   return in_decayed_size(f->local, tok);
 }
 
-/* The names of the tree first, then every token of the declaration (a name
-   in an attribute, say, is no node of it). */
+/* Every token of the declaration (a name in an attribute, say, is no node
+   of it), and the names of the tree that lend only their types. */
 static void check_field_types(Layout *l) {
   for (int i = 0; i < l->co->locals.n; i++) {
     Node *n = l->co->locals.v[i];
     Node *specs = n->specs, *d = n->declarator; /* of an ND_PARAM or ND_INIT_DECL */
     FieldType f = {.l = l, .local = n};
-    names_in_type(specs, d, field_type_name, &f);
+    bool walked = false; /* (the tree is walked only for a type that names a local: rare) */
     int ranges[2][2] = {{specs->first, specs->last}, {d->first, d->last}};
     for (int r = 0; r < 2; r++)
       for (int j = ranges[r][0]; j <= ranges[r][1]; j++) {
         Token *t = &l->src->original.v[j];
-        if (is_local_of(token_sym(t), l->co) && t != n->sym->tok && !is_lent(&f, j))
+        if (!is_local_of(token_sym(t), l->co) || t == n->sym->tok)
+          continue;
+        if (!walked)
+          names_in_type(specs, d, field_type_name, &f);
+        walked = true;
+        if (!is_lent(&f, j))
           refuse_dependence(&f, t);
       }
     xfree(f.lent);
