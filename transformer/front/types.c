@@ -219,12 +219,10 @@ bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList 
   if (declarator && declarator->kids.n) { /* the outermost derivation decides */
     const Node *outer = declarator->kids.v[0];
     if (outer->kind != ND_POINTER)
-      return false;                                   /* an array or a function */
-    for (int i = outer->first; i <= outer->last; i++) /* `int *volatile p` */
-      if (is_word(toks, i, "volatile") || is_word(toks, i, "__volatile__") ||
-          is_word(toks, i, "__volatile") || is_word(toks, i, "_Atomic") ||
-          is_word(toks, i, "const") || is_word(toks, i, "__const") ||
-          is_word(toks, i, "__const__") || is_word(toks, i, "__attribute__") ||
+      return false; /* an array or a function */
+    for (int i = outer->first; toks && i <= outer->last && i < toks->n; i++) /* `int *volatile p` */
+      if ((qualifier_of(tok_text(&toks->v[i])) & (QUAL_CONST | QUAL_VOLATILE)) ||
+          is_word(toks, i, "_Atomic") || is_word(toks, i, "__attribute__") ||
           is_word(toks, i, "__attribute"))
         return false;
     return true;
