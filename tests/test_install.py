@@ -161,7 +161,8 @@ def test_installed_files(installed):
     inst = installed
     assert inst.coroc.is_file() and os.access(inst.coroc, os.X_OK)
     # the API, the generated code's, which it includes, and gen.h's switch of x86_64
-    for header in ["coro.h", "coro/gen.h", "coro/agen.h", "coro/switch_x86_64.h"]:
+    for header in ["coro.h", "coro/gen.h", "coro/agen.h", "coro/awaitables.h",
+                   "coro/switch_x86_64.h"]:
         assert (inst.includedir / header).read_text() == \
             (SOURCE_DIR / "runtime" / "include" / header).read_text(), header
     assert (inst.libdir / "libcoro.a").is_file()
@@ -182,15 +183,16 @@ def test_installed_files(installed):
 
 def test_installed_headers_one_include(installed, tmp_path):
     """<coro.h> brings the generated code's header with it (a program uses a layout from it);
-    <coro/gen.h> on its own is refused with the way out."""
+    <coro/gen.h> or <coro/awaitables.h> on its own is refused with the way out."""
     (tmp_path / "api.c").write_text(
         "#include <coro.h>\n"
         "int main(void) { struct coro_read rd = coro_read(0, 0, 0); return (int)sizeof rd.result - 8; }\n")
     sh(["gcc", "-Wall", "-Wextra", "-Werror", f"-I{installed.includedir}", "-c", "api.c"], cwd=tmp_path)
-    (tmp_path / "gen.c").write_text("#include <coro/gen.h>\nint main(void) { return 0; }\n")
-    res = subprocess.run(["gcc", f"-I{installed.includedir}", "-c", "gen.c"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)
-    assert res.returncode != 0 and "include <coro.h>" in res.stderr, res.stderr
+    for header in ["coro/gen.h", "coro/awaitables.h"]:
+        (tmp_path / "gen.c").write_text(f"#include <{header}>\nint main(void) {{ return 0; }}\n")
+        res = subprocess.run(["gcc", f"-I{installed.includedir}", "-c", "gen.c"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=60)
+        assert res.returncode != 0 and "include <coro.h>" in res.stderr, (header, res.stderr)
 
 
 def test_pkg_config_points_into_prefix(installed):

@@ -9,7 +9,7 @@
  * process would. Separate from main.c, which is the command
  * line and the files, so that such a program links the pipeline without it.
  */
-#include "coroc.h"
+#include "output/output.h"
 #include "stream.h"
 #include "run.h"
 #include "output/facts.h"

@@ -10,7 +10,7 @@
 #ifndef COROC_STREAM_H
 #define COROC_STREAM_H
 
-#include "coroc.h"
+#include "output/output.h"
 
 /* front/parser.y: parse_source, each coroutine handed to `each` (with ctx)
    once the file parse has read its external declaration, whose tree then

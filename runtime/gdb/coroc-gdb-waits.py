@@ -7,7 +7,7 @@
 # A task's header names the awaitable it waits on (struct coro_task's
 # waiting_on); the awaitable's ops, a struct coro_awaiter of the runtime,
 # says its kind by its symbol's name (read_awaiter, chan_recv_ops...), and
-# its struct (<coro/gen.h>) says on what: the fd, the timer, the channel.
+# its struct (<coro/awaitables.h>) says on what: the fd, the timer, the channel.
 # libcoro embeds this text after coroc-gdb.py's and coroc-gdb-names.py's, as
 # one script (runtime/registry.c); by hand, source it after coroc-gdb.py,
 # whose functions (_type, _ptr, _symbol_name, Instance) it calls when gdb

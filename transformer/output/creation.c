@@ -8,7 +8,7 @@
  * backend calls another, nor the driver of printing that calls them.
  */
 #define _GNU_SOURCE
-#include "coroc.h"
+#include "output/output.h"
 
 #include <string.h>
 

@@ -10,7 +10,7 @@
  * lines; the stackless printer and the header print them.
  */
 #define _GNU_SOURCE
-#include "coroc.h"
+#include "output/output.h"
 #include "front/lines.h"
 
 #include <string.h>

@@ -14,7 +14,7 @@
  * break, continue, return) carry their set to the target. The whole walk
  * repeats until no set grows, which settles loops and backward gotos.
  */
-#include "coroc.h"
+#include "output/output.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
  * decided: printing twice gives the same bytes.
  */
 #define _GNU_SOURCE
-#include "coroc.h"
+#include "output/output.h"
 #include "stream.h"
 #include "facts.h"
 

@@ -9,7 +9,7 @@
  * (emit_cleanup_function).
  */
 #define _GNU_SOURCE
-#include "coroc.h"
+#include "output/output.h"
 
 #include <string.h>
 

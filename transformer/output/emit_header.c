@@ -50,7 +50,7 @@
  * direct call is the whole cost, which link-time optimization removes too.
  */
 #define _GNU_SOURCE
-#include "coroc.h"
+#include "output/output.h"
 
 #include <stdlib.h>
 #include <string.h>

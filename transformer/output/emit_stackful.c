@@ -22,7 +22,7 @@
  *   coro_t *fib(int n)                            creation: lazy, as stackless
  */
 #define _GNU_SOURCE
-#include "coroc.h"
+#include "output/output.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -16,7 +16,7 @@
  * frame and functions around them.
  */
 #define _GNU_SOURCE
-#include "coroc.h"
+#include "output/output.h"
 
 #include <stdlib.h>
 #include <string.h>

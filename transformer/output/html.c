@@ -22,7 +22,7 @@
  * only arranges what they print.
  */
 #define _GNU_SOURCE
-#include "coroc.h"
+#include "output/output.h"
 #include "front/lines.h"
 
 #include <fcntl.h>

@@ -10,7 +10,7 @@
  *   ...
  */
 #define _GNU_SOURCE
-#include "coroc.h"
+#include "output/output.h"
 #include "facts.h"
 
 #include <stdlib.h>

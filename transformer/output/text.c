@@ -9,7 +9,7 @@
  * and the printers (emit*.c) share it; it changes nothing.
  */
 #define _GNU_SOURCE
-#include "coroc.h"
+#include "output/output.h"
 #include "support/memstream.h"
 
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * emit_stackless.c prints). It knows nothing of what the lines say.
  */
 #define _GNU_SOURCE
-#include "coroc.h"
+#include "output/output.h"
 #include "front/lines.h"
 
 #include <stdarg.h>

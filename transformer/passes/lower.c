@@ -23,7 +23,7 @@
  * emit_put appends a line instead of printing it.
  */
 #define _GNU_SOURCE
-#include "coroc.h"
+#include "output/output.h"
 #include "stream.h"
 
 #include <stdlib.h>
