@@ -894,22 +894,29 @@ def test_lone_cr_in_a_diagnostic(tmp_path):
 # --------------------------------------------------------------------------
 
 # A generator and a task with external linkage, a static one, and the types,
-# macro and enumeration constant of this file that their frames use.
+# macro and enumeration constant of this file that their frames use: one
+# (struct sample) only through a local that no frame keeps, named for its type
+# by a field and by a struct of the body.
 HDR_COC = """\
 #include <stdint.h>
+#include <coro.h>
 #define WINDOW 4
 typedef struct { long sum; int n; } stats_t;
 enum { SLOTS = 3 };
+struct sample { int x; short y; };
 
 coroutine long sums(const int *xs, int n) {
   int win[WINDOW] = {0};
   stats_t st = {0, 0};
   int8_t marks[SLOTS] = {0};
+  struct sample probe = {0, 0};
+  char raw[sizeof probe] = {(char)probe.x};
+  struct { char d[sizeof probe]; } copy = {{0}};
   for (int i = 0; i < n; i++) {
     st.sum += xs[i] - win[i % WINDOW];
     win[i % WINDOW] = xs[i];
     marks[i % SLOTS]++;
-    yield st.sum + marks[0] * 0;
+    yield st.sum + marks[0] * 0 + raw[0] + copy.d[0];
   }
 }
 
@@ -974,6 +981,7 @@ def test_header_compiles_in_another_file(coroc, tmp_path, hdr, backend, cc):
     text = (tmp_path / "gen.h").read_text()
     assert "coro_t *coro_in_sums(" in text and "coro_t *coro_in_job(" in text, text
     assert "helper" not in text, "the header declares a static coroutine"
+    assert text.count("#include <coro.h>") == 1, text
     exe = tmp_path / "user"
     res = run([cc, "-std=gnu11", *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{tmp_path}", "-o", exe,
                tmp_path / "gen.c", tmp_path / "user.c", COROC_LIB, "-pthread"], timeout=120)

@@ -472,6 +472,9 @@ struct Node {
     Node *lhs;     /* ND_EXPR: the first operand (a call's function, a cast's ND_TYPENAME) */
     Node *operand; /* ND_EXPR: a unary operator's one operand (the same slot as lhs) */
     Node *block;   /* ND_STMT_EXPR: its compound statement */
+    /* ND_TAGGED of a struct or union in a coroutine: an ND_DECL of ND_DECLs, its members (each a
+       specs and declarators), which visit does not enter (names_in_type does) */
+    Node *members;
   };
   union {             /* slot 2 */
     Node *then;       /* ND_IF; `?:` (NULL for GNU `a ?: b`) */
@@ -642,13 +645,15 @@ struct Sym {
   const char *field; /* frame.c: its name in the frame, or the renamed type/constant */
   int scope_last; /* frame.c: a local in the frame: the last token of the block (or for statement)
                      that declares it, where its scope ends */
-  bool in_stmt_expr;        /* declared inside a statement expression (stays a real local) */
-  bool void_task;           /* a coroutine (its declaration is not kept) that returns void */
-  bool is_array;            /* live.c: a local of array type */
-  int live_var;             /* live.c, while it works: 1 + the local's index; 0 for others */
-  bool cached;              /* live.c: a local in the frame kept in a C local of the resume function
-                               between suspensions: saved to its field as the body suspends, loaded back
-                               as it resumes */
+  bool in_stmt_expr; /* declared inside a statement expression (stays a real local) */
+  bool void_task;    /* a coroutine (its declaration is not kept) that returns void */
+  bool lent_type;    /* frame.c: an object of the body named for its type alone by a frame field's
+                        type or a hoisted type, where the body no longer names it (lower.c) */
+  bool is_array;     /* live.c: a local of array type */
+  int live_var;      /* live.c, while it works: 1 + the local's index; 0 for others */
+  bool cached;       /* live.c: a local in the frame kept in a C local of the resume function
+                        between suspensions: saved to its field as the body suspends, loaded back
+                        as it resumes */
   const char *frame_reason; /* live.c: why the local or parameter is in the frame (--stats) */
   const char *cleanup; /* cleanup.c: fn of a local declared __attribute__((cleanup(fn))), or NULL */
   TokenList *toks;     /* the tokens its declaration was parsed from */

@@ -197,11 +197,13 @@ static const int order_do[] = {3, 0, -1, -1};   /* body, cond */
 static const int order_decl[] = {1, 2, -1, -1}; /* declarator, init: the specs are the
                                                    declaration's, not a child of each */
 static const int order_any[] = {0, 1, 2, 3};
+static const int order_none[] = {-1, -1, -1, -1}; /* a struct's members: no part of the walks */
 
 static inline const int *slot_order(const Node *n) {
   return n->kind == ND_FOR         ? order_for
          : n->kind == ND_DO        ? order_do
          : n->kind == ND_INIT_DECL ? order_decl
+         : n->kind == ND_TAGGED    ? order_none
                                    : order_any;
 }
 
@@ -256,6 +258,8 @@ static inline void enter(Frame *f, Node *n) {
   case ND_INIT_DECL: /* declarator, init */
     put_slot(f, n->then);
     put_slot(f, n->otherwise);
+    break;
+  case ND_TAGGED: /* its enumerators (kids) alone: a struct's members are not walked */
     break;
   default:
     put_slot(f, n->cond);

@@ -113,7 +113,7 @@ static void coroutine_found(Parser *p, Node *specs, Node *decl_or_def, bool is_d
 
 %nterm <Node *> translation_unit external_declaration function_definition declaration
 %nterm <Node *> decl_specs specs_b specs_t nts nt bt ct storage_class qualifier qualifiers
-%nterm <Node *> struct_or_union_spec enum_spec struct_decls struct_decl struct_declarators
+%nterm <Node *> struct_or_union_spec enum_spec struct_decls_opt struct_decls struct_decl struct_declarators
 %nterm <Node *> struct_declarator enumerators enumerator alignment_spec typeof_spec
 %nterm <Node *> init_declarators init_declarator declarator_reg declarator direct_declarator
 %nterm <Node *> pdeclarator pdirect_declarator decl_suffix
@@ -129,7 +129,7 @@ static void coroutine_found(Parser *p, Node *specs, Node *decl_or_def, bool is_d
 %nterm <int> assign_op unary_op
 %nterm <Node *> body_start kr_declaration kr_specs kr_specs_b kr_specs_t kr_nts nt_plain
 %nterm <Node *> implicit_specs no_specs implicit_declarators declarator_reg_p kr_implicit ideclarator idirect_declarator
-%nterm <Node *> implicit_members if_else
+%nterm <Node *> implicit_members if_else member_specs
 
 %precedence IFX
 %precedence ELSE
@@ -395,27 +395,31 @@ alignment_spec
   ;
 
 struct_or_union_spec
-  : STRUCT attrs_opt '{' struct_decls_opt '}'  { $$ = NEW(ND_TAGGED, @$); $$->has_body = true; $$->tok = $1; declare_tag(p, $$, true); }
-  | UNION attrs_opt '{' struct_decls_opt '}'   { $$ = NEW(ND_TAGGED, @$); $$->has_body = true; $$->tok = $1; declare_tag(p, $$, true); }
-  | STRUCT attrs_opt tag '{' struct_decls_opt '}' { $$ = NEW(ND_TAGGED, @$); $$->has_body = true; $$->tok = TOK(@3.first); declare_tag(p, $$, true); }
-  | UNION attrs_opt tag '{' struct_decls_opt '}' { $$ = NEW(ND_TAGGED, @$); $$->has_body = true; $$->tok = TOK(@3.first); declare_tag(p, $$, true); }
+  : STRUCT attrs_opt '{' struct_decls_opt '}'  { $$ = NEW(ND_TAGGED, @$); $$->has_body = true; $$->tok = $1; $$->members = $4; declare_tag(p, $$, true); }
+  | UNION attrs_opt '{' struct_decls_opt '}'   { $$ = NEW(ND_TAGGED, @$); $$->has_body = true; $$->tok = $1; $$->members = $4; declare_tag(p, $$, true); }
+  | STRUCT attrs_opt tag '{' struct_decls_opt '}' { $$ = NEW(ND_TAGGED, @$); $$->has_body = true; $$->tok = TOK(@3.first); $$->members = $5; declare_tag(p, $$, true); }
+  | UNION attrs_opt tag '{' struct_decls_opt '}' { $$ = NEW(ND_TAGGED, @$); $$->has_body = true; $$->tok = TOK(@3.first); $$->members = $5; declare_tag(p, $$, true); }
   | STRUCT attrs_opt tag                       { $$ = NEW(ND_TAGGED, @$); $$->tok = TOK(@3.first); declare_tag(p, $$, false); }
   | UNION attrs_opt tag                        { $$ = NEW(ND_TAGGED, @$); $$->tok = TOK(@3.first); declare_tag(p, $$, false); }
   ;
 
 tag : IDENTIFIER | TYPEDEF_NAME ;
 
-struct_decls_opt : %empty | struct_decls ;
+struct_decls_opt : %empty { $$ = NULL; } | struct_decls ;
 
+/* Members are not declared in any scope: they live in their struct. A
+   coroutine's parse keeps their declarations (ND_TAGGED's members: a type
+   moved out of a body may name a local for its type alone, frame.c); the
+   whole file's has no use for them. A bit-field's declarator and width
+   make an ND_DECL of their own. */
 struct_decls
-  : struct_decl                                { $$ = NULL; }
-  | struct_decls struct_decl                   { $$ = NULL; }
+  : struct_decl                                { $$ = p->original ? node_list(ND_DECL, @$.first, @$.last, $1) : NULL; }
+  | struct_decls struct_decl                   { $$ = $1 ? node_append($1, $2, @2.last) : NULL; }
   ;
 
-/* Members are not declared in any scope: they live in their struct. */
 struct_decl
-  : member_specs struct_declarators ';'        { $$ = NULL; }
-  | member_specs ';'                           { $$ = NULL; }
+  : member_specs struct_declarators ';'        { $$ = $2; if ($$) { $$->specs = $1; $$->first = @$.first; $$->last = @$.last; } }
+  | member_specs ';'                           { $$ = NULL; if (p->original) { $$ = NEW(ND_DECL, @$); $$->specs = $1; } }
   | nts implicit_members ';'                   { $$ = NULL; }  /* implicit int */
   | static_assert                              { $$ = NULL; }
   | ';'                                        { $$ = NULL; }
@@ -430,14 +434,14 @@ implicit_members
 member_specs : specs_b | specs_t ;
 
 struct_declarators
-  : struct_declarator                          { $$ = NULL; }
-  | struct_declarators ',' struct_declarator   { $$ = NULL; }
+  : struct_declarator                          { $$ = p->original ? node_list(ND_DECL, @$.first, @$.last, $1) : NULL; }
+  | struct_declarators ',' struct_declarator   { $$ = $1 ? node_append($1, $3, @3.last) : NULL; }
   ;
 
 struct_declarator
   : declarator                                 { $$ = $1; }
-  | declarator ':' const_expr attrs_opt        { $$ = $1; }
-  | ':' const_expr attrs_opt                   { $$ = NULL; }
+  | declarator ':' const_expr attrs_opt        { $$ = $1; if (p->original) { $$ = node_list(ND_DECL, @$.first, @$.last, $1); node_add_kid($$, $3); } }
+  | ':' const_expr attrs_opt                   { $$ = p->original ? $2 : NULL; }
   ;
 
 enum_spec

@@ -107,11 +107,19 @@ typedef struct {
   int unevaluated;                  /* > 0 inside sizeof, typeof, ... */
   int saved[TYPED_NESTING], nsaved; /* the counts outside the enclosing array sizes */
   int deeper;                       /* arrays nested past TYPED_NESTING: every name evaluated */
+  int structs;                      /* struct definitions entered (their members walked) */
 } TypeWalk;
+
+static void type_walk_post(Node *n, void *ctx);
 
 static bool type_walk_pre(Node *n, void *ctx) {
   TypeWalk *w = ctx;
-  if (n->kind == ND_SIZEOF) {
+  if (n->kind == ND_TAGGED && n->members && w->structs < TYPED_NESTING) {
+    /* (deeper, a name in a member is not found: its type is refused, as a person never nests so) */
+    w->structs++;
+    visit(n->members, type_walk_pre, type_walk_post, w);
+    w->structs--;
+  } else if (n->kind == ND_SIZEOF) {
     w->unevaluated++;
   } else if (n->kind == ND_ARRAY) {
     if (w->nsaved < TYPED_NESTING)

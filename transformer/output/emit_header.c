@@ -77,6 +77,7 @@ typedef struct {
   int nvalues, capvalues;
   int *directives; /* the original tokens that are #define or #undef lines, in order */
   int ndirectives;
+  int typed_depth; /* the body's names followed for their types, one within another */
 } Header;
 
 #define GROW(h, arr, n, cap)                                      \
@@ -254,6 +255,22 @@ static void need_word(Header *h, const char *word, bool tag, const Token *blame,
   need_sym(h, tag ? scope_lookup_tag(word) : scope_lookup(word), blame, precise);
 }
 
+static void need_tokens(Header *h, int first, int last);
+
+/* A name of the body in a frame's type, which the type takes the type of (text.c prints it as an
+   lvalue of that type: `sizeof hdr`): what its own type needs. */
+static void need_type_of(Header *h, const Sym *s) {
+  const Node *d = s->decl;
+  if (s->kind != SYM_OBJECT || !d || (d->kind != ND_PARAM && d->kind != ND_INIT_DECL) ||
+      h->typed_depth >= 32) /* (text.c's typed names stop there too) */
+    return;
+  h->typed_depth++;
+  need_tokens(h, d->specs->first, d->specs->last);
+  if (d->declarator)
+    need_tokens(h, d->declarator->first, d->declarator->last);
+  h->typed_depth--;
+}
+
 /* The original tokens [first, last] of a frame's type. */
 static void need_tokens(Header *h, int first, int last) {
   const TokenList *o = &h->src->original;
@@ -265,7 +282,9 @@ static void need_tokens(Header *h, int first, int last) {
     Sym *s = token_sym(t);
     if (s && s->tok == t)
       continue; /* the name that a declaration declares (the coroutine's own) */
-    if (s) {
+    if (s && s->depth > 0)
+      need_type_of(h, s);
+    else if (s) {
       need_sym(h, s, t, true);
     } else {
       const char *prev = i > first ? tok_text(&o->v[i - 1]) : "";
@@ -414,6 +433,16 @@ static bool is_include(const Token *t) {
   return strncmp(p, "include", 7) == 0 && !is_ident_char(p[7]);
 }
 
+/* Is it `#include <coro.h>` (blanks anywhere), which the header has once? */
+static bool is_coro_include(const Token *t) {
+  static const char want[] = "#include<coro.h>";
+  size_t n = 0;
+  for (const char *p = tok_text(t); *p; p++)
+    if (*p != ' ' && *p != '\t' && (n >= sizeof want - 1 || *p != want[n++]))
+      return false;
+  return n == sizeof want - 1;
+}
+
 static bool inside_coroutine(Header *h, int i) {
   for (Coroutine *co = h->cos; co; co = co->next)
     if (i > co->first && i < co->last)
@@ -439,10 +468,14 @@ static void print_header(Header *h, FILE *out) {
   for (int i = 0; i < h->nframes; i++)
     if (h->frames[i]->first > end)
       end = h->frames[i]->first;
+  bool has_coro_h = false;
   for (int i = 0; i < end; i++)
-    if (is_include(&o->v[i]) && !inside_coroutine(h, i))
+    if (is_include(&o->v[i]) && !inside_coroutine(h, i)) {
       xfprintf(out, "%s\n", tok_text(&o->v[i]) + strspn(tok_text(&o->v[i]), " \t"));
-  xfprintf(out, "#include <coro.h>\n");
+      has_coro_h |= is_coro_include(&o->v[i]);
+    }
+  if (!has_coro_h)
+    xfprintf(out, "#include <coro.h>\n");
 
   /* the macros the frames name: the includer's own, saved, come back at the end */
   const char **saved = xcalloc((size_t)h->nmacros + 1, sizeof *saved);

@@ -49,10 +49,7 @@ static void emit_lines(Emitter *e, const Lines *lines) {
 static void emit_hoisted_types(Emitter *e, Coroutine *co) {
   for (int i = 0; i < co->types.n; i++) {
     Node *t = co->types.v[i];
-    if (t->kind == ND_TAGGED)
-      emit_put(e, emit_line_of(e, t), "%s;", range_str(e, t->first, t->last, NULL));
-    else
-      emit_put(e, emit_line_of(e, t), "%s", node_str(e, t));
+    emit_put(e, emit_line_of(e, t), "%s", hoisted_type_str(e, t));
   }
 }
 

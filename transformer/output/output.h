@@ -117,6 +117,8 @@ char *specs_str(Emitter *e, const Node *specs, int drop_also);
 char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
                  const char *name, bool is_param);
 char *emit_field_decl(Emitter *e, const Node *specs, const Node *declarator, const char *name);
+/* a type declared in the body, at file scope (a local named for its type alone printed typed) */
+char *hoisted_type_str(Emitter *e, const Node *type);
 /* a kept compound literal's field type */
 char *literal_type(Emitter *e, const Node *lit, const char *key);
 char *shape_decl(Emitter *e, const Node *specs, const Node *d, const Node *init, const char *key,

@@ -820,6 +820,23 @@ static void type_lent_names(Emitter *e, const Node *specs, const Node *declarato
     names_in_type(specs, declarator, type_lent_name, &t);
 }
 
+/* A type declared in the body (a struct, union or enum with its members, or a typedef), as
+   printed at file scope: a name of the body it takes the type of alone (`char d[sizeof hdr]`)
+   prints typed, as in a field's type. */
+char *hoisted_type_str(Emitter *e, const Node *type) {
+  int keep = e->nrepl;
+  for (int i = type->first; i <= type->last; i++)
+    if (is_body_name(token_sym(&e->toks->v[i]))) { /* (rare: walked only then) */
+      Typing t = {e, NULL, 0};
+      names_in_type(type, NULL, type_lent_name, &t);
+      break;
+    }
+  char *text = type->kind == ND_TAGGED ? format("%s;", range_str(e, type->first, type->last, NULL))
+                                       : node_str(e, type);
+  drop_repl(e, keep);
+  return text;
+}
+
 /* A part of a value that means nothing at file scope, as an lvalue of its
    type; NULL for any other part. */
 static const char *typed_part(Typing *t, Node *n) {

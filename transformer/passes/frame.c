@@ -258,19 +258,26 @@ static void layout_post(Node *n, void *ctx) {
    decays away, is not printed. */
 typedef struct {
   Layout *l;
-  Node *local;       /* the ND_PARAM or ND_INIT_DECL whose type is looked at */
+  Node *local; /* the ND_PARAM or ND_INIT_DECL whose type is looked at; NULL: a hoisted type */
   int *lent, n, cap; /* the tokens of the names that lend only their types */
 } FieldType;
 
 static bool in_decayed_size(const Node *local, int tok) {
+  if (!local || local->kind != ND_PARAM)
+    return false;
   const Node *outer = local->declarator->kids.n ? local->declarator->kids.v[0] : NULL;
-  return local->kind == ND_PARAM && outer && outer->kind == ND_ARRAY && outer->size &&
-         tok >= outer->size->first && tok <= outer->size->last;
+  return outer && outer->kind == ND_ARRAY && outer->size && tok >= outer->size->first &&
+         tok <= outer->size->last;
 }
 
 static void refuse_dependence(FieldType *f, const Token *t) {
   const Sym *s = token_sym(t);
   bool param = s && s->decl && s->decl->kind == ND_PARAM;
+  if (!f->local)
+    error_tok(t,
+              "a type declared in coroutine '%s' cannot depend on the value of its %s '%s': "
+              "coroc moves the type to file scope",
+              f->l->co->name, param ? "parameter" : "local", tok_text(t));
   error_tok(t,
             "the type of '%s' depends on the value of '%s', a %s of coroutine '%s': a frame "
             "needs every type known outside the body",
@@ -286,8 +293,16 @@ static bool is_local_of(const Sym *s, const Coroutine *co) {
          (s->decl && s->decl->kind == ND_PARAM && s->decl->sym && s->decl->sym->owner == co);
 }
 
+/* An object declared in the body, which text.c writes typed where it lends its type. */
+static bool is_body_object(const Sym *s) {
+  return s && s->kind == SYM_OBJECT && s->depth > 0 && s->decl &&
+         (s->decl->kind == ND_PARAM || s->decl->kind == ND_INIT_DECL);
+}
+
 static void field_type_name(Node *ident, bool type_only, void *ctx) {
   FieldType *f = ctx;
+  if (is_body_object(ident->sym) && type_only)
+    ident->sym->lent_type = true;
   if (!is_local_of(ident->sym, f->l->co) || in_decayed_size(f->local, ident->first))
     return;
   if (!type_only || ident->sym->in_stmt_expr)
@@ -304,44 +319,45 @@ static bool is_lent(const FieldType *f, int tok) {
   return in_decayed_size(f->local, tok);
 }
 
-/* Every token of the declaration (a name in an attribute, say, is no node
-   of it), and the names of the tree that lend only their types. */
+/* Every token of a type's range that names a local but the one declared (a name in an attribute,
+   say, is no node of the type), and the names of its tree that lend only their types: the tree is
+   walked only for a type that names a local (rare). */
+static void check_type_names(FieldType *f, const Node *type) {
+  int first = type->first, last = type->last;
+  const Sym *self = f->local ? f->local->sym : NULL;
+  bool walked = false;
+  for (int j = first; j <= last; j++) {
+    Token *t = &f->l->src->original.v[j];
+    if (!is_body_object(token_sym(t)) || (self && t == self->tok))
+      continue;
+    if (!walked)
+      names_in_type(type, NULL, field_type_name, f);
+    walked = true;
+    if (is_local_of(token_sym(t), f->l->co) && !is_lent(f, j))
+      refuse_dependence(f, t);
+  }
+}
+
+/* A frame field's type: its specifiers, then its declarator. */
 static void check_field_types(Layout *l) {
   for (int i = 0; i < l->co->locals.n; i++) {
     Node *n = l->co->locals.v[i];
-    Node *specs = n->specs, *d = n->declarator; /* of an ND_PARAM or ND_INIT_DECL */
-    FieldType f = {.l = l, .local = n};
-    bool walked = false; /* (the tree is walked only for a type that names a local: rare) */
-    int ranges[2][2] = {{specs->first, specs->last}, {d->first, d->last}};
-    for (int r = 0; r < 2; r++)
-      for (int j = ranges[r][0]; j <= ranges[r][1]; j++) {
-        Token *t = &l->src->original.v[j];
-        if (!is_local_of(token_sym(t), l->co) || t == n->sym->tok)
-          continue;
-        if (!walked)
-          names_in_type(specs, d, field_type_name, &f);
-        walked = true;
-        if (!is_lent(&f, j))
-          refuse_dependence(&f, t);
-      }
+    FieldType f = {.l = l, .local = n}; /* an ND_PARAM or ND_INIT_DECL */
+    check_type_names(&f, n->specs);
+    check_type_names(&f, n->declarator);
     xfree(f.lent);
   }
 }
 
 /* Types declared in the body move to file scope, in front of the frame, where
-   the coroutine's locals do not exist. */
+   the coroutine's locals do not exist: one may name a local for its type
+   alone (`struct { char d[sizeof hdr]; }`, written typed as a field is). */
 static void check_hoisted_types(Layout *l) {
   for (int i = 0; i < l->co->types.n; i++) {
     Node *t = l->co->types.v[i];
-    for (int j = t->first; j <= t->last; j++) {
-      Token *tok = &l->src->original.v[j];
-      Sym *s = token_sym(tok);
-      if (s && s->kind == SYM_OBJECT && s->owner == l->co && s->tok != tok)
-        error_tok(tok,
-                  "a type declared in coroutine '%s' cannot depend on its local '%s': "
-                  "coroc moves the type to file scope",
-                  l->co->name, tok_text(tok));
-    }
+    FieldType f = {.l = l};
+    check_type_names(&f, t);
+    xfree(f.lent);
   }
 }
 

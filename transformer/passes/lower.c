@@ -440,6 +440,18 @@ static void lower_awaiting_decl(Emitter *e, Node *decl) {
   }
 }
 
+/* A local the body named only for its type, in a type that moved out of the body (a frame
+   field's, a hoisted struct's) would be reported unused where the user's code was not. */
+static void mark_lent_used(Emitter *e, Node *decl) {
+  if (decl->specs->flags & SP_EXTERN)
+    return; /* (an extern named only for its type need not be defined) */
+  for (int i = 0; i < decl->kids.n; i++) {
+    Sym *s = decl->kids.v[i]->sym;
+    if (s && s->lent_type && !is_framed(e, s) && !s->cached)
+      emit_put(e, 0, "(void)%s; /* named for its type alone, outside the body */", s->name);
+  }
+}
+
 static void lower_decl(Emitter *e, Node *decl) {
   if (decl->specs->flags & SP_TYPEDEF)
     return; /* hoisted */
@@ -461,6 +473,7 @@ static void lower_decl(Emitter *e, Node *decl) {
     }
     emit_put(e, emit_line_of(e, decl), "%s", node_str(e, decl));
     drop_repl(e, saved);
+    mark_lent_used(e, decl);
     return;
   }
   char *inits = decl_inits(e, decl, "; ");
