@@ -431,6 +431,10 @@ enum {
 
 /* Where a yield stands (ND_YIELD's flags): only a plain statement, `yield;`
    or `yield EXPR;`, or the statement `LVALUE = yield EXPR;` is accepted. */
+/* ND_WHILE's flags: its head is a macro's use (`TAILQ_FOREACH(v, h, f)`: cond, printed as it is;
+   `forever`: an ND_IDENT), whose expansion is a `for` or `while` (macros.c). */
+enum { LOOP_MACRO_HEAD = 1 };
+
 enum {
   YIELD_COMPOUND = 1 << 0, /* `target += yield expr` and the like: refused */
   YIELD_IN_EXPR = 1 << 1,  /* inside an expression, not a statement of its own: refused */
@@ -774,6 +778,10 @@ const char *macro_definition(const char *name);
    last token, or -1 for any other word. */
 int attribute_macro(const TokenList *toks, int at, TokenList *out, int depth);
 bool macro_param_is_name(const char *name, int index, int depth); /* `member` of offsetof */
+/* A use at toks->v[at] of a macro that heads a loop (`TAILQ_FOREACH(v, h, f)`, `forever`): 1 for
+   an object-like one, 2 a function-like one, 0 none; *declares (may be NULL): its `for` declares.
+ */
+int loop_macro(const TokenList *toks, int at, bool *declares);
 
 /* {=====================================================================
  * passes/: check.c, frame.c (live.c, cfg.c), cleanup.c, lower.c; and the

@@ -39,6 +39,17 @@ Node *call_node(Parser *p, Loc loc, Node *callee, Node *args) {
   return n;
 }
 
+/* `TAILQ_FOREACH(np, head, link) statement`: a while loop whose head is the macro's use (head),
+   printed as written (its arguments rewritten) where a `while (...)` would be. */
+Node *loop_macro_node(Token *name, Loc loc, Node *head, Node *body) {
+  Node *n = new_node(ND_WHILE, loc.first, loc.last);
+  n->tok = name;
+  n->flags = LOOP_MACRO_HEAD;
+  n->cond = head;
+  n->body = body;
+  return n;
+}
+
 /* Is name a function-like macro (`#define NAME(` in its #define line)? */
 static bool is_function_like_macro(const char *name) {
   const char *def = macro_definition(name);

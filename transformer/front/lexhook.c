@@ -12,8 +12,10 @@
  *    (the file parse hands the #define lines it passes to macros.c);
  *  - in a coroutine's own tokens, a macro that stands for a type (`u8`,
  *    `bool`, `INLINE`) is replaced by its words, so that its declarations
- *    parse as the compiler will see them, and one that stands for
- *    attributes (`_cleanup_free_`, macros.c) is one __attribute__ token.
+ *    parse as the compiler will see them, one that stands for attributes
+ *    (`_cleanup_free_`, macros.c) is one __attribute__ token, and one that
+ *    heads a loop (`TAILQ_FOREACH`) a token of its own, which the grammar
+ *    takes where a statement begins.
  */
 #include "coroc.h"
 #include "parser.h"
@@ -247,6 +249,14 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
       p->pos = end + 1;
       p->prev_code = T_ATTRIBUTE;
       return T_ATTRIBUTE;
+    }
+    int loop = loop_macro(p->toks, i, NULL); /* `TAILQ_FOREACH(...)`, `forever`: a loop's head */
+    if (loop) {
+      lval->T_IDENTIFIER = t;
+      *lloc = (Loc){i, i};
+      p->pos = i + 1;
+      p->prev_code = loop == 2 ? T_LOOP_MACRO_CALL : T_LOOP_MACRO;
+      return p->prev_code;
     }
   }
   int last = i;

@@ -32,6 +32,7 @@ struct Macro {
   const char *body_text; /* what follows its name in `text` */
   const char *text;      /* its whole #define line */
   bool type_like;        /* its body is words and stars only: `body` holds its tokens */
+  signed char loop;      /* LOOP_*: does it head a loop (asked once; 0 before) */
   TokenList body;        /* its replacement list, once asked for (v: NULL until then) */
   Macro *next;           /* the next in its hash chain */
 };
@@ -306,6 +307,68 @@ bool macro_param_is_name(const char *name, int index, int depth) {
     return false;
   }
   return uses > 0;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Macros that head a loop
+ *
+ * sys/queue.h's `TAILQ_FOREACH(var, head, field) { ... }`, the Linux
+ * kernel's list_for_each_entry, uthash's HASH_ITER, a `forever`: a use
+ * followed by the statement that the macro's `for (...)` or `while (...)`
+ * heads. The coroutine parse takes such a use for a loop's head (its
+ * arguments are expressions still, rewritten like the rest), so that a
+ * yield in the body is a resume point inside the loop, as in a `for`
+ * written out. A macro whose replacement begins with another such macro's
+ * use is one too.
+ * =================================================================== */
+
+enum { LOOP_UNASKED, LOOP_NOT, LOOP_PLAIN, LOOP_DECLARING };
+
+/* `for (int i = 0; ...`, `for (struct node *n = ...`, `for (__typeof__(x) p = ...`: the words
+   after `for (` declare (a type, then a name or a '*'), where an expression would not put them. */
+static bool declares_in_for(const Token *v, int n) {
+  if (n < 4 || v[2].kind != TK_IDENT)
+    return false;
+  const char *first = tok_text(&v[2]);
+  return v[3].kind == TK_IDENT || is_punct(&v[3], '*') || first == INTERN("__typeof__") ||
+         first == INTERN("typeof") || first == INTERN("__auto_type");
+}
+
+static int loop_kind(Macro *m, int depth) {
+  if (m->loop != LOOP_UNASKED)
+    return m->loop;
+  const TokenList *body = tokens_of(m);
+  int b = m->body_text[0] == '(' ? group_end(body->v, body->n, 0) + 1 : 0;
+  const Token *v = body->v + b;
+  int n = body->n - b, kind = LOOP_NOT;
+  const char *word = n >= 2 && v[0].kind == TK_IDENT ? tok_text(&v[0]) : NULL;
+  if (word && (word == INTERN("for") || word == INTERN("while")) && is_punct(&v[1], '(')) {
+    kind = word == INTERN("for") && declares_in_for(v, n) ? LOOP_DECLARING : LOOP_PLAIN;
+  } else if (word && depth < ATTRIBUTE_NESTING) { /* another macro's use */
+    Macro *inner = *find(word);
+    if (inner && inner != m && !inner->type_like)
+      kind = loop_kind(inner, depth + 1);
+  }
+  m->loop = (signed char)kind;
+  return kind;
+}
+
+int loop_macro(const TokenList *toks, int at, bool *declares) {
+  const Token *v = toks->v;
+  Macro *m = v[at].kind == TK_IDENT ? *find(tok_text(&v[at])) : NULL;
+  if (!m || m->type_like)
+    return 0;
+  int kind = loop_kind(m, 0);
+  if (kind != LOOP_PLAIN && kind != LOOP_DECLARING)
+    return 0;
+  bool function_like = m->body_text[0] == '(';
+  if (function_like && (at + 1 >= toks->n || !is_punct(&v[at + 1], '(')))
+    return 0; /* the name alone, not a use */
+  if (declares)
+    *declares = kind == LOOP_DECLARING;
+  return function_like ? 2 : 1;
 }
 
 /* }================================================================== */

@@ -82,7 +82,8 @@ void see_directives(Parser *p, int end);
 Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c);
 Node *ident(Parser *p, Token *t, Loc loc); /* an identifier, resolved in the scopes of now */
 Node *call_node(Parser *p, Loc loc, Node *callee, Node *args); /* args NULL: `f()` */
-void check_declared_name(Parser *p, const Node *init_decl);    /* a macro making it: refused */
+Node *loop_macro_node(Token *name, Loc loc, Node *head, Node *body);
+void check_declared_name(Parser *p, const Node *init_decl); /* a macro making it: refused */
 Node *specs_add(Node *specs, Node *item, int flags, Loc loc);
 Node *declarator_new(Token *name, Loc loc);
 Node *declarator_derive(Node *d, Node *deriv, Loc loc);

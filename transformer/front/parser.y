@@ -85,6 +85,7 @@ static void coroutine_found(Parser *p, Node *specs, Node *decl_or_def, bool is_d
 
 %token <Token *> IDENTIFIER TYPEDEF_NAME NUMBER CHAR STRING
 %token <Token *> ATTRIBUTE "__attribute__" ASM "__asm__"
+%token <Token *> LOOP_MACRO "a macro that heads a loop" LOOP_MACRO_CALL "a use of a macro that heads a loop"
 %token START_COROUTINE
 %token SKIPPED_BODY "a coroutine's body"
 %token ARROW "->" INC "++" DEC "--" SHL "<<" SHR ">>" LE "<=" GE ">=" EQ "==" NE "!="
@@ -407,11 +408,8 @@ tag : IDENTIFIER | TYPEDEF_NAME ;
 
 struct_decls_opt : %empty { $$ = NULL; } | struct_decls ;
 
-/* Members are not declared in any scope: they live in their struct. A
-   coroutine's parse keeps their declarations (ND_TAGGED's members: a type
-   moved out of a body may name a local for its type alone, frame.c); the
-   whole file's has no use for them. A bit-field's declarator and width
-   make an ND_DECL of their own. */
+/* Members are not declared in any scope: they live in their struct. Only a coroutine's parse keeps
+   them (ND_TAGGED's members; a bit-field's declarator and width make an ND_DECL of their own). */
 struct_decls
   : struct_decl                                { $$ = p->original ? node_list(ND_DECL, @$.first, @$.last, $1) : NULL; }
   | struct_decls struct_decl                   { $$ = $1 ? node_append($1, $2, @2.last) : NULL; }
@@ -768,6 +766,9 @@ iteration_statement
   | FOR '(' scope_open for_init expr_opt ';' expr_opt ')' statement
                                                { scope_pop(); $$ = NEW(ND_FOR, @$); $$->tok = $1; $$->init = $4;
                                                  $$->cond = $5; $$->step = $7; $$->body = $9; }
+  | LOOP_MACRO_CALL '(' ')' statement          { $$ = loop_macro_node($1, @$, call_node(p, (Loc){@1.first, @3.last}, ident(p, $1, @1), NULL), $4); }
+  | LOOP_MACRO_CALL '(' args ')' statement     { $$ = loop_macro_node($1, @$, call_node(p, (Loc){@1.first, @4.last}, ident(p, $1, @1), $3), $5); }
+  | LOOP_MACRO statement                       { $$ = loop_macro_node($1, @$, ident(p, $1, @1), $2); }
   ;
 
 for_init

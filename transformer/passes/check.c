@@ -594,10 +594,44 @@ static void check_loop_header(const Checker *c, Node *n) {
     visit(n->step, header_jump_pre, header_jump_post, &h);
 }
 
+static bool find_suspension(Node *n, void *ctx) {
+  if (n->kind == ND_YIELD || n->kind == ND_AWAIT)
+    *(Node **)ctx = n;
+  return !*(Node **)ctx;
+}
+
+/* A macro that heads a loop (`TAILQ_FOREACH(np, head, link) { ... }`): its expansion evaluates
+   the arguments at every turn, inside the loop's head, where nothing can suspend; and a variable
+   that its own `for` declares is no local of the coroutine's, which a suspension would lose. */
+static void check_loop_macro(const Checker *c, Node *n) {
+  if (n->kind != ND_WHILE || !(n->flags & LOOP_MACRO_HEAD))
+    return;
+  const char *name = tok_text(n->tok);
+  if (has_await(n->cond)) {
+    Node *await = NULL;
+    visit(n->cond, find_suspension, NULL, &await);
+    error_tok(await ? await->tok : n->tok,
+              "an await in the arguments of '%s', a macro that heads a loop: its expansion "
+              "evaluates them at every turn, in the loop's head; await before the loop",
+              name);
+  }
+  bool declares = false;
+  loop_macro(&c->src->original, n->first, &declares);
+  Node *suspension = NULL;
+  if (declares)
+    visit(n->body, find_suspension, NULL, &suspension);
+  if (suspension)
+    error_tok(suspension->tok,
+              "a %s inside '%s', a macro whose loop declares its own variable: coroutine '%s' "
+              "would not keep it across the suspension; write the loop out",
+              suspension->kind == ND_YIELD ? "yield" : "await", name, c->co->name);
+}
+
 static bool check_pre(Node *n, void *ctx) {
   Checker *c = ctx;
   check_next_call(c, n);
   check_loop_header(c, n);
+  check_loop_macro(c, n);
   switch (n->kind) {
   case ND_YIELD:
     walk_yield(c, n);

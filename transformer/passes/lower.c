@@ -850,7 +850,10 @@ static void lower_stmt_kind(Emitter *e, Node *n) {
       lower_awaiting_loop(e, n, n->cond, NULL, false, false);
       return;
     }
-    lower_loop_body(e, line, format("while (%s)", node_str(e, n->cond)), n->body);
+    if (n->flags & LOOP_MACRO_HEAD) /* `TAILQ_FOREACH(...)`: the macro's use is the head */
+      lower_loop_body(e, line, node_str(e, n->cond), n->body);
+    else
+      lower_loop_body(e, line, format("while (%s)", node_str(e, n->cond)), n->body);
     return;
   case ND_DO:
     if (has_await(n->cond)) {
