@@ -869,7 +869,7 @@ class Gen:
 
     def s_loop(self):
         r = self.r
-        kind = r.choice(["for", "for", "while", "do"])
+        kind = r.choice(["for", "for", "while", "do", "macro"])
         name = "i" if self.p(0.4) else r.choice(["j", "k", "i"]) if self.p(0.3) else self.fresh("i")
         n = r.choice([1, 2, 3, 3, 4, 5, 6, 10])
         init = None
@@ -882,7 +882,10 @@ class Gen:
         self.declare(v)
         extra = step = None
         if self.p(0.2 + 0.3 * self.fn_task * self.w_aw):
-            extra = self.val(self.ec(), r_depth(r))
+            ec = self.ec()
+            if kind == "macro":   # a loop macro's arguments may not await, nor assign
+                ec = EC(aw=False, asg=False, fr=ec.fr)
+            extra = self.val(ec, r_depth(r))
         if kind == "for" and self.p(0.25):
             step = self.val(self.ec(), 1)
         saved = self.brk, self.cont, self.loop_aw

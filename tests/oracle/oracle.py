@@ -36,6 +36,7 @@ SAN_ENV = {"ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0", "UBSAN_OPTIONS": "
 # The shapes the report counts (tag of the generator -> what it means).
 SHAPES = [
     ("loops", {"loop"}),
+    ("loop headed by a macro", {"loop_macro"}),
     ("break/continue", {"break", "continue", "stmt_expr_break", "stmt_expr_continue"}),
     ("switch", {"switch"}),
     ("switch fallthrough", {"fallthrough"}),

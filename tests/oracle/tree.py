@@ -216,7 +216,9 @@ class If(Stmt):
 class Loop(Stmt):
     """for: for (unsigned V = 0u; V < N [&& extra]; V++ | V += 1u + (step & 1u))
     while: { unsigned V = 0u; while (V < N [&& extra]) { V++; body } }
-    do: { unsigned V = 0u; do { V++; body } while (V < N [&& extra]); }"""
+    do: { unsigned V = 0u; do { V++; body } while (V < N [&& extra]); }
+    macro: { unsigned V = 0u; LOOP_COUNT(V, N) body } or LOOP_UPTO(V, N, extra), where
+    extra never awaits (a macro's arguments may not)"""
 
     def __init__(self, kind, var, n, body, extra=None, step=None, tags=(), init=None):
         self.kind, self.var, self.n, self.body = kind, var, n, body
@@ -231,6 +233,11 @@ class Loop(Stmt):
         if self.extra is not None:
             cond += f" && {self.extra.render(mode, S)}"
         body = self.body.render(mode, S, d + (0 if self.kind == "for" else 1))
+        if self.kind == "macro":
+            head = (f"LOOP_COUNT({v}, {self.n}u)" if self.extra is None
+                    else f"LOOP_UPTO({v}, {self.n}u, {self.extra.render(mode, S)})")
+            return ([f"{ind(d)}{{", f"{ind(d + 1)}unsigned {v} = {start};", f"{ind(d + 1)}{head}"]
+                    + body + [f"{ind(d)}}}"])
         if self.kind == "for":
             step = f"{v}++" if self.step is None else f"{v} += 1u + ({self.step.render(mode, S)} & 1u)"
             return [f"{ind(d)}for (unsigned {v} = {start}; {cond}; {step})"] + body
@@ -494,6 +501,9 @@ struct pt { unsigned x, y; };
 static void cl_pt(struct pt *p) { fold(p->x * 3u + p->y); }
 struct sa { unsigned n; unsigned v[4]; char t[8]; };
 struct hp { unsigned *p; unsigned k; };
+/* loops whose head is a macro's use (language.md): one macro made of another */
+#define LOOP_UPTO(v, n, c) for (; (v) < (n) && (c); (v)++)
+#define LOOP_COUNT(v, n) LOOP_UPTO(v, n, 1)
 """
 
 
