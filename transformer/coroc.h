@@ -380,6 +380,7 @@ typedef enum {
   ND_ASM_STMT,   /* __asm__ (...); kept as written */
   ND_LABEL_DECL, /* __label__ a, b; kept as written */
   ND_STATIC_ASSERT, /* _Static_assert(...); kept as written */
+  ND_PRAGMA,        /* _Pragma("...") among a block's items; kept as written */
   ND_DIRECTIVE,     /* a preprocessor line inside a body, kept in place */
   /* declarations */
   ND_SPECS,       /* declaration specifiers: flags, the specifier nodes in kids */

@@ -68,6 +68,7 @@ static const char *const kind_names[] = {
     "ASM_STMT",
     "LABEL_DECL",
     "STATIC_ASSERT",
+    "PRAGMA",
     "DIRECTIVE",
     "SPECS",
     "SPECIFIER",

@@ -152,15 +152,17 @@ static bool expand_type_macro(Parser *p, const char *name, int depth) {
 
 /* }================================================================== */
 
-/* `__attribute__((...))` and `__asm__ volatile (...)`: coroc never needs
-   what is inside, so the hook returns each as one token covering its
-   balanced parentheses. Returns the index of the last token of the group. */
+/* `__attribute__((...))`, `__asm__ volatile (...)` and `_Pragma("...")` (in a coroutine's own
+   tokens: the preprocessor makes it a #pragma line): coroc never needs what is inside, so the hook
+   returns each as one token covering its balanced parentheses. Returns the index of the last
+   token of the group. */
 static int skip_group(Parser *p, int i, bool is_asm) {
+  int first = i;
   i = live_index(p, i + 1);
   while (is_asm && have_token(p, i) && p->toks->v[i].kind == TK_IDENT) /* volatile, goto, inline */
     i = live_index(p, i + 1);
   if (!have_token(p, i) || p->toks->v[i].code != '(')
-    error_tok(&p->toks->v[i], "expected '(' after '%s'", is_asm ? "__asm__" : "__attribute__");
+    error_tok(&p->toks->v[i], "expected '(' after '%s'", tok_text(&p->toks->v[first]));
   int depth = 0;
   for (; have_token(p, i); i = live_index(p, i + 1)) {
     int c = p->toks->v[i].code;
@@ -190,7 +192,7 @@ static int classify(Parser *p, Token *t, int *index) {
     break;
   }
   int code = keyword_code(t);
-  if (code == T_ATTRIBUTE || code == T_ASM) {
+  if (code == T_ATTRIBUTE || code == T_ASM || code == T_PRAGMA) {
     *index = skip_group(p, *index, code == T_ASM);
     return code;
   }

@@ -84,7 +84,7 @@ static void coroutine_found(Parser *p, Node *specs, Node *decl_or_def, bool is_d
 %expect 0                          /* the dangling else is settled by %precedence IFX < ELSE */
 
 %token <Token *> IDENTIFIER TYPEDEF_NAME NUMBER CHAR STRING
-%token <Token *> ATTRIBUTE "__attribute__" ASM "__asm__"
+%token <Token *> ATTRIBUTE "__attribute__" ASM "__asm__" PRAGMA "_Pragma"
 %token <Token *> LOOP_MACRO "a macro that heads a loop" LOOP_MACRO_CALL "a use of a macro that heads a loop"
 %token START_COROUTINE
 %token SKIPPED_BODY "a coroutine's body"
@@ -719,6 +719,7 @@ block_item
   | label_decl
   | labeled_declaration
   | nested_function
+  | PRAGMA                                     { $$ = NEW(ND_PRAGMA, @$); }  /* (no statement: `if (c) _Pragma(...) f();`) */
   ;
 
 /* A GNU C nested function. In a coroutine it would have to be printed

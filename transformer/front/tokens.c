@@ -66,6 +66,7 @@ static const Keyword keywords[] = {
     {"__alignof__", T_ALIGNOF},
     {"__asm", T_ASM},
     {"__asm__", T_ASM},
+    {"_Pragma", T_PRAGMA},
     {"__attribute", T_ATTRIBUTE},
     {"__attribute__", T_ATTRIBUTE},
     {"__auto_type", T_AUTO_TYPE},

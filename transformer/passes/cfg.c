@@ -445,6 +445,7 @@ static int build(Live *l, Node *s, int next) {
   }
   case ND_LABEL_DECL:
   case ND_STATIC_ASSERT:
+  case ND_PRAGMA:
   case ND_DIRECTIVE:
     return next;
   default:

@@ -833,6 +833,7 @@ static void lower_stmt_kind(Emitter *e, Node *n) {
   case ND_ASM_STMT:
   case ND_LABEL_DECL:
   case ND_STATIC_ASSERT:
+  case ND_PRAGMA:
     emit_put(e, line, "%s", node_str(e, n));
     return;
   case ND_IF:
