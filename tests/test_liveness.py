@@ -200,3 +200,16 @@ def test_skipped_and_repeated_awaits_keep_the_old_value(coroc):
     frames = stats(case=ESCAPES)
     assert frames["skipped_assignment"][1][:4] == ["flag", "n", "m", "k"]
     assert frames["two_awaits"][1][:3] == ["a", "b", "c"]
+
+
+def test_a_macro_that_jumps_keeps_every_local(coroc):
+    """tests/cases/jump_macros.coc: a coroutine that uses a macro whose expansion jumps out of its
+    use (a goto, a break, a continue) keeps every local, and says why; a macro whose break stays
+    in its own loop keeps the analysis (searching's fields say their own reasons)."""
+    frames = stats(case=TESTS_DIR / "cases" / "jump_macros.coc")
+    for name, macro in [("steps", "TRY"), ("skipping", "SKIP_IF"), ("stopping", "STOP_IF"),
+                        ("bailing", "BAIL")]:
+        assert frames[name][2] == [], f"{name}: ordinary locals {frames[name][2]}"
+        assert any(f"every local: the macro {macro} jumps where coroc cannot see" in l
+                   for l in frames[name][3]), frames[name][3]
+    assert not any("every local:" in l for l in frames["searching"][3]), frames["searching"][3]

@@ -730,10 +730,13 @@ struct Coroutine {
   bool saw_yield_value; /* its parse met a `yield EXPR` (check_kind_of) */
   bool saw_await;       /* ... an await */
   bool saw_stmt_expr;   /* ... a statement expression `({ ... })` */
-  bool returns_void;    /* its declared type is void */
-  bool awaited_inline;  /* some coroutine below awaits it with its frame inside its own (check.c) */
-  int nresume;          /* resume points numbered 1..nresume */
-  int *resume_lines;    /* [n]: the .coc line of resume point n */
+  /* ... the first use of a macro that jumps out of it (`TRY(x)`: a goto), and of one that
+     returns: jumps the passes do not see (macros.c, "Macros that jump") */
+  Token *jump_macro, *return_macro;
+  bool returns_void;   /* its declared type is void */
+  bool awaited_inline; /* some coroutine below awaits it with its frame inside its own (check.c) */
+  int nresume;         /* resume points numbered 1..nresume */
+  int *resume_lines;   /* [n]: the .coc line of resume point n */
   const char **resume_words; /* [n]: "yield" or "await" */
   bool has_bare_yield;       /* it has a `yield;` */
   Token *first_bare_yield;   /* ... this one, for the message */
@@ -779,10 +782,12 @@ const char *macro_definition(const char *name);
    last token, or -1 for any other word. */
 int attribute_macro(const TokenList *toks, int at, TokenList *out, int depth);
 bool macro_param_is_name(const char *name, int index, int depth); /* `member` of offsetof */
-/* A use at toks->v[at] of a macro that heads a loop (`TAILQ_FOREACH(v, h, f)`, `forever`): 1 for
-   an object-like one, 2 a function-like one, 0 none; *declares (may be NULL): its `for` declares.
- */
-int loop_macro(const TokenList *toks, int at, bool *declares);
+/* A use at toks->v[at] of a macro: whether it heads a loop (`TAILQ_FOREACH(v, h, f)`, `forever`):
+   1 an object-like one, 2 a function-like one, 0 none, with *declares (may be NULL): its `for`
+   declares; and *jumps (may be NULL): the jumps out of the use its expansion makes (JUMPS_*). */
+int statement_macro(const TokenList *toks, int at, bool *declares, int *jumps);
+enum { JUMPS_GOTO = 1, JUMPS_BREAK = 2, JUMPS_CONTINUE = 4, JUMPS_RETURN = 8 };
+int macro_jumps(const char *name); /* the same for macro `name` (interned) */
 
 /* {=====================================================================
  * passes/: check.c, frame.c (live.c, cfg.c), cleanup.c, lower.c; and the
@@ -829,7 +834,7 @@ void collect_sequenced(Node *n, NodeList *out);
 void layout_frames(Source *src, Coroutine *cos, const Options *opt);
 /* live.c: the locals laid out (co->locals) that need no field leave the
    frame (into co->plain_locals); each one kept gets its frame_reason. */
-void decide_frame(Source *src, Coroutine *co, bool hoist_all);
+void decide_frame(Source *src, Coroutine *co, const char *hoist_all); /* non-NULL: why all */
 
 /* lower.c: each stackless body as lines of C (Coroutine.body). */
 void lower(Source *src, Coroutine *cos, const Options *opt);

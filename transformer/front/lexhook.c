@@ -252,8 +252,12 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
       p->prev_code = T_ATTRIBUTE;
       return T_ATTRIBUTE;
     }
-    int loop = loop_macro(p->toks, i, NULL); /* `TAILQ_FOREACH(...)`, `forever`: a loop's head */
-    if (loop) {
+    int jumps = 0, loop = statement_macro(p->toks, i, NULL, &jumps);
+    if (jumps && !p->jump_macro) /* (check.c and live.c: jumps the passes do not see) */
+      p->jump_macro = t;
+    if (jumps & JUMPS_RETURN && !p->return_macro)
+      p->return_macro = t;
+    if (loop) { /* `TAILQ_FOREACH(...)`, `forever`: a loop's head */
       lval->T_IDENTIFIER = t;
       *lloc = (Loc){i, i};
       p->pos = i + 1;

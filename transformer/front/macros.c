@@ -33,6 +33,7 @@ struct Macro {
   const char *text;      /* its whole #define line */
   bool type_like;        /* its body is words and stars only: `body` holds its tokens */
   signed char loop;      /* LOOP_*: does it head a loop (asked once; 0 before) */
+  signed char jumps;     /* JUMPS_* its expansion makes out of itself (asked once; -1 before) */
   TokenList body;        /* its replacement list, once asked for (v: NULL until then) */
   Macro *next;           /* the next in its hash chain */
 };
@@ -79,6 +80,7 @@ void macro_directive(const char *text) {
   m->name = name;
   m->body_text = p + n;
   m->text = text;
+  m->jumps = -1;
   /* only words and stars can make a type (`unsigned long`, `struct node *`,
      nothing at all); a body like `'` would not even scan */
   m->type_like =
@@ -348,24 +350,106 @@ static int loop_kind(Macro *m, int depth) {
     kind = word == INTERN("for") && declares_in_for(v, n) ? LOOP_DECLARING : LOOP_PLAIN;
   } else if (word && depth < ATTRIBUTE_NESTING) { /* another macro's use */
     Macro *inner = *find(word);
-    if (inner && inner != m && !inner->type_like)
+    if (inner && inner != m)
       kind = loop_kind(inner, depth + 1);
   }
   m->loop = (signed char)kind;
   return kind;
 }
 
-int loop_macro(const TokenList *toks, int at, bool *declares) {
+/* {==================================================================
+ * Macros that jump
+ *
+ * `#define TRY(x) do { if ((x) < 0) goto fail; } while (0)`, a `break`
+ * or `continue` for the loop around the use, a `return`: the coroutine's
+ * passes do not see such a jump, which the compiler makes all the same.
+ * What a replacement list says is read as tokens: a `break` or `continue`
+ * inside a loop (or a switch, for break) of the macro's own braces is
+ * its own; any other, and every goto and return, jumps out of the use. A
+ * macro named in the replacement adds its own jumps.
+ * =================================================================== */
+
+/* Which braces the words before them open: a loop's body, a switch's, or another block. */
+enum { BRACE_BLOCK, BRACE_LOOP, BRACE_SWITCH };
+
+static int brace_kind(const Token *v, int b, int i) {
+  int j = i - 1;
+  if (j >= b && v[j].kind == TK_IDENT && tok_text(&v[j]) == INTERN("do"))
+    return BRACE_LOOP;
+  if (j < b || !is_punct(&v[j], ')'))
+    return BRACE_BLOCK;
+  for (int depth = 0; j >= b; j--) /* back to the '(' of `for (...)`, `switch (...)` */
+    if (is_punct(&v[j], ')'))
+      depth++;
+    else if (is_punct(&v[j], '(') && --depth == 0)
+      break;
+  const char *word = j > b && v[j - 1].kind == TK_IDENT ? tok_text(&v[j - 1]) : "";
+  return word == INTERN("for") || word == INTERN("while") ? BRACE_LOOP
+         : word == INTERN("switch")                       ? BRACE_SWITCH
+                                                          : BRACE_BLOCK;
+}
+
+static int jumps_of(Macro *m, int depth) {
+  if (m->jumps >= 0)
+    return m->jumps;
+  m->jumps = 0; /* (a macro that names itself adds nothing) */
+  const TokenList *body = tokens_of(m);
+  int b = m->body_text[0] == '(' ? group_end(body->v, body->n, 0) + 1 : 0, jumps = 0;
+  int braces[MACRO_PARAMS], nbraces = 0, deeper = 0; /* the kinds of the braces open */
+  for (int i = b; i < body->n && body->v[i].kind != TK_EOF; i++) {
+    const Token *t = &body->v[i];
+    if (is_punct(t, '{') && nbraces < MACRO_PARAMS)
+      braces[nbraces++] = brace_kind(body->v, b, i);
+    else if (is_punct(t, '{'))
+      deeper++;
+    else if (is_punct(t, '}') && deeper > 0)
+      deeper--;
+    else if (is_punct(t, '}') && nbraces > 0)
+      nbraces--;
+    if (t->kind != TK_IDENT)
+      continue;
+    const char *w = tok_text(t);
+    bool in_loop = false, in_switch = false;
+    for (int k = 0; k < nbraces; k++)
+      in_loop |= braces[k] == BRACE_LOOP, in_switch |= braces[k] == BRACE_SWITCH;
+    if (w == INTERN("goto"))
+      jumps |= JUMPS_GOTO;
+    else if (w == INTERN("return"))
+      jumps |= JUMPS_RETURN;
+    else if (w == INTERN("break") && !in_loop && !in_switch)
+      jumps |= JUMPS_BREAK;
+    else if (w == INTERN("continue") && !in_loop)
+      jumps |= JUMPS_CONTINUE;
+    else if (depth < ATTRIBUTE_NESTING) {
+      Macro *inner = *find(w);
+      if (inner && inner != m)
+        jumps |= jumps_of(inner, depth + 1);
+    }
+  }
+  m->jumps = (signed char)jumps;
+  return jumps;
+}
+
+int macro_jumps(const char *name) {
+  Macro *m = *find(name);
+  return m ? jumps_of(m, 0) : 0; /* (`#define BAIL goto out` is words alone: type_like) */
+}
+
+/* }================================================================== */
+
+int statement_macro(const TokenList *toks, int at, bool *declares, int *jumps) {
   const Token *v = toks->v;
   Macro *m = v[at].kind == TK_IDENT ? *find(tok_text(&v[at])) : NULL;
-  if (!m || m->type_like)
-    return 0;
-  int kind = loop_kind(m, 0);
-  if (kind != LOOP_PLAIN && kind != LOOP_DECLARING)
+  if (!m)
     return 0;
   bool function_like = m->body_text[0] == '(';
   if (function_like && (at + 1 >= toks->n || !is_punct(&v[at + 1], '(')))
     return 0; /* the name alone, not a use */
+  if (jumps)
+    *jumps = jumps_of(m, 0);
+  int kind = loop_kind(m, 0);
+  if (kind != LOOP_PLAIN && kind != LOOP_DECLARING)
+    return 0;
   if (declares)
     *declares = kind == LOOP_DECLARING;
   return function_like ? 2 : 1;

@@ -65,6 +65,7 @@ struct Parser {
   int behind_from, behind_done;
   /* original: Coroutine's, as the grammar meets them */
   bool saw_yield_value, saw_await, saw_stmt_expr;
+  Token *jump_macro, *return_macro; /* the first use of a macro that jumps (returns) out of it */
 };
 
 /* lexhook.c: the parser's code for a keyword token, 0 for any other word

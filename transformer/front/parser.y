@@ -964,9 +964,9 @@ static void coroutine_found(Parser *p, Node *specs, Node *n, bool is_def, Loc lo
   if (yyparse(&q) != 0) /* (traced as the file parse is: parse_source_each set yydebug) */
     internal_error("coroutine parse failed without a diagnostic");
   coroutine_record(p, q.unit, start, q.pos);
-  (*p->last_co)->saw_yield_value = q.saw_yield_value;
-  (*p->last_co)->saw_await = q.saw_await;
-  (*p->last_co)->saw_stmt_expr = q.saw_stmt_expr;
+  Coroutine *co = *p->last_co; /* what its parse saw */
+  co->saw_yield_value = q.saw_yield_value, co->saw_await = q.saw_await;
+  co->saw_stmt_expr = q.saw_stmt_expr, co->jump_macro = q.jump_macro, co->return_macro = q.return_macro;
 }
 
 /* A syntax error: what bison knows of it, by name, for syntax_error.c. */

@@ -616,7 +616,7 @@ static void check_loop_macro(const Checker *c, Node *n) {
               name);
   }
   bool declares = false;
-  loop_macro(&c->src->original, n->first, &declares);
+  statement_macro(&c->src->original, n->first, &declares, NULL);
   Node *suspension = NULL;
   if (declares)
     visit(n->body, find_suspension, NULL, &suspension);
@@ -627,8 +627,31 @@ static void check_loop_macro(const Checker *c, Node *n) {
               suspension->kind == ND_YIELD ? "yield" : "await", name, c->co->name);
 }
 
+/* A macro's `continue` (macros.c, "Macros that jump") in a loop whose condition comes after its
+   body (a do-while) or whose step awaits: the lowering sends the loop's own continues to the
+   condition or the step (lower_awaiting_loop), and the expansion's would pass them by. */
+static bool continue_macro_pre(Node *n, void *ctx) {
+  if (n->kind == ND_WHILE || n->kind == ND_DO || n->kind == ND_FOR)
+    return false; /* (its continues are its own) */
+  if (n->kind == ND_IDENT && n->tok && macro_jumps(tok_text(n->tok)) & JUMPS_CONTINUE)
+    error_tok(n->tok,
+              "the macro '%s' continues the loop around it, whose %s awaits after its body: coroc "
+              "sends a continue there, and the expansion's would not go; write the continue out",
+              tok_text(n->tok), *(const char **)ctx);
+  return true;
+}
+
+static void check_continue_macros(const Checker *c, Node *n) {
+  const char *part = n->kind == ND_DO && has_await(n->cond)    ? "condition"
+                     : n->kind == ND_FOR && has_await(n->step) ? "step"
+                                                               : NULL;
+  if (part && c->co->jump_macro)
+    visit(n->body, continue_macro_pre, NULL, &part);
+}
+
 static bool check_pre(Node *n, void *ctx) {
   Checker *c = ctx;
+  check_continue_macros(c, n);
   check_next_call(c, n);
   check_loop_header(c, n);
   check_loop_macro(c, n);
@@ -770,6 +793,11 @@ void check_coroutine(Source *src, Coroutine *co, Definitions *defs) {
     return;
   Checker c = {.co = co, .defs = defs, .src = src};
   check_variadic(co);
+  if (co->return_macro) /* (a coroutine's return ends its instance: the lowering writes that) */
+    error_tok(co->return_macro,
+              "the macro '%s' returns from coroutine '%s' where coroc cannot see it: a return "
+              "ends the instance, which coroc writes where the return stands; write it out",
+              tok_text(co->return_macro), co->name);
   if (co->saw_await) /* (without: every mark stays false, as the parse made it) */
     mark_awaits(co->def->body);
   visit(co->def->body, check_pre, check_post, &c);

@@ -371,6 +371,21 @@ static bool frame_decided(const Options *opt) {
   return opt->backend == BACKEND_STACKLESS || opt->facts || opt->stats || opt->html || opt->dot;
 }
 
+/* A macro's jump (macros.c, "Macros that jump") may leave the scope of a local with a cleanup,
+   which the body calls where it sees the scope left (cleanup.c): it would not be called. */
+static void check_jumps_and_cleanups(const Coroutine *co) {
+  if (!co->jump_macro)
+    return;
+  for (int i = 0; i < co->locals.n; i++) {
+    const Sym *s = co->locals.v[i]->sym;
+    if (s && s->cleanup)
+      error_tok(co->jump_macro,
+                "the macro '%s' jumps out of its use in coroutine '%s', whose local '%s' has a "
+                "cleanup that coroc calls where it sees its scope left: write the jump out",
+                tok_text(co->jump_macro), co->name, s->name);
+  }
+}
+
 void layout_frame(Source *src, Coroutine *co, const Options *opt) {
   if (!co->def)
     return;
@@ -378,8 +393,14 @@ void layout_frame(Source *src, Coroutine *co, const Options *opt) {
   layout_params(&l);
   visit(co->def->body, layout_pre, layout_post, &l);
   note_cleanups(src, co); /* cleanup.c: which locals have __attribute__((cleanup)) */
+  check_jumps_and_cleanups(co);
+  /* live.c: only what must survive a suspension; every local where a macro jumps unseen */
   if (frame_decided(opt))
-    decide_frame(src, co, opt->hoist_all); /* live.c: only what must survive a suspension */
+    decide_frame(src, co,
+                 opt->hoist_all   ? "every local (--hoist-all)"
+                 : co->jump_macro ? format("every local: the macro %s jumps where coroc cannot see",
+                                           tok_text(co->jump_macro))
+                                  : NULL);
   check_hoisted_types(&l);
   check_field_types(&l);
   xfree(l.scope_last);

@@ -644,7 +644,7 @@ static void release(Live *l) {
   xfree(l->late_why);
 }
 
-void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
+void decide_frame(Source *src, Coroutine *co, const char *hoist_all) {
   Live l = {.co = co, .src = src, .brk = -1, .cont = -1};
   ScopeWalk scopes = {0};
   /* the candidates: the locals laid out, in order; a declaration's go together */
@@ -675,7 +675,7 @@ void decide_frame(Source *src, Coroutine *co, bool hoist_all) {
   }
   if (hoist_all) {
     for (int v = 0; v < l.nvars; v++)
-      l.vars[v]->frame_reason = "every local (--hoist-all)";
+      l.vars[v]->frame_reason = hoist_all;
   } else if (l.nvars > 0) {
     walk_scopes(&l, &scopes);
     if (names.n > 1)
