@@ -603,7 +603,7 @@ class Gen:
             w["ybare"] = w["sleep"] = w["awaitst"] = 0
         if not self.callable:
             w["awaitst"] = 0
-        if self.pure:
+        if self.pure or self.jmacro:  # (a macro's jump may not leave a cleanup's scope)
             w["fold"] = w["decl_cleanup"] = 0
         if not self.brk:
             w["brk"] = 0
@@ -1023,22 +1023,34 @@ class Gen:
         a = self.await_call(self.ec())
         return Simple("@e0;", subs=[a], ref="(void)@e0;")
 
+    def jump(self, plain, macro, vars=(), subs=(), tags=(), macro_ok=True):
+        """`if (C) JUMP;`, or in a function whose jumps may be macros', the macro's use."""
+        if self.jmacro and macro_ok and self.p(0.7):
+            return Simple(macro, vars, subs, tags=set(tags) | {"jump_macro"})
+        return Simple(plain, vars, subs, tags=tags)
+
     def s_brk(self):
         c = self.val(self.ec(), r_depth(self.r))
-        return Simple("if (@e0) break;", subs=[c], tags={"break"})
+        return self.jump("if (@e0) break;", "BREAK_IF((@e0));", subs=[c], tags={"break"})
 
     def s_cont(self):
         c = self.val(self.ec(), r_depth(self.r))
-        return Simple("if (@e0) continue;", subs=[c], tags={"continue"})
+        # (not where the lowering moves a loop's continues: a condition or a step that awaits)
+        return self.jump("if (@e0) continue;", "CONTINUE_IF((@e0));", subs=[c], tags={"continue"},
+                         macro_ok=not self.loop_aw)
 
     def s_gotofwd(self):
         c = self.val(self.ec(), r_depth(self.r))
-        return Simple(f"if (@e0) goto {self.r.choice(self.fwd)};", subs=[c], tags={"goto_fwd"})
+        lab = self.r.choice(self.fwd)
+        # (the condition in parentheses: a compound literal's commas are no macro's)
+        return self.jump(f"if (@e0) goto {lab};", f"JUMP_IF((@e0), {lab});", subs=[c],
+                         tags={"goto_fwd"})
 
     def s_gotoback(self):
         lab, cnt, lim = self.r.choice(self.back)
         c = self.val(self.ec(), r_depth(self.r))
-        return Simple(f"if (@e0 && @v0++ < {lim}u) goto {lab};", [cnt], [c], tags={"goto_back"})
+        return self.jump(f"if (@e0 && @v0++ < {lim}u) goto {lab};",
+                         f"JUMP_IF((@e0 && @v0++ < {lim}u), {lab});", [cnt], [c], tags={"goto_back"})
 
     def s_sejump(self):
         ec = self.ec(jumps=True, aw=False)
@@ -1073,6 +1085,7 @@ class Gen:
         self.in_se = False
         self.blocked = set()
         self.in_lit = self.in_aw = self.loop_aw = False
+        self.jmacro = self.p(0.3)  # its jumps may be macros' (JUMP_IF, BREAK_IF, CONTINUE_IF)
         stmts = []
         while self.budget > 0:
             stmts.extend(self.stmt())

@@ -37,6 +37,7 @@ SAN_ENV = {"ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0", "UBSAN_OPTIONS": "
 SHAPES = [
     ("loops", {"loop"}),
     ("loop headed by a macro", {"loop_macro"}),
+    ("a macro that jumps", {"jump_macro"}),
     ("break/continue", {"break", "continue", "stmt_expr_break", "stmt_expr_continue"}),
     ("switch", {"switch"}),
     ("switch fallthrough", {"fallthrough"}),
@@ -505,6 +506,8 @@ STACKFUL = Config("stackful", "gcc", "-O0")
 
 
 def parse_config(name):
+    if "/" not in name:  # a mode coroc failed in, before any compiler ran
+        return Config(name, "gcc", "-O0")
     mode, rest = name.split("/")
     san = rest.endswith("+san")
     rest = rest.replace("+san", "")

@@ -235,7 +235,7 @@ class Loop(Stmt):
         body = self.body.render(mode, S, d + (0 if self.kind == "for" else 1))
         if self.kind == "macro":
             head = (f"LOOP_COUNT({v}, {self.n}u)" if self.extra is None
-                    else f"LOOP_UPTO({v}, {self.n}u, {self.extra.render(mode, S)})")
+                    else f"LOOP_UPTO({v}, {self.n}u, ({self.extra.render(mode, S)}))")
             return ([f"{ind(d)}{{", f"{ind(d + 1)}unsigned {v} = {start};", f"{ind(d + 1)}{head}"]
                     + body + [f"{ind(d)}}}"])
         if self.kind == "for":
@@ -504,6 +504,10 @@ struct hp { unsigned *p; unsigned k; };
 /* loops whose head is a macro's use (language.md): one macro made of another */
 #define LOOP_UPTO(v, n, c) for (; (v) < (n) && (c); (v)++)
 #define LOOP_COUNT(v, n) LOOP_UPTO(v, n, 1)
+/* jumps that coroc does not see (a function that uses one keeps every local in its frame) */
+#define JUMP_IF(c, label) do { if (c) goto label; } while (0)
+#define BREAK_IF(c) if (!(c)) {} else break
+#define CONTINUE_IF(c) if (!(c)) {} else continue
 """
 
 
