@@ -788,6 +788,10 @@ bool macro_param_is_name(const char *name, int index, int depth); /* `member` of
 int statement_macro(const TokenList *toks, int at, bool *declares, int *jumps);
 enum { JUMPS_GOTO = 1, JUMPS_BREAK = 2, JUMPS_CONTINUE = 4, JUMPS_RETURN = 8 };
 int macro_jumps(const char *name); /* the same for macro `name` (interned) */
+/* The first token of macro `name`'s replacement list (TK_EOF: empty), or NULL. */
+const Token *macro_first_word(const char *name);
+/* lexhook.c: does a declaration begin with this word (a type, a qualifier, a storage class)? */
+bool begins_declaration(const Token *t);
 
 /* {=====================================================================
  * passes/: check.c, frame.c (live.c, cfg.c), cleanup.c, lower.c; and the

@@ -117,6 +117,16 @@ static bool is_type_word(int code) {
   }
 }
 
+bool begins_declaration(const Token *t) {
+  if (t->kind != TK_IDENT)
+    return false;
+  int code = keyword_code(t);
+  if (is_type_word(code) || code == T_TYPEOF || code == T_AUTO_TYPE)
+    return true;
+  Sym *s = code ? NULL : scope_lookup(tok_text(t));
+  return s && s->kind == SYM_TYPEDEF;
+}
+
 /* Append the expansion of macro `name` to the queue if every word of it (and
    of the macros in it) is a type word, a typedef name, a tag after
    struct/union/enum, or a '*'. Returns false, leaving the queue as it was,

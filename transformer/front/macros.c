@@ -430,6 +430,15 @@ static int jumps_of(Macro *m, int depth) {
   return jumps;
 }
 
+const Token *macro_first_word(const char *name) {
+  Macro *m = *find(name);
+  if (!m)
+    return NULL;
+  const TokenList *body = tokens_of(m);
+  int b = m->body_text[0] == '(' ? group_end(body->v, body->n, 0) + 1 : 0;
+  return b > 0 || m->body_text[0] != '(' ? &body->v[b] : NULL; /* (its TK_EOF if empty) */
+}
+
 int macro_jumps(const char *name) {
   Macro *m = *find(name);
   return m ? jumps_of(m, 0) : 0; /* (`#define BAIL goto out` is words alone: type_like) */

@@ -649,8 +649,64 @@ static void check_continue_macros(const Checker *c, Node *n) {
     visit(n->body, continue_macro_pre, NULL, &part);
 }
 
+/* A macro used as a statement whose expansion declares (`DECLARE_BITMAP(bits, 64);`, `#define
+   DECL_I int i = 0`): the coroutine is read as written and declares nothing there, so what the
+   expansion declares would be an ordinary local of the resume function, lost at a suspension in
+   its scope (the rest of the block) if a word the use names is read after it. */
+static const Token *declaring_macro(const Node *stmt) {
+  if (stmt->kind != ND_EXPR_STMT || !stmt->expr)
+    return NULL;
+  const Node *e = stmt->expr;
+  if (e->kind == ND_EXPR && e->op == OP_CALL)
+    e = e->lhs;
+  if (e->kind != ND_IDENT || e->sym || !e->tok)
+    return NULL; /* (a name with a declaration is no macro's use) */
+  const Token *word = macro_first_word(tok_text(e->tok));
+  return word && begins_declaration(word) ? e->tok : NULL;
+}
+
+/* A word that names nothing the parse knows (not a keyword): what a macro may declare. */
+static bool is_unknown_word(const Token *t) {
+  return t->kind == TK_IDENT && !token_sym(t) && !name_keyword(tok_text(t));
+}
+
+/* Does a word named nothing by the use (its arguments, or its replacement's words) stand
+   unknown in tokens from..to, where the object it may declare would be read? */
+static bool named_after(const Checker *c, const Node *use, const Token *macro, int from, int to) {
+  const TokenList *o = &c->src->original;
+  for (int j = from; j <= to; j++) {
+    if (!is_unknown_word(&o->v[j]))
+      continue;
+    const char *w = tok_text(&o->v[j]);
+    for (int k = use->first; k <= use->last; k++)
+      if (&o->v[k] != macro && is_unknown_word(&o->v[k]) && tok_text(&o->v[k]) == w)
+        return true;
+    for (const Token *r = macro_first_word(tok_text(macro)); r && r->kind != TK_EOF; r++)
+      if (r->kind == TK_IDENT && !name_keyword(tok_text(r)) && tok_text(r) == w)
+        return true;
+  }
+  return false;
+}
+
+static void check_declaring_macros(const Checker *c, const Node *block) {
+  for (int i = 0; block->kind == ND_BLOCK && i < block->kids.n; i++) {
+    const Token *macro = declaring_macro(block->kids.v[i]);
+    Node *suspension = NULL;
+    for (int j = i + 1; macro && j < block->kids.n && !suspension; j++)
+      visit(block->kids.v[j], find_suspension, NULL, &suspension);
+    if (suspension && named_after(c, block->kids.v[i], macro, suspension->first, block->last))
+      error_tok(macro,
+                "the macro '%s' declares, where coroc reads coroutine '%s' as written and sees no "
+                "declaration: what it declares would not survive the %s at line %d; declare it "
+                "as written",
+                tok_text(macro), c->co->name, suspension->kind == ND_YIELD ? "yield" : "await",
+                suspension->tok->line);
+  }
+}
+
 static bool check_pre(Node *n, void *ctx) {
   Checker *c = ctx;
+  check_declaring_macros(c, n);
   check_continue_macros(c, n);
   check_next_call(c, n);
   check_loop_header(c, n);
