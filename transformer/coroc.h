@@ -786,8 +786,10 @@ bool macro_param_is_name(const char *name, int index, int depth); /* `member` of
    1 an object-like one, 2 a function-like one, 0 none, with *declares (may be NULL): its `for`
    declares; and *jumps (may be NULL): the jumps out of the use its expansion makes (JUMPS_*). */
 int statement_macro(const TokenList *toks, int at, bool *declares, int *jumps);
-enum { JUMPS_GOTO = 1, JUMPS_BREAK = 2, JUMPS_CONTINUE = 4, JUMPS_RETURN = 8 };
-int macro_jumps(const char *name); /* the same for macro `name` (interned) */
+enum { JUMPS_GOTO = 1, JUMPS_BREAK = 2, JUMPS_CONTINUE = 4, JUMPS_RETURN = 8, JUMPS_ANY = 15 };
+enum { USES_ALLOCA = 16 }; /* (*jumps too) the expansion calls alloca: glibc's strdupa, say */
+int macro_jumps(const char *name);    /* the same for macro `name` (interned) */
+bool is_alloca(const char *interned); /* alloca and GCC's __builtin_alloca* */
 /* The first token of macro `name`'s replacement list (TK_EOF: empty), or NULL. */
 const Token *macro_first_word(const char *name);
 /* lexhook.c: does a declaration begin with this word (a type, a qualifier, a storage class)? */

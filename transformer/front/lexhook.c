@@ -263,7 +263,7 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
       return T_ATTRIBUTE;
     }
     int jumps = 0, loop = statement_macro(p->toks, i, NULL, &jumps);
-    if (jumps && !p->jump_macro) /* (check.c and live.c: jumps the passes do not see) */
+    if (jumps & JUMPS_ANY && !p->jump_macro) /* (check.c, frame.c: jumps the passes do not see) */
       p->jump_macro = t;
     if (jumps & JUMPS_RETURN && !p->return_macro)
       p->return_macro = t;

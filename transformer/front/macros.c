@@ -389,6 +389,12 @@ static int brace_kind(const Token *v, int b, int i) {
                                                           : BRACE_BLOCK;
 }
 
+bool is_alloca(const char *interned) {
+  return interned == INTERN("alloca") || interned == INTERN("__builtin_alloca") ||
+         interned == INTERN("__builtin_alloca_with_align") ||
+         interned == INTERN("__builtin_alloca_with_align_and_max");
+}
+
 static int jumps_of(Macro *m, int depth) {
   if (m->jumps >= 0)
     return m->jumps;
@@ -420,6 +426,8 @@ static int jumps_of(Macro *m, int depth) {
       jumps |= JUMPS_BREAK;
     else if (w == INTERN("continue") && !in_loop)
       jumps |= JUMPS_CONTINUE;
+    else if (is_alloca(w))
+      jumps |= USES_ALLOCA;
     else if (depth < ATTRIBUTE_NESTING) {
       Macro *inner = *find(w);
       if (inner && inner != m)

@@ -25,11 +25,12 @@
 #include <string.h>
 
 typedef struct {
-  Coroutine *co;     /* the coroutine being checked */
-  Definitions *defs; /* every coroutine the file defines */
-  Source *src;       /* its input */
-  int stmt_expr;     /* > 0 inside ({ ... }) */
-  int unevaluated;   /* > 0 inside sizeof, _Alignof, typeof */
+  Coroutine *co;            /* the coroutine being checked */
+  Definitions *defs;        /* every coroutine the file defines */
+  Source *src;              /* its input */
+  int stmt_expr;            /* > 0 inside ({ ... }) */
+  int unevaluated;          /* > 0 inside sizeof, _Alignof, typeof */
+  const Token *alloca_call; /* the first call of alloca (or of a macro that calls it) */
 } Checker;
 
 /* {==================================================================
@@ -704,8 +705,19 @@ static void check_declaring_macros(const Checker *c, const Node *block) {
   }
 }
 
+/* alloca's memory is the calling function's stack: in the stackless backend the resume function's,
+   gone at the next suspension (and both backends take the same programs). */
+static void note_alloca(Checker *c, const Node *n) {
+  if (c->alloca_call || n->kind != ND_EXPR || n->op != OP_CALL || n->lhs->kind != ND_IDENT)
+    return;
+  const char *name = tok_text(n->lhs->tok);
+  if (is_alloca(name) || (!n->lhs->sym && macro_jumps(name) & USES_ALLOCA))
+    c->alloca_call = n->lhs->tok;
+}
+
 static bool check_pre(Node *n, void *ctx) {
   Checker *c = ctx;
+  note_alloca(c, n);
   check_declaring_macros(c, n);
   check_continue_macros(c, n);
   check_next_call(c, n);
@@ -857,6 +869,11 @@ void check_coroutine(Source *src, Coroutine *co, Definitions *defs) {
   if (co->saw_await) /* (without: every mark stays false, as the parse made it) */
     mark_awaits(co->def->body);
   visit(co->def->body, check_pre, check_post, &c);
+  if (c.alloca_call && co->nresume > 0)
+    error_tok(c.alloca_call,
+              "'%s' allocates on the stack of coroutine '%s', which its suspensions leave (in the "
+              "stackless backend the memory is gone at the next one): use malloc and free",
+              tok_text(c.alloca_call), co->name);
   check_kind(co);
   check_no_include(&c);
   if (co->saw_await)
