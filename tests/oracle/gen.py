@@ -603,8 +603,11 @@ class Gen:
             w["ybare"] = w["sleep"] = w["awaitst"] = 0
         if not self.callable:
             w["awaitst"] = 0
-        if self.pure or self.jmacro:  # (a macro's jump may not leave a cleanup's scope)
+        if self.pure:
             w["fold"] = w["decl_cleanup"] = 0
+        if self.jmacro:  # a macro's jump may not leave a cleanup's scope; its regions are where
+            w["decl_cleanup"] = 0  # a jump may skip a store
+            w["fwd"] *= 2
         if not self.brk:
             w["brk"] = 0
         if not self.cont:
@@ -957,10 +960,25 @@ class Gen:
 
     def s_fwd(self):
         lab = self.label("F")
+        # where jumps may be macros': an outer local set at the region's end and read after its
+        # label, so that only the jumps to the label read its older value (which a suspension
+        # before the jump must keep, though coroc does not see the jump)
+        outer = [v for v in self.vis("u") if not v.readonly and not v.const and v is not self.param]
+        kept = self.r.choice(outer) if outer and self.jmacro and not self.pure and self.p(0.9) else None
         self.fwd.append(lab)
         body = self.sub_block(self.r.randrange(2, 6))
         self.fwd.remove(lab)
-        return FwdRegion(lab, body, tags={"goto_fwd_region"})
+        if kept is None:
+            return FwdRegion(lab, body, tags={"goto_fwd_region"})
+        # a suspension first, the jump last: the older value must cross the one to reach the
+        # other; the random part in a block of its own, whose names cannot hide the local
+        first = self.s_yield_() if self.fn_gen else self.s_ybare()
+        c = self.val(self.ec(aw=False, fr={kept}), r_depth(self.r))  # (not read by the jump)
+        body = Block((first if isinstance(first, list) else [first]) + [body] +
+                     [Simple(f"JUMP_IF((@e0), {lab});", subs=[c], tags={"jump_macro"}),
+                      Simple(f"@v0 = {self.r.randrange(1, 1000)}u;", [kept])])
+        return [FwdRegion(lab, body, tags={"goto_fwd_region", "jump_skips_store"}),
+                Simple("fold(@v0);", [kept])]
 
     def s_back(self):
         lab = self.label("B")
@@ -1085,7 +1103,7 @@ class Gen:
         self.in_se = False
         self.blocked = set()
         self.in_lit = self.in_aw = self.loop_aw = False
-        self.jmacro = self.p(0.3)  # its jumps may be macros' (JUMP_IF, BREAK_IF, CONTINUE_IF)
+        self.jmacro = self.p(0.35)  # its jumps may be macros' (JUMP_IF, BREAK_IF, CONTINUE_IF)
         stmts = []
         while self.budget > 0:
             stmts.extend(self.stmt())

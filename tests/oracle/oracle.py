@@ -38,6 +38,7 @@ SHAPES = [
     ("loops", {"loop"}),
     ("loop headed by a macro", {"loop_macro"}),
     ("a macro that jumps", {"jump_macro"}),
+    ("a store that a jump to the label skips", {"jump_skips_store"}),
     ("break/continue", {"break", "continue", "stmt_expr_break", "stmt_expr_continue"}),
     ("switch", {"switch"}),
     ("switch fallthrough", {"fallthrough"}),
