@@ -614,6 +614,9 @@ int typedef_qualifiers(const Node *specs, int depth); /* given by the typedef na
 /* Each name under specs and declarator, and whether C takes its type alone (`sizeof n`). */
 typedef void TypeNameFn(Node *ident, bool type_only, void *ctx);
 void names_in_type(const Node *specs, const Node *declarator, TypeNameFn *fn, void *ctx);
+/* A name declared in the body (an object, a parameter, a function), which file scope does not see:
+   text.c writes it typed where a type outside the body takes its type. */
+bool is_body_name(const Sym *s);
 /* Does the coroutine f (a symbol) give a value to its awaiter? */
 bool task_has_value(const Sym *f);
 int declarator_end(const TokenList *toks, const Node *init_decl); /* with attributes after */

@@ -143,6 +143,11 @@ static void type_walk_post(Node *n, void *ctx) {
     w->unevaluated = w->saved[--w->nsaved];
 }
 
+bool is_body_name(const Sym *s) {
+  return s && (s->kind == SYM_OBJECT || s->kind == SYM_FUNCTION) && s->depth > 0 && s->decl &&
+         (s->decl->kind == ND_PARAM || s->decl->kind == ND_INIT_DECL);
+}
+
 void names_in_type(const Node *specs, const Node *declarator, TypeNameFn *fn, void *ctx) {
   TypeWalk w = {.fn = fn, .ctx = ctx};
   visit((Node *)specs, type_walk_pre, type_walk_post, &w);

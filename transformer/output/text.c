@@ -704,8 +704,6 @@ static void type_lent_names(Emitter *e, const Node *specs, const Node *declarato
                             int depth);
 static char *auto_type(Emitter *e, const Node *init, const Sym *self);
 
-static bool is_body_name(const Sym *s);
-
 /* Does a declaration's type name something of the body (not its own name)? */
 static bool names_body_name(Emitter *e, const Node *specs, const Node *declarator) {
   int ranges[2][2] = {{specs->first, specs->last}, {declarator->first, declarator->last}};
@@ -787,12 +785,6 @@ static const char *typed_name(Typing *t, const Sym *s) {
   }
   drop_repl(t->e, keep);
   return format("(*(__typeof__(%s) *)0)", type);
-}
-
-/* A name declared in the body, which file scope does not see. */
-static bool is_body_name(const Sym *s) {
-  return s && (s->kind == SYM_OBJECT || s->kind == SYM_FUNCTION) && s->depth > 0 && s->decl &&
-         (s->decl->kind == ND_PARAM || s->decl->kind == ND_INIT_DECL);
 }
 
 /* Each name of the body in tokens first..last prints typed (tokens, as a

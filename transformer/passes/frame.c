@@ -295,8 +295,7 @@ static bool is_local_of(const Sym *s, const Coroutine *co) {
 
 /* An object declared in the body, which text.c writes typed where it lends its type. */
 static bool is_body_object(const Sym *s) {
-  return s && s->kind == SYM_OBJECT && s->depth > 0 && s->decl &&
-         (s->decl->kind == ND_PARAM || s->decl->kind == ND_INIT_DECL);
+  return is_body_name(s) && s->kind == SYM_OBJECT;
 }
 
 static void field_type_name(Node *ident, bool type_only, void *ctx) {
