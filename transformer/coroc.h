@@ -784,6 +784,11 @@ const char *macro_definition(const char *name);
 /* A use at toks->v[at] of a macro made of __attribute__ groups: they go to out; the index of its
    last token, or -1 for any other word. */
 int attribute_macro(const TokenList *toks, int at, TokenList *out, int depth);
+/* The kinds of groups a macro may be made of (macros.c). */
+enum { GROUP_ATTRIBUTE = 1, GROUP_PRAGMA = 2 };
+/* The same for a macro made of groups of one of the kinds *kinds allows (a set of GROUP_ bits),
+   which it narrows to the kind the use is made of. */
+int group_macro(const TokenList *toks, int at, TokenList *out, int depth, int *kinds);
 bool macro_param_is_name(const char *name, int index, int depth); /* `member` of offsetof */
 /* A use at toks->v[at] of a macro: whether it heads a loop (`TAILQ_FOREACH(v, h, f)`, `forever`):
    1 an object-like one, 2 a function-like one, 0 none, with *declares (may be NULL): its `for`

@@ -252,15 +252,18 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
       p->pos = i + 1;
       return next_token(lval, lloc, p); /* an empty macro (INLINE) simply vanishes */
     }
-    TokenList groups = {0}; /* `UNUSED`, `_cleanup_free_`, `__aligned(8)`: an attribute */
-    int end = attribute_macro(p->toks, i, &groups, 0);
+    /* `UNUSED`, `_cleanup_free_`, `__aligned(8)`: an attribute; GLib's
+       `G_GNUC_BEGIN_IGNORE_DEPRECATIONS`: a pragma */
+    TokenList groups = {0};
+    int kinds = GROUP_ATTRIBUTE | GROUP_PRAGMA;
+    int end = group_macro(p->toks, i, &groups, 0, &kinds);
     xfree(groups.v);
     if (end >= 0) {
       lval->T_IDENTIFIER = t;
       *lloc = (Loc){i, end};
       p->pos = end + 1;
-      p->prev_code = T_ATTRIBUTE;
-      return T_ATTRIBUTE;
+      p->prev_code = kinds == GROUP_PRAGMA ? T_PRAGMA : T_ATTRIBUTE;
+      return p->prev_code;
     }
     int jumps = 0, loop = statement_macro(p->toks, i, NULL, &jumps);
     if (jumps & JUMPS_ANY && !p->jump_macro) /* (check.c, frame.c: jumps the passes do not see) */

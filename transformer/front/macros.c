@@ -121,26 +121,33 @@ const char *macro_definition(const char *name) {
 }
 
 /* {==================================================================
- * Macros that stand for attributes
+ * Macros that stand for attributes or pragmas
  *
  * `#define UNUSED __attribute__((unused))`, GLib's `g_autofree` and
  * systemd's `_cleanup_free_` (an object-like macro naming a function-like
  * one: `_cleanup_(freep)`, which is `__attribute__((cleanup(freep)))`):
  * the coroutine parse takes such a use for the attribute it is, and the
- * cleanup pass reads the function out of its expansion. Only macros made
- * of __attribute__ groups and uses of such macros are expanded here, with
- * their arguments put in for their parameters: nothing else needs it.
+ * cleanup pass reads the function out of its expansion. GLib's
+ * `G_GNUC_BEGIN_IGNORE_DEPRECATIONS`, two `_Pragma("...")` groups, stands
+ * where a statement may, and is one pragma to the parse. Only macros made
+ * of such groups (of one kind) and uses of such macros are expanded here,
+ * with their arguments put in for their parameters: nothing else needs it.
  * =================================================================== */
 
-enum { MACRO_PARAMS = 16, ATTRIBUTE_NESTING = 8 };
+enum { MACRO_PARAMS = 16, MACRO_NESTING = 8 };
 
 static bool is_punct(const Token *t, int c) {
   return t->kind == TK_PUNCT && tok_text(t)[0] == c && tok_text(t)[1] == '\0';
 }
 
-static bool is_attribute_word(const Token *t) {
-  return t->kind == TK_IDENT &&
-         (tok_text(t) == INTERN("__attribute__") || tok_text(t) == INTERN("__attribute"));
+/* The kind of group that word t begins (GROUP_ATTRIBUTE or GROUP_PRAGMA), or 0. */
+static int group_word(const Token *t) {
+  if (t->kind != TK_IDENT)
+    return 0;
+  const char *s = tok_text(t);
+  if (s == INTERN("__attribute__") || s == INTERN("__attribute"))
+    return GROUP_ATTRIBUTE;
+  return s == INTERN("_Pragma") ? GROUP_PRAGMA : 0;
 }
 
 /* The index of the ')' that closes the '(' at v[i], or -1. */
@@ -192,21 +199,24 @@ static int args_of(const Token *v, int n, int open, int *first, int *last, int *
   return -1;
 }
 
-/* The use expanded: attribute groups copied, uses of attribute macros
-   expanded in turn; false if anything else is in it. */
-static bool expand_groups(const TokenList *use, TokenList *out, int depth) {
+/* The use expanded: groups of the kinds *kinds allows copied, uses of such
+   macros expanded in turn; false if anything else is in it. The first group
+   met narrows *kinds to its own. */
+static bool expand_groups(const TokenList *use, TokenList *out, int depth, int *kinds) {
   if (use->n == 0)
     return false;
   for (int i = 0; i < use->n;) {
-    int end = is_attribute_word(&use->v[i]) && i + 1 < use->n && is_punct(&use->v[i + 1], '(')
+    int kind = group_word(&use->v[i]) & *kinds;
+    int end = kind && i + 1 < use->n && is_punct(&use->v[i + 1], '(')
                   ? group_end(use->v, use->n, i + 1)
                   : -1;
     if (end >= 0) {
+      *kinds = kind;
       for (; i <= end; i++)
         push_token(out, &use->v[i]);
       continue;
     }
-    end = attribute_macro(use, i, out, depth + 1);
+    end = group_macro(use, i, out, depth + 1, kinds);
     if (end < 0)
       return false;
     i = end + 1;
@@ -214,10 +224,10 @@ static bool expand_groups(const TokenList *use, TokenList *out, int depth) {
   return true;
 }
 
-int attribute_macro(const TokenList *toks, int at, TokenList *out, int depth) {
+int group_macro(const TokenList *toks, int at, TokenList *out, int depth, int *kinds) {
   const Token *v = toks->v;
   int n = toks->n;
-  Macro *m = v[at].kind == TK_IDENT && depth < ATTRIBUTE_NESTING ? *find(tok_text(&v[at])) : NULL;
+  Macro *m = v[at].kind == TK_IDENT && depth < MACRO_NESTING ? *find(tok_text(&v[at])) : NULL;
   if (!m || m->type_like)
     return -1;
   const TokenList *body = tokens_of(m);
@@ -242,12 +252,17 @@ int attribute_macro(const TokenList *toks, int at, TokenList *out, int depth) {
     else
       push_token(&use, &body->v[b]);
   }
-  int saved = out->n;
-  bool ok = expand_groups(&use, out, depth);
+  int saved = out->n, saved_kinds = *kinds;
+  bool ok = expand_groups(&use, out, depth, kinds);
   xfree(use.v);
   if (!ok)
-    out->n = saved;
+    out->n = saved, *kinds = saved_kinds;
   return ok ? end : -1;
+}
+
+int attribute_macro(const TokenList *toks, int at, TokenList *out, int depth) {
+  int kinds = GROUP_ATTRIBUTE;
+  return group_macro(toks, at, out, depth, &kinds);
 }
 
 /* }================================================================== */
@@ -271,7 +286,7 @@ static bool alone_in_argument(const Token *v, int n, int i) {
 }
 
 bool macro_param_is_name(const char *name, int index, int depth) {
-  Macro *m = depth < ATTRIBUTE_NESTING ? *find(name) : NULL;
+  Macro *m = depth < MACRO_NESTING ? *find(name) : NULL;
   if (!m || m->body_text[0] != '(')
     return false;
   const TokenList *body = tokens_of(m);
@@ -348,7 +363,7 @@ static int loop_kind(Macro *m, int depth) {
   const char *word = n >= 2 && v[0].kind == TK_IDENT ? tok_text(&v[0]) : NULL;
   if (word && (word == INTERN("for") || word == INTERN("while")) && is_punct(&v[1], '(')) {
     kind = word == INTERN("for") && declares_in_for(v, n) ? LOOP_DECLARING : LOOP_PLAIN;
-  } else if (word && depth < ATTRIBUTE_NESTING) { /* another macro's use */
+  } else if (word && depth < MACRO_NESTING) { /* another macro's use */
     Macro *inner = *find(word);
     if (inner && inner != m)
       kind = loop_kind(inner, depth + 1);
@@ -428,7 +443,7 @@ static int jumps_of(Macro *m, int depth) {
       jumps |= JUMPS_CONTINUE;
     else if (is_alloca(w))
       jumps |= USES_ALLOCA;
-    else if (depth < ATTRIBUTE_NESTING) {
+    else if (depth < MACRO_NESTING) {
       Macro *inner = *find(w);
       if (inner && inner != m)
         jumps |= jumps_of(inner, depth + 1);
