@@ -779,6 +779,9 @@ Coroutine *parse_source(Source *src);
 void macro_directive(const char *text);
 /* The replacement list of object-like macro `name` (interned) of words and stars only, or NULL. */
 const TokenList *macro_body(const char *name);
+/* Whether `name` (interned) is an object-like macro made of string literals and such macros
+   (<inttypes.h>'s PRIu64: `"%" PRIu64 "\n"` is one string); depth: 0. */
+bool string_macro(const char *name, int depth);
 /* The #define line of macro `name` (interned) in effect now, or NULL. */
 const char *macro_definition(const char *name);
 /* A use at toks->v[at] of a macro made of __attribute__ groups: they go to out; the index of its
@@ -796,6 +799,9 @@ bool macro_param_is_name(const char *name, int index, int depth); /* `member` of
 int statement_macro(const TokenList *toks, int at, bool *declares, int *jumps);
 enum { JUMPS_GOTO = 1, JUMPS_BREAK = 2, JUMPS_CONTINUE = 4, JUMPS_RETURN = 8, JUMPS_ANY = 15 };
 enum { USES_ALLOCA = 16 }; /* (*jumps too) the expansion calls alloca: glibc's strdupa, say */
+/* (*jumps too) the expansion opens a block it does not close (pthread_cleanup_push's `do {`), or
+   closes one it did not open (pthread_cleanup_pop's `} while (0)`) */
+enum { OPENS_BLOCK = 32, CLOSES_BLOCK = 64 };
 int macro_jumps(const char *name);    /* the same for macro `name` (interned) */
 bool is_alloca(const char *interned); /* alloca and GCC's __builtin_alloca* */
 /* The first token of macro `name`'s replacement list (TK_EOF: empty), or NULL. */

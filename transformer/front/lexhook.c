@@ -252,6 +252,13 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
       p->pos = i + 1;
       return next_token(lval, lloc, p); /* an empty macro (INLINE) simply vanishes */
     }
+    if (string_macro(tok_text(t), 0)) { /* `"%" PRIu64 "\n"`: a string among strings */
+      lval->T_IDENTIFIER = t;
+      *lloc = (Loc){i, i};
+      p->pos = i + 1;
+      p->prev_code = T_STRING;
+      return T_STRING;
+    }
     /* `UNUSED`, `_cleanup_free_`, `__aligned(8)`: an attribute; GLib's
        `G_GNUC_BEGIN_IGNORE_DEPRECATIONS`: a pragma */
     TokenList groups = {0};
@@ -266,7 +273,8 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
       return p->prev_code;
     }
     int jumps = 0, loop = statement_macro(p->toks, i, NULL, &jumps);
-    if (jumps & JUMPS_ANY && !p->jump_macro) /* (check.c, frame.c: jumps the passes do not see) */
+    /* (check.c, frame.c: jumps the passes do not see; a block a user's break would leave) */
+    if (jumps & (JUMPS_ANY | OPENS_BLOCK | CLOSES_BLOCK) && !p->jump_macro)
       p->jump_macro = t;
     if (jumps & JUMPS_RETURN && !p->return_macro)
       p->return_macro = t;

@@ -26,6 +26,9 @@
    benchmark part 4's large.coc). */
 #define NBUCKETS 4096
 
+/* How deep a macro's expansion is followed through the macros it names. */
+enum { MACRO_NESTING = 8 };
+
 typedef struct Macro Macro;
 struct Macro {
   const char *name;      /* the macro's name, interned */
@@ -115,6 +118,20 @@ const TokenList *macro_body(const char *name) {
   return m && m->type_like ? tokens_of(m) : NULL;
 }
 
+bool string_macro(const char *name, int depth) {
+  Macro *m = depth < MACRO_NESTING ? *find(name) : NULL;
+  if (!m || m->type_like || m->body_text[0] == '(')
+    return false;
+  const TokenList *body = tokens_of(m);
+  if (body->n == 0 || body->v[0].kind == TK_EOF)
+    return false;
+  for (int i = 0; i < body->n && body->v[i].kind != TK_EOF; i++)
+    if (body->v[i].kind != TK_STRING &&
+        !(body->v[i].kind == TK_IDENT && string_macro(tok_text(&body->v[i]), depth + 1)))
+      return false;
+  return true;
+}
+
 const char *macro_definition(const char *name) {
   Macro *m = *find(name);
   return m ? m->text : NULL;
@@ -134,7 +151,7 @@ const char *macro_definition(const char *name) {
  * with their arguments put in for their parameters: nothing else needs it.
  * =================================================================== */
 
-enum { MACRO_PARAMS = 16, MACRO_NESTING = 8 };
+enum { MACRO_PARAMS = 16 };
 
 static bool is_punct(const Token *t, int c) {
   return t->kind == TK_PUNCT && tok_text(t)[0] == c && tok_text(t)[1] == '\0';
@@ -427,6 +444,8 @@ static int jumps_of(Macro *m, int depth) {
       deeper--;
     else if (is_punct(t, '}') && nbraces > 0)
       nbraces--;
+    else if (is_punct(t, '}'))
+      jumps |= CLOSES_BLOCK;
     if (t->kind != TK_IDENT)
       continue;
     const char *w = tok_text(t);
@@ -449,6 +468,8 @@ static int jumps_of(Macro *m, int depth) {
         jumps |= jumps_of(inner, depth + 1);
     }
   }
+  if (nbraces + deeper > 0)
+    jumps |= OPENS_BLOCK;
   m->jumps = (signed char)jumps;
   return jumps;
 }

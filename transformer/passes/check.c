@@ -650,20 +650,54 @@ static void check_continue_macros(const Checker *c, Node *n) {
     visit(n->body, continue_macro_pre, NULL, &part);
 }
 
-/* A macro used as a statement whose expansion declares (`DECLARE_BITMAP(bits, 64);`, `#define
-   DECL_I int i = 0`): the coroutine is read as written and declares nothing there, so what the
-   expansion declares would be an ordinary local of the resume function, lost at a suspension in
-   its scope (the rest of the block) if a word the use names is read after it. */
-static const Token *declaring_macro(const Node *stmt) {
+/* The macro a statement uses, `NAME;` or `NAME(...);`, with no declaration of the name: its token,
+   or NULL. */
+static const Token *statement_macro_use(const Node *stmt) {
   if (stmt->kind != ND_EXPR_STMT || !stmt->expr)
     return NULL;
   const Node *e = stmt->expr;
   if (e->kind == ND_EXPR && e->op == OP_CALL)
     e = e->lhs;
-  if (e->kind != ND_IDENT || e->sym || !e->tok)
-    return NULL; /* (a name with a declaration is no macro's use) */
-  const Token *word = macro_first_word(tok_text(e->tok));
-  return word && begins_declaration(word) ? e->tok : NULL;
+  return e->kind == ND_IDENT && !e->sym && e->tok ? e->tok : NULL;
+}
+
+/* A macro whose braces open a block that a later one closes (`pthread_cleanup_push(f, a); ...
+   pthread_cleanup_pop(0);`, whose `do {` declares a buffer that the thread's cancellation chain
+   points to): coroc does not see the block, so what it declares would not survive a suspension
+   inside it in the stackless backend, and in either backend the thread's chain would point into a
+   suspended instance while other code runs. A suspension between the two (or, with no closing
+   macro, to the block's end) is refused. */
+static void check_block_macros(const Checker *c, const Node *block) {
+  for (int i = 0; block->kind == ND_BLOCK && c->co->jump_macro && i < block->kids.n; i++) {
+    const Token *opener = statement_macro_use(block->kids.v[i]);
+    if (!opener || !(macro_jumps(tok_text(opener)) & OPENS_BLOCK))
+      continue;
+    Node *suspension = NULL;
+    for (int j = i + 1; j < block->kids.n && !suspension; j++) {
+      const Token *closer = statement_macro_use(block->kids.v[j]);
+      if (closer && macro_jumps(tok_text(closer)) & CLOSES_BLOCK)
+        break;
+      visit(block->kids.v[j], find_suspension, NULL, &suspension);
+    }
+    if (suspension)
+      error_tok(
+          suspension->tok,
+          "coroutine '%s' may not suspend inside the block that the macro '%s' at line %d "
+          "opens: coroc does not see the block, and what the macro declares or registers in it "
+          "would not survive the %s; suspend before it or after the macro that closes it",
+          c->co->name, tok_text(opener), opener->line,
+          suspension->kind == ND_YIELD ? "yield" : "await");
+  }
+}
+
+/* A macro used as a statement whose expansion declares (`DECLARE_BITMAP(bits, 64);`, `#define
+   DECL_I int i = 0`): the coroutine is read as written and declares nothing there, so what the
+   expansion declares would be an ordinary local of the resume function, lost at a suspension in
+   its scope (the rest of the block) if a word the use names is read after it. */
+static const Token *declaring_macro(const Node *stmt) {
+  const Token *use = statement_macro_use(stmt); /* (a name with a declaration is no macro's use) */
+  const Token *word = use ? macro_first_word(tok_text(use)) : NULL;
+  return word && begins_declaration(word) ? use : NULL;
 }
 
 /* A word that names nothing the parse knows (not a keyword): what a macro may declare. */
@@ -719,6 +753,7 @@ static bool check_pre(Node *n, void *ctx) {
   Checker *c = ctx;
   note_alloca(c, n);
   check_declaring_macros(c, n);
+  check_block_macros(c, n);
   check_continue_macros(c, n);
   check_next_call(c, n);
   check_loop_header(c, n);

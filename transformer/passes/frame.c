@@ -370,6 +370,13 @@ static bool frame_decided(const Options *opt) {
   return opt->backend == BACKEND_STACKLESS || opt->facts || opt->stats || opt->html || opt->dot;
 }
 
+/* What the macro co->jump_macro does that coroc's passes do not see: it jumps out of its use
+   (true), or its braces open or close a block (a break among the statements between is the
+   block's). */
+static bool jumps_unseen(const Coroutine *co) {
+  return macro_jumps(tok_text(co->jump_macro)) & JUMPS_ANY;
+}
+
 /* A macro's jump (macros.c, "Macros that jump") may leave the scope of a local with a cleanup,
    which the body calls where it sees the scope left (cleanup.c): it would not be called. */
 static void check_jumps_and_cleanups(const Coroutine *co) {
@@ -379,9 +386,11 @@ static void check_jumps_and_cleanups(const Coroutine *co) {
     const Sym *s = co->locals.v[i]->sym;
     if (s && s->cleanup)
       error_tok(co->jump_macro,
-                "the macro '%s' jumps out of its use in coroutine '%s', whose local '%s' has a "
-                "cleanup that coroc calls where it sees its scope left: write the jump out",
-                tok_text(co->jump_macro), co->name, s->name);
+                "the macro '%s' %s in coroutine '%s', whose local '%s' has a cleanup that coroc "
+                "calls where it sees its scope left: write the %s out",
+                tok_text(co->jump_macro),
+                jumps_unseen(co) ? "jumps out of its use" : "opens or closes a block", co->name,
+                s->name, jumps_unseen(co) ? "jump" : "block");
   }
 }
 
@@ -397,8 +406,9 @@ void layout_frame(Source *src, Coroutine *co, const Options *opt) {
   if (frame_decided(opt))
     decide_frame(src, co,
                  opt->hoist_all   ? "every local (--hoist-all)"
-                 : co->jump_macro ? format("every local: the macro %s jumps where coroc cannot see",
-                                           tok_text(co->jump_macro))
+                 : co->jump_macro ? format("every local: the macro %s %s where coroc cannot see",
+                                           tok_text(co->jump_macro),
+                                           jumps_unseen(co) ? "jumps" : "opens or closes a block")
                                   : NULL);
   check_hoisted_types(&l);
   check_field_types(&l);
