@@ -20,9 +20,9 @@
  *
  * Actions are short: they call ast.c constructors with the token range @$,
  * and the C of build.c, external.c and syntax_error.c (parse.h says what
- * each holds). What stays here needs bison's own: the grammar, the nested
- * second parse (it runs the grammar again), and the report of a syntax
- * error (what the parser could have taken).
+ * each holds; entry.c runs the file parse). What stays here needs bison's
+ * own: the grammar, the nested second parse (it runs the grammar again),
+ * and the report of a syntax error (what the parser could have taken).
  */
 %code requires {
 #include "front/parse.h"  /* the parser's state (Parser), and the C its actions call */
@@ -950,7 +950,7 @@ generic_assoc
 %%
 
 /* {==================================================================
- * The second parse, and the entry
+ * The second parse, and a syntax error
  * =================================================================== */
 
 /* The file parse met a declaration or definition. If it is a coroutine,
@@ -981,20 +981,3 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
 }
 
 /* }================================================================== */
-
-Coroutine *parse_source(Source *src) {
-  return parse_source_each(src, NULL, NULL);
-}
-
-Coroutine *parse_source_each(Source *src, void (*each)(Coroutine *co, void *ctx), void *ctx) {
-  scope_reset();
-  Parser p = {.src = src, .toks = &src->expanded, .each = each, .each_ctx = ctx};
-  p.cos_tail = &p.cos;
-  p.unsent = &p.cos;
-  p.external_mark = arena_mark(&arena_tree);
-  yydebug = getenv("COROC_TRACE") != NULL;
-  if (yyparse(&p) != 0)
-    internal_error("parse failed without a diagnostic");
-  xfree(p.tags_defined);
-  return p.cos;
-}
