@@ -733,9 +733,11 @@ struct Coroutine {
   bool saw_yield_value; /* its parse met a `yield EXPR` (check_kind_of) */
   bool saw_await;       /* ... an await */
   bool saw_stmt_expr;   /* ... a statement expression `({ ... })` */
-  /* ... the first use of a macro that jumps out of it (`TRY(x)`: a goto), and of one that
-     returns: jumps the passes do not see (macros.c, "Macros that jump") */
+  /* ... the first use of a macro that jumps out of it (`TRY(x)`: a goto) or opens or closes a
+     block, and of one that returns: jumps the passes do not see (macros.c, "Macros that jump");
+     jump_deed: what the first does (JUMPS_*, OPENS_BLOCK, CLOSES_BLOCK) */
   Token *jump_macro, *return_macro;
+  int jump_deed;
   bool returns_void;   /* its declared type is void */
   bool awaited_inline; /* some coroutine below awaits it with its frame inside its own (check.c) */
   int nresume;         /* resume points numbered 1..nresume */
@@ -782,6 +784,8 @@ const TokenList *macro_body(const char *name);
 /* Whether `name` (interned) is an object-like macro made of string literals and such macros
    (<inttypes.h>'s PRIu64: `"%" PRIu64 "\n"` is one string); depth: 0. */
 bool string_macro(const char *name, int depth);
+/* Is `name` (interned) a function-like macro? */
+bool function_like_macro(const char *name);
 /* The #define line of macro `name` (interned) in effect now, or NULL. */
 const char *macro_definition(const char *name);
 /* A use at toks->v[at] of a macro made of __attribute__ groups: they go to out; the index of its
@@ -808,6 +812,9 @@ bool is_alloca(const char *interned); /* alloca and GCC's __builtin_alloca* */
 const Token *macro_first_word(const char *name);
 /* lexhook.c: does a declaration begin with this word (a type, a qualifier, a storage class)? */
 bool begins_declaration(const Token *t);
+/* Is toks->v[at] a name that a macro's argument declares (`DECLARE(int x)`, `F(char **p)`): the
+   tokens before it, back to `first`, stars passed over, begin a declaration? */
+bool declared_in_argument(const TokenList *toks, int at, int first);
 
 /* {=====================================================================
  * passes/: check.c, frame.c (live.c, cfg.c), cleanup.c, lower.c; and the

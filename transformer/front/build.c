@@ -8,6 +8,7 @@
  * names (token notes, source.c), which the passes read.
  */
 #include "parse.h"
+#include "parser.h" /* T_YIELD, T_AWAIT */
 
 #include <string.h>
 
@@ -39,6 +40,37 @@ Node *call_node(Parser *p, Loc loc, Node *callee, Node *args) {
   return n;
 }
 
+/* `CMP(i, <, n)`, a use whose arguments are not C (lexhook.c, RAW_MACRO): a call whose arguments
+   are the names of the use, each an object's taken as its address (the passes cannot tell what the
+   expansion does with it: such a local is kept in the frame). A name the macro takes as a name
+   (`#x`), or that an argument declares (`int x`), is printed as written. */
+Node *raw_macro_node(Parser *p, Token *name, Loc loc) {
+  Node *n = expr_node(loc, OP_CALL, ident(p, name, (Loc){loc.first, loc.first}), NULL, NULL);
+  int depth = 0, arg = 0;
+  for (int i = loc.first + 1; i < loc.last; i++) {
+    Token *t = &p->toks->v[i];
+    const char *s = tok_text(t);
+    depth += t->kind == TK_PUNCT && (s[0] == '(' || s[0] == '[' || s[0] == '{') && !s[1];
+    depth -= t->kind == TK_PUNCT && (s[0] == ')' || s[0] == ']' || s[0] == '}') && !s[1];
+    arg += depth == 1 && t->kind == TK_PUNCT && s[0] == ',' && !s[1];
+    int code = t->kind == TK_IDENT ? keyword_code(t) : 0;
+    if (code == T_YIELD || code == T_AWAIT)
+      error_tok(t,
+                "%s among the arguments of '%s', which coroc cannot read as C: it makes no "
+                "resume point there; %s before the macro's use",
+                code == T_YIELD ? "a yield" : "an await", tok_text(name), s);
+    const char *before = tok_text(t - 1);
+    if (t->kind != TK_IDENT || code || !strcmp(before, ".") || !strcmp(before, "->") ||
+        declared_in_argument(p->toks, i, loc.first) || macro_param_is_name(tok_text(name), arg, 0))
+      continue;
+    Node *use = ident(p, t, (Loc){i, i});
+    if (use->sym && use->sym->kind == SYM_OBJECT) /* (no `&` written: live.c says so) */
+      use = expr_node((Loc){i, i}, OP_ADDRESS, use, NULL, NULL);
+    node_add_kid(n, use);
+  }
+  return n;
+}
+
 /* `TAILQ_FOREACH(np, head, link) statement`: a while loop whose head is the macro's use (head),
    printed as written (its arguments rewritten) where a `while (...)` would be. */
 Node *loop_macro_node(Token *name, Loc loc, Node *head, Node *body) {
@@ -50,18 +82,6 @@ Node *loop_macro_node(Token *name, Loc loc, Node *head, Node *body) {
   return n;
 }
 
-/* Is name a function-like macro (`#define NAME(` in its #define line)? */
-static bool is_function_like_macro(const char *name) {
-  const char *def = macro_definition(name);
-  if (!def)
-    return false;
-  def += strspn(def, " \t#");
-  def += strlen("define");
-  def += strspn(def, " \t");
-  size_t n = strlen(name);
-  return strncmp(def, name, n) == 0 && def[n] == '(';
-}
-
 /* `int CAT(my, var) = 0;` in a coroutine's own tokens: a macro that makes
    the declared name, read unexpanded as a function declarator. Left alone,
    the object would be no local of the coroutine's, and would not survive a
@@ -70,7 +90,7 @@ static bool is_function_like_macro(const char *name) {
 void check_declared_name(Parser *p, const Node *init_decl) {
   const Node *d = init_decl->declarator;
   if (p->original && d->tok && d->kids.n && d->kids.v[0]->kind == ND_FUNC &&
-      is_function_like_macro(tok_text(d->tok)))
+      function_like_macro(tok_text(d->tok)))
     error_tok(d->tok,
               "'%s' is a macro that makes the name declared here: coroc reads a coroutine as "
               "written, before macros expand; write the name itself",

@@ -13,9 +13,10 @@
  *  - in a coroutine's own tokens, a macro that stands for a type (`u8`,
  *    `bool`, `INLINE`) is replaced by its words, so that its declarations
  *    parse as the compiler will see them, one that stands for attributes
- *    (`_cleanup_free_`, macros.c) is one __attribute__ token, and one that
+ *    (`_cleanup_free_`, macros.c) is one __attribute__ token, one that
  *    heads a loop (`TAILQ_FOREACH`) a token of its own, which the grammar
- *    takes where a statement begins.
+ *    takes where a statement begins, and a use whose arguments are not C
+ *    (`CMP(a, <, b)`) one token for the whole use.
  */
 #include "coroc.h"
 #include "parser.h"
@@ -127,6 +128,14 @@ bool begins_declaration(const Token *t) {
   return s && s->kind == SYM_TYPEDEF;
 }
 
+bool declared_in_argument(const TokenList *toks, int at, int first) {
+  const Token *t = &toks->v[at], *type = t - 1;
+  while (type > &toks->v[first] && type->kind == TK_PUNCT && type->code == '*')
+    type--;
+  return t->kind == TK_IDENT && !keyword_code(t) && type >= &toks->v[first] &&
+         begins_declaration(type);
+}
+
 /* Append the expansion of macro `name` to the queue if every word of it (and
    of the macros in it) is a type word, a typedef name, a tag after
    struct/union/enum, or a '*'. Returns false, leaving the queue as it was,
@@ -158,6 +167,128 @@ static bool expand_type_macro(Parser *p, const char *name, int depth) {
     p->queue[p->nqueue++] = t;
   }
   return true;
+}
+
+/* }================================================================== */
+
+/* {==================================================================
+ * Macro uses whose arguments are not C
+ *
+ * `CMP(a, <, b)`, GLib's `g_assert_cmpint(n, ==, 3)`, `STR(hello world)`,
+ * `TRY(f(), goto fail)`: a macro may take an argument that is neither an
+ * expression nor a type name, which the grammar cannot read. The hook hands
+ * such a use over whole, as one RAW_MACRO token, and build.c makes it a call
+ * whose arguments are the names in it. Whether an argument is C is told
+ * from its tokens alone, outside any braces in it: one that begins or ends
+ * with what no expression can, or holds two words or literals in a row
+ * (strings excepted, which concatenate; `int x` included), or a `;` or a
+ * statement's word, is not. An argument this misses stays a syntax error.
+ * =================================================================== */
+
+/* Can a punctuator begin an expression or a type name? (`&&` can: GNU's `&&label`.) */
+static bool may_begin(int code) {
+  switch (code) {
+  case '(':
+  case '*':
+  case '&':
+  case '+':
+  case '-':
+  case '~':
+  case '!':
+  case '{':
+  case T_INC:
+  case T_DEC:
+  case T_ANDAND:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Can a punctuator end one? (`*` can: the type name `char *`.) */
+static bool may_end(int code) {
+  return code == ')' || code == ']' || code == '}' || code == '*' || code == T_INC || code == T_DEC;
+}
+
+/* A word or a literal, an operand in itself; strings (a string macro too) apart. */
+static int operand_kind(const Token *t) {
+  if (t->kind == TK_STRING || (t->kind == TK_IDENT && string_macro(tok_text(t), 0)))
+    return 2;
+  if (t->kind == TK_NUMBER || t->kind == TK_CHAR)
+    return 1;
+  if (t->kind != TK_IDENT)
+    return 0;
+  int code = keyword_code(t);
+  return !code ? 1 : is_type_word(code) ? 3 : 0;
+}
+
+static bool is_statement_word(const Token *t) {
+  switch (t->kind == TK_IDENT ? keyword_code(t) : 0) {
+  case T_RETURN:
+  case T_GOTO:
+  case T_BREAK:
+  case T_CONTINUE:
+  case T_IF:
+  case T_WHILE:
+  case T_FOR:
+  case T_DO:
+  case T_SWITCH:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Is the argument v[first..last] (inclusive) not C? */
+static bool argument_is_raw(const Token *v, int first, int last) {
+  if (first > last)
+    return true; /* empty, beside others: `F(a, , b)` */
+  if (v[first].kind == TK_PUNCT && !may_begin(v[first].code))
+    return true;
+  if (v[last].kind == TK_PUNCT && !may_end(v[last].code))
+    return true;
+  int braces = 0, parens = 0;
+  for (int i = first; i <= last; i++) {
+    int code = v[i].kind == TK_PUNCT ? v[i].code : 0;
+    braces += (code == '{') - (code == '}');
+    parens += (code == '(') - (code == ')');
+    if (braces > 0 || code == '}')
+      continue; /* a compound literal's list, a statement expression */
+    if ((code == ';' && parens == 0) || is_statement_word(&v[i]))
+      return true;
+    if (i == first)
+      continue;
+    int a = operand_kind(&v[i - 1]), b = operand_kind(&v[i]);
+    if (a && b && !(a == 2 && b == 2) && !(a == 3 && b != 1))
+      return true; /* `hello world`, `x 1`, `int x` (type words in a row are a type) */
+  }
+  return false;
+}
+
+/* A use at v[at] of a function-like macro with an argument that is not C: the index of its
+   ')', else -1. */
+static int raw_macro_use(Parser *p, int at) {
+  const Token *v = p->toks->v;
+  if (!function_like_macro(tok_text(&v[at])) || !have_token(p, at + 1) ||
+      v[at + 1].kind != TK_PUNCT || v[at + 1].code != '(')
+    return -1;
+  bool raw = false;
+  int depth = 0, first = at + 2, nargs = 0;
+  for (int i = at + 1; have_token(p, i) && v[i].kind != TK_EOF; i++) {
+    int code = v[i].kind == TK_PUNCT ? v[i].code : 0;
+    if (code == '(' || code == '[' || code == '{')
+      depth++;
+    else if ((code == ')' || code == ']' || code == '}') && --depth == 0) {
+      nargs++;
+      raw |= (first <= i - 1 || nargs > 1) && argument_is_raw(v, first, i - 1);
+      return raw ? i : -1;
+    } else if (code == ',' && depth == 1) {
+      nargs++;
+      raw |= argument_is_raw(v, first, i - 1);
+      first = i + 1;
+    }
+  }
+  return -1;
 }
 
 /* }================================================================== */
@@ -273,11 +404,22 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
       return p->prev_code;
     }
     int jumps = 0, loop = statement_macro(p->toks, i, NULL, &jumps);
+    int raw_end = loop ? -1 : raw_macro_use(p, i);
+    for (int k = i + 2; k < raw_end; k++) /* `TRY(f(), goto fail)`: its argument jumps */
+      if (is_statement_word(&p->toks->v[k]))
+        jumps |= keyword_code(&p->toks->v[k]) == T_RETURN ? JUMPS_RETURN : JUMPS_GOTO;
     /* (check.c, frame.c: jumps the passes do not see; a block a user's break would leave) */
     if (jumps & (JUMPS_ANY | OPENS_BLOCK | CLOSES_BLOCK) && !p->jump_macro)
-      p->jump_macro = t;
+      p->jump_macro = t, p->jump_deed = jumps;
     if (jumps & JUMPS_RETURN && !p->return_macro)
       p->return_macro = t;
+    if (raw_end >= 0) {
+      lval->T_IDENTIFIER = t;
+      *lloc = (Loc){i, raw_end};
+      p->pos = raw_end + 1;
+      p->prev_code = T_RAW_MACRO;
+      return T_RAW_MACRO;
+    }
     if (loop) { /* `TAILQ_FOREACH(...)`, `forever`: a loop's head */
       lval->T_IDENTIFIER = t;
       *lloc = (Loc){i, i};

@@ -132,6 +132,11 @@ bool string_macro(const char *name, int depth) {
   return true;
 }
 
+bool function_like_macro(const char *name) {
+  Macro *m = *find(name);
+  return m && m->body_text[0] == '(';
+}
+
 const char *macro_definition(const char *name) {
   Macro *m = *find(name);
   return m ? m->text : NULL;

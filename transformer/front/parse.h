@@ -66,6 +66,7 @@ struct Parser {
   /* original: Coroutine's, as the grammar meets them */
   bool saw_yield_value, saw_await, saw_stmt_expr;
   Token *jump_macro, *return_macro; /* the first use of a macro that jumps (returns) out of it */
+  int jump_deed;                    /* what jump_macro's use does (Coroutine.jump_deed) */
 };
 
 /* lexhook.c: the parser's code for a keyword token, 0 for any other word
@@ -83,6 +84,8 @@ void see_directives(Parser *p, int end);
 Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c);
 Node *ident(Parser *p, Token *t, Loc loc); /* an identifier, resolved in the scopes of now */
 Node *call_node(Parser *p, Loc loc, Node *callee, Node *args); /* args NULL: `f()` */
+/* `CMP(i, <, n)`: a use whose arguments are not C (lexhook.c), a call of the names in it. */
+Node *raw_macro_node(Parser *p, Token *name, Loc loc);
 Node *loop_macro_node(Token *name, Loc loc, Node *head, Node *body);
 void check_declared_name(Parser *p, const Node *init_decl); /* a macro making it: refused */
 Node *specs_add(Node *specs, Node *item, int flags, Loc loc);

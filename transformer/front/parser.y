@@ -86,6 +86,7 @@ static void coroutine_found(Parser *p, Node *specs, Node *decl_or_def, bool is_d
 %token <Token *> IDENTIFIER TYPEDEF_NAME NUMBER CHAR STRING
 %token <Token *> ATTRIBUTE "__attribute__" ASM "__asm__" PRAGMA "_Pragma"
 %token <Token *> LOOP_MACRO "a macro that heads a loop" LOOP_MACRO_CALL "a use of a macro that heads a loop"
+%token <Token *> RAW_MACRO "a macro's use whose arguments are not C"
 %token START_COROUTINE
 %token SKIPPED_BODY "a coroutine's body"
 %token ARROW "->" INC "++" DEC "--" SHL "<<" SHR ">>" LE "<=" GE ">=" EQ "==" NE "!="
@@ -902,6 +903,7 @@ postfix_expr
   | postfix_expr '[' expr ']'                  { $$ = expr_node(@$, OP_INDEX, $1, $3, NULL); }
   | postfix_expr '(' ')'                       { $$ = call_node(p, @$, $1, NULL); }
   | postfix_expr '(' args ')'                  { $$ = call_node(p, @$, $1, $3); }
+  | RAW_MACRO                                  { $$ = raw_macro_node(p, $1, @$); }
   | postfix_expr '.' member                    { $$ = expr_node(@$, OP_MEMBER, $1, NULL, NULL); }
   | postfix_expr ARROW member                  { $$ = expr_node(@$, OP_MEMBER, $1, NULL, NULL); }
   | postfix_expr INC                           { $$ = expr_node(@$, OP_POSTFIX, $1, NULL, NULL); }
@@ -966,7 +968,8 @@ static void coroutine_found(Parser *p, Node *specs, Node *n, bool is_def, Loc lo
   coroutine_record(p, q.unit, start, q.pos);
   Coroutine *co = *p->last_co; /* what its parse saw */
   co->saw_yield_value = q.saw_yield_value, co->saw_await = q.saw_await;
-  co->saw_stmt_expr = q.saw_stmt_expr, co->jump_macro = q.jump_macro, co->return_macro = q.return_macro;
+  co->saw_stmt_expr = q.saw_stmt_expr, co->jump_macro = q.jump_macro, co->jump_deed = q.jump_deed;
+  co->return_macro = q.return_macro;
 }
 
 /* A syntax error: what bison knows of it, by name, for syntax_error.c. */

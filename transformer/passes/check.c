@@ -694,8 +694,12 @@ static void check_block_macros(const Checker *c, const Node *block) {
    DECL_I int i = 0`): the coroutine is read as written and declares nothing there, so what the
    expansion declares would be an ordinary local of the resume function, lost at a suspension in
    its scope (the rest of the block) if a word the use names is read after it. */
-static const Token *declaring_macro(const Node *stmt) {
+static const Token *declaring_macro(const Checker *c, const Node *stmt) {
   const Token *use = statement_macro_use(stmt); /* (a name with a declaration is no macro's use) */
+  const Node *call = use ? stmt->expr : NULL;
+  for (int i = call && call->op == OP_CALL ? call->lhs->last + 2 : 0; call && i < call->last; i++)
+    if (declared_in_argument(&c->src->original, i, call->first))
+      return use; /* `DECLARE(int x);`: its argument declares (lexhook.c, raw_macro_use) */
   const Token *word = use ? macro_first_word(tok_text(use)) : NULL;
   return word && begins_declaration(word) ? use : NULL;
 }
@@ -725,7 +729,7 @@ static bool named_after(const Checker *c, const Node *use, const Token *macro, i
 
 static void check_declaring_macros(const Checker *c, const Node *block) {
   for (int i = 0; block->kind == ND_BLOCK && i < block->kids.n; i++) {
-    const Token *macro = declaring_macro(block->kids.v[i]);
+    const Token *macro = declaring_macro(c, block->kids.v[i]);
     Node *suspension = NULL;
     for (int j = i + 1; macro && j < block->kids.n && !suspension; j++)
       visit(block->kids.v[j], find_suspension, NULL, &suspension);

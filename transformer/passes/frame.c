@@ -374,7 +374,7 @@ static bool frame_decided(const Options *opt) {
    (true), or its braces open or close a block (a break among the statements between is the
    block's). */
 static bool jumps_unseen(const Coroutine *co) {
-  return macro_jumps(tok_text(co->jump_macro)) & JUMPS_ANY;
+  return co->jump_deed & JUMPS_ANY;
 }
 
 /* A macro's jump (macros.c, "Macros that jump") may leave the scope of a local with a cleanup,
