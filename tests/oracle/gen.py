@@ -291,6 +291,11 @@ class Gen:
             op = r.choice(["<", "==", "!=", ">=", ">"])
             a = self.val(ec, d - 1)
             b = self.val(ec.but(fr=a.writes, fw=a.reads | a.writes), d - 1)
+            if self.p(0.2) and not (a.naw or b.naw) and not any(
+                    isinstance(n, StmtExpr) for e in (a, b) for n in e.walk()):
+                # the operator as a macro's argument, which coroc cannot read as C: it keeps
+                # the locals named there in the frame (no await in it: refused there)
+                return self._unseq(f"(unsigned)CMP((@e0), {op}, (@e1))", [a, b], ec, tags=["raw_macro"])
             return self._unseq(f"(unsigned)(@e0 {op} @e1)", [a, b], ec)
         if k == "call":
             if self.p(0.6):

@@ -39,6 +39,7 @@ SHAPES = [
     ("loop headed by a macro", {"loop_macro"}),
     ("a macro that jumps", {"jump_macro"}),
     ("a store that a jump to the label skips", {"jump_skips_store"}),
+    ("a macro's argument that is not C", {"raw_macro"}),
     ("break/continue", {"break", "continue", "stmt_expr_break", "stmt_expr_continue"}),
     ("switch", {"switch"}),
     ("switch fallthrough", {"fallthrough"}),

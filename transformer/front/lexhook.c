@@ -276,6 +276,8 @@ static int raw_macro_use(Parser *p, int at) {
   int depth = 0, first = at + 2, nargs = 0;
   for (int i = at + 1; have_token(p, i) && v[i].kind != TK_EOF; i++) {
     int code = v[i].kind == TK_PUNCT ? v[i].code : 0;
+    if (code == '{' && v[i - 1].kind == TK_PUNCT && v[i - 1].code == '(')
+      return -1; /* a statement expression: its declarations are the parse's to see */
     if (code == '(' || code == '[' || code == '{')
       depth++;
     else if ((code == ')' || code == ']' || code == '}') && --depth == 0) {

@@ -697,9 +697,14 @@ static void check_block_macros(const Checker *c, const Node *block) {
 static const Token *declaring_macro(const Checker *c, const Node *stmt) {
   const Token *use = statement_macro_use(stmt); /* (a name with a declaration is no macro's use) */
   const Node *call = use ? stmt->expr : NULL;
-  for (int i = call && call->op == OP_CALL ? call->lhs->last + 2 : 0; call && i < call->last; i++)
-    if (declared_in_argument(&c->src->original, i, call->first))
+  const TokenList *o = &c->src->original;
+  int braces = 0; /* (a statement expression's declarations are its own) */
+  for (int i = call && call->op == OP_CALL ? call->lhs->last + 2 : 0; call && i < call->last; i++) {
+    braces += (o->v[i].kind == TK_PUNCT && o->v[i].code == '{') -
+              (o->v[i].kind == TK_PUNCT && o->v[i].code == '}');
+    if (braces == 0 && declared_in_argument(o, i, call->first))
       return use; /* `DECLARE(int x);`: its argument declares (lexhook.c, raw_macro_use) */
+  }
   const Token *word = use ? macro_first_word(tok_text(use)) : NULL;
   return word && begins_declaration(word) ? use : NULL;
 }
