@@ -806,8 +806,10 @@ enum { USES_ALLOCA = 16 }; /* (*jumps too) the expansion calls alloca: glibc's s
 /* (*jumps too) the expansion opens a block it does not close (pthread_cleanup_push's `do {`), or
    closes one it did not open (pthread_cleanup_pop's `} while (0)`) */
 enum { OPENS_BLOCK = 32, CLOSES_BLOCK = 64 };
+enum { USES_SETJMP = 128 }; /* (*jumps too) the expansion calls setjmp: Lua's LUAI_TRY, say */
 int macro_jumps(const char *name);    /* the same for macro `name` (interned) */
 bool is_alloca(const char *interned); /* alloca and GCC's __builtin_alloca* */
+bool is_setjmp(const char *interned); /* setjmp, sigsetjmp and the names they are macros for */
 /* The first token of macro `name`'s replacement list (TK_EOF: empty), or NULL. */
 const Token *macro_first_word(const char *name);
 /* lexhook.c: does a declaration begin with this word (a type, a qualifier, a storage class)? */

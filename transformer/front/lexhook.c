@@ -132,8 +132,9 @@ bool declared_in_argument(const TokenList *toks, int at, int first) {
   const Token *t = &toks->v[at], *type = t - 1;
   while (type > &toks->v[first] && type->kind == TK_PUNCT && type->code == '*')
     type--;
-  return t->kind == TK_IDENT && !keyword_code(t) && type >= &toks->v[first] &&
-         begins_declaration(type);
+  int tag = type >= &toks->v[first] && type->kind == TK_IDENT ? keyword_code(type) : 0;
+  return t->kind == TK_IDENT && !keyword_code(t) && type >= &toks->v[first] && tag != T_STRUCT &&
+         tag != T_UNION && tag != T_ENUM && begins_declaration(type);
 }
 
 /* Append the expansion of macro `name` to the queue if every word of it (and
@@ -219,6 +220,8 @@ static int operand_kind(const Token *t) {
   if (t->kind != TK_IDENT)
     return 0;
   int code = keyword_code(t);
+  if (code == T_STRUCT || code == T_UNION || code == T_ENUM)
+    return 0; /* (its tag follows) */
   return !code ? 1 : is_type_word(code) ? 3 : 0;
 }
 

@@ -36,7 +36,7 @@ struct Macro {
   const char *text;      /* its whole #define line */
   bool type_like;        /* its body is words and stars only: `body` holds its tokens */
   signed char loop;      /* LOOP_*: does it head a loop (asked once; 0 before) */
-  signed char jumps;     /* JUMPS_* its expansion makes out of itself (asked once; -1 before) */
+  short jumps;           /* JUMPS_* its expansion makes out of itself (asked once; -1 before) */
   TokenList body;        /* its replacement list, once asked for (v: NULL until then) */
   Macro *next;           /* the next in its hash chain */
 };
@@ -467,6 +467,8 @@ static int jumps_of(Macro *m, int depth) {
       jumps |= JUMPS_CONTINUE;
     else if (is_alloca(w))
       jumps |= USES_ALLOCA;
+    else if (is_setjmp(w))
+      jumps |= USES_SETJMP;
     else if (depth < MACRO_NESTING) {
       Macro *inner = *find(w);
       if (inner && inner != m)
@@ -475,8 +477,14 @@ static int jumps_of(Macro *m, int depth) {
   }
   if (nbraces + deeper > 0)
     jumps |= OPENS_BLOCK;
-  m->jumps = (signed char)jumps;
+  m->jumps = (short)jumps;
   return jumps;
+}
+
+bool is_setjmp(const char *interned) {
+  return interned == INTERN("setjmp") || interned == INTERN("_setjmp") ||
+         interned == INTERN("sigsetjmp") || interned == INTERN("__sigsetjmp") ||
+         interned == INTERN("__builtin_setjmp");
 }
 
 const Token *macro_first_word(const char *name) {

@@ -31,6 +31,7 @@ typedef struct {
   int stmt_expr;            /* > 0 inside ({ ... }) */
   int unevaluated;          /* > 0 inside sizeof, _Alignof, typeof */
   const Token *alloca_call; /* the first call of alloca (or of a macro that calls it) */
+  const Token *setjmp_call; /* ... of setjmp */
 } Checker;
 
 /* {==================================================================
@@ -749,18 +750,22 @@ static void check_declaring_macros(const Checker *c, const Node *block) {
 }
 
 /* alloca's memory is the calling function's stack: in the stackless backend the resume function's,
-   gone at the next suspension (and both backends take the same programs). */
-static void note_alloca(Checker *c, const Node *n) {
-  if (c->alloca_call || n->kind != ND_EXPR || n->op != OP_CALL || n->lhs->kind != ND_IDENT)
+   gone at the next suspension (and both backends take the same programs). So is what setjmp saves:
+   a longjmp after a suspension goes back into a frame that has returned. */
+static void note_stack_calls(Checker *c, const Node *n) {
+  if (n->kind != ND_EXPR || n->op != OP_CALL || n->lhs->kind != ND_IDENT)
     return;
   const char *name = tok_text(n->lhs->tok);
-  if (is_alloca(name) || (!n->lhs->sym && macro_jumps(name) & USES_ALLOCA))
+  int macro = n->lhs->sym ? 0 : macro_jumps(name);
+  if (!c->alloca_call && (is_alloca(name) || macro & USES_ALLOCA))
     c->alloca_call = n->lhs->tok;
+  if (!c->setjmp_call && (is_setjmp(name) || (macro & USES_SETJMP && !(macro & OPENS_BLOCK))))
+    c->setjmp_call = n->lhs->tok; /* (pthread_cleanup_push's block: check_block_macros) */
 }
 
 static bool check_pre(Node *n, void *ctx) {
   Checker *c = ctx;
-  note_alloca(c, n);
+  note_stack_calls(c, n);
   check_declaring_macros(c, n);
   check_block_macros(c, n);
   check_continue_macros(c, n);
@@ -918,6 +923,13 @@ void check_coroutine(Source *src, Coroutine *co, Definitions *defs) {
               "'%s' allocates on the stack of coroutine '%s', which its suspensions leave (in the "
               "stackless backend the memory is gone at the next one): use malloc and free",
               tok_text(c.alloca_call), co->name);
+  if (c.setjmp_call && co->nresume > 0)
+    error_tok(c.setjmp_call,
+              "'%s'%s saves the stack of coroutine '%s', which its suspensions leave (in the "
+              "stackless backend a longjmp after one goes back into a call that has returned): "
+              "keep the setjmp and its longjmps in a function the coroutine calls",
+              tok_text(c.setjmp_call),
+              is_setjmp(tok_text(c.setjmp_call)) ? "" : ", which calls setjmp,", co->name);
   check_kind(co);
   check_no_include(&c);
   if (co->saw_await)
