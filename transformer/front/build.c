@@ -40,9 +40,11 @@ Node *call_node(Parser *p, Loc loc, Node *callee, Node *args) {
   return n;
 }
 
-/* `CMP(i, <, n)`, a use whose arguments are not C (lexhook.c, RAW_MACRO): a call whose arguments
-   are the names of the use, each an object's taken as its address (the passes cannot tell what the
-   expansion does with it: such a local is kept in the frame). A name the macro takes as a name
+/* `CMP(i, <, n)`, a use whose arguments are not C (lexhook.c, RAW_MACRO), or one that opens or
+   closes a block and stands with no ';' (BLOCK_MACRO, `Py_BEGIN_ALLOW_THREADS`): a call whose
+   arguments are the names of the use, each an object's taken as its address (the passes cannot tell
+   what the expansion does with it: such a local is kept in the frame). A name the macro takes as a
+   name
    (`#x`), or that an argument declares (`int x`), is printed as written. */
 Node *raw_macro_node(Parser *p, Token *name, Loc loc) {
   Node *n = expr_node(loc, OP_CALL, ident(p, name, (Loc){loc.first, loc.first}), NULL, NULL);

@@ -296,6 +296,26 @@ static int raw_macro_use(Parser *p, int at) {
   return -1;
 }
 
+/* A use at v[at] of a macro that opens or closes a block (macros.c), standing with no ';' after
+   it, as CPython's `Py_BEGIN_ALLOW_THREADS` does: the index of its last token (its ')' if it is
+   function-like), else -1 (with its ';' it is read as a call). */
+static int statement_end(Parser *p, int at) {
+  const Token *v = p->toks->v;
+  int end = at, depth = 0;
+  if (function_like_macro(tok_text(&v[at])))
+    for (end = at + 1; have_token(p, end) && v[end].kind != TK_EOF; end++) {
+      int code = v[end].kind == TK_PUNCT ? v[end].code : 0;
+      if (code == '(')
+        depth++;
+      else if (code == ')' && --depth == 0)
+        break;
+      else if (depth == 0)
+        return -1; /* the name alone */
+    }
+  int next = live_index(p, end + 1);
+  return have_token(p, next) && v[next].kind == TK_PUNCT && v[next].code == ';' ? -1 : end;
+}
+
 /* }================================================================== */
 
 /* `__attribute__((...))`, `__asm__ volatile (...)` and `_Pragma("...")` (in a coroutine's own
@@ -418,6 +438,14 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
       p->jump_macro = t, p->jump_deed = jumps;
     if (jumps & JUMPS_RETURN && !p->return_macro)
       p->return_macro = t;
+    int block_end = jumps & (OPENS_BLOCK | CLOSES_BLOCK) ? statement_end(p, i) : -1;
+    if (block_end >= 0) { /* `Py_BEGIN_ALLOW_THREADS`, no ';': a statement of its own */
+      lval->T_IDENTIFIER = t;
+      *lloc = (Loc){i, block_end};
+      p->pos = block_end + 1;
+      p->prev_code = T_BLOCK_MACRO;
+      return T_BLOCK_MACRO;
+    }
     if (raw_end >= 0) {
       lval->T_IDENTIFIER = t;
       *lloc = (Loc){i, raw_end};

@@ -87,6 +87,7 @@ static void coroutine_found(Parser *p, Node *specs, Node *decl_or_def, bool is_d
 %token <Token *> ATTRIBUTE "__attribute__" ASM "__asm__" PRAGMA "_Pragma"
 %token <Token *> LOOP_MACRO "a macro that heads a loop" LOOP_MACRO_CALL "a use of a macro that heads a loop"
 %token <Token *> RAW_MACRO "a macro's use whose arguments are not C"
+%token <Token *> BLOCK_MACRO "a macro that opens or closes a block"
 %token START_COROUTINE
 %token SKIPPED_BODY "a coroutine's body"
 %token ARROW "->" INC "++" DEC "--" SHL "<<" SHR ">>" LE "<=" GE ">=" EQ "==" NE "!="
@@ -721,6 +722,7 @@ block_item
   | labeled_declaration
   | nested_function
   | PRAGMA                                     { $$ = NEW(ND_PRAGMA, @$); }  /* (no statement: `if (c) _Pragma(...) f();`) */
+  | BLOCK_MACRO                                { $$ = NEW(ND_EXPR_STMT, @$); $$->expr = raw_macro_node(p, $1, @$); }
   ;
 
 /* A GNU C nested function. In a coroutine it would have to be printed
