@@ -191,3 +191,22 @@ def test_echo_server_in_libuv_loops_serves_and_stops(hosted_echo, backend):
             server.wait()
 
 # }====
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_glib_cleanup_macros(tmp_path, backend, cc):
+    """GLib's g_autoptr, g_auto and g_autofree on coroutines' locals, and its
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS among their statements (hosts/glib_macros.coc):
+    warning-free, each cleanup run once (counted, and AddressSanitizer fails a
+    double free), at the scope's end and when an instance is freed suspended."""
+    cflags, libs = pkg_config("glib")
+    out = tmp_path / f"glib_macros.{backend}.c"
+    res = run([COROC, f"--backend={backend}", *cflags, "-o", out, HOSTS_TESTS / "glib_macros.coc"])
+    assert res.returncode == 0, res.stderr
+    exe = tmp_path / "glib_macros"
+    res = run([cc, "-std=gnu11", *WARNINGS, "-Werror", "-g", "-O1", "-fsanitize=address,undefined",
+               "-fno-sanitize-recover=all", f"-I{COROC_INCLUDE}", *cflags, "-o", exe, out, COROC_LIB,
+               *libs], timeout=180)
+    assert res.returncode == 0, res.stderr
+    run_program(exe)

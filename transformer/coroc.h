@@ -796,6 +796,11 @@ enum { GROUP_ATTRIBUTE = 1, GROUP_PRAGMA = 2 };
 /* The same for a macro made of groups of one of the kinds *kinds allows (a set of GROUP_ bits),
    which it narrows to the kind the use is made of. */
 int group_macro(const TokenList *toks, int at, TokenList *out, int depth, int *kinds);
+/* A use at toks->v[at] of a macro that expands to __attribute__ groups and then words of a type
+   (GLib's `g_autoptr(GString)`, `g_auto(GStrv)`, pasted as the preprocessor does): the groups go
+   to `groups`, the type's words and stars (new tokens where pasted) to `type`; the index of its
+   last token, or -1. */
+int typed_attribute_macro(const TokenList *toks, int at, TokenList *groups, TokenList *type);
 bool macro_param_is_name(const char *name, int index, int depth); /* `member` of offsetof */
 /* A use at toks->v[at] of a macro: whether it heads a loop (`TAILQ_FOREACH(v, h, f)`, `forever`):
    1 an object-like one, 2 a function-like one, 0 none, with *declares (may be NULL): its `for`

@@ -428,6 +428,22 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
       p->prev_code = kinds == GROUP_PRAGMA ? T_PRAGMA : T_ATTRIBUTE;
       return p->prev_code;
     }
+    TokenList type = {0}; /* `g_autoptr(GString)`: an attribute, then the words of a type */
+    groups = (TokenList){0};
+    end = typed_attribute_macro(p->toks, i, &groups, &type);
+    xfree(groups.v);
+    if (end >= 0 && type.n <= (int)(sizeof p->queue / sizeof p->queue[0])) {
+      Token *words = memory_keep(type.v); /* (the run's: the tree points at them) */
+      for (int k = 0; k < type.n; k++)
+        p->queue[k] = &words[k];
+      p->nqueue = type.n, p->qhead = 0, p->qindex = end; /* (inside the attribute's range) */
+      lval->T_IDENTIFIER = t;
+      *lloc = (Loc){i, end};
+      p->pos = end + 1;
+      p->prev_code = T_ATTRIBUTE;
+      return T_ATTRIBUTE;
+    }
+    xfree(type.v);
     int jumps = 0, loop = statement_macro(p->toks, i, NULL, &jumps);
     int raw_end = loop ? -1 : raw_macro_use(p, i);
     for (int k = i + 2; k < raw_end; k++) /* `TRY(f(), goto fail)`: its argument jumps */

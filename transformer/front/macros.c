@@ -287,6 +287,121 @@ int attribute_macro(const TokenList *toks, int at, TokenList *out, int depth) {
   return group_macro(toks, at, out, depth, &kinds);
 }
 
+/* GLib's `g_autoptr(GString)`: a cleanup attribute and a type name that pasting makes
+ * (`__attribute__((cleanup(glib_autoptr_cleanup_GString))) GString_autoptr`). Such a use is
+ * expanded here as the preprocessor would, arguments put in, `##` pasted and the result read
+ * again for macros; only the words and punctuators such macros are made of are taken. */
+
+/* `##` at v[i] (the scanner makes two '#' tokens of it, the second right after the first). */
+static bool is_pasting(const Token *v, int n, int i) {
+  return i + 1 < n && is_punct(&v[i], '#') && is_punct(&v[i + 1], '#') && !v[i + 1].space;
+}
+
+/* A token of the expansion whose spelling is made by pasting a and b (two words, or a word and
+   a number), kept for the run; false if they do not make one. */
+static bool paste(Token *a, const Token *b) {
+  if (a->kind != TK_IDENT || (b->kind != TK_IDENT && b->kind != TK_NUMBER))
+    return false;
+  char *text = format("%s%s", tok_text(a), tok_text(b));
+  a->spelling = spelling_offset(intern(text, strlen(text)));
+  xfree(text);
+  return true;
+}
+
+static bool expand_into(const Token *v, int n, TokenList *out, int depth);
+
+/* The use of a macro at v[at] expanded into out; the index of its last token, or -1. */
+static int expand_use(const Token *v, int n, int at, TokenList *out, int depth) {
+  Macro *m = depth < MACRO_NESTING ? *find(tok_text(&v[at])) : NULL;
+  if (!m)
+    return -1;
+  const TokenList *body = tokens_of(m);
+  const char *params[MACRO_PARAMS];
+  int nparams = 0, first[MACRO_PARAMS], last[MACRO_PARAMS], nargs = 0, b = 0, end = at;
+  if (m->body_text[0] == '(') {
+    b = params_of(body, params, &nparams);
+    end = b >= 0 && at + 1 < n && is_punct(&v[at + 1], '(')
+              ? args_of(v, n, at + 1, first, last, &nargs)
+              : -1;
+    if (end < 0 || nargs != (nparams ? nparams : 1))
+      return -1;
+  }
+  TokenList use = {0};
+  bool ok = true;
+  for (int i = b; ok && i < body->n && body->v[i].kind != TK_EOF; i++) {
+    const Token *t = &body->v[i];
+    if (is_pasting(body->v, body->n, i)) { /* paste the last token so far with the next one's */
+      i += 2;
+      const Token *next = &body->v[i < body->n ? i : body->n - 1];
+      int k = 0;
+      while (k < nparams && params[k] != tok_text(next))
+        k++;
+      const Token *right = k < nparams ? (first[k] <= last[k] ? &v[first[k]] : NULL) : next;
+      ok = use.n > 0 && right && next->kind != TK_EOF && paste(&use.v[use.n - 1], right);
+      for (int j = k < nparams ? first[k] + 1 : 1; ok && k < nparams && j <= last[k]; j++)
+        push_token(&use, &v[j]);
+      continue;
+    }
+    ok = !is_punct(t, '#'); /* (a string made of an argument: no such macro) */
+    int k = 0;
+    while (k < nparams && params[k] != tok_text(t))
+      k++;
+    if (k < nparams)
+      for (int j = first[k]; j <= last[k]; j++)
+        push_token(&use, &v[j]);
+    else
+      push_token(&use, t);
+  }
+  ok = ok && expand_into(use.v, use.n, out, depth + 1);
+  xfree(use.v);
+  return ok ? end : -1;
+}
+
+/* Tokens v[0..n) into out, each macro's use among them expanded. */
+static bool expand_into(const Token *v, int n, TokenList *out, int depth) {
+  for (int i = 0; i < n; i++) {
+    int end = v[i].kind == TK_IDENT ? expand_use(v, n, i, out, depth) : -1;
+    if (end >= 0) {
+      i = end;
+      continue;
+    }
+    if (v[i].kind == TK_IDENT && depth >= MACRO_NESTING)
+      return false;
+    push_token(out, &v[i]);
+  }
+  return true;
+}
+
+int typed_attribute_macro(const TokenList *toks, int at, TokenList *groups, TokenList *type) {
+  Macro *m = toks->v[at].kind == TK_IDENT ? *find(tok_text(&toks->v[at])) : NULL;
+  if (!m || m->type_like)
+    return -1;
+  const TokenList *body = tokens_of(m); /* (it begins with __attribute__ or a macro's name) */
+  int b = m->body_text[0] == '(' ? group_end(body->v, body->n, 0) + 1 : 0;
+  const Token *w = b > 0 || m->body_text[0] != '(' ? &body->v[b] : NULL;
+  if (!w || w->kind != TK_IDENT || (group_word(w) != GROUP_ATTRIBUTE && !*find(tok_text(w))))
+    return -1;
+  TokenList all = {0};
+  int end = expand_use(toks->v, toks->n, at, &all, 0), i = 0;
+  while (end >= 0 && i + 1 < all.n && group_word(&all.v[i]) == GROUP_ATTRIBUTE &&
+         is_punct(&all.v[i + 1], '(')) {
+    int close = group_end(all.v, all.n, i + 1);
+    for (; close >= 0 && i <= close; i++)
+      push_token(groups, &all.v[i]);
+    if (close < 0)
+      end = -1;
+  }
+  for (; end >= 0 && i < all.n; i++) /* what the parse will check is a type */
+    if (all.v[i].kind == TK_IDENT || is_punct(&all.v[i], '*'))
+      push_token(type, &all.v[i]);
+    else
+      end = -1;
+  if (groups->n == 0 || type->n == 0)
+    end = -1;
+  xfree(all.v);
+  return end;
+}
+
 /* }================================================================== */
 
 /* {==================================================================
@@ -335,7 +450,7 @@ bool macro_param_is_name(const char *name, int index, int depth) {
     const char *before = i > b ? tok_text(&v[i - 1]) : "",
                *after = i + 1 < n ? tok_text(&v[i + 1]) : "";
     if (!strcmp(before, ".") || !strcmp(before, "->") || !strcmp(before, "#") ||
-        !strcmp(before, "##") || !strcmp(after, "##"))
+        !strcmp(after, "#")) /* (`##` is two `#` tokens) */
       continue;
     int c = depth_now > 0 ? callee[depth_now - 1] : -1,
         arg = depth_now > 0 ? argno[depth_now - 1] : 0;

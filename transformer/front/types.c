@@ -194,10 +194,13 @@ const char *cleanup_function(const TokenList *o, int from, int to) {
     if (depth < 0 && (is_word(o, i, "__attribute__") || is_word(o, i, "__attribute"))) {
       depth = 0;
     } else if (depth < 0 && t->kind == TK_IDENT && macro_definition(tok_text(t))) {
-      TokenList groups = {0};
+      TokenList groups = {0}, type = {0};
       int end = attribute_macro(o, i, &groups, 0);
+      if (end < 0) /* `g_autoptr(GString)`: its attribute, then a type */
+        end = typed_attribute_macro(o, i, &groups, &type);
       const char *fn = end >= 0 ? cleanup_function(&groups, 0, groups.n - 1) : NULL;
       xfree(groups.v);
+      xfree(type.v);
       if (fn)
         return fn;
       i = end >= 0 ? end : i;

@@ -13,24 +13,47 @@
 
 #include <string.h>
 
+/* The words of a type a macro's expansion ends with (`g_autoptr(GString)`: `GString_autoptr`),
+   each followed by a space; "" for none. */
+static char *type_words(const TokenList *type) {
+  char *out = xstrndup("", 0);
+  for (int i = 0; i < type->n; i++) {
+    char *more = format("%s%s ", out, tok_text(&type->v[i]));
+    xfree(out);
+    out = more;
+  }
+  return out;
+}
+
 /* decl without the first use of a macro for a cleanup among tokens
-   first..last (`_cleanup_free_ char *s` -> `char *s`), or as it was. */
+   first..last (`_cleanup_free_ char *s` -> `char *s`), or as it was; a use
+   whose expansion ends with a type (`g_autoptr(GString) s`) leaves the type
+   (`GString_autoptr s`). */
 static char *strip_macro_use(Emitter *e, char *decl, int first, int last) {
   for (int i = first; i <= last; i++) {
     const Token *t = &e->toks->v[i];
     if (t->kind != TK_IDENT || !macro_definition(tok_text(t)))
       continue;
-    TokenList groups = {0};
+    TokenList groups = {0}, type = {0};
     int end = attribute_macro(e->toks, i, &groups, 0);
+    if (end < 0)
+      end = typed_attribute_macro(e->toks, i, &groups, &type);
     bool cleanup = end >= 0 && cleanup_function(&groups, 0, groups.n - 1);
     xfree(groups.v);
     char *use = cleanup ? emit_range(e, i, end, false) : NULL;
     char *at = use ? strstr(decl, use) : NULL;
     if (at) {
       const char *after = at + strlen(use);
-      memmove(at, after + (*after == ' '), strlen(after + (*after == ' ')) + 1);
-      return decl;
+      after += *after == ' ';
+      char *words = type_words(&type);
+      char *out = format("%.*s%s%s", (int)(at - decl), decl, words, after);
+      xfree(words);
+      xfree(type.v);
+      xfree(use);
+      xfree(decl);
+      return out;
     }
+    xfree(type.v);
   }
   return decl;
 }

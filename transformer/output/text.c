@@ -272,8 +272,10 @@ char *specs_str(Emitter *e, const Node *specs, int drop_also) {
   bool first = true;
   for (int i = 0; i < specs->kids.n; i++) {
     Node *k = specs->kids.v[i];
-    if (i > 0 && k->first == specs->kids.v[i - 1]->first)
-      continue; /* the words of one macro (`u8` for `unsigned char`) stand at one token */
+    const Node *prev = i > 0 ? specs->kids.v[i - 1] : NULL;
+    if (prev && k->first >= prev->first && k->last <= prev->last)
+      continue; /* the words of one macro (`u8` for `unsigned char`, `g_autoptr(T)`) stand at its
+                   tokens */
     int drop =
         SP_TYPEDEF | SP_EXTERN | SP_STATIC | SP_AUTO | SP_REGISTER | SP_THREAD | SP_COROUTINE;
     if (k->kind == ND_SPECIFIER && (k->flags & drop))
