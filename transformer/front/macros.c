@@ -221,6 +221,81 @@ static int args_of(const Token *v, int n, int open, int *first, int *last, int *
   return -1;
 }
 
+/* A use of a macro at v[at]: its replacement list (from b on), its parameters, where each
+   argument stands, and the use's last token. */
+typedef struct {
+  const TokenList *body;
+  const char *params[MACRO_PARAMS];
+  int nparams, first[MACRO_PARAMS], last[MACRO_PARAMS], b, end;
+} MacroUse;
+
+/* The use of macro m at v[at] read into u; false if it is none (a function-like macro's name
+   without its arguments, or with too many or too few). */
+static bool read_use(Macro *m, const Token *v, int n, int at, MacroUse *u) {
+  u->body = tokens_of(m);
+  u->nparams = u->b = 0;
+  u->end = at;
+  if (m->body_text[0] != '(')
+    return true;
+  int nargs = 0;
+  u->b = params_of(u->body, u->params, &u->nparams);
+  u->end = u->b >= 0 && at + 1 < n && is_punct(&v[at + 1], '(')
+               ? args_of(v, n, at + 1, u->first, u->last, &nargs)
+               : -1;
+  return u->end >= 0 && nargs == (u->nparams ? u->nparams : 1);
+}
+
+/* `##` at v[i] (the scanner makes two '#' tokens of it, the second right after the first). */
+static bool is_pasting(const Token *v, int n, int i) {
+  return i + 1 < n && is_punct(&v[i], '#') && is_punct(&v[i + 1], '#') && !v[i + 1].space;
+}
+
+/* A token of the expansion whose spelling is made by pasting a and b (two words, or a word and
+   a number), kept for the run; false if they do not make one. */
+static bool paste(Token *a, const Token *b) {
+  if (a->kind != TK_IDENT || (b->kind != TK_IDENT && b->kind != TK_NUMBER))
+    return false;
+  char *text = format("%s%s", tok_text(a), tok_text(b));
+  a->spelling = spelling_offset(intern(text, strlen(text)));
+  xfree(text);
+  return true;
+}
+
+/* The replacement list of the use u (arguments from v) into out, with the arguments put in for
+   the parameters and `##` pasted; false where a paste makes no token, or a `#` makes a string of
+   an argument and strings (hash) are not allowed. */
+static bool substitute(const MacroUse *u, const Token *v, TokenList *out, bool hash) {
+  const TokenList *body = u->body;
+  bool ok = true;
+  for (int i = u->b; ok && i < body->n && body->v[i].kind != TK_EOF; i++) {
+    if (is_pasting(body->v, body->n, i)) { /* paste the last token so far with the next one's */
+      i += 2;
+      const Token *next = &body->v[i < body->n ? i : body->n - 1];
+      int k = 0;
+      while (k < u->nparams && u->params[k] != tok_text(next))
+        k++;
+      const Token *right =
+          k < u->nparams ? (u->first[k] <= u->last[k] ? &v[u->first[k]] : NULL) : next;
+      ok = out->n > 0 && right && next->kind != TK_EOF && paste(&out->v[out->n - 1], right);
+      for (int j = k < u->nparams ? u->first[k] + 1 : 1; ok && k < u->nparams && j <= u->last[k];
+           j++)
+        push_token(out, &v[j]);
+      continue;
+    }
+    const Token *t = &body->v[i];
+    ok = hash || !is_punct(t, '#');
+    int k = 0;
+    while (k < u->nparams && u->params[k] != tok_text(t))
+      k++;
+    if (k < u->nparams)
+      for (int j = u->first[k]; j <= u->last[k]; j++)
+        push_token(out, &v[j]);
+    else
+      push_token(out, t);
+  }
+  return ok;
+}
+
 /* The use expanded: groups of the kinds *kinds allows copied, uses of such
    macros expanded in turn; false if anything else is in it. The first group
    met narrows *kinds to its own. */
@@ -247,39 +322,18 @@ static bool expand_groups(const TokenList *use, TokenList *out, int depth, int *
 }
 
 int group_macro(const TokenList *toks, int at, TokenList *out, int depth, int *kinds) {
-  const Token *v = toks->v;
-  int n = toks->n;
-  Macro *m = v[at].kind == TK_IDENT && depth < MACRO_NESTING ? *find(tok_text(&v[at])) : NULL;
-  if (!m || m->type_like)
+  Macro *m =
+      toks->v[at].kind == TK_IDENT && depth < MACRO_NESTING ? *find(tok_text(&toks->v[at])) : NULL;
+  MacroUse u;
+  if (!m || m->type_like || !read_use(m, toks->v, toks->n, at, &u))
     return -1;
-  const TokenList *body = tokens_of(m);
-  const char *params[MACRO_PARAMS];
-  int nparams = 0, first[MACRO_PARAMS], last[MACRO_PARAMS], nargs = 0, b = 0, end = at;
-  if (m->body_text[0] == '(') { /* function-like: its arguments follow the name */
-    b = params_of(body, params, &nparams);
-    end = b >= 0 && at + 1 < n && is_punct(&v[at + 1], '(')
-              ? args_of(v, n, at + 1, first, last, &nargs)
-              : -1;
-    if (end < 0 || nargs != (nparams ? nparams : 1))
-      return -1;
-  }
   TokenList use = {0}; /* the replacement list, the arguments put in */
-  for (; b < body->n && body->v[b].kind != TK_EOF; b++) {
-    int k = 0;
-    while (k < nparams && params[k] != tok_text(&body->v[b]))
-      k++;
-    if (k < nparams)
-      for (int i = first[k]; i <= last[k]; i++)
-        push_token(&use, &v[i]);
-    else
-      push_token(&use, &body->v[b]);
-  }
   int saved = out->n, saved_kinds = *kinds;
-  bool ok = expand_groups(&use, out, depth, kinds);
+  bool ok = substitute(&u, toks->v, &use, true) && expand_groups(&use, out, depth, kinds);
   xfree(use.v);
   if (!ok)
     out->n = saved, *kinds = saved_kinds;
-  return ok ? end : -1;
+  return ok ? u.end : -1;
 }
 
 int attribute_macro(const TokenList *toks, int at, TokenList *out, int depth) {
@@ -292,69 +346,18 @@ int attribute_macro(const TokenList *toks, int at, TokenList *out, int depth) {
  * expanded here as the preprocessor would, arguments put in, `##` pasted and the result read
  * again for macros; only the words and punctuators such macros are made of are taken. */
 
-/* `##` at v[i] (the scanner makes two '#' tokens of it, the second right after the first). */
-static bool is_pasting(const Token *v, int n, int i) {
-  return i + 1 < n && is_punct(&v[i], '#') && is_punct(&v[i + 1], '#') && !v[i + 1].space;
-}
-
-/* A token of the expansion whose spelling is made by pasting a and b (two words, or a word and
-   a number), kept for the run; false if they do not make one. */
-static bool paste(Token *a, const Token *b) {
-  if (a->kind != TK_IDENT || (b->kind != TK_IDENT && b->kind != TK_NUMBER))
-    return false;
-  char *text = format("%s%s", tok_text(a), tok_text(b));
-  a->spelling = spelling_offset(intern(text, strlen(text)));
-  xfree(text);
-  return true;
-}
-
 static bool expand_into(const Token *v, int n, TokenList *out, int depth);
 
 /* The use of a macro at v[at] expanded into out; the index of its last token, or -1. */
 static int expand_use(const Token *v, int n, int at, TokenList *out, int depth) {
   Macro *m = depth < MACRO_NESTING ? *find(tok_text(&v[at])) : NULL;
-  if (!m)
+  MacroUse u;
+  if (!m || !read_use(m, v, n, at, &u))
     return -1;
-  const TokenList *body = tokens_of(m);
-  const char *params[MACRO_PARAMS];
-  int nparams = 0, first[MACRO_PARAMS], last[MACRO_PARAMS], nargs = 0, b = 0, end = at;
-  if (m->body_text[0] == '(') {
-    b = params_of(body, params, &nparams);
-    end = b >= 0 && at + 1 < n && is_punct(&v[at + 1], '(')
-              ? args_of(v, n, at + 1, first, last, &nargs)
-              : -1;
-    if (end < 0 || nargs != (nparams ? nparams : 1))
-      return -1;
-  }
   TokenList use = {0};
-  bool ok = true;
-  for (int i = b; ok && i < body->n && body->v[i].kind != TK_EOF; i++) {
-    const Token *t = &body->v[i];
-    if (is_pasting(body->v, body->n, i)) { /* paste the last token so far with the next one's */
-      i += 2;
-      const Token *next = &body->v[i < body->n ? i : body->n - 1];
-      int k = 0;
-      while (k < nparams && params[k] != tok_text(next))
-        k++;
-      const Token *right = k < nparams ? (first[k] <= last[k] ? &v[first[k]] : NULL) : next;
-      ok = use.n > 0 && right && next->kind != TK_EOF && paste(&use.v[use.n - 1], right);
-      for (int j = k < nparams ? first[k] + 1 : 1; ok && k < nparams && j <= last[k]; j++)
-        push_token(&use, &v[j]);
-      continue;
-    }
-    ok = !is_punct(t, '#'); /* (a string made of an argument: no such macro) */
-    int k = 0;
-    while (k < nparams && params[k] != tok_text(t))
-      k++;
-    if (k < nparams)
-      for (int j = first[k]; j <= last[k]; j++)
-        push_token(&use, &v[j]);
-    else
-      push_token(&use, t);
-  }
-  ok = ok && expand_into(use.v, use.n, out, depth + 1);
+  bool ok = substitute(&u, v, &use, false) && expand_into(use.v, use.n, out, depth + 1);
   xfree(use.v);
-  return ok ? end : -1;
+  return ok ? u.end : -1;
 }
 
 /* Tokens v[0..n) into out, each macro's use among them expanded. */
