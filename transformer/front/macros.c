@@ -36,12 +36,17 @@ struct Macro {
   const char *text;      /* its whole #define line */
   bool type_like;        /* its body is words and stars only: `body` holds its tokens */
   signed char loop;      /* LOOP_*: does it head a loop (asked once; 0 before) */
+  unsigned asked;        /* the definitions' generation when loop and jumps were last asked */
   short jumps;           /* JUMPS_* its expansion makes out of itself (asked once; -1 before) */
   TokenList body;        /* its replacement list, once asked for (v: NULL until then) */
   Macro *next;           /* the next in its hash chain */
 };
 
 static Macro *buckets[NBUCKETS];
+
+/* Counts the #define and #undef lines met: what a macro's loop and jumps were found to be reads
+   the other macros it names as they were then, and is asked again once one has changed. */
+static unsigned generation;
 
 static Macro **find(const char *interned) {
   Macro **m = &buckets[interned_hash(interned) % NBUCKETS];
@@ -73,6 +78,7 @@ void macro_directive(const char *text) {
     return;
   const char *name = intern(p, n);
   Macro **slot = find(name);
+  generation++;
   if (*slot) { /* redefined or undefined: forget the old body */
     xfree((*slot)->body.v);
     *slot = (*slot)->next;
@@ -84,6 +90,7 @@ void macro_directive(const char *text) {
   m->body_text = p + n;
   m->text = text;
   m->jumps = -1;
+  m->asked = generation;
   /* only words and stars can make a type (`unsigned long`, `struct node *`,
      nothing at all); a body like `'` would not even scan */
   m->type_like =
@@ -493,7 +500,14 @@ static bool declares_in_for(const Token *v, int n) {
          first == INTERN("typeof") || first == INTERN("__auto_type");
 }
 
+/* Forget what was found of m under older definitions of the macros it names. */
+static void ask_again(Macro *m) {
+  if (m->asked != generation)
+    m->asked = generation, m->loop = LOOP_UNASKED, m->jumps = -1;
+}
+
 static int loop_kind(Macro *m, int depth) {
+  ask_again(m);
   if (m->loop != LOOP_UNASKED)
     return m->loop;
   const TokenList *body = tokens_of(m);
@@ -551,6 +565,7 @@ bool is_alloca(const char *interned) {
 }
 
 static int jumps_of(Macro *m, int depth) {
+  ask_again(m);
   if (m->jumps >= 0)
     return m->jumps;
   m->jumps = 0; /* (a macro that names itself adds nothing) */
