@@ -37,7 +37,7 @@ import subprocess
 
 import pytest
 
-from conftest import BACKENDS, COROC, COROC_INCLUDE, COROC_LIB, WARNINGS, run
+from conftest import BACKENDS, COROC, COROC_INCLUDE, COROC_LIB, TESTS_DIR, WARNINGS, run
 
 # A generator whose yield stands on a line of its own (YIELD_LINE), so that the
 # #line directive in front of the yield can be checked.
@@ -1142,3 +1142,21 @@ def test_preprocessed_input(coroc, tmp_path, backend, how):
               tmp_path / "pre.c", COROC_LIB], timeout=120, cwd=tmp_path)
     assert cc.returncode == 0, cc.stderr
     assert run([tmp_path / "pre"]).stdout == "30 1 a coroutine, yield, await: only words here\n"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_header_declares_a_pasted_type(coroc, tmp_path, backend):
+    """A local declared with a macro that pastes its type (`owned(cell) c`, as GLib's
+    g_autoptr(T) is written) has the pasted type in its field: the header copies that
+    typedef, which no token of the .coc spells where the local is declared."""
+    case = TESTS_DIR / "cases" / "pasted_cleanup_macros.coc"
+    res = run([coroc, f"--backend={backend}", f"-I{TESTS_DIR}", f"--header={tmp_path / 'p.h'}",
+               "-o", tmp_path / "p.c", case])
+    assert res.returncode == 0, res.stderr
+    text = (tmp_path / "p.h").read_text()
+    if backend == "stackless":  # (a stackful frame holds no locals)
+        assert "typedef cell *cell_owned;" in text, text
+    (tmp_path / "user.c").write_text('#include "p.h"\nint cells_made(void) { return sizeof (CORO_FRAME(cells)) > 0; }\n')
+    res = run(["gcc", "-std=gnu11", *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{TESTS_DIR}", f"-I{tmp_path}",
+               "-c", "-o", tmp_path / "user.o", tmp_path / "user.c"], timeout=60)
+    assert res.returncode == 0, res.stderr

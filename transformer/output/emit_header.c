@@ -271,6 +271,21 @@ static void need_type_of(Header *h, const Sym *s) {
   h->typed_depth--;
 }
 
+/* `g_autoptr(GString)` at original token i: the type its expansion ends with, which no token of
+   the .coc spells (`GString_autoptr`, pasted), is the field's (emit_cleanup.c). */
+static void need_pasted_type(Header *h, int i) {
+  const TokenList *o = &h->src->original;
+  if (!macro_definition(tok_text(&o->v[i])))
+    return;
+  TokenList groups = {0}, type = {0};
+  if (typed_attribute_macro(o, i, &groups, &type) >= 0)
+    for (int k = 0; k < type.n; k++)
+      if (type.v[k].kind == TK_IDENT)
+        need_sym(h, scope_lookup(tok_text(&type.v[k])), &o->v[i], false);
+  xfree(groups.v);
+  xfree(type.v);
+}
+
 /* The original tokens [first, last] of a frame's type. */
 static void need_tokens(Header *h, int first, int last) {
   const TokenList *o = &h->src->original;
@@ -279,6 +294,7 @@ static void need_tokens(Header *h, int first, int last) {
     if (t->kind != TK_IDENT || t->dead)
       continue;
     need_macro(h, tok_text(t), t, i);
+    need_pasted_type(h, i);
     Sym *s = token_sym(t);
     if (s && s->tok == t)
       continue; /* the name that a declaration declares (the coroutine's own) */
