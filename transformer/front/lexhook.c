@@ -211,7 +211,8 @@ static bool may_end(int code) {
   return code == ')' || code == ']' || code == '}' || code == '*' || code == T_INC || code == T_DEC;
 }
 
-/* A word or a literal, an operand in itself; strings (a string macro too) apart. */
+/* A word or a literal, an operand in itself (1); strings, a string macro too (2); a type's word,
+   a typedef name or a macro for a type (3); 0 for anything else. */
 static int operand_kind(const Token *t) {
   if (t->kind == TK_STRING || (t->kind == TK_IDENT && string_macro(tok_text(t), 0)))
     return 2;
@@ -222,7 +223,10 @@ static int operand_kind(const Token *t) {
   int code = keyword_code(t);
   if (code == T_STRUCT || code == T_UNION || code == T_ENUM)
     return 0; /* (its tag follows) */
-  return !code ? 1 : is_type_word(code) ? 3 : 0;
+  if (code)
+    return is_type_word(code) ? 3 : 0;
+  Sym *s = scope_lookup(tok_text(t)); /* `const T *`, `const u8 *`: words of a type */
+  return (s && s->kind == SYM_TYPEDEF) || macro_body(tok_text(t)) ? 3 : 1;
 }
 
 static bool is_statement_word(const Token *t) {
