@@ -124,8 +124,8 @@ def test_frame_loop_budget(programs, backend):
                 fields.setdefault(name, int(value))
     # a call ran only what was ready at its start, and said so truly
     assert fields["twice"] == 0 and fields["pair"] == 0 and fields["ran"] == 0, res.stdout
-    # each frame's coroc CPU time within twice its budget (frame_main.c: why this cannot flake)
-    assert fields["cpu_over"] == 0, res.stdout
+    # no call started once the frame's budget was spent (frame_main.c: why not its CPU time)
+    assert fields["late"] == 0, res.stdout
     # coro_cancel_all called off all seven, and frames ran them to their end
     assert fields["cancelled"] == 7, res.stdout
     # everything moved: sleeps ended, the pipe was read, the channels passed values

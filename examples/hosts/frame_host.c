@@ -45,6 +45,7 @@ long coroc_frame_run(struct coroc_frame *f) {
   long start = coroc_now_us(), now = start;
   while (now - start + f->longest_call_us <= f->budget_us && coroc_has_work()) {
     unsigned long ran = 0;
+    f->last_start_us = now - start; /* (what the test of the budget's rule reads) */
     f->left = coro_run_ready(&ran);
     long before = now;
     now = coroc_now_us();

@@ -18,6 +18,7 @@ struct coroc_frame {
   unsigned long ran;     /* task turns they ran */
   long used_us;          /* the time they took */
   long longest_call_us;  /* the longest of them */
+  long last_start_us;    /* when the last of them started, from the frame's start */
   long left;             /* tasks left after the last call (-1: none made yet) */
   unsigned long frames;  /* coroc_frame_run calls so far */
 };
