@@ -213,3 +213,14 @@ def test_a_macro_that_jumps_keeps_every_local(coroc):
         assert any(f"every local: the macro {macro} jumps where coroc cannot see" in l
                    for l in frames[name][3]), frames[name][3]
     assert not any("every local:" in l for l in frames["searching"][3]), frames["searching"][3]
+
+
+def test_a_macro_that_takes_an_address_keeps_the_local(coroc):
+    """tests/cases/macro_address_args.coc: an argument whose address the macro takes (`&(a)` in
+    its replacement, or handed to a macro that does) keeps its local in the frame, saying which
+    macro; a `&` between two operands (LOW_BIT's and) takes nothing."""
+    frames = stats(case=TESTS_DIR / "cases" / "macro_address_args.coc")
+    lines = frames["through_pointers"][3]
+    assert any(re.search(r"\bx\s+\(.*address taken by the macro PTR", l) for l in lines), lines
+    assert any(re.search(r"\bs\s+\(.*address taken by the macro HANDLE", l) for l in lines), lines
+    assert "odd" in frames["through_pointers"][2], frames["through_pointers"][2]

@@ -802,6 +802,9 @@ int group_macro(const TokenList *toks, int at, TokenList *out, int depth, int *k
    last token, or -1. */
 int typed_attribute_macro(const TokenList *toks, int at, TokenList *groups, TokenList *type);
 bool macro_param_is_name(const char *name, int index, int depth); /* `member` of offsetof */
+/* Does macro `name` take the address of its parameter `index` (`#define PTR(a) (&(a))`), or hand
+   it to a macro that does? The passes do not see that `&`. */
+bool macro_param_address(const char *name, int index, int depth);
 /* A use at toks->v[at] of a macro: whether it heads a loop (`TAILQ_FOREACH(v, h, f)`, `forever`):
    1 an object-like one, 2 a function-like one, 0 none, with *declares (may be NULL): its `for`
    declares; and *jumps (may be NULL): the jumps out of the use its expansion makes (JUMPS_*). */

@@ -23,7 +23,9 @@ Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c) {
 
 /* A call, or a use of a function-like macro: an argument that the macro
    takes as a name (`offsetof(struct s, len)`, macros.c) names no local,
-   whatever its spelling, and is printed as written. */
+   whatever its spelling, and is printed as written; one whose address the
+   macro takes (`#define PTR(a) (&(a))`) is taken as its address, as if the
+   `&` stood here. */
 Node *call_node(Parser *p, Loc loc, Node *callee, Node *args) {
   Node *n = expr_node(loc, OP_CALL, callee, NULL, NULL);
   if (args)
@@ -35,6 +37,9 @@ Node *call_node(Parser *p, Loc loc, Node *callee, Node *args) {
     if (arg->kind == ND_IDENT && arg->sym && macro_param_is_name(tok_text(callee->tok), i, 0)) {
       arg->sym = NULL;
       token_set_sym(arg->tok, NULL);
+    } else if (macro_param_address(tok_text(callee->tok), i, 0)) { /* `PTR(x)`: `&(x)` unseen */
+      n->kids.v[i] = expr_node((Loc){arg->first, arg->last}, OP_ADDRESS, arg, NULL, NULL);
+      n->kids.v[i]->tok = callee->tok; /* (the macro that takes it: live.c says so) */
     }
   }
   return n;

@@ -432,6 +432,51 @@ static bool alone_in_argument(const Token *v, int n, int i) {
          (is_punct(&v[i + 1], ',') || is_punct(&v[i + 1], ')'));
 }
 
+/* Does a token end an operand, so that a '&' after it is the binary operator? */
+static bool ends_operand(const Token *t) {
+  if (t->kind == TK_IDENT)
+    return !name_keyword(tok_text(t)); /* (`return &x`, `sizeof &x`: unary) */
+  return t->kind == TK_NUMBER || t->kind == TK_CHAR || t->kind == TK_STRING || is_punct(t, ')') ||
+         is_punct(t, ']') || tok_text(t) == INTERN("++") || tok_text(t) == INTERN("--");
+}
+
+bool macro_param_address(const char *name, int index, int depth) {
+  Macro *m = depth < MACRO_NESTING ? *find(name) : NULL;
+  if (!m || m->body_text[0] != '(')
+    return false;
+  const TokenList *body = tokens_of(m);
+  const char *params[MACRO_PARAMS];
+  int nparams = 0, b = params_of(body, params, &nparams);
+  if (b < 0 || index >= nparams)
+    return false;
+  const Token *v = body->v;
+  int n = body->n, callee[MACRO_PARAMS], argno[MACRO_PARAMS], depth_now = 0;
+  for (int i = b; i < n && v[i].kind != TK_EOF; i++) {
+    if (is_punct(&v[i], '(')) { /* the word before it calls, if it is one */
+      if (depth_now == MACRO_PARAMS)
+        return true; /* (too deep to follow: say it may) */
+      callee[depth_now] = i > b && v[i - 1].kind == TK_IDENT ? i - 1 : -1;
+      argno[depth_now++] = 0;
+    } else if (is_punct(&v[i], ')') && depth_now > 0) {
+      depth_now--;
+    } else if (is_punct(&v[i], ',') && depth_now > 0) {
+      argno[depth_now - 1]++;
+    }
+    if (v[i].kind != TK_IDENT || tok_text(&v[i]) != params[index])
+      continue;
+    int j = i - 1;
+    while (j >= b && is_punct(&v[j], '('))
+      j--;
+    if (j >= b && is_punct(&v[j], '&') && (j == b || !ends_operand(&v[j - 1])))
+      return true; /* `&(a)`, `&a` */
+    int c = depth_now > 0 ? callee[depth_now - 1] : -1;
+    if (c >= 0 && alone_in_argument(v, n, i) &&
+        macro_param_address(tok_text(&v[c]), argno[depth_now - 1], depth + 1))
+      return true; /* handed to a macro that takes its address */
+  }
+  return false;
+}
+
 bool macro_param_is_name(const char *name, int index, int depth) {
   Macro *m = depth < MACRO_NESTING ? *find(name) : NULL;
   if (!m || m->body_text[0] != '(')

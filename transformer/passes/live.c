@@ -159,9 +159,10 @@ static bool address_pre(Node *n, void *ctx) {
     return false; /* not evaluated */
   if (n->kind == ND_EXPR && n->op == OP_ADDRESS)
     address_taken(a, lvalue_var(l, n->operand),
-                  n->first == n->operand->first ? "named where a macro's arguments are not C"
-                                                : "address taken",
-                  n); /* (no `&` written: build.c raw_macro_node) */
+                  n->first != n->operand->first ? "address taken"
+                  : n->tok ? format("address taken by the macro %s", tok_text(n->tok))
+                           : "named where a macro's arguments are not C",
+                  n); /* (no `&` written: build.c call_node and raw_macro_node) */
   Node *written = written_operand(l, n);
   if (written && is_path(l, strip_parens(written))) {
     walk_indexes(a, written);
