@@ -465,6 +465,8 @@ class Gen:
             K = v.kind
             if K == "u" and v.addressable and not v.const:
                 opts.append(("&@v0", v, 1, ["address_escape"] + (["param_address"] if v is self.param else []), []))
+                # the `&` inside a macro, which coroc does not see (it keeps the local all the same)
+                opts.append(("PTR(@v0)", v, 1, ["address_escape", "macro_address"], []))
             elif K == "arr":
                 opts.append(("@v0", v, v.n, ["array_decay"], []))
                 opts.append((f"&@v0[@e0 & {v.n // 2 - 1}u]", v, v.n // 2, ["address_escape"], [1]))

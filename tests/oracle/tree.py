@@ -508,6 +508,8 @@ struct hp { unsigned *p; unsigned k; };
 #define JUMP_IF(c, label) do { if (c) goto label; } while (0)
 #define BREAK_IF(c) if (!(c)) {} else break
 #define CONTINUE_IF(c) if (!(c)) {} else continue
+/* a macro that takes its argument's address */
+#define PTR(a) (&(a))
 /* an argument that is not C: the operator of a comparison */
 #define CMP(a, op, b) ((a) op (b))
 """
