@@ -440,21 +440,32 @@ static bool ends_operand(const Token *t) {
          is_punct(t, ']') || tok_text(t) == INTERN("++") || tok_text(t) == INTERN("--");
 }
 
-bool macro_param_address(const char *name, int index, int depth) {
+/* What a use of a parameter says, for the walk below: go on, or stop with yes or no. */
+enum { PARAM_ON, PARAM_YES, PARAM_NO };
+
+/* A use, at v[i], of the parameter asked about; b: where the replacement list begins; callee: the
+   token of the macro or function whose argument it stands in (-1: none), arg: which one. */
+typedef int ParamUse(const Token *v, int n, int b, int i, int callee, int arg, int depth);
+
+/* Each use of parameter `index` of function-like macro `name` in its replacement list, in turn,
+   to `each` until it stops the walk: its answer; PARAM_ON once the list is read (*uses counts
+   the uses), PARAM_NO for no such macro or parameter, `deep` for calls nested too deep to follow.
+ */
+static int param_uses(const char *name, int index, int depth, int deep, ParamUse *each, int *uses) {
   Macro *m = depth < MACRO_NESTING ? *find(name) : NULL;
   if (!m || m->body_text[0] != '(')
-    return false;
+    return PARAM_NO;
   const TokenList *body = tokens_of(m);
   const char *params[MACRO_PARAMS];
   int nparams = 0, b = params_of(body, params, &nparams);
   if (b < 0 || index >= nparams)
-    return false;
+    return PARAM_NO;
   const Token *v = body->v;
   int n = body->n, callee[MACRO_PARAMS], argno[MACRO_PARAMS], depth_now = 0;
   for (int i = b; i < n && v[i].kind != TK_EOF; i++) {
     if (is_punct(&v[i], '(')) { /* the word before it calls, if it is one */
       if (depth_now == MACRO_PARAMS)
-        return true; /* (too deep to follow: say it may) */
+        return deep;
       callee[depth_now] = i > b && v[i - 1].kind == TK_IDENT ? i - 1 : -1;
       argno[depth_now++] = 0;
     } else if (is_punct(&v[i], ')') && depth_now > 0) {
@@ -464,58 +475,50 @@ bool macro_param_address(const char *name, int index, int depth) {
     }
     if (v[i].kind != TK_IDENT || tok_text(&v[i]) != params[index])
       continue;
-    int j = i - 1;
-    while (j >= b && is_punct(&v[j], '('))
-      j--;
-    if (j >= b && is_punct(&v[j], '&') && (j == b || !ends_operand(&v[j - 1])))
-      return true; /* `&(a)`, `&a` */
-    int c = depth_now > 0 ? callee[depth_now - 1] : -1;
-    if (c >= 0 && alone_in_argument(v, n, i) &&
-        macro_param_address(tok_text(&v[c]), argno[depth_now - 1], depth + 1))
-      return true; /* handed to a macro that takes its address */
+    ++*uses;
+    int answer = each(v, n, b, i, depth_now > 0 ? callee[depth_now - 1] : -1,
+                      depth_now > 0 ? argno[depth_now - 1] : 0, depth);
+    if (answer != PARAM_ON)
+      return answer;
   }
-  return false;
+  return PARAM_ON;
+}
+
+/* `&(a)`, `&a`, or handed alone to a macro that takes its address. */
+static int address_use(const Token *v, int n, int b, int i, int callee, int arg, int depth) {
+  int j = i - 1;
+  while (j >= b && is_punct(&v[j], '('))
+    j--;
+  if (j >= b && is_punct(&v[j], '&') && (j == b || !ends_operand(&v[j - 1])))
+    return PARAM_YES;
+  return callee >= 0 && alone_in_argument(v, n, i) &&
+                 macro_param_address(tok_text(&v[callee]), arg, depth + 1)
+             ? PARAM_YES
+             : PARAM_ON;
+}
+
+bool macro_param_address(const char *name, int index, int depth) {
+  int uses = 0; /* (too deep to follow: say it may) */
+  return param_uses(name, index, depth, PARAM_YES, address_use, &uses) == PARAM_YES;
+}
+
+/* After `.` or `->`, beside `#` (`##` is two `#` tokens), or alone as offsetof's member or as
+   a parameter of a macro that takes it as a name: a name; anything else is a value. */
+static int name_use(const Token *v, int n, int b, int i, int callee, int arg, int depth) {
+  const char *before = i > b ? tok_text(&v[i - 1]) : "",
+             *after = i + 1 < n ? tok_text(&v[i + 1]) : "";
+  if (!strcmp(before, ".") || !strcmp(before, "->") || !strcmp(before, "#") || !strcmp(after, "#"))
+    return PARAM_ON;
+  if (callee >= 0 && alone_in_argument(v, n, i) &&
+      ((tok_text(&v[callee]) == INTERN("__builtin_offsetof") && arg == 1) ||
+       macro_param_is_name(tok_text(&v[callee]), arg, depth + 1)))
+    return PARAM_ON;
+  return PARAM_NO;
 }
 
 bool macro_param_is_name(const char *name, int index, int depth) {
-  Macro *m = depth < MACRO_NESTING ? *find(name) : NULL;
-  if (!m || m->body_text[0] != '(')
-    return false;
-  const TokenList *body = tokens_of(m);
-  const char *params[MACRO_PARAMS];
-  int nparams = 0, b = params_of(body, params, &nparams);
-  if (b < 0 || index >= nparams)
-    return false;
-  const Token *v = body->v;
-  int n = body->n, callee[MACRO_PARAMS], argno[MACRO_PARAMS], depth_now = 0, uses = 0;
-  for (int i = b; i < n && v[i].kind != TK_EOF; i++) {
-    if (is_punct(&v[i], '(')) { /* the word before it calls, if it is one */
-      if (depth_now == MACRO_PARAMS)
-        return false;
-      callee[depth_now] = i > b && v[i - 1].kind == TK_IDENT ? i - 1 : -1;
-      argno[depth_now++] = 0;
-    } else if (is_punct(&v[i], ')') && depth_now > 0) {
-      depth_now--;
-    } else if (is_punct(&v[i], ',') && depth_now > 0) {
-      argno[depth_now - 1]++;
-    }
-    if (v[i].kind != TK_IDENT || tok_text(&v[i]) != params[index])
-      continue;
-    uses++;
-    const char *before = i > b ? tok_text(&v[i - 1]) : "",
-               *after = i + 1 < n ? tok_text(&v[i + 1]) : "";
-    if (!strcmp(before, ".") || !strcmp(before, "->") || !strcmp(before, "#") ||
-        !strcmp(after, "#")) /* (`##` is two `#` tokens) */
-      continue;
-    int c = depth_now > 0 ? callee[depth_now - 1] : -1,
-        arg = depth_now > 0 ? argno[depth_now - 1] : 0;
-    if (c >= 0 && alone_in_argument(v, n, i) &&
-        ((tok_text(&v[c]) == INTERN("__builtin_offsetof") && arg == 1) ||
-         macro_param_is_name(tok_text(&v[c]), arg, depth + 1)))
-      continue;
-    return false;
-  }
-  return uses > 0;
+  int uses = 0;
+  return param_uses(name, index, depth, PARAM_NO, name_use, &uses) == PARAM_ON && uses > 0;
 }
 
 /* }================================================================== */
