@@ -12,11 +12,14 @@
  *    (the file parse hands the #define lines it passes to macros.c);
  *  - in a coroutine's own tokens, a macro that stands for a type (`u8`,
  *    `bool`, `INLINE`) is replaced by its words, so that its declarations
- *    parse as the compiler will see them, one that stands for attributes
- *    (`_cleanup_free_`, macros.c) is one __attribute__ token, one that
- *    heads a loop (`TAILQ_FOREACH`) a token of its own, which the grammar
- *    takes where a statement begins, and a use whose arguments are not C
- *    (`CMP(a, <, b)`) one token for the whole use.
+ *    parse as the compiler will see them; one that stands for strings
+ *    (`PRIu64`) is a string, one for attributes (`_cleanup_free_`,
+ *    macros.c) one __attribute__ token (followed by the words of a type
+ *    for `g_autoptr(T)`), one for _Pragma groups a pragma; one that heads
+ *    a loop (`TAILQ_FOREACH`) or opens a block with no ';' after it
+ *    (`Py_BEGIN_ALLOW_THREADS`) a token of its own, which the grammar takes
+ *    where a statement begins; and a use whose arguments are not C
+ *    (`CMP(a, <, b)`) one token for the whole use (macro_use_token).
  */
 #include "coroc.h"
 #include "parser.h"
@@ -375,6 +378,52 @@ static int classify(Parser *p, Token *t, int *index) {
   return sym && sym->kind == SYM_TYPEDEF ? T_TYPEDEF_NAME : T_IDENTIFIER;
 }
 
+/* A word t at i of a coroutine's own tokens that is a macro's use the grammar takes whole: its
+   token code, with *end its last token (the words of a type that follow an attribute, queued);
+   0 for any other word. What the use jumps to unseen is noted in p. */
+static int macro_use_token(Parser *p, Token *t, int i, int *end) {
+  *end = i;
+  if (string_macro(tok_text(t), 0)) /* `"%" PRIu64 "\n"`: a string among strings */
+    return T_STRING;
+  /* `UNUSED`, `_cleanup_free_`, `__aligned(8)`: an attribute; GLib's
+     `G_GNUC_BEGIN_IGNORE_DEPRECATIONS`: a pragma */
+  TokenList groups = {0}, type = {0};
+  int kinds = GROUP_ATTRIBUTE | GROUP_PRAGMA;
+  *end = group_macro(p->toks, i, &groups, 0, &kinds);
+  xfree(groups.v);
+  if (*end >= 0)
+    return kinds == GROUP_PRAGMA ? T_PRAGMA : T_ATTRIBUTE;
+  groups = (TokenList){0}; /* `g_autoptr(GString)`: an attribute, then the words of a type */
+  *end = typed_attribute_macro(p->toks, i, &groups, &type);
+  xfree(groups.v);
+  if (*end >= 0 && type.n <= (int)(sizeof p->queue / sizeof p->queue[0])) {
+    Token *words = memory_keep(type.v); /* (the run's: the tree points at them) */
+    for (int k = 0; k < type.n; k++)
+      p->queue[k] = &words[k];
+    p->nqueue = type.n, p->qhead = 0, p->qindex = *end; /* (inside the attribute's range) */
+    return T_ATTRIBUTE;
+  }
+  xfree(type.v);
+  int jumps = 0, loop = statement_macro(p->toks, i, NULL, &jumps);
+  int raw_end = loop ? -1 : raw_macro_use(p, i);
+  for (int k = i + 2; k < raw_end; k++) /* `TRY(f(), goto fail)`: its argument jumps */
+    if (is_statement_word(&p->toks->v[k]))
+      jumps |= keyword_code(&p->toks->v[k]) == T_RETURN ? JUMPS_RETURN : JUMPS_GOTO;
+  /* (check.c, frame.c: jumps the passes do not see; a block a user's break would leave) */
+  if (jumps & (JUMPS_ANY | OPENS_BLOCK | CLOSES_BLOCK) && !p->jump_macro)
+    p->jump_macro = t, p->jump_deed = jumps;
+  if (jumps & JUMPS_RETURN && !p->return_macro)
+    p->return_macro = t;
+  *end = jumps & (OPENS_BLOCK | CLOSES_BLOCK) ? statement_end(p, i) : -1;
+  if (*end >= 0) /* `Py_BEGIN_ALLOW_THREADS`, no ';': a statement of its own */
+    return T_BLOCK_MACRO;
+  *end = raw_end >= 0 ? raw_end : i;
+  if (raw_end >= 0)
+    return T_RAW_MACRO;
+  /* `TAILQ_FOREACH(...)`, `forever`: a loop's head */
+  return loop == 2 ? T_LOOP_MACRO_CALL : loop ? T_LOOP_MACRO : 0;
+}
+
 int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
   if (p->original && !p->started) {
     p->started = true;
@@ -412,73 +461,13 @@ int next_token(YYSTYPE *lval, Loc *lloc, Parser *p) {
       p->pos = i + 1;
       return next_token(lval, lloc, p); /* an empty macro (INLINE) simply vanishes */
     }
-    if (string_macro(tok_text(t), 0)) { /* `"%" PRIu64 "\n"`: a string among strings */
-      lval->T_IDENTIFIER = t;
-      *lloc = (Loc){i, i};
-      p->pos = i + 1;
-      p->prev_code = T_STRING;
-      return T_STRING;
-    }
-    /* `UNUSED`, `_cleanup_free_`, `__aligned(8)`: an attribute; GLib's
-       `G_GNUC_BEGIN_IGNORE_DEPRECATIONS`: a pragma */
-    TokenList groups = {0};
-    int kinds = GROUP_ATTRIBUTE | GROUP_PRAGMA;
-    int end = group_macro(p->toks, i, &groups, 0, &kinds);
-    xfree(groups.v);
-    if (end >= 0) {
+    int end, code = macro_use_token(p, t, i, &end);
+    if (code) {
       lval->T_IDENTIFIER = t;
       *lloc = (Loc){i, end};
       p->pos = end + 1;
-      p->prev_code = kinds == GROUP_PRAGMA ? T_PRAGMA : T_ATTRIBUTE;
-      return p->prev_code;
-    }
-    TokenList type = {0}; /* `g_autoptr(GString)`: an attribute, then the words of a type */
-    groups = (TokenList){0};
-    end = typed_attribute_macro(p->toks, i, &groups, &type);
-    xfree(groups.v);
-    if (end >= 0 && type.n <= (int)(sizeof p->queue / sizeof p->queue[0])) {
-      Token *words = memory_keep(type.v); /* (the run's: the tree points at them) */
-      for (int k = 0; k < type.n; k++)
-        p->queue[k] = &words[k];
-      p->nqueue = type.n, p->qhead = 0, p->qindex = end; /* (inside the attribute's range) */
-      lval->T_IDENTIFIER = t;
-      *lloc = (Loc){i, end};
-      p->pos = end + 1;
-      p->prev_code = T_ATTRIBUTE;
-      return T_ATTRIBUTE;
-    }
-    xfree(type.v);
-    int jumps = 0, loop = statement_macro(p->toks, i, NULL, &jumps);
-    int raw_end = loop ? -1 : raw_macro_use(p, i);
-    for (int k = i + 2; k < raw_end; k++) /* `TRY(f(), goto fail)`: its argument jumps */
-      if (is_statement_word(&p->toks->v[k]))
-        jumps |= keyword_code(&p->toks->v[k]) == T_RETURN ? JUMPS_RETURN : JUMPS_GOTO;
-    /* (check.c, frame.c: jumps the passes do not see; a block a user's break would leave) */
-    if (jumps & (JUMPS_ANY | OPENS_BLOCK | CLOSES_BLOCK) && !p->jump_macro)
-      p->jump_macro = t, p->jump_deed = jumps;
-    if (jumps & JUMPS_RETURN && !p->return_macro)
-      p->return_macro = t;
-    int block_end = jumps & (OPENS_BLOCK | CLOSES_BLOCK) ? statement_end(p, i) : -1;
-    if (block_end >= 0) { /* `Py_BEGIN_ALLOW_THREADS`, no ';': a statement of its own */
-      lval->T_IDENTIFIER = t;
-      *lloc = (Loc){i, block_end};
-      p->pos = block_end + 1;
-      p->prev_code = T_BLOCK_MACRO;
-      return T_BLOCK_MACRO;
-    }
-    if (raw_end >= 0) {
-      lval->T_IDENTIFIER = t;
-      *lloc = (Loc){i, raw_end};
-      p->pos = raw_end + 1;
-      p->prev_code = T_RAW_MACRO;
-      return T_RAW_MACRO;
-    }
-    if (loop) { /* `TAILQ_FOREACH(...)`, `forever`: a loop's head */
-      lval->T_IDENTIFIER = t;
-      *lloc = (Loc){i, i};
-      p->pos = i + 1;
-      p->prev_code = loop == 2 ? T_LOOP_MACRO_CALL : T_LOOP_MACRO;
-      return p->prev_code;
+      p->prev_code = code;
+      return code;
     }
   }
   int last = i;
