@@ -10,19 +10,20 @@
  */
 #define _GNU_SOURCE
 #include "output/output.h"
+#include "support/memstream.h" /* Text */
 
 #include <string.h>
 
 /* The words of a type a macro's expansion ends with (`g_autoptr(GString)`: `GString_autoptr`),
    each followed by a space; "" for none. */
 static char *type_words(const TokenList *type) {
-  char *out = xstrndup("", 0);
+  Text s;
+  TEXT_INIT(s);
   for (int i = 0; i < type->n; i++) {
-    char *more = format("%s%s ", out, tok_text(&type->v[i]));
-    xfree(out);
-    out = more;
+    text_puts(&s, tok_text(&type->v[i]));
+    text_puts(&s, " ");
   }
-  return out;
+  return text_take(&s);
 }
 
 /* decl without the first use of a macro for a cleanup among tokens
