@@ -35,9 +35,9 @@ struct Macro {
   const char *body_text; /* what follows its name in `text` */
   const char *text;      /* its whole #define line */
   bool type_like;        /* its body is words and stars only: `body` holds its tokens */
-  signed char loop;      /* LOOP_*: does it head a loop (asked once; 0 before) */
+  signed char loop;      /* LOOP_*: does it head a loop (0: not asked since `asked`) */
   unsigned asked;        /* the definitions' generation when loop and jumps were last asked */
-  short jumps;           /* JUMPS_* its expansion makes out of itself (asked once; -1 before) */
+  short jumps;           /* JUMPS_* its expansion makes out of itself (-1: not asked since) */
   TokenList body;        /* its replacement list, once asked for (v: NULL until then) */
   Macro *next;           /* the next in its hash chain */
 };
