@@ -48,24 +48,23 @@ Node *call_node(Parser *p, Loc loc, Node *callee, Node *args) {
 /* `CMP(i, <, n)`, a use whose arguments are not C (lexhook.c, RAW_MACRO), or one that opens or
    closes a block and stands with no ';' (BLOCK_MACRO, `Py_BEGIN_ALLOW_THREADS`): a call whose
    arguments are the names of the use, each an object's taken as its address (the passes cannot tell
-   what the expansion does with it: such a local is kept in the frame). A name the macro takes as a
-   name
-   (`#x`), or that an argument declares (`int x`), is printed as written. */
+   what the expansion does with it: such a local is kept in the frame). A name the macro takes as
+   a name (`#x`), or that an argument declares (`int x`), is printed as written. */
 Node *raw_macro_node(Parser *p, Token *name, Loc loc) {
   Node *n = expr_node(loc, OP_CALL, ident(p, name, (Loc){loc.first, loc.first}), NULL, NULL);
   int depth = 0, arg = 0;
   for (int i = loc.first + 1; i < loc.last; i++) {
     Token *t = &p->toks->v[i];
-    const char *s = tok_text(t);
-    depth += t->kind == TK_PUNCT && (s[0] == '(' || s[0] == '[' || s[0] == '{') && !s[1];
-    depth -= t->kind == TK_PUNCT && (s[0] == ')' || s[0] == ']' || s[0] == '}') && !s[1];
-    arg += depth == 1 && t->kind == TK_PUNCT && s[0] == ',' && !s[1];
+    int punct = t->kind == TK_PUNCT ? t->code : 0;
+    depth += (punct == '(' || punct == '[' || punct == '{') -
+             (punct == ')' || punct == ']' || punct == '}');
+    arg += depth == 1 && punct == ',';
     int code = t->kind == TK_IDENT ? keyword_code(t) : 0;
     if (code == T_YIELD || code == T_AWAIT)
       error_tok(t,
                 "%s among the arguments of '%s', which coroc cannot read as C: it makes no "
                 "resume point there; %s before the macro's use",
-                code == T_YIELD ? "a yield" : "an await", tok_text(name), s);
+                code == T_YIELD ? "a yield" : "an await", tok_text(name), tok_text(t));
     const char *before = tok_text(t - 1);
     if (t->kind != TK_IDENT || code || !strcmp(before, ".") || !strcmp(before, "->") ||
         declared_in_argument(p->toks, i, loc.first) || macro_param_is_name(tok_text(name), arg, 0))
