@@ -827,7 +827,7 @@ bool begins_declaration(const Token *t);
 bool declared_in_argument(const TokenList *toks, int at, int first);
 
 /* {=====================================================================
- * passes/: check.c, frame.c (live.c, cfg.c), cleanup.c, lower.c; and the
+ * passes/: check.c (check_macros.c), frame.c (live.c, cfg.c), cleanup.c, lower.c; and the
  * command line's options, which they and the printers read
  * ====================================================================== */
 
@@ -853,6 +853,8 @@ typedef struct {
 /* check.c: the coroutine rules, for both backends; numbers the resume
    points, says what each await awaits, marks discarded values. */
 void check(Source *src, Coroutine *cos);
+/* check_macros.c: the rules for a macro used at node n of coroutine co (check.c's walk). */
+void check_macro_uses(Source *src, Coroutine *co, Node *n);
 /* check.c: does this expression hold an await? (O(1): see Node.awaits) */
 bool has_await(const Node *n);
 /* Does it await a child whose frame is inside its own (ND_AWAIT.inline_child)? */
