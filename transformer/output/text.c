@@ -704,7 +704,7 @@ static char *sized_decl(Emitter *e, const Node *specs, const Node *declarator, c
 
 static void type_lent_names(Emitter *e, const Node *specs, const Node *declarator, const Sym *self,
                             int depth);
-static char *auto_type(Emitter *e, const Node *init, const Sym *self);
+static char *auto_type(Emitter *e, const Node *init, const Sym *self, int depth);
 
 /* Does a declaration's type name something of the body (not its own name)? */
 static bool names_body_name(Emitter *e, const Node *specs, const Node *declarator) {
@@ -732,7 +732,7 @@ char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const No
   if (!*name) /* a type name in the body, where the locals are */
     return sized_decl(e, specs, declarator, init, name, name, is_param);
   if (init && !is_param && is_auto_type(e, specs))
-    return format("%s %s", auto_type(e, init, token_sym(declarator->tok)), name);
+    return format("%s %s", auto_type(e, init, token_sym(declarator->tok), 0), name);
   if (!names_body_name(e, specs, declarator)) /* (nearly every field) */
     return sized_decl(e, specs, declarator, init, name, name, is_param);
   int keep = e->nrepl;
@@ -780,6 +780,8 @@ static const char *typed_name(Typing *t, const Sym *s) {
   type_lent_names(t->e, d->specs, d->declarator, t->self, t->depth + 1);
   if (d->kind == ND_PARAM) {
     type = decl_sized(t->e, d->specs, d->declarator, NULL, "", true);
+  } else if (d->init && is_auto_type(t->e, d->specs)) { /* `typeof(x)` of `__auto_type x = ...` */
+    type = auto_type(t->e, d->init, s, t->depth + 1);
   } else {
     bool framed = s->owner == t->e->co && s->field && s != t->self;
     type = sized_decl(t->e, d->specs, d->declarator, framed ? d->init : NULL,
@@ -876,8 +878,8 @@ static char *typed_node(Typing *t, Node *n) {
    body's names do not exist: the type of init's value (after the comma, C
    converts it as __auto_type does: an array to a pointer, no qualifier),
    its names and parts typed. */
-static char *auto_type(Emitter *e, const Node *init, const Sym *self) {
-  Typing t = {e, self, 0};
+static char *auto_type(Emitter *e, const Node *init, const Sym *self, int depth) {
+  Typing t = {e, self, depth};
   return format("__typeof__(((void)0, %s))", typed_node(&t, (Node *)init));
 }
 
