@@ -377,7 +377,8 @@ typedef enum {
   ND_CASE,       /* case value: body, or case value ... high: body */
   ND_DEFAULT,    /* default: body */
   ND_YIELD,      /* yield expr; (expr NULL: bare yield;); target = yield expr; (flags: YIELD_*) */
-  ND_ASM_STMT,   /* __asm__ (...); kept as written */
+  ND_ASM_STMT,   /* __asm__ (...); kept as written; expr: its operands' names (build.c, asm_node),
+                    flags: ASM_GOTO */
   ND_LABEL_DECL, /* __label__ a, b; kept as written */
   ND_STATIC_ASSERT, /* _Static_assert(...); kept as written */
   ND_PRAGMA,        /* _Pragma("...") among a block's items; kept as written */
@@ -435,6 +436,8 @@ enum {
 /* ND_WHILE's flags: its head is a macro's use (`TAILQ_FOREACH(v, h, f)`: cond, printed as it is;
    `forever`: an ND_IDENT), whose expansion is a `for` or `while` (macros.c). */
 enum { LOOP_MACRO_HEAD = 1 };
+/* ND_ASM_STMT's flags: `asm goto`, which may jump to any label of the body. */
+enum { ASM_GOTO = 1 };
 
 enum {
   YIELD_COMPOUND = 1 << 0, /* `target += yield expr` and the like: refused */
@@ -519,7 +522,7 @@ struct Node {
   int first;               /* index of its first token (in the token list it was parsed from) */
   int last;                /* index of its last token; last < first for an empty node */
   union {                  /* a small number, named by what it is for the node's kind: */
-    int flags;             /* ND_SPECS: SP_*; ND_SIZEOF: SP_TYPE for typeof; ND_YIELD: YIELD_* */
+    int flags;             /* SP_* (ND_SPECS), SP_TYPE: typeof (ND_SIZEOF), YIELD_*, ASM_GOTO */
     int op;                /* ND_EXPR: which operator (Op) */
   };
   union {             /* one number, named by what it is for the node's kind: */
@@ -620,6 +623,8 @@ bool is_body_name(const Sym *s);
 /* Does the coroutine f (a symbol) give a value to its awaiter? */
 bool task_has_value(const Sym *f);
 int declarator_end(const TokenList *toks, const Node *init_decl); /* with attributes after */
+/* The last token of `__asm__("r10")` after an explicit register variable's declarator, or -1. */
+int register_binding_end(const TokenList *toks, const Node *init_decl);
 /* The fn of a `cleanup(fn)` in the attributes in o->v[from..to] (macros seen through), or NULL. */
 const char *cleanup_function(const TokenList *o, int from, int to);
 

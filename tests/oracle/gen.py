@@ -825,6 +825,8 @@ class Gen:
                 return Simple(f"{f}[@e1 & 3u] = (char)(97u + (@e0 & 15u));", [v], [e, i])
         if self.p(0.1):
             incs = [v for v in self.vis("u") if not v.readonly and not v.const]
+            if incs and self.p(0.2):  # read and written by an asm statement that changes nothing
+                return Simple('__asm__ volatile("" : "+r"(@v0));', [r.choice(incs)], tags={"asm_operands"})
             if incs:
                 return Simple("@v0++;", [r.choice(incs)])
         e = self.val(ec, r_depth(r))
@@ -834,6 +836,11 @@ class Gen:
         if lv.target is not None and lv.target in e.writes:
             return None
         op = r.choice(["=", "=", "=", "+=", "^=", "-=", "|="])
+        if op == "=" and self.p(0.12) and not any(n.naw_self or isinstance(n, StmtExpr)
+                                                  for t in (lv, e) for n in t.walk()):
+            # the store as an asm statement's output (coroc reads its operands as names only)
+            return Simple('__asm__ volatile("" : "=r"(@e0) : "0"(@e1));', subs=[lv, e],
+                          tags={"asm_operands"})
         return Simple(f"@e0 {op} @e1;", subs=[lv, e])
 
     def s_fold(self):

@@ -41,6 +41,7 @@ SHAPES = [
     ("a store that a jump to the label skips", {"jump_skips_store"}),
     ("a macro's argument that is not C", {"raw_macro"}),
     ("an address a macro takes", {"macro_address"}),
+    ("asm statement operands", {"asm_operands"}),
     ("break/continue", {"break", "continue", "stmt_expr_break", "stmt_expr_continue"}),
     ("switch", {"switch"}),
     ("switch fallthrough", {"fallthrough"}),

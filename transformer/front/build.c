@@ -77,6 +77,51 @@ Node *raw_macro_node(Parser *p, Token *name, Loc loc) {
   return n;
 }
 
+/* `__asm__ volatile ("..." : "=r"(out) : "r"(in));` in a coroutine's own tokens, which the hook
+   hands over as one token: the names in its operands (after the template's `:`, up to the
+   clobbers) are read as a call's arguments, each object's taken as its address, so that the
+   passes keep such a local in the frame and the printer writes its field there. A `[name]` before
+   an operand is the template's name for it, no C name; an `asm goto`'s labels are no objects
+   (ASM_GOTO: the passes take it for a jump to any label). A yield, an await or a statement
+   expression (whose declarations the parse would not see) among the operands is refused. */
+Node *asm_node(Parser *p, Token *word, Loc loc) {
+  Node *n = new_node(ND_ASM_STMT, loc.first, loc.last);
+  if (!p->original)
+    return n;
+  n->expr = expr_node(loc, OP_CALL, ident(p, word, (Loc){loc.first, loc.first}), NULL, NULL);
+  int depth = 0, section = 0, symbolic = 0;
+  for (int i = loc.first + 1; i <= loc.last && section < 3; i++) {
+    Token *t = &p->toks->v[i];
+    int punct = t->kind == TK_PUNCT ? t->code : 0;
+    if (depth == 0 && t->kind == TK_IDENT && !strcmp(tok_text(t), "goto"))
+      n->flags |= ASM_GOTO;
+    symbolic += depth == 1 && punct == '[';
+    symbolic -= symbolic && depth == 2 && punct == ']';
+    depth += (punct == '(' || punct == '[') - (punct == ')' || punct == ']');
+    section += depth == 1 && punct == ':';
+    const char *before = tok_text(t - 1);
+    int code = t->kind == TK_IDENT ? keyword_code(t) : 0;
+    if (section > 0 && (code == T_YIELD || code == T_AWAIT || (punct == '{' && *before == '(')))
+      error_tok(t,
+                "%s among an asm statement's operands, which coroc does not read as C: compute "
+                "the value into a local before the asm statement",
+                code == T_YIELD   ? "a yield"
+                : code == T_AWAIT ? "an await"
+                                  : "a statement expression");
+    if (section == 0 || symbolic || t->kind != TK_IDENT || code || !strcmp(before, ".") ||
+        !strcmp(before, "->"))
+      continue;
+    Node *use = ident(p, t, (Loc){i, i});
+    bool in_register = use->sym && use->sym->specs & SP_REGISTER;   /* (no address to take) */
+    if (use->sym && use->sym->kind == SYM_OBJECT && !in_register) { /* (live.c: "named in ...") */
+      use = expr_node((Loc){i, i}, OP_ADDRESS, use, NULL, NULL);
+      use->tok = word;
+    }
+    node_add_kid(n->expr, use);
+  }
+  return n;
+}
+
 /* `TAILQ_FOREACH(np, head, link) statement`: a while loop whose head is the macro's use (head),
    printed as written (its arguments rewritten) where a `while (...)` would be. */
 Node *loop_macro_node(Token *name, Loc loc, Node *head, Node *body) {

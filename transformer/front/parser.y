@@ -796,7 +796,7 @@ yield_statement
   ;
 
 asm_statement
-  : ASM ';'                                    { $$ = NEW(ND_ASM_STMT, @$); }
+  : ASM ';'                                    { $$ = asm_node(p, $1, @1); $$->last = @$.last; }
   ;
 
 /* }================================================================== */

@@ -182,6 +182,21 @@ int declarator_end(const TokenList *toks, const Node *init_decl) {
   return i - 1;
 }
 
+/* `register long r10 __asm__("r10")`, an explicit register variable: the index of the last token
+   of its asm group, which follows the declarator, or -1 (live.c refuses one that a frame must
+   keep). */
+int register_binding_end(const TokenList *toks, const Node *init_decl) {
+  int i = init_decl->declarator->last + 1;
+  if (!is_word(toks, i, "__asm__") && !is_word(toks, i, "__asm") && !is_word(toks, i, "asm"))
+    return -1;
+  for (int depth = 0; ++i < toks->n && toks->v[i].kind != TK_EOF;) {
+    depth += is_word(toks, i, "(") - is_word(toks, i, ")");
+    if (depth == 0)
+      return i;
+  }
+  return -1;
+}
+
 /* The fn of a `cleanup(fn)` inside an __attribute__ in tokens [from, to],
    or in the expansion of a macro used there that stands for attributes
    (`_cleanup_free_`, macros.c); or NULL. */

@@ -95,16 +95,6 @@ static bool use_pre(Node *n, void *ctx) {
   return true;
 }
 
-/* The locals that tokens first..last name (an asm statement keeps no
-   expression nodes): read, as far as the analysis knows. */
-static void token_uses(Live *l, int node, int first, int last) {
-  for (int i = first; i <= last; i++) {
-    Sym *s = token_sym(&l->src->original.v[i]);
-    if (s && s->live_var > 0)
-      add_use(l, node, s->live_var - 1);
-  }
-}
-
 /* `x = VALUE` as a whole expression: x is set whole. */
 static Node *assigned_whole(Node *e) {
   e = strip_parens(e);
@@ -437,11 +427,14 @@ static int build(Live *l, Node *s, int next) {
     }
     return s->expr ? eval_then(l, s->expr, NULL, NULL, r) : r;
   }
-  case ND_ASM_STMT: {
-    int n = new_cfg_node(l);
-    token_uses(l, n, s->first, s->last);
-    add_succ(l, n, next);
-    return n;
+  case ND_ASM_STMT: { /* its operands' names as a call's arguments (build.c, asm_node) */
+    if (!s->expr)
+      return next;
+    int tail, head = eval(l, s->expr, NULL, NULL, &tail);
+    if (s->flags & ASM_GOTO) /* to any of its labels: to any label, as a goto *p */
+      l->nodes[tail].computed_goto = true;
+    add_succ(l, tail, next);
+    return head;
   }
   case ND_LABEL_DECL:
   case ND_STATIC_ASSERT:

@@ -39,6 +39,7 @@ typedef struct {
   int nscopes, capscopes;
   const char **names; /* field and type names taken so far: a hash set of capnames slots */
   int nnames, capnames;
+  bool register_bound; /* a local is bound to a register (`register long r __asm__("r10")`) */
 } Layout;
 
 static unsigned name_hash(const char *s) {
@@ -157,8 +158,11 @@ static void layout_decl(Layout *l, Node *decl) {
   for (int i = 0; i < specs->kids.n; i++)
     if (specs->kids.v[i]->kind == ND_TAGGED)
       hoist_tagged(l, specs->kids.v[i]);
-  for (int i = 0; i < decl->kids.n; i++)
+  for (int i = 0; i < decl->kids.n; i++) {
     layout_local(l, decl->kids.v[i], specs->flags);
+    l->register_bound |=
+        specs->flags & SP_REGISTER && register_binding_end(&l->src->original, decl->kids.v[i]) >= 0;
+  }
   if (specs->flags & SP_TYPEDEF)
     list_push(&l->co->types, decl);
 }
@@ -402,8 +406,10 @@ void layout_frame(Source *src, Coroutine *co, const Options *opt) {
   visit(co->def->body, layout_pre, layout_post, &l);
   note_cleanups(src, co); /* cleanup.c: which locals have __attribute__((cleanup)) */
   check_jumps_and_cleanups(co);
-  /* live.c: only what must survive a suspension; every local where a macro jumps unseen */
-  if (frame_decided(opt))
+  /* live.c: only what must survive a suspension; every local where a macro jumps unseen (with a
+     local bound to a register, in the stackful backend too: live.c refuses one a suspension
+     needs, and both backends accept the same programs) */
+  if (frame_decided(opt) || l.register_bound)
     decide_frame(src, co,
                  opt->hoist_all   ? "every local (--hoist-all)"
                  : co->jump_macro ? format("every local: the macro %s %s where coroc cannot see",

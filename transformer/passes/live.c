@@ -152,6 +152,12 @@ static Node *written_operand(const Live *l, Node *n) {
   return NULL;
 }
 
+/* `asm`, `__asm` or `__asm__`: the token an asm statement's names take their address from
+   (build.c, asm_node). */
+static bool is_asm_word(const char *word) {
+  return !strcmp(word, "asm") || !strcmp(word, "__asm") || !strcmp(word, "__asm__");
+}
+
 static bool address_pre(Node *n, void *ctx) {
   AddrWalk *a = ctx;
   Live *l = a->l;
@@ -159,7 +165,8 @@ static bool address_pre(Node *n, void *ctx) {
     return false; /* not evaluated */
   if (n->kind == ND_EXPR && n->op == OP_ADDRESS)
     address_taken(a, lvalue_var(l, n->operand),
-                  n->first != n->operand->first ? "address taken"
+                  n->first != n->operand->first             ? "address taken"
+                  : n->tok && is_asm_word(tok_text(n->tok)) ? "named in an asm statement's operands"
                   : n->tok ? format("address taken by the macro %s", tok_text(n->tok))
                            : "named where a macro's arguments are not C",
                   n); /* (no `&` written: build.c call_node and raw_macro_node) */
@@ -606,8 +613,10 @@ static bool shared_name(const SymList *sorted, Sym *s) {
 static bool is_plain_local(Live *l, int v, const SymList *names) {
   Node *d = l->decls[v];
   Sym *s = l->vars[v];
-  int end = declarator_end(&l->src->original, d); /* `int x __attribute__((...))` */
-  return s->frame_reason && !l->pinned[v] && !s->in_stmt_expr && end <= d->declarator->last &&
+  int end = declarator_end(&l->src->original, d);         /* `int x __attribute__((...))` */
+  int bound = register_binding_end(&l->src->original, d); /* `register int x asm("r10")` */
+  return s->frame_reason && !l->pinned[v] && !s->in_stmt_expr &&
+         (end <= d->declarator->last || end == bound) &&
          is_plain_scalar(d->specs, d->declarator, &l->src->original, 0) && !shared_name(names, s);
 }
 
@@ -630,6 +639,24 @@ static void choose_cached(Live *l, const SymList *names) {
     live->n = kept;
   }
   xfree(ok);
+}
+
+/* An explicit register variable (`register long r10 __asm__("r10")`) that the analysis finds a
+   suspension needs (with every local in the frame, it stays in its register unasked):
+   C keeps its value only at the asm statements that name it, not across a call (gcc and clang
+   lose it to the callee at -O0 as at -O2), so a suspension, a call of the runtime in either
+   backend, would lose it too; and no field is bound to a register. */
+static void refuse_register_fields(Live *l) {
+  for (int v = 0; v < l->nvars; v++) {
+    Node *d = l->decls[v];
+    Sym *s = l->vars[v];
+    if (s->frame_reason && register_binding_end(&l->src->original, d) >= 0)
+      error_tok(d->declarator->tok,
+                "'%s' is bound to a register, whose value C keeps only at the asm statements that "
+                "name it, not across a call or a suspension; coroutine '%s' would need it in its "
+                "frame (%s): copy it to an ordinary local before the suspension",
+                s->name, l->co->name, s->frame_reason);
+  }
 }
 
 /* }================================================================== */
@@ -677,9 +704,10 @@ void decide_frame(Source *src, Coroutine *co, const char *hoist_all) {
     decl_of_prev = n;
     l.vars[l.nvars++] = s;
   }
-  if (hoist_all) {
+  if (hoist_all) { /* (a local bound to a register stays one: no field is) */
     for (int v = 0; v < l.nvars; v++)
-      l.vars[v]->frame_reason = hoist_all;
+      if (register_binding_end(&src->original, l.decls[v]) < 0)
+        l.vars[v]->frame_reason = hoist_all;
   } else if (l.nvars > 0) {
     walk_scopes(&l, &scopes);
     if (names.n > 1)
@@ -713,6 +741,7 @@ void decide_frame(Source *src, Coroutine *co, const char *hoist_all) {
     if (analysed)
       choose_cached(&l, &names);
   }
+  refuse_register_fields(&l);
   /* the locals that need no field leave the frame */
   int kept = 0;
   for (int i = 0; i < co->locals.n; i++) {
