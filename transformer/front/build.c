@@ -21,10 +21,33 @@ Node *expr_node(Loc loc, int op, Node *a, Node *b, Node *c) {
   return n;
 }
 
+/* The name a member designator begins with (`len`, `v` of `v[i].x`), or NULL. */
+static Node *designator_base(Node *n) {
+  while (n->kind == ND_EXPR && (n->op == OP_INDEX || n->op == OP_MEMBER))
+    n = n->lhs;
+  return n->kind == ND_IDENT ? n : NULL;
+}
+
+/* `__builtin_offsetof(T, v[i].x)`: the type is not evaluated (an ND_SIZEOF, as C has it), the
+   indexes of the member designator are, when they are not constant (gcc and clang take `v[i]`):
+   with any, the node is a call of the type's ND_SIZEOF with them as its arguments, which the
+   passes read as they read any call's. */
+Node *offsetof_node(Token *builtin, Loc loc, Node *type, Node *indexes) {
+  Node *n = new_node(ND_SIZEOF, loc.first, loc.last);
+  n->expr = type;
+  n->tok = builtin;
+  if (!indexes)
+    return n;
+  n->first = type->first, n->last = type->last;
+  Node *call = expr_node(loc, OP_CALL, n, NULL, NULL);
+  call->kids = indexes->kids;
+  return call;
+}
+
 /* A call, or a use of a function-like macro: an argument that the macro
    takes as a name (`offsetof(struct s, len)`, macros.c) names no local,
-   whatever its spelling, and is printed as written; one whose address the
-   macro takes (`#define PTR(a) (&(a))`) is taken as its address, as if the
+   whatever its spelling (its indexes do: `offsetof(struct s, v[i])`), and is printed as written;
+   one whose address the macro takes (`#define PTR(a) (&(a))`) is taken as its address, as if the
    `&` stood here. */
 Node *call_node(Parser *p, Loc loc, Node *callee, Node *args) {
   Node *n = expr_node(loc, OP_CALL, callee, NULL, NULL);
@@ -33,10 +56,10 @@ Node *call_node(Parser *p, Loc loc, Node *callee, Node *args) {
   if (!p->original || callee->kind != ND_IDENT || !macro_definition(tok_text(callee->tok)))
     return n;
   for (int i = 0; i < n->kids.n; i++) {
-    Node *arg = n->kids.v[i];
-    if (arg->kind == ND_IDENT && arg->sym && macro_param_is_name(tok_text(callee->tok), i, 0)) {
-      arg->sym = NULL;
-      token_set_sym(arg->tok, NULL);
+    Node *arg = n->kids.v[i], *base = designator_base(arg);
+    if (base && base->sym && macro_param_is_name(tok_text(callee->tok), i, 0)) {
+      base->sym = NULL; /* (`v` of offsetof's `v[i]`: the member; i is read) */
+      token_set_sym(base->tok, NULL);
     } else if (macro_param_address(tok_text(callee->tok), i, 0)) { /* `PTR(x)`: `&(x)` unseen */
       n->kids.v[i] = expr_node((Loc){arg->first, arg->last}, OP_ADDRESS, arg, NULL, NULL);
       n->kids.v[i]->tok = callee->tok; /* (the macro that takes it: live.c says so) */

@@ -86,6 +86,7 @@ Node *ident(Parser *p, Token *t, Loc loc); /* an identifier, resolved in the sco
 Node *call_node(Parser *p, Loc loc, Node *callee, Node *args); /* args NULL: `f()` */
 /* `CMP(i, <, n)`: a use whose arguments are not C (lexhook.c), a call of the names in it. */
 Node *raw_macro_node(Parser *p, Token *name, Loc loc);
+Node *offsetof_node(Token *builtin, Loc loc, Node *type, Node *indexes);
 Node *asm_node(Parser *p, Token *word, Loc loc);
 Node *loop_macro_node(Token *name, Loc loc, Node *head, Node *body);
 void check_declared_name(Parser *p, const Node *init_decl); /* a macro making it: refused */

@@ -899,7 +899,7 @@ postfix_expr
                                                { p->stmt_expr_depth--; $$ = NEW(ND_STMT_EXPR, @$); $$->block = $3;
                                                  p->saw_stmt_expr = true; }
   | GENERIC '(' assign_expr ',' generic_assocs ')' { $$ = expr_node(@$, OP_GENERIC, $3, NULL, NULL); $$->kids = $5->kids; }
-  | OFFSETOF '(' type_name ',' offsetof_member ')' { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; }
+  | OFFSETOF '(' type_name ',' offsetof_member ')' { $$ = offsetof_node($1, @$, $3, $5); }
   | VA_ARG '(' assign_expr ',' type_name ')'   { $$ = expr_node(@$, OP_VA_ARG, $3, NULL, NULL); }
   | TYPES_COMPATIBLE '(' type_name ',' type_name ')' { $$ = NEW(ND_SIZEOF, @$); $$->expr = $3; $$->tok = $1; }
   | postfix_expr '[' expr ']'                  { $$ = expr_node(@$, OP_INDEX, $1, $3, NULL); }
@@ -927,11 +927,11 @@ args
   | args ',' type_name                         { $$ = node_append($1, $3, @3.last); }
   ;
 
-offsetof_member
+offsetof_member /* its indexes, or NULL (build.c, offsetof_node) */
   : member                                     { $$ = NULL; }
-  | offsetof_member '.' member                 { $$ = NULL; }
-  | offsetof_member '[' expr ']'               { $$ = NULL; }
-  | offsetof_member ARROW member               { $$ = NULL; }
+  | offsetof_member '.' member
+  | offsetof_member '[' expr ']'               { $$ = $1 ? node_append($1, $3, @3.last) : node_list(ND_EXPR, @3.first, @3.last, $3); }
+  | offsetof_member ARROW member
   ;
 
 strings
