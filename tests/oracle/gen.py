@@ -298,6 +298,13 @@ class Gen:
                 return self._unseq(f"(unsigned)CMP((@e0), {op}, (@e1))", [a, b], ec, tags=["raw_macro"])
             return self._unseq(f"(unsigned)(@e0 {op} @e1)", [a, b], ec)
         if k == "call":
+            if self.p(0.1):
+                a = self.val(ec.but(aw=False), d - 1)
+                if not a.writes and not any(isinstance(n, StmtExpr) for n in a.walk()):
+                    # an index that the builtin reads at run time (no side effect: gcc and clang
+                    # need not agree on evaluating one)
+                    return mk("(unsigned)__builtin_offsetof(struct sa, v[@e0 & 3u])", subs=[a],
+                              tags=["offsetof_index"])
             if self.p(0.6):
                 a = self.val(ec, d - 1)
                 b = self.val(ec.but(fr=a.writes, fw=a.reads | a.writes), d - 1)
@@ -980,14 +987,22 @@ class Gen:
         outer = [v for v in self.vis("u") if not v.readonly and not v.const and v is not self.param]
         kept = self.r.choice(outer) if outer and self.jmacro and not self.pure and self.p(0.9) else None
         self.fwd.append(lab)
-        body = self.sub_block(self.r.randrange(2, 6))
-        self.fwd.remove(lab)
         if kept is None:
+            body = self.sub_block(self.r.randrange(2, 6))
+            self.fwd.remove(lab)
             return FwdRegion(lab, body, tags={"goto_fwd_region"})
         # a suspension first, the jump last: the older value must cross the one to reach the
-        # other; the random part in a block of its own, whose names cannot hide the local
+        # other; the random part in a block of its own, whose names cannot hide the local. What
+        # the suspension declares (a generator's char source) is the region block's, made before
+        # the part that may read it, under a name other than the local's
+        self.scopes.append({})
+        self.blocked.add(kept.name)
         first = self.s_yield_() if self.fn_gen else self.s_ybare()
+        self.blocked.discard(kept.name)
+        body = self.sub_block(self.r.randrange(2, 6))
+        self.fwd.remove(lab)
         c = self.val(self.ec(aw=False, fr={kept}), r_depth(self.r))  # (not read by the jump)
+        self.scopes.pop()
         body = Block((first if isinstance(first, list) else [first]) + [body] +
                      [Simple(f"JUMP_IF((@e0), {lab});", subs=[c], tags={"jump_macro"}),
                       Simple(f"@v0 = {self.r.randrange(1, 1000)}u;", [kept])])

@@ -42,6 +42,7 @@ SHAPES = [
     ("a macro's argument that is not C", {"raw_macro"}),
     ("an address a macro takes", {"macro_address"}),
     ("asm statement operands", {"asm_operands"}),
+    ("an index in __builtin_offsetof", {"offsetof_index"}),
     ("break/continue", {"break", "continue", "stmt_expr_break", "stmt_expr_continue"}),
     ("switch", {"switch"}),
     ("switch fallthrough", {"fallthrough"}),
