@@ -381,20 +381,40 @@ static char *lower_await_expr(Emitter *e, Node *n) {
 
 static void lower_stmt(Emitter *e, Node *n);
 
+/* Is an __attribute__ among the specifiers (not an _Alignas, which a type name drops)? */
+static bool has_attribute_specifier(Emitter *e, const Node *specs) {
+  for (int i = 0; i < specs->kids.n; i++) {
+    const Node *k = specs->kids.v[i];
+    const char *word = tok_text(&e->toks->v[k->first]);
+    if (k->kind == ND_SPECIFIER && k->flags & SP_ATTRIBUTE && strcmp(word, "_Alignas") != 0 &&
+        strcmp(word, "alignas") != 0)
+      return true;
+  }
+  return false;
+}
+
 /* `int a = 1, b[2] = {3, 4};` in a body: the objects live in the frame, so
    only the initializations remain, where the declaration stood. */
 static char *init_str(Emitter *e, Node *init_decl) {
   Node *specs = init_decl->specs, *d = init_decl->declarator, *init = init_decl->init;
   Sym *s = init_decl->sym;
   const char *lhs = format("coro_f->%s", s->field);
+  /* the literal's type: the declaration's, but an attribute among its specifiers
+     (`int __attribute__((aligned(32))) a[3]`) is the object's, which clang ignores in a type name
+     with a warning: the field's type then, which keeps what the attribute does to the type */
+  bool attributed = has_attribute_specifier(e, specs);
   if (is_array_type(specs, d, 0)) {
-    char *type = field_decl(e, specs, d, init, "", false);
+    char *type =
+        attributed ? format("__typeof__(%s)", lhs) : field_decl(e, specs, d, init, "", false);
     const char *lit =
         init->kind == ND_INIT_LIST ? node_str(e, init) : format("{%s}", node_str(e, init));
     return format("__builtin_memcpy(%s, (%s)%s, sizeof %s)", lhs, type, lit, lhs);
   }
   if (init->kind == ND_INIT_LIST)
-    return format("%s = (%s)%s", lhs, field_decl(e, specs, d, NULL, "", false), node_str(e, init));
+    return format(
+        "%s = (%s)%s", lhs,
+        attributed ? format("__typeof__(%s)", lhs) : field_decl(e, specs, d, NULL, "", false),
+        node_str(e, init));
   return format("%s = %s", lhs, node_str(e, init));
 }
 
