@@ -604,7 +604,11 @@ int member_dims(const Source *src, const Node *specs, const char *name);
  * front/types.c: what a declaration says of a type
  * ====================================================================== */
 
-/* Is the declared type an array, looking through typedef names? */
+/* Is the declared type an array, looking through typedef names and typeof? ARRAY_MAYBE where
+   coroc cannot tell (`__typeof__(s.member) x`): is_array_type says no, for those who must be sure
+   it is one; who must be sure it is none asks array_type_kind. */
+enum { ARRAY_NO, ARRAY_YES, ARRAY_MAYBE };
+int array_type_kind(const Node *specs, const Node *declarator, int depth);
 bool is_array_type(const Node *specs, const Node *declarator, int depth);
 /* Is it a plain scalar (arithmetic, an enum, a pointer; not volatile or _Atomic; no attribute or
    alignment): a value a C local can hold? */
@@ -663,6 +667,7 @@ struct Sym {
   bool lent_type;    /* frame.c: an object of the body named for its type alone by a frame field's
                         type or a hoisted type, where the body no longer names it (lower.c) */
   bool is_array;     /* live.c: a local of array type */
+  bool may_be_array; /* live.c: ... or one whose type coroc cannot tell (ARRAY_MAYBE) */
   int live_var;      /* live.c, while it works: 1 + the local's index; 0 for others */
   bool cached;       /* live.c: a local in the frame kept in a C local of the resume function
                         between suspensions: saved to its field as the body suspends, loaded back

@@ -57,7 +57,7 @@ static bool typedef_is_array(const Token *t) {
     s = scope_lookup(tok_text(t));
   if (!s || s->kind != SYM_TYPEDEF || !s->decl || s->decl->kind != ND_INIT_DECL)
     return true;
-  return is_array_type(s->decl->specs, s->decl->declarator, 0);
+  return array_type_kind(s->decl->specs, s->decl->declarator, 0) != ARRAY_NO;
 }
 
 /* Past a balanced (...) or {...} that starts at i: the index after it. */

@@ -19,18 +19,63 @@ bool task_has_value(const Sym *f) {
   return !((f->specs & SP_VOID) && f->decl->declarator->kids.n == 1);
 }
 
-/* Is the declared type an array, looking through typedef names
-   (`my_pair_t pair = {...}` where my_pair_t is an array type)? */
-bool is_array_type(const Node *specs, const Node *declarator, int depth) {
+/* Is the declared type an array, looking through typedef names (`my_pair_t pair = {...}` where
+   my_pair_t is an array type) and typeof (`__typeof__(int[3])`, `__typeof__(src)` of an array
+   src, `__typeof__("abc")`)? ARRAY_MAYBE where coroc cannot tell (`__typeof__(s.member)`, a name
+   whose declaration it does not have). */
+static int typeof_array_kind(const Node *e, int depth);
+
+int array_type_kind(const Node *specs, const Node *declarator, int depth) {
   if (declarator && declarator->kids.n)
-    return declarator->kids.v[0]->kind == ND_ARRAY;
+    return declarator->kids.v[0]->kind == ND_ARRAY ? ARRAY_YES : ARRAY_NO;
   for (int i = 0; specs && i < specs->kids.n && depth < 32; i++) {
     Node *k = specs->kids.v[i];
     Sym *s = k->kind == ND_IDENT ? k->sym : NULL;
     if (s && s->kind == SYM_TYPEDEF && s->decl && s->decl->kind == ND_INIT_DECL)
-      return is_array_type(s->decl->specs, s->decl->declarator, depth + 1);
+      return array_type_kind(s->decl->specs, s->decl->declarator, depth + 1);
+    if (k->kind == ND_SIZEOF && k->flags & SP_TYPE)
+      return typeof_array_kind(k->expr, depth + 1);
   }
-  return false;
+  return ARRAY_NO;
+}
+
+/* The operand of a typeof: a type name, or an expression whose type is an array only if it
+   names an array object or is one (a string); a member, an element or what a pointer points to
+   may be. Any other expression's value is no array (it decays, or is computed). */
+static int typeof_array_kind(const Node *e, int depth) {
+  while (e && e->kind == ND_EXPR && e->op == OP_PAREN)
+    e = e->operand;
+  if (!e || depth >= 32)
+    return ARRAY_MAYBE;
+  if (e->kind == ND_TYPENAME)
+    return array_type_kind(e->specs, e->declarator, depth);
+  if (e->kind == ND_IDENT) {
+    const Sym *s = e->sym;
+    if (s && s->decl && s->decl->kind == ND_PARAM)
+      return ARRAY_NO; /* (an array parameter is a pointer) */
+    if (s && s->decl && s->decl->kind == ND_INIT_DECL)
+      return array_type_kind(s->decl->specs, s->decl->declarator, depth);
+    return s && s->kind != SYM_OBJECT ? ARRAY_NO : ARRAY_MAYBE;
+  }
+  if (e->kind != ND_EXPR)
+    return e->kind == ND_STMT_EXPR ? ARRAY_MAYBE : ARRAY_NO;
+  switch (e->op) {
+  case OP_STRING:
+    return ARRAY_YES;
+  case OP_COMPOUND_LITERAL:
+    return array_type_kind(e->lhs->specs, e->lhs->declarator, depth);
+  case OP_MEMBER:
+  case OP_INDEX:
+  case OP_DEREF:
+  case OP_GENERIC:
+    return ARRAY_MAYBE;
+  default:
+    return ARRAY_NO;
+  }
+}
+
+bool is_array_type(const Node *specs, const Node *declarator, int depth) {
+  return array_type_kind(specs, declarator, depth) == ARRAY_YES;
 }
 
 /* The qualifier a word is, in any of its spellings: `const` and `__const`,

@@ -228,7 +228,7 @@ static bool layout_pre(Node *n, void *ctx) {
     l->unevaluated++;
   else if (n->kind == ND_DECL)
     layout_decl(l, n);
-  if (is_compound_literal(n) && is_array_type(n->lhs->specs, n->lhs->declarator, 0))
+  if (is_compound_literal(n) && array_type_kind(n->lhs->specs, n->lhs->declarator, 0) != ARRAY_NO)
     keep_literal(l, n); /* (int[]){...}, or (three){...} of `typedef int three[3]` */
   if (n->kind == ND_EXPR && n->op == OP_ADDRESS && is_compound_literal(n->operand))
     keep_literal(l, n->operand);

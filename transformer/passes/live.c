@@ -69,7 +69,7 @@ static int array_dims(const Node *decl) {
   int dims = 0;
   while (d && dims < d->kids.n && d->kids.v[dims]->kind == ND_ARRAY)
     dims++;
-  if ((!d || dims == d->kids.n) && is_array_type(decl->specs, NULL, 0))
+  if ((!d || dims == d->kids.n) && array_type_kind(decl->specs, NULL, 0) != ARRAY_NO)
     return INT32_MAX;
   return dims;
 }
@@ -192,8 +192,11 @@ static bool address_pre(Node *n, void *ctx) {
     }
   }
   int v = var_of(n);
-  if (v >= 0 && l->vars[v]->is_array)
-    address_taken(a, v, "an array used as a pointer", n);
+  if (v >= 0 && l->vars[v]->may_be_array)
+    address_taken(a, v,
+                  l->vars[v]->is_array ? "an array used as a pointer"
+                                       : "used as a value, of a type that may be an array (typeof)",
+                  n);
   return true;
 }
 
@@ -698,7 +701,9 @@ void decide_frame(Source *src, Coroutine *co, const char *hoist_all) {
     }
     s->live_var = l.nvars + 1;
     l.decls[l.nvars] = n;
-    s->is_array = is_array_type(n->specs, n->declarator, 0);
+    int array = array_type_kind(n->specs, n->declarator, 0);
+    s->is_array = array == ARRAY_YES;
+    s->may_be_array = array != ARRAY_NO;
     bool same = decl_of_prev && n->specs == decl_of_prev->specs;
     l.group[l.nvars] = same ? l.group[l.nvars - 1] : l.nvars;
     decl_of_prev = n;

@@ -403,7 +403,12 @@ static char *init_str(Emitter *e, Node *init_decl) {
      (`int __attribute__((aligned(32))) a[3]`) is the object's, which clang ignores in a type name
      with a warning: the field's type then, which keeps what the attribute does to the type */
   bool attributed = has_attribute_specifier(e, specs);
-  if (is_array_type(specs, d, 0)) {
+  int array = array_type_kind(specs, d, 0);
+  if (array == ARRAY_MAYBE) /* (`__typeof__(s.member) x = {...}`: either way, by address) */
+    return format(
+        "__builtin_memcpy(&%s, &(%s)%s, sizeof %s)", lhs, format("__typeof__(%s)", lhs),
+        init->kind == ND_INIT_LIST ? node_str(e, init) : format("{%s}", node_str(e, init)), lhs);
+  if (array == ARRAY_YES) {
     char *type =
         attributed ? format("__typeof__(%s)", lhs) : field_decl(e, specs, d, init, "", false);
     const char *lit =
