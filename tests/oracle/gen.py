@@ -732,6 +732,9 @@ class Gen:
             init = mk(f'{{"{self.word()}", "{self.word()}"}}')
             v = Var(name, k, self.depth)
         self.declare(v)
+        if k in ("arr", "arr2", "ps", "chr", "chr2") and self.p(0.15):
+            v.typeof = True  # the array's type from a typeof: it decays all the same
+            return Decl(v, init, tags={"typeof_array"})
         return Decl(v, init)
 
     def word(self):

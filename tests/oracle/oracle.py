@@ -43,6 +43,7 @@ SHAPES = [
     ("an address a macro takes", {"macro_address"}),
     ("asm statement operands", {"asm_operands"}),
     ("an index in __builtin_offsetof", {"offsetof_index"}),
+    ("an array typed by typeof", {"typeof_array"}),
     ("break/continue", {"break", "continue", "stmt_expr_break", "stmt_expr_continue"}),
     ("switch", {"switch"}),
     ("switch fallthrough", {"fallthrough"}),

@@ -34,11 +34,17 @@ class Var:
         self.addressable = kw.get("addressable", True)
         self.readonly = kw.get("readonly", False)
         self.hidden = kw.get("hidden", False)   # never read by generated expressions
+        self.typeof = kw.get("typeof", False)   # an array declared `__typeof__(T[N]) name`
         self.cleanup = kw.get("cleanup", None)
         self.const = kw.get("const", False)
 
     def ctype(self):
         """(prefix, suffix) of the declaration: prefix NAME suffix."""
+        pre, suf = self.written_type()
+        return (f"__typeof__({pre}{suf})", "") if self.typeof else (pre, suf)
+
+    def written_type(self):
+        """(prefix, suffix) of the type as C writes it around a name."""
         k = self.kind
         if k == "u":
             return ("const unsigned" if self.const else "unsigned"), ""
