@@ -283,16 +283,21 @@ static int raw_macro_use(Parser *p, int at) {
       v[at + 1].kind != TK_PUNCT || v[at + 1].code != '(')
     return -1;
   bool raw = false;
-  int depth = 0, first = at + 2, nargs = 0;
+  int depth = 0, first = at + 2, nargs = 0, stmt_expr = -1;
   for (int i = at + 1; have_token(p, i) && v[i].kind != TK_EOF; i++) {
     int code = v[i].kind == TK_PUNCT ? v[i].code : 0;
-    if (code == '{' && v[i - 1].kind == TK_PUNCT && v[i - 1].code == '(')
-      return -1; /* a statement expression: its declarations are the parse's to see */
+    if (code == '{' && v[i - 1].kind == TK_PUNCT && v[i - 1].code == '(' && stmt_expr < 0)
+      stmt_expr = i; /* a statement expression: its declarations are the parse's to see */
     if (code == '(' || code == '[' || code == '{')
       depth++;
     else if ((code == ')' || code == ']' || code == '}') && --depth == 0) {
       nargs++;
       raw |= (first <= i - 1 || nargs > 1) && argument_is_raw(v, first, i - 1);
+      if (raw && stmt_expr >= 0)
+        error_tok(&v[stmt_expr],
+                  "a statement expression among the arguments of '%s', some of which coroc "
+                  "cannot read as C: compute its value into a local before the macro's use",
+                  tok_text(&v[at]));
       return raw ? i : -1;
     } else if (code == ',' && depth == 1) {
       nargs++;
