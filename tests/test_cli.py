@@ -1160,3 +1160,21 @@ def test_header_declares_a_pasted_type(coroc, tmp_path, backend):
     res = run(["gcc", "-std=gnu11", *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{TESTS_DIR}", f"-I{tmp_path}",
                "-c", "-o", tmp_path / "user.o", tmp_path / "user.c"], timeout=60)
     assert res.returncode == 0, res.stderr
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_header_declares_what_an_auto_type_value_names(coroc, tmp_path, backend):
+    """An `__auto_type` local's field is typed from its value (`(struct pt){n, n + 1}`, another
+    local, a child's value): the header copies the types that value names, but not what an
+    await in it names (the awaited coroutine's value type comes with its frame)."""
+    case = TESTS_DIR / "cases" / "auto_type.coc"
+    res = run([coroc, f"--backend={backend}", f"-I{TESTS_DIR}", f"--header={tmp_path / 'a.h'}",
+               "-o", tmp_path / "a.c", case])
+    assert res.returncode == 0, res.stderr
+    text = (tmp_path / "a.h").read_text()
+    if backend == "stackless":  # (a stackful frame holds no locals)
+        assert "struct pt { int x, y; };" in text, text
+    (tmp_path / "user.c").write_text('#include "a.h"\nint autos_size(void) { return sizeof (CORO_FRAME(autos)) > 0; }\n')
+    res = run(["gcc", "-std=gnu11", *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{TESTS_DIR}", f"-I{tmp_path}",
+               "-c", "-o", tmp_path / "user.o", tmp_path / "user.c"], timeout=60)
+    assert res.returncode == 0, res.stderr

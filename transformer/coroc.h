@@ -610,6 +610,8 @@ int member_dims(const Source *src, const Node *specs, const char *name);
 enum { ARRAY_NO, ARRAY_YES, ARRAY_MAYBE };
 int array_type_kind(const Node *specs, const Node *declarator, int depth);
 bool is_array_type(const Node *specs, const Node *declarator, int depth);
+/* Are the specifiers `__auto_type` (the declared type is the initializer's)? */
+bool is_auto_type_specs(const Node *specs, const TokenList *toks);
 /* Is it a plain scalar (arithmetic, an enum, a pointer; not volatile or _Atomic; no attribute or
    alignment): a value a C local can hold? */
 bool is_plain_scalar(const Node *specs, const Node *declarator, const TokenList *toks, int depth);

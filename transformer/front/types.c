@@ -74,6 +74,14 @@ static int typeof_array_kind(const Node *e, int depth) {
   }
 }
 
+/* `__auto_type x = init`: the type is init's. */
+bool is_auto_type_specs(const Node *specs, const TokenList *toks) {
+  for (int i = 0; i < specs->kids.n; i++)
+    if (tok_text(&toks->v[specs->kids.v[i]->first]) == INTERN("__auto_type"))
+      return true;
+  return false;
+}
+
 bool is_array_type(const Node *specs, const Node *declarator, int depth) {
   return array_type_kind(specs, declarator, depth) == ARRAY_YES;
 }

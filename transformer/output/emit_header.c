@@ -256,6 +256,8 @@ static void need_word(Header *h, const char *word, bool tag, const Token *blame,
 }
 
 static void need_tokens(Header *h, int first, int last);
+static void need_node(Header *h, const Node *n);
+static void need_value_type(Header *h, Node *init);
 
 /* A name of the body in a frame's type, which the type takes the type of (text.c prints it as an
    lvalue of that type: `sizeof hdr`): what its own type needs. */
@@ -268,6 +270,8 @@ static void need_type_of(Header *h, const Sym *s) {
   need_tokens(h, d->specs->first, d->specs->last);
   if (d->declarator)
     need_tokens(h, d->declarator->first, d->declarator->last);
+  if (d->kind == ND_INIT_DECL && d->init && is_auto_type_specs(d->specs, h->e.toks))
+    need_value_type(h, d->init); /* (`__auto_type p = (struct pt){...}`: the type is the value's) */
   h->typed_depth--;
 }
 
@@ -313,6 +317,28 @@ static void need_tokens(Header *h, int first, int last) {
 static void need_node(Header *h, const Node *n) {
   if (n)
     need_tokens(h, n->first, n->last);
+}
+
+typedef struct {
+  Header *h;
+  int next; /* the first token not yet needed */
+} ValueWalk;
+
+static bool value_pre(Node *n, void *ctx) {
+  ValueWalk *w = ctx;
+  if (n->kind != ND_AWAIT)
+    return true;
+  need_tokens(w->h, w->next, n->first - 1);
+  w->next = n->last + 1;
+  return false;
+}
+
+/* `__auto_type x = init`: the field's type is init's value's (text.c, auto_type), which needs
+   init's names, but not an await's: its value's type is the awaited one's (need_frame's awaits). */
+static void need_value_type(Header *h, Node *init) {
+  ValueWalk w = {h, init->first};
+  visit(init, value_pre, NULL, &w);
+  need_tokens(h, w.next, init->last);
 }
 
 /* }================================================================== */
@@ -380,6 +406,8 @@ static void need_frame(Header *h, Coroutine *co) {
       need_tokens(h, n->declarator->last + 1, declarator_end(h->e.toks, n));
       if (n->init && shape_decl(&h->e, n->specs, n->declarator, n->init, n->sym->field, n->sym))
         need_node(h, n->init);
+      else if (n->init && is_auto_type_specs(n->specs, h->e.toks))
+        need_value_type(h, n->init);
     }
     for (int i = 0; i < co->types.n; i++)
       need_node(h, co->types.v[i]);

@@ -716,12 +716,9 @@ static bool names_body_name(Emitter *e, const Node *specs, const Node *declarato
   return false;
 }
 
-/* `__auto_type x = ...`: its type is its initializer's. */
+/* `__auto_type x = ...`: its type is its initializer's (types.c). */
 static bool is_auto_type(Emitter *e, const Node *specs) {
-  for (int i = 0; i < specs->kids.n; i++)
-    if (tok_text(&e->toks->v[specs->kids.v[i]->first]) == INTERN("__auto_type"))
-      return true;
-  return false;
+  return is_auto_type_specs(specs, e->toks);
 }
 
 /* A field and its type are named alike: the field `name`'s shape is keyed by
