@@ -1144,22 +1144,28 @@ def test_preprocessed_input(coroc, tmp_path, backend, how):
     assert run([tmp_path / "pre"]).stdout == "30 1 a coroutine, yield, await: only words here\n"
 
 
+def header_of_case(coroc, tmp_path, backend, case, frame, wanted):
+    """--header for a case: each of `wanted` in it (stackless: a stackful frame holds no locals),
+    and a file of its own that includes it and sizes CORO_FRAME(frame) compiles."""
+    res = run([coroc, f"--backend={backend}", f"-I{TESTS_DIR}", f"--header={tmp_path / 'h.h'}",
+               "-o", tmp_path / "h.c", TESTS_DIR / "cases" / case])
+    assert res.returncode == 0, res.stderr
+    text = (tmp_path / "h.h").read_text()
+    for line in wanted if backend == "stackless" else ():
+        assert line in text, text
+    (tmp_path / "user.c").write_text(f'#include "h.h"\nint frame_size(void) {{ return sizeof (CORO_FRAME({frame})) > 0; }}\n')
+    res = run(["gcc", "-std=gnu11", *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{TESTS_DIR}", f"-I{tmp_path}",
+               "-c", "-o", tmp_path / "user.o", tmp_path / "user.c"], timeout=60)
+    assert res.returncode == 0, res.stderr
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_header_declares_a_pasted_type(coroc, tmp_path, backend):
     """A local declared with a macro that pastes its type (`owned(cell) c`, as GLib's
     g_autoptr(T) is written) has the pasted type in its field: the header copies that
     typedef, which no token of the .coc spells where the local is declared."""
-    case = TESTS_DIR / "cases" / "pasted_cleanup_macros.coc"
-    res = run([coroc, f"--backend={backend}", f"-I{TESTS_DIR}", f"--header={tmp_path / 'p.h'}",
-               "-o", tmp_path / "p.c", case])
-    assert res.returncode == 0, res.stderr
-    text = (tmp_path / "p.h").read_text()
-    if backend == "stackless":  # (a stackful frame holds no locals)
-        assert "typedef cell *cell_owned;" in text, text
-    (tmp_path / "user.c").write_text('#include "p.h"\nint cells_made(void) { return sizeof (CORO_FRAME(cells)) > 0; }\n')
-    res = run(["gcc", "-std=gnu11", *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{TESTS_DIR}", f"-I{tmp_path}",
-               "-c", "-o", tmp_path / "user.o", tmp_path / "user.c"], timeout=60)
-    assert res.returncode == 0, res.stderr
+    header_of_case(coroc, tmp_path, backend, "pasted_cleanup_macros.coc", "cells",
+                   ["typedef cell *cell_owned;"])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -1167,14 +1173,4 @@ def test_header_declares_what_an_auto_type_value_names(coroc, tmp_path, backend)
     """An `__auto_type` local's field is typed from its value (`(struct pt){n, n + 1}`, another
     local, a child's value): the header copies the types that value names, but not what an
     await in it names (the awaited coroutine's value type comes with its frame)."""
-    case = TESTS_DIR / "cases" / "auto_type.coc"
-    res = run([coroc, f"--backend={backend}", f"-I{TESTS_DIR}", f"--header={tmp_path / 'a.h'}",
-               "-o", tmp_path / "a.c", case])
-    assert res.returncode == 0, res.stderr
-    text = (tmp_path / "a.h").read_text()
-    if backend == "stackless":  # (a stackful frame holds no locals)
-        assert "struct pt { int x, y; };" in text, text
-    (tmp_path / "user.c").write_text('#include "a.h"\nint autos_size(void) { return sizeof (CORO_FRAME(autos)) > 0; }\n')
-    res = run(["gcc", "-std=gnu11", *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{TESTS_DIR}", f"-I{tmp_path}",
-               "-c", "-o", tmp_path / "user.o", tmp_path / "user.c"], timeout=60)
-    assert res.returncode == 0, res.stderr
+    header_of_case(coroc, tmp_path, backend, "auto_type.coc", "autos", ["struct pt { int x, y; };"])
