@@ -37,7 +37,7 @@ import subprocess
 
 import pytest
 
-from conftest import BACKENDS, COROC, COROC_INCLUDE, COROC_LIB, TESTS_DIR, WARNINGS, run
+from conftest import BACKENDS, COROC, COROC_INCLUDE, COROC_LIB, TESTS_DIR, WARNINGS, case_args, run
 
 # A generator whose yield stands on a line of its own (YIELD_LINE), so that the
 # #line directive in front of the yield can be checked.
@@ -1174,3 +1174,35 @@ def test_header_declares_what_an_auto_type_value_names(coroc, tmp_path, backend)
     local, a child's value): the header copies the types that value names, but not what an
     await in it names (the awaited coroutine's value type comes with its frame)."""
     header_of_case(coroc, tmp_path, backend, "auto_type.coc", "autos", ["struct pt { int x, y; };"])
+
+
+# The cases whose frames a header cannot show, why, and in which backends (a stackful frame
+# holds no locals: only a parameter's type can be refused there). coroc says so and writes no
+# header.
+HEADER_REFUSED = {
+    "array_sizes.coc": ("its type names 'mk', a function of this file", ["stackless"]),  # a shape
+    "coroutine_calls.coc": ("its type names 'pts', a function of this file", ["stackless"]),
+    "loop_macros.coc": ("the tag 'items' is declared at", BACKENDS),  # by a macro's expansion
+    "typeof_arrays.coc": ("its type names 'table', an object of this file", ["stackless"]),
+}
+CASES = sorted((TESTS_DIR / "cases").glob("*.coc"))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_header_of_every_case(coroc, tmp_path, case, backend):
+    """--header on every language case: a header that gcc compiles alone, with -Wall -Wextra, or
+    a refusal that says what the frame names that a header cannot show (HEADER_REFUSED)."""
+    args = case_args(case)
+    header = tmp_path / "case.h"
+    res = run([coroc, f"--backend={backend}", *args, f"-I{TESTS_DIR}", f"-I{TESTS_DIR / 'cases'}",
+               f"--header={header}", "-o", tmp_path / "case.c", case])
+    why, backends = HEADER_REFUSED.get(case.name, (None, []))
+    if backend in backends:
+        assert res.returncode == 1 and "--header: the frame of" in res.stderr and why in res.stderr, res.stderr
+        assert not header.exists()
+        return
+    assert res.returncode == 0, res.stderr
+    cc = run(["gcc", "-std=gnu11", *args, *WARNINGS, f"-I{COROC_INCLUDE}", f"-I{TESTS_DIR}",
+              f"-I{TESTS_DIR / 'cases'}", "-fsyntax-only", "-x", "c", header], timeout=60)
+    assert cc.returncode == 0, cc.stderr

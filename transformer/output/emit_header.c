@@ -259,6 +259,27 @@ static void need_tokens(Header *h, int first, int last);
 static void need_node(Header *h, const Node *n);
 static void need_value_type(Header *h, Node *init);
 
+static bool is_punct_code(const Token *t, int code) {
+  return t->kind == TK_PUNCT && t->code == code;
+}
+
+/* The attributes in tokens first..last, each a word and its parenthesized arguments (an
+   __attribute__ group, or a macro's use such as `_cleanup_free_` or `ALIGNED(16)`), but one that
+   holds a cleanup, which a frame's field leaves out (emit_cleanup.c, cleanup_strip). */
+static void need_attributes(Header *h, int first, int last) {
+  const TokenList *o = &h->src->original;
+  for (int i = first; i <= last; i++) {
+    int end = i, depth = 0;
+    while (end + 1 <= last && (depth > 0 || is_punct_code(&o->v[end + 1], '('))) {
+      end++;
+      depth += is_punct_code(&o->v[end], '(') - is_punct_code(&o->v[end], ')');
+    }
+    if (!cleanup_function(o, i, end))
+      need_tokens(h, i, end);
+    i = end;
+  }
+}
+
 /* A name of the body in a frame's type, which the type takes the type of (text.c prints it as an
    lvalue of that type: `sizeof hdr`): what its own type needs. */
 static void need_type_of(Header *h, const Sym *s) {
@@ -396,14 +417,20 @@ static void need_frame(Header *h, Coroutine *co) {
   if (h->e.opt->backend == BACKEND_STACKLESS) {
     for (int i = 0; i < co->locals.n; i++) {
       Node *n = co->locals.v[i];
-      need_node(h, n->specs);
+      for (int k = 0; k < n->specs->kids.n; k++) { /* (a field has no cleanup: need_attributes) */
+        const Node *kid = n->specs->kids.v[k];
+        if (!n->sym->cleanup || !cleanup_function(&h->src->original, kid->first, kid->last))
+          need_node(h, kid);
+        else /* (`g_autoptr(T)`: the pasted type stays) */
+          need_pasted_type(h, kid->first);
+      }
       need_node(h, n->declarator);
       if (n->kind != ND_INIT_DECL)
         continue;
       /* its attributes, as the field has them (emit_stackless.c), and the
          list of an array declared [] that the compiler counts (the frame's
          printer declares its shape from the list: text.c, shape_decl) */
-      need_tokens(h, n->declarator->last + 1, declarator_end(h->e.toks, n));
+      need_attributes(h, n->declarator->last + 1, declarator_end(h->e.toks, n));
       if (n->init && shape_decl(&h->e, n->specs, n->declarator, n->init, n->sym->field, n->sym))
         need_node(h, n->init);
       else if (n->init && is_auto_type_specs(n->specs, h->e.toks))
