@@ -121,16 +121,19 @@ static void check_block_macros(const MacroCheck *c, const Node *block) {
    DECL_I int i = 0`): the coroutine is read as written and declares nothing there, so what the
    expansion declares would be an ordinary local of the resume function, lost at a suspension in
    its scope (the rest of the block) if a word the use names is read after it. */
-static const Token *declaring_macro(const MacroCheck *c, const Node *stmt) {
+static const Token *declaring_macro(const MacroCheck *c, const Node *stmt, int *declared) {
   const Token *use = statement_macro_use(stmt); /* (a name with a declaration is no macro's use) */
   const Node *call = use ? stmt->expr : NULL;
   const TokenList *o = &c->src->original;
   int braces = 0; /* (a statement expression's declarations are its own) */
+  *declared = -1;
   for (int i = call && call->op == OP_CALL ? call->lhs->last + 2 : 0; call && i < call->last; i++) {
     braces += (o->v[i].kind == TK_PUNCT && o->v[i].code == '{') -
               (o->v[i].kind == TK_PUNCT && o->v[i].code == '}');
-    if (braces == 0 && declared_in_argument(o, i, call->first))
-      return use; /* `DECLARE(int x);`: its argument declares (lexhook.c, raw_macro_use) */
+    if (braces == 0 && declared_in_argument(o, i, call->first)) {
+      *declared = i; /* `DECLARE(int x);`: its argument declares x (lexhook.c, raw_macro_use) */
+      return use;
+    }
   }
   const Token *word = use ? macro_first_word(tok_text(use)) : NULL;
   return word && begins_declaration(word) ? use : NULL;
@@ -160,9 +163,32 @@ static bool named_after(const MacroCheck *c, const Node *use, const Token *macro
   return false;
 }
 
+/* `DECLARE(int x);` where the coroutine has an x of its own in scope: the parse does not see the
+   macro's x, so the x's after the use in its block are the other one's, suspension or not (the
+   stackless backend would write the other's field there): the index of the first, or -1. */
+static int shadowed_after(const MacroCheck *c, const Node *stmt, int declared, const Node *block) {
+  const TokenList *o = &c->src->original;
+  for (int j = stmt->last + 1; declared >= 0 && j <= block->last; j++) {
+    const Sym *s = o->v[j].kind == TK_IDENT ? token_sym(&o->v[j]) : NULL;
+    if (s && s->kind == SYM_OBJECT && s->depth > 0 &&
+        tok_text(&o->v[j]) == tok_text(&o->v[declared]))
+      return j;
+  }
+  return -1;
+}
+
 static void check_declaring_macros(const MacroCheck *c, const Node *block) {
   for (int i = 0; block->kind == ND_BLOCK && i < block->kids.n; i++) {
-    const Token *macro = declaring_macro(c, block->kids.v[i]);
+    int declared, shadowed;
+    const Token *macro = declaring_macro(c, block->kids.v[i], &declared);
+    if (macro && (shadowed = shadowed_after(c, block->kids.v[i], declared, block)) >= 0)
+      error_tok(&c->src->original.v[declared],
+                "the macro '%s' declares '%s', which coroc does not see: the '%s' at line %d "
+                "would be read as the one of coroutine '%s' declared at line %d; give it another "
+                "name, or declare it as written",
+                tok_text(macro), tok_text(&c->src->original.v[declared]),
+                tok_text(&c->src->original.v[declared]), c->src->original.v[shadowed].line,
+                c->co->name, token_sym(&c->src->original.v[shadowed])->tok->line);
     Node *suspension = NULL;
     for (int j = i + 1; macro && j < block->kids.n && !suspension; j++)
       visit(block->kids.v[j], find_suspension, NULL, &suspension);
