@@ -803,6 +803,9 @@ const char *macro_definition(const char *name);
 /* A use at toks->v[at] of a macro made of __attribute__ groups: they go to out; the index of its
    last token, or -1 for any other word. */
 int attribute_macro(const TokenList *toks, int at, TokenList *out, int depth);
+/* The name that the declaration a statement macro's use at toks->v[at] expands to declares
+   (`DECL_I;` of `#define DECL_I int i = 0`: i; `DECLARE_BITMAP(mask, 64)`: mask), or NULL. */
+const char *macro_declared_name(const TokenList *toks, int at);
 /* The kinds of groups a macro may be made of (macros.c). */
 enum { GROUP_ATTRIBUTE = 1, GROUP_PRAGMA = 2 };
 /* The same for a macro made of groups of one of the kinds *kinds allows (a set of GROUP_ bits),

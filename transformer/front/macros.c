@@ -684,6 +684,28 @@ int macro_jumps(const char *name) {
 
 /* }================================================================== */
 
+const char *macro_declared_name(const TokenList *toks, int at) {
+  Macro *m = toks->v[at].kind == TK_IDENT ? *find(tok_text(&toks->v[at])) : NULL;
+  MacroUse u;
+  TokenList out = {0};
+  const char *name = NULL;
+  if (m && read_use(m, toks->v, toks->n, at, &u) && substitute(&u, toks->v, &out, true)) {
+    int depth = 0;
+    for (int i = 1; i < out.n && !name; i++) {
+      const Token *t = &out.v[i], *next = i + 1 < out.n ? &out.v[i + 1] : NULL;
+      depth += (is_punct(t, '(') || is_punct(t, '[') || is_punct(t, '{')) -
+               (is_punct(t, ')') || is_punct(t, ']') || is_punct(t, '}'));
+      bool after_type = out.v[i - 1].kind == TK_IDENT || is_punct(&out.v[i - 1], '*');
+      if (depth == 0 && t->kind == TK_IDENT && !name_keyword(tok_text(t)) && after_type &&
+          (!next || is_punct(next, '=') || is_punct(next, '[') || is_punct(next, ';') ||
+           is_punct(next, ',')))
+        name = tok_text(t);
+    }
+  }
+  xfree(out.v);
+  return name;
+}
+
 int statement_macro(const TokenList *toks, int at, bool *declares, int *jumps) {
   const Token *v = toks->v;
   Macro *m = v[at].kind == TK_IDENT ? *find(tok_text(&v[at])) : NULL;

@@ -163,15 +163,16 @@ static bool named_after(const MacroCheck *c, const Node *use, const Token *macro
   return false;
 }
 
-/* `DECLARE(int x);` where the coroutine has an x of its own in scope: the parse does not see the
-   macro's x, so the x's after the use in its block are the other one's, suspension or not (the
-   stackless backend would write the other's field there): the index of the first, or -1. */
-static int shadowed_after(const MacroCheck *c, const Node *stmt, int declared, const Node *block) {
+/* `DECLARE(int x);`, or `DECL_X;` of `#define DECL_X int x = 0`, where the coroutine has an x of
+   its own in scope: the parse does not see the macro's x, so the x's after the use in its block
+   are the other one's, suspension or not (the stackless backend would write the other's field
+   there): the index of the first, or -1. */
+static int shadowed_after(const MacroCheck *c, const Node *stmt, const char *name,
+                          const Node *block) {
   const TokenList *o = &c->src->original;
-  for (int j = stmt->last + 1; declared >= 0 && j <= block->last; j++) {
+  for (int j = stmt->last + 1; name && j <= block->last; j++) {
     const Sym *s = o->v[j].kind == TK_IDENT ? token_sym(&o->v[j]) : NULL;
-    if (s && s->kind == SYM_OBJECT && s->depth > 0 &&
-        tok_text(&o->v[j]) == tok_text(&o->v[declared]))
+    if (s && s->kind == SYM_OBJECT && s->depth > 0 && tok_text(&o->v[j]) == name)
       return j;
   }
   return -1;
@@ -179,16 +180,19 @@ static int shadowed_after(const MacroCheck *c, const Node *stmt, int declared, c
 
 static void check_declaring_macros(const MacroCheck *c, const Node *block) {
   for (int i = 0; block->kind == ND_BLOCK && i < block->kids.n; i++) {
+    const TokenList *o = &c->src->original;
     int declared, shadowed;
     const Token *macro = declaring_macro(c, block->kids.v[i], &declared);
-    if (macro && (shadowed = shadowed_after(c, block->kids.v[i], declared, block)) >= 0)
-      error_tok(&c->src->original.v[declared],
+    const char *name = !macro          ? NULL
+                       : declared >= 0 ? tok_text(&o->v[declared])
+                                       : macro_declared_name(o, (int)(macro - o->v));
+    if (macro && (shadowed = shadowed_after(c, block->kids.v[i], name, block)) >= 0)
+      error_tok(declared >= 0 ? &o->v[declared] : macro,
                 "the macro '%s' declares '%s', which coroc does not see: the '%s' at line %d "
                 "would be read as the one of coroutine '%s' declared at line %d; give it another "
                 "name, or declare it as written",
-                tok_text(macro), tok_text(&c->src->original.v[declared]),
-                tok_text(&c->src->original.v[declared]), c->src->original.v[shadowed].line,
-                c->co->name, token_sym(&c->src->original.v[shadowed])->tok->line);
+                tok_text(macro), name, name, o->v[shadowed].line, c->co->name,
+                token_sym(&o->v[shadowed])->tok->line);
     Node *suspension = NULL;
     for (int j = i + 1; macro && j < block->kids.n && !suspension; j++)
       visit(block->kids.v[j], find_suspension, NULL, &suspension);
