@@ -609,7 +609,7 @@ static void note_stack_calls(Checker *c, const Node *n) {
   if (!c->alloca_call && (is_alloca(name) || macro & USES_ALLOCA))
     c->alloca_call = n->lhs->tok;
   if (!c->setjmp_call && (is_setjmp(name) || (macro & USES_SETJMP && !(macro & OPENS_BLOCK))))
-    c->setjmp_call = n->lhs->tok; /* (pthread_cleanup_push's block: check_block_macros) */
+    c->setjmp_call = n->lhs->tok; /* (pthread_cleanup_push's block: check_macros.c) */
 }
 
 static bool check_pre(Node *n, void *ctx) {
