@@ -616,10 +616,8 @@ static bool shared_name(const SymList *sorted, Sym *s) {
 static bool is_plain_local(Live *l, int v, const SymList *names) {
   Node *d = l->decls[v];
   Sym *s = l->vars[v];
-  int end = declarator_end(&l->src->original, d);         /* `int x __attribute__((...))` */
-  int bound = register_binding_end(&l->src->original, d); /* `register int x asm("r10")` */
-  return s->frame_reason && !l->pinned[v] && !s->in_stmt_expr &&
-         (end <= d->declarator->last || end == bound) &&
+  int end = declarator_end(&l->src->original, d); /* `int x __attribute__((...))` */
+  return s->frame_reason && !l->pinned[v] && !s->in_stmt_expr && end <= d->declarator->last &&
          is_plain_scalar(d->specs, d->declarator, &l->src->original, 0) && !shared_name(names, s);
 }
 
@@ -653,12 +651,17 @@ static void refuse_register_fields(Live *l) {
   for (int v = 0; v < l->nvars; v++) {
     Node *d = l->decls[v];
     Sym *s = l->vars[v];
-    if (s->frame_reason && register_binding_end(&l->src->original, d) >= 0)
-      error_tok(d->declarator->tok,
-                "'%s' is bound to a register, whose value C keeps only at the asm statements that "
-                "name it, not across a call or a suspension; coroutine '%s' would need it in its "
-                "frame (%s): copy it to an ordinary local before the suspension",
-                s->name, l->co->name, s->frame_reason);
+    if (!s->frame_reason || register_binding_end(&l->src->original, d) < 0)
+      continue;
+    /* (the reason says `at FILE:LINE` for --stats; a diagnostic's text names no path) */
+    const char *file = strstr(s->frame_reason, format("%s:", l->src->name));
+    error_tok(d->declarator->tok,
+              "'%s' is bound to a register, whose value C keeps only at the asm statements that "
+              "name it, not across a call or a suspension; coroutine '%s' would need it in its "
+              "frame (%.*s%s%s): copy it to an ordinary local before the suspension",
+              s->name, l->co->name,
+              file ? (int)(file - s->frame_reason) : (int)strlen(s->frame_reason), s->frame_reason,
+              file ? "line " : "", file ? file + strlen(l->src->name) + 1 : "");
   }
 }
 
