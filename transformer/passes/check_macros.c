@@ -1,14 +1,16 @@
 /* check_macros.c: the rules for the macros a coroutine uses as statements, for both backends.
  *
- * coroc reads a coroutine as written, its macros unexpanded (docs/design.md, "Macros in a
- * coroutine"); macros.c says what an expansion does that the passes cannot see (it jumps, opens a
- * block, declares, heads a loop). check.c's walk calls check_macro_uses at every node; the uses
- * whose expansion a suspension would break are refused here:
+ * coroc reads a coroutine as written, its macros unexpanded (docs/design.md, "Two parses";
+ * docs/limitations.md, "Macros"); macros.c says what an expansion does that the passes cannot see
+ * (it jumps, opens a block, declares, heads a loop). check.c's walk calls check_macro_uses at
+ * every node; the uses whose expansion a suspension would break, or whose declaration the passes
+ * would resolve past, are refused here:
  *  - an await among the arguments of a macro that heads a loop, or a suspension inside such a
  *    loop when its `for` declares its own variable;
  *  - a macro's `continue` in a loop whose lowering moves its continues;
  *  - a suspension inside the block a macro opens (pthread_cleanup_push ... pop);
- *  - a suspension after a macro that declares what is read after it.
+ *  - a suspension after a macro that declares what is read after it, and a macro that declares
+ *    a name a local of the coroutine has, which is read after it.
  */
 #include "coroc.h"
 
