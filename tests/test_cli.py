@@ -1181,7 +1181,6 @@ def test_header_declares_what_an_auto_type_value_names(coroc, tmp_path, backend)
 # header.
 HEADER_REFUSED = {
     "array_sizes.coc": ("its type names 'mk', a function of this file", ["stackless"]),  # a shape
-    "coroutine_calls.coc": ("its type names 'pts', a function of this file", ["stackless"]),
     "loop_macros.coc": ("the tag 'items' is declared at", BACKENDS),  # by a macro's expansion
     "typeof_arrays.coc": ("its type names 'table', an object of this file", ["stackless"]),
 }

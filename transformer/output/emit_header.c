@@ -228,6 +228,17 @@ static void need_external(Header *h, const External *ext, const Sym *s, const To
       need_macro(h, tok_text(&o->v[i]), blame, i);
 }
 
+static Coroutine *find_coroutine(Header *h, const char *name);
+static bool has_external_linkage(Header *h, Coroutine *co);
+
+/* A coroutine defined above the one whose frame is being laid out, with external linkage: the
+   header prints its frame and declares NAME before that one's frame (print_header, in file order).
+ */
+static bool declared_above(Header *h, const char *name) {
+  Coroutine *co = find_coroutine(h, name);
+  return co && h->co && co->first < h->co->first && has_external_linkage(h, co);
+}
+
 /* A name that a frame's type uses and that the coroutine parse resolved
    (`precise`), or one found by its spelling at file scope. */
 static void need_sym(Header *h, const Sym *s, const Token *blame, bool precise) {
@@ -242,6 +253,8 @@ static void need_sym(Header *h, const Sym *s, const Token *blame, bool precise) 
     return;
   case SYM_OBJECT:
   case SYM_FUNCTION:
+    if (s->kind == SYM_FUNCTION && declared_above(h, s->name))
+      return; /* `__typeof__(pts(0))`: the header declares pts above this frame */
     if (precise)
       refuse(h, blame, "its type names '%s', %s of this file, which a header cannot define",
              s->name, s->kind == SYM_OBJECT ? "an object" : "a function");
