@@ -651,7 +651,7 @@ designator
   | '.' IDENTIFIER                             { $$ = NULL; }
   ;
 
-attrs : ATTRIBUTE { $$ = NEW(ND_SPECIFIER, @$); } | attrs ATTRIBUTE { $$ = NEW(ND_SPECIFIER, @$); } ;
+attrs : ATTRIBUTE { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_ATTRIBUTE; } | attrs ATTRIBUTE { $$ = NEW(ND_SPECIFIER, @$); $$->flags = SP_ATTRIBUTE; } ;
 attrs_opt : %empty { $$ = NULL; } | attrs ;
 
 /* }================================================================== */

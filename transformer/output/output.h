@@ -114,6 +114,8 @@ char *node_str(Emitter *e, const Node *n);
 char *emit_range(Emitter *e, int first, int last, bool raw);
 enum { SPECS_CONST = 1, SPECS_ALIGNAS = 2, TYPE_NAME = 3 }; /* what specs_str leaves out */
 char *specs_str(Emitter *e, const Node *specs, int drop_also);
+/* Is specifier k an _Alignas or alignas (an attribute that a type name leaves out)? */
+bool is_alignas(Emitter *e, const Node *k);
 char *field_decl(Emitter *e, const Node *specs, const Node *declarator, const Node *init,
                  const char *name, bool is_param);
 char *emit_field_decl(Emitter *e, const Node *specs, const Node *declarator, const char *name);

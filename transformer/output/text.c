@@ -244,7 +244,7 @@ void repl_release(Emitter *e) {
 
 /* `_Alignas(16)` or `alignas(16)`: a field keeps it, a type name may not
    have it (`(char [4]){"abc"}`, `__typeof__(...)`). */
-static bool is_alignas(Emitter *e, const Node *k) {
+bool is_alignas(Emitter *e, const Node *k) {
   const char *w = tok_text(&e->toks->v[k->first]);
   return (k->flags & SP_ATTRIBUTE) && (strcmp(w, "_Alignas") == 0 || strcmp(w, "alignas") == 0);
 }

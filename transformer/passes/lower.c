@@ -381,13 +381,12 @@ static char *lower_await_expr(Emitter *e, Node *n) {
 
 static void lower_stmt(Emitter *e, Node *n);
 
-/* Is an __attribute__ among the specifiers (not an _Alignas, which a type name drops)? */
+/* Is an __attribute__ among the specifiers, or a macro made of them (not an _Alignas, which a
+   type name drops)? */
 static bool has_attribute_specifier(Emitter *e, const Node *specs) {
   for (int i = 0; i < specs->kids.n; i++) {
     const Node *k = specs->kids.v[i];
-    const char *word = tok_text(&e->toks->v[k->first]);
-    if (k->kind == ND_SPECIFIER && k->flags & SP_ATTRIBUTE && strcmp(word, "_Alignas") != 0 &&
-        strcmp(word, "alignas") != 0)
+    if (k->kind == ND_SPECIFIER && k->flags & SP_ATTRIBUTE && !is_alignas(e, k))
       return true;
   }
   return false;
